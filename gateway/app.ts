@@ -1,0 +1,59 @@
+import Koa from "koa";
+import { Router } from "@koa/router";
+import { bodyParser } from "@koa/bodyparser";
+import type { GatewayDeps } from "./deps.ts";
+import type { GatewayState, RouteSpec } from "./route.ts";
+import { errorHandler } from "./middleware/error-handler.ts";
+import { requestId } from "./middleware/request-id.ts";
+import { accessLog } from "./middleware/access-log.ts";
+import { HttpError } from "./http-errors.ts";
+import { mountRoutes } from "./mount.ts";
+import { allRoutes } from "./routes/index.ts";
+import { buildOpenApiDocument } from "./openapi/document.ts";
+import type { IdempotencyStore } from "./idempotency.ts";
+
+export const BODY_LIMIT = "100kb";
+
+export interface GatewayOptions {
+  idempotencyStore: IdempotencyStore;
+  /** Extra routers (e.g. the hosted pages) mounted after the API. */
+  extraRouters?: Router<GatewayState>[];
+  routes?: RouteSpec[];
+}
+
+/** Builds the Koa app; main.ts listens. */
+export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Koa<GatewayState> {
+  const app = new Koa<GatewayState>({ proxy: true });
+  const routes = options.routes ?? allRoutes;
+  app.use(errorHandler(deps.logger));
+  app.use(requestId());
+  app.use(accessLog(deps.logger));
+  app.use(bodyParser({ enableTypes: ["json", "form"], jsonLimit: BODY_LIMIT, formLimit: BODY_LIMIT, jsonStrict: true }));
+
+  const router = new Router<GatewayState>();
+  router.get("/healthz", (ctx) => {
+    ctx.body = { status: "ok" };
+  });
+  router.get("/readyz", async (ctx) => {
+    const checks = await deps.readiness();
+    const ready = Object.values(checks).every((v) => v === "ok");
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? "ready" : "not_ready", checks };
+  });
+  const openapi = buildOpenApiDocument(routes, deps.config.publicBaseUrl);
+  router.get("/api/v1/openapi.json", (ctx) => {
+    ctx.body = openapi;
+  });
+  mountRoutes(router, routes, deps, options.idempotencyStore);
+
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new HttpError(405, "METHOD_NOT_ALLOWED", "method not allowed for this path") }));
+  for (const extra of options.extraRouters ?? []) {
+    app.use(extra.routes());
+    app.use(extra.allowedMethods());
+  }
+  app.use((ctx) => {
+    throw new HttpError(404, "NOT_FOUND", `no route for ${ctx.method} ${ctx.path}`);
+  });
+  return app;
+}

@@ -1,0 +1,19 @@
+import type { Client } from "@connectrpc/connect";
+import type { Config } from "../services/platform/config.ts";
+import type { Logger } from "../services/platform/logger.ts";
+import type { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import type { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
+
+/** The Connect clients the gateway translates REST calls into. */
+export interface GatewayClients {
+  merchants: Client<typeof MerchantService>;
+  catalog: Client<typeof CatalogService>;
+}
+
+export interface GatewayDeps {
+  config: Config;
+  logger: Logger;
+  clients: GatewayClients;
+  /** Checks that the gateway's dependencies answer; throws with a reason when not. */
+  readiness: () => Promise<Record<string, "ok" | string>>;
+}

@@ -1,0 +1,114 @@
+import { createHash } from "node:crypto";
+import type { Middleware } from "koa";
+import type { Redis } from "ioredis";
+import { ConnectError } from "@connectrpc/connect";
+import type { GatewayState } from "./route.ts";
+import { HttpError, fromConnectError } from "./http-errors.ts";
+
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+export const IDEMPOTENCY_KEY_MAX = 200;
+const KEEP_MS = 24 * 60 * 60 * 1000;
+/** An in-flight marker outlives no crashed request by more than this. */
+const IN_FLIGHT_MS = 60 * 1000;
+
+interface StoredResult {
+  state: "in_flight" | "done";
+  fingerprint: string;
+  status?: number;
+  body?: unknown;
+}
+
+export interface IdempotencyStore {
+  /** Claims the key; returns the stored entry instead when it already exists. */
+  claim(key: string, fingerprint: string): Promise<StoredResult | null>;
+  complete(key: string, result: StoredResult): Promise<void>;
+  release(key: string): Promise<void>;
+}
+
+/**
+ * Redis-backed store. Redis makes the common retry cheap; the database's own
+ * uniqueness rules (externalReference, externalId, one open change session)
+ * still refuse a duplicate if Redis ever lost a key.
+ */
+export function redisIdempotencyStore(redis: Redis, prefix: string): IdempotencyStore {
+  const k = (key: string) => `${prefix}:idempotency:${key}`;
+  return {
+    async claim(key, fingerprint) {
+      const marker: StoredResult = { state: "in_flight", fingerprint };
+      const ok = await redis.set(k(key), JSON.stringify(marker), "PX", IN_FLIGHT_MS, "NX");
+      if (ok === "OK") return null;
+      const existing = await redis.get(k(key));
+      // Expired between SET and GET: treat as claimed by someone else, the caller retries.
+      return existing ? (JSON.parse(existing) as StoredResult) : marker;
+    },
+    async complete(key, result) {
+      await redis.set(k(key), JSON.stringify(result), "PX", KEEP_MS);
+    },
+    async release(key) {
+      await redis.del(k(key));
+    },
+  };
+}
+
+/**
+ * Same key + same body → the first response again (status and body), nothing
+ * created; same key + different body → 409 IDEMPOTENCY_KEY_REUSED; a request
+ * while the first is still running → 409 IDEMPOTENCY_KEY_IN_USE. Keys are
+ * scoped to the merchant and the operation. Server errors are not stored, so
+ * the retry runs again; client errors (404, 409) are.
+ */
+export function idempotency(store: IdempotencyStore, operationId: string): Middleware<GatewayState> {
+  return async (ctx, next) => {
+    const key = ctx.get(IDEMPOTENCY_HEADER);
+    if (!key) return next();
+    if (key.length > IDEMPOTENCY_KEY_MAX) {
+      throw new HttpError(400, "INVALID_REQUEST", `Idempotency-Key: must be at most ${IDEMPOTENCY_KEY_MAX} characters`);
+    }
+    const scoped = `${ctx.state.merchantId}:${operationId}:${sha256(key)}`;
+    const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${canonicalJson(ctx.state.body ?? null)}`);
+    const existing = await store.claim(scoped, fingerprint);
+    if (existing) {
+      if (existing.fingerprint !== fingerprint) {
+        throw new HttpError(409, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key was already used with a different request body");
+      }
+      if (existing.state === "in_flight") {
+        throw new HttpError(409, "IDEMPOTENCY_KEY_IN_USE", "a request with this Idempotency-Key is still being processed");
+      }
+      ctx.status = existing.status ?? 200;
+      ctx.body = existing.body;
+      ctx.set("Idempotent-Replayed", "true");
+      return;
+    }
+    try {
+      await next();
+    } catch (err) {
+      const httpError = err instanceof HttpError ? err : err instanceof ConnectError ? fromConnectError(err) : undefined;
+      if (httpError && httpError.status < 500) {
+        await store.complete(scoped, {
+          state: "done",
+          fingerprint,
+          status: httpError.status,
+          body: { error: httpError.code, message: httpError.message },
+        });
+      } else {
+        await store.release(scoped);
+      }
+      throw httpError ?? err;
+    }
+    await store.complete(scoped, { state: "done", fingerprint, status: ctx.status, body: ctx.body });
+  };
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** JSON with sorted keys, so the same body in another key order is the same request. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

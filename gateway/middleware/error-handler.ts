@@ -1,0 +1,42 @@
+import type { Middleware } from "koa";
+import { ConnectError } from "@connectrpc/connect";
+import type { Logger } from "../../services/platform/logger.ts";
+import { HttpError, fromConnectError } from "../http-errors.ts";
+
+/** Errors from koa/co-body carry an HTTP status; these are the client ones we expect. */
+const CLIENT_ERRORS: Record<number, { code: string; message: string }> = {
+  400: { code: "MALFORMED_JSON", message: "request body is not valid JSON" },
+  413: { code: "PAYLOAD_TOO_LARGE", message: "request body is larger than the limit" },
+  415: { code: "UNSUPPORTED_MEDIA_TYPE", message: "request body must be application/json" },
+};
+
+/**
+ * First middleware: every failure leaves as `{"error", "message"}`. Client
+ * errors say what was wrong; anything else is logged whole and answered with
+ * a bare 500, never a stack trace or SQL.
+ */
+export function errorHandler(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const httpError = toHttpError(err);
+      if (httpError.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, "request failed");
+      ctx.status = httpError.status;
+      ctx.body = {
+        error: httpError.code,
+        message: httpError.message,
+        ...(httpError.details && { details: httpError.details }),
+      };
+    }
+  };
+}
+
+function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  if (err instanceof ConnectError) return fromConnectError(err);
+  const status = (err as { status?: number }).status;
+  const known = status !== undefined ? CLIENT_ERRORS[status] : undefined;
+  if (known && (err as { expose?: boolean }).expose !== false) return new HttpError(status!, known.code, known.message);
+  return new HttpError(500, "INTERNAL_ERROR", "internal error");
+}

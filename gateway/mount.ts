@@ -1,0 +1,67 @@
+import type { Middleware } from "koa";
+import type { Router } from "@koa/router";
+import type { GatewayDeps } from "./deps.ts";
+import type { GatewayContext, GatewayState, RouteSpec } from "./route.ts";
+import { HttpError } from "./http-errors.ts";
+import { apiKey } from "./middleware/api-key.ts";
+import { adminKey } from "./middleware/admin-key.ts";
+import { compileBody, compileQuery, describeErrors } from "./validation/ajv.ts";
+import { idempotency, type IdempotencyStore } from "./idempotency.ts";
+
+/**
+ * Mounts each RouteSpec: auth → content type → validation (defaults applied)
+ * → optional idempotency → handler. Handlers return {status, body}.
+ */
+export function mountRoutes(router: Router<GatewayState>, routes: RouteSpec[], deps: GatewayDeps, store?: IdempotencyStore): void {
+  const requireApiKey = apiKey(deps.clients);
+  const requireAdmin = adminKey(deps.config.adminApiKey);
+  for (const route of routes) {
+    const chain: Middleware<GatewayState>[] = [];
+    if (route.auth === "apiKey") chain.push(requireApiKey);
+    if (route.auth === "admin") chain.push(requireAdmin as Middleware<GatewayState>);
+    chain.push(validation(route));
+    if (route.idempotent) {
+      if (!store) throw new Error(`route ${route.operationId} is idempotent but no idempotency store was given`);
+      chain.push(idempotency(store, route.operationId));
+    }
+    chain.push(async (ctx) => {
+      const c = ctx as GatewayContext & { params: Record<string, string> };
+      const result = await route.handler(
+        { body: c.state.body, query: c.state.query, params: c.params, merchantId: c.state.merchantId ?? "" },
+        deps,
+        c,
+      );
+      ctx.status = result.status;
+      if (result.body !== undefined) ctx.body = result.body;
+    });
+    router[route.method](route.path, ...(chain as Middleware[]));
+  }
+}
+
+function validation(route: RouteSpec): Middleware<GatewayState> {
+  const validateBody = route.body ? compileBody(route.body) : undefined;
+  const validateQuery = route.query ? compileQuery(route.query) : undefined;
+  return async (ctx, next) => {
+    if (validateBody) {
+      const hasBody = Number(ctx.get("content-length") || 0) > 0 || ctx.get("transfer-encoding") !== "";
+      if (hasBody && !ctx.is("application/json")) {
+        throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", "request body must be application/json");
+      }
+      const body = hasBody ? (ctx.request as { body?: unknown }).body : {};
+      if (!validateBody(body)) {
+        const { message, details } = describeErrors(validateBody.errors, "body");
+        throw new HttpError(400, "INVALID_REQUEST", message, details);
+      }
+      ctx.state.body = body;
+    }
+    const query = { ...ctx.query };
+    if (validateQuery) {
+      if (!validateQuery(query)) {
+        const { message, details } = describeErrors(validateQuery.errors, "query");
+        throw new HttpError(400, "INVALID_REQUEST", message, details);
+      }
+    }
+    ctx.state.query = query;
+    await next();
+  };
+}

@@ -1,0 +1,113 @@
+import type { JsonSchema, RouteSpec } from "../route.ts";
+import { errorSchema } from "../schemas/common.ts";
+import { IDEMPOTENCY_KEY_MAX } from "../idempotency.ts";
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Invalid request: the message names the field and the rule",
+  401: "Missing, unknown or revoked key",
+  404: "Not found (another merchant's objects are not found either)",
+  409: "Conflict with the current state",
+  413: "Body larger than the limit",
+  415: "Body is not application/json",
+  429: "Too many requests",
+  500: "Unexpected failure (no details are exposed)",
+};
+
+/** JSON Schema keywords of ours that OpenAPI does not know. */
+function publicSchema(schema: JsonSchema): JsonSchema {
+  return JSON.parse(JSON.stringify(schema, (key, value) => (key.startsWith("x-storable") ? undefined : value)));
+}
+
+/**
+ * The OpenAPI 3.1 document, built from the RouteSpecs the gateway mounts: the
+ * schemas that validate requests are the schemas documented here.
+ */
+export function buildOpenApiDocument(routes: RouteSpec[], serverUrl: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string", format: "uuid" },
+    }));
+    const queryProps = (route.query?.properties ?? {}) as Record<string, JsonSchema>;
+    const queryParams = Object.entries(queryProps).map(([name, schema]) => ({
+      name,
+      in: "query",
+      required: false,
+      schema: publicSchema(schema),
+      ...(typeof schema.description === "string" && { description: schema.description }),
+    }));
+    const headerParams = route.idempotent
+      ? [{
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description: "Retries with the same key and body replay the first response for 24 hours.",
+          schema: { type: "string", maxLength: IDEMPOTENCY_KEY_MAX },
+        }]
+      : [];
+
+    const responses: Record<string, unknown> = {};
+    for (const [status, spec] of Object.entries(route.responses)) {
+      responses[status] = {
+        description: spec.description,
+        ...(spec.schema && { content: { "application/json": { schema: publicSchema(spec.schema) } } }),
+      };
+    }
+    const errorStatuses = new Set<number>(route.errors ?? []);
+    if (route.body || route.query || route.idempotent) errorStatuses.add(400);
+    if (route.body) [413, 415].forEach((s) => errorStatuses.add(s));
+    if (route.auth !== "none") errorStatuses.add(401);
+    if (route.idempotent) errorStatuses.add(409);
+    errorStatuses.add(500);
+    for (const status of [...errorStatuses].sort()) {
+      responses[String(status)] = {
+        description: ERROR_DESCRIPTIONS[status] ?? "Error",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      };
+    }
+
+    paths[path] ??= {};
+    paths[path][route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description && { description: route.description }),
+      tags: [route.tag],
+      ...(route.auth === "apiKey" && { security: [{ ApiKey: [] }] }),
+      ...(route.auth === "admin" && { security: [{ AdminKey: [] }] }),
+      ...(route.auth === "none" && { security: [] }),
+      ...(pathParams.length + queryParams.length + headerParams.length > 0 && {
+        parameters: [...pathParams, ...queryParams, ...headerParams],
+      }),
+      ...(route.body && {
+        requestBody: { required: true, content: { "application/json": { schema: publicSchema(route.body) } } },
+      }),
+      responses,
+    };
+  }
+
+  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name }));
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Subscription Billing API",
+      version: "1.1.0",
+      description: "Recurring plans, customer-authorized subscriptions and one-time crypto payment orders.",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ ApiKey: [] }],
+    tags,
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: { type: "apiKey", in: "header", name: "X-API-KEY" },
+        AdminKey: { type: "apiKey", in: "header", name: "X-ADMIN-KEY" },
+      },
+      schemas: { Error: errorSchema },
+    },
+  };
+}

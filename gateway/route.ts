@@ -1,0 +1,56 @@
+import type { ParameterizedContext } from "koa";
+import type { GatewayDeps } from "./deps.ts";
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface GatewayState {
+  merchantId?: string;
+  requestId?: string;
+  /** The validated body (defaults applied) and query. */
+  body?: any;
+  query?: any;
+}
+
+export type GatewayContext = ParameterizedContext<GatewayState>;
+
+export interface RouteInput {
+  body: any;
+  query: any;
+  params: Record<string, string>;
+  merchantId: string;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: JsonSchema;
+}
+
+/**
+ * One declaration per REST operation: the gateway mounts it (auth, validation,
+ * handler) and the OpenAPI document is built from the very same object.
+ */
+export interface RouteSpec {
+  method: "get" | "post" | "delete";
+  /** Koa path syntax (`/api/v1/things/:id`). */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: "apiKey" | "admin" | "none";
+  body?: JsonSchema;
+  query?: JsonSchema;
+  /** Honours the Idempotency-Key header (replays the first response). */
+  idempotent?: boolean;
+  responses: Record<number, ResponseSpec>;
+  /** Extra error statuses this operation can answer (400/401/404/500 are added as they apply). */
+  errors?: number[];
+  handler(input: RouteInput, deps: GatewayDeps, ctx: GatewayContext): Promise<RouteResult>;
+}
+
+export const defineRoutes = (routes: RouteSpec[]): RouteSpec[] => routes;

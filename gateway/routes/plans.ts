@@ -1,0 +1,68 @@
+import { defineRoutes } from "../route.ts";
+import { createPlanBody, listPlansQuery, planSchema } from "../schemas/plans.ts";
+import { pageSchema, toPageBody } from "../schemas/common.ts";
+import { intervalToProto, planBody } from "../mappers/plans.ts";
+
+export const planRoutes = defineRoutes([
+  {
+    method: "post",
+    path: "/api/v1/subscription-plans",
+    operationId: "createSubscriptionPlan",
+    summary: "Create a recurring plan",
+    tag: "Subscription plans",
+    auth: "apiKey",
+    body: createPlanBody,
+    responses: { 201: { description: "The plan", schema: planSchema } },
+    async handler({ body, merchantId }, { clients }) {
+      const { plan } = await clients.catalog.createPlan({
+        merchantId,
+        externalReference: body.externalReference,
+        name: body.name,
+        description: body.description,
+        amount: body.amount,
+        currency: body.currency,
+        interval: intervalToProto(body.interval),
+        intervalCount: body.intervalCount,
+        trialDays: body.trialDays,
+        maximumChargeAmount: body.maximumChargeAmount,
+        metadataJson: JSON.stringify(body.metadata ?? {}),
+      });
+      return { status: 201, body: planBody(plan!) };
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/subscription-plans",
+    operationId: "listSubscriptionPlans",
+    summary: "List plans, newest first",
+    tag: "Subscription plans",
+    auth: "apiKey",
+    query: listPlansQuery,
+    responses: { 200: { description: "A page of plans", schema: pageSchema(planSchema) } },
+    async handler({ query, merchantId }, { clients }) {
+      const res = await clients.catalog.listPlans({
+        merchantId,
+        limit: query.limit,
+        cursor: query.cursor,
+        externalReference: query.externalReference,
+        currency: query.currency,
+        interval: query.interval ? intervalToProto(query.interval) : undefined,
+      });
+      return { status: 200, body: toPageBody(res, res.plans.map(planBody)) };
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/subscription-plans/:id",
+    operationId: "getSubscriptionPlan",
+    summary: "Get a plan",
+    tag: "Subscription plans",
+    auth: "apiKey",
+    errors: [404],
+    responses: { 200: { description: "The plan", schema: planSchema } },
+    async handler({ params, merchantId }, { clients }) {
+      const { plan } = await clients.catalog.getPlan({ merchantId, id: params.id! });
+      return { status: 200, body: planBody(plan!) };
+    },
+  },
+]);

@@ -1,0 +1,62 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Redis } from "ioredis";
+import pg from "pg";
+import type { Config } from "../services/platform/config.ts";
+import type { Logger } from "../services/platform/logger.ts";
+import { RpcClients } from "../services/platform/rpc/clients.ts";
+import { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
+import { createGatewayApp } from "./app.ts";
+import type { GatewayClients, GatewayDeps } from "./deps.ts";
+import { redisIdempotencyStore } from "./idempotency.ts";
+
+export interface RunningGateway {
+  port: number;
+  close(): Promise<void>;
+}
+
+export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients {
+  return {
+    merchants: rpc.client(MerchantService, config.serviceUrls.merchants),
+    catalog: rpc.client(CatalogService, config.serviceUrls.catalog),
+  };
+}
+
+export async function startGateway(config: Config, logger: Logger, port: number): Promise<RunningGateway> {
+  const rpc = new RpcClients(config.internalApiToken);
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  redis.on("error", () => {});
+  // Readiness only: one short-lived connection at a time, no ORM in the gateway.
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, idleTimeoutMillis: 10_000 });
+  pool.on("error", () => {});
+  const deps: GatewayDeps = {
+    config,
+    logger,
+    clients: gatewayClients(rpc, config),
+    readiness: async () => ({
+      postgres: await pool.query("select 1").then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
+      redis: await redis.ping().then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
+    }),
+  };
+  const app = createGatewayApp(deps, { idempotencyStore: redisIdempotencyStore(redis, config.queuePrefix) });
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(port, () => resolve(s));
+    s.once("error", reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const bound = (server.address() as AddressInfo).port;
+  logger.info({ port: bound }, "gateway listening");
+  return {
+    port: bound,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      rpc.close();
+      redis.disconnect();
+      await pool.end();
+    },
+  };
+}

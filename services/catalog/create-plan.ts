@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { invalid } from "../platform/errors.ts";
+import { compare, formatAmount, InvalidAmountError, parseAmount, type Amount } from "../platform/money.ts";
+import { isCurrency } from "../platform/currencies.ts";
+import { recordEvent } from "../events/record-event.ts";
+import { Plan, PLAN_INTERVALS, type PlanInterval, type PlanRow } from "./entities.ts";
+import { planRecord } from "./plan-record.ts";
+
+export interface CreatePlanInput {
+  merchantId: string;
+  externalReference?: string | undefined;
+  name: string;
+  description?: string | undefined;
+  amount: string;
+  currency: string;
+  interval: string;
+  intervalCount: number;
+  trialDays: number;
+  maximumChargeAmount?: string | undefined;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * The gateway validates the same rules with JSON schemas; they are checked
+ * again here because internal callers reach this over gRPC directly.
+ */
+export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): Promise<PlanRow> {
+  const amount = parseMoney("amount", input.amount);
+  const cap = input.maximumChargeAmount === undefined ? undefined : parseMoney("maximumChargeAmount", input.maximumChargeAmount);
+  if (cap && compare(cap, amount) < 0) {
+    throw invalid("INVALID_REQUEST", "maximumChargeAmount: must be greater than or equal to amount");
+  }
+  if (!input.name || input.name.length > 200) throw invalid("INVALID_REQUEST", "name: must be 1 to 200 characters");
+  if (input.externalReference !== undefined && input.externalReference.length > 200) {
+    throw invalid("INVALID_REQUEST", "externalReference: must be at most 200 characters");
+  }
+  if (input.description !== undefined && input.description.length > 2000) {
+    throw invalid("INVALID_REQUEST", "description: must be at most 2000 characters");
+  }
+  if (!isCurrency(input.currency)) throw invalid("INVALID_REQUEST", `currency: ${input.currency} is not a supported currency`);
+  if (!(PLAN_INTERVALS as readonly string[]).includes(input.interval)) {
+    throw invalid("INVALID_REQUEST", "interval: must be one of DAY, WEEK, MONTH, YEAR");
+  }
+  if (!Number.isInteger(input.intervalCount) || input.intervalCount < 1 || input.intervalCount > 365) {
+    throw invalid("INVALID_REQUEST", "intervalCount: must be an integer from 1 to 365");
+  }
+  if (!Number.isInteger(input.trialDays) || input.trialDays < 0 || input.trialDays > 365) {
+    throw invalid("INVALID_REQUEST", "trialDays: must be an integer from 0 to 365");
+  }
+
+  return ctx.em.transactional(async (em) => {
+    const now = ctx.clock.now();
+    const plan = em.create(Plan, {
+      id: randomUUID(),
+      merchantId: input.merchantId,
+      externalReference: input.externalReference ?? null,
+      name: input.name,
+      description: input.description ?? null,
+      amount: formatAmount(amount),
+      currency: input.currency,
+      interval: input.interval as PlanInterval,
+      intervalCount: input.intervalCount,
+      trialDays: input.trialDays,
+      maximumChargeAmount: cap ? formatAmount(cap) : null,
+      metadata: input.metadata,
+      status: "ACTIVE",
+      createdAt: now,
+      updatedAt: now,
+    });
+    recordEvent(em, ctx.clock, { merchantId: input.merchantId, type: "plan.created", data: planRecord(plan) });
+    return plan;
+  });
+}
+
+function parseMoney(field: string, text: string): Amount {
+  try {
+    return parseAmount(text);
+  } catch (err) {
+    if (err instanceof InvalidAmountError) throw invalid("INVALID_REQUEST", `${field}: ${err.message}`);
+    throw err;
+  }
+}

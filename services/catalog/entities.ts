@@ -1,0 +1,28 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+
+export const PLAN_INTERVALS = ["DAY", "WEEK", "MONTH", "YEAR"] as const;
+export type PlanInterval = (typeof PLAN_INTERVALS)[number];
+
+export const Plan = defineEntity({
+  name: "Plan",
+  tableName: "plans",
+  properties: {
+    id: p.uuid().primary(),
+    merchantId: p.uuid(),
+    externalReference: p.string().length(200).nullable(),
+    name: p.string().length(200),
+    description: p.text().nullable(),
+    amount: p.decimal("string").precision(38).scale(18),
+    currency: p.string().length(16),
+    interval: p.string().length(8).$type<PlanInterval>(),
+    intervalCount: p.integer(),
+    trialDays: p.integer(),
+    maximumChargeAmount: p.decimal("string").precision(38).scale(18).nullable(),
+    metadata: p.json<Record<string, unknown>>(),
+    status: p.string().length(16),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type PlanRow = InferEntity<typeof Plan>;

@@ -1,0 +1,28 @@
+import { formatAmount } from "../platform/money.ts";
+import type { PlanRow } from "./entities.ts";
+
+/**
+ * The merchant-facing plan record (REST bodies and event data). Amounts are
+ * in canonical form: numeric(38,18) pads them, this strips that again.
+ */
+export function planRecord(plan: PlanRow) {
+  return {
+    id: plan.id,
+    object: "plan",
+    externalReference: plan.externalReference ?? null,
+    name: plan.name,
+    description: plan.description ?? null,
+    amount: formatAmount(plan.amount),
+    currency: plan.currency,
+    interval: plan.interval,
+    intervalCount: plan.intervalCount,
+    trialDays: plan.trialDays,
+    maximumChargeAmount: plan.maximumChargeAmount == null ? null : formatAmount(plan.maximumChargeAmount),
+    metadata: plan.metadata,
+    status: plan.status,
+    createdAt: plan.createdAt.toISOString(),
+    updatedAt: plan.updatedAt.toISOString(),
+  };
+}
+
+export type PlanRecord = ReturnType<typeof planRecord>;

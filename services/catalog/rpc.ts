@@ -1,0 +1,74 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { CatalogService, Interval } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import { parseMetadataJson } from "../platform/metadata.ts";
+import { formatAmount } from "../platform/money.ts";
+import type { PlanInterval, PlanRow } from "./entities.ts";
+import { createPlan } from "./create-plan.ts";
+import { getPlan } from "./get-plan.ts";
+import { listPlans } from "./list-plans.ts";
+
+const INTERVAL_TO_PROTO: Record<PlanInterval, Interval> = {
+  DAY: Interval.DAY,
+  WEEK: Interval.WEEK,
+  MONTH: Interval.MONTH,
+  YEAR: Interval.YEAR,
+};
+const intervalFromProto = (i: Interval): string | undefined =>
+  (Object.entries(INTERVAL_TO_PROTO).find(([, v]) => v === i)?.[0]);
+
+export function planMessage(plan: PlanRow) {
+  return {
+    id: plan.id,
+    merchantId: plan.merchantId,
+    externalReference: plan.externalReference ?? undefined,
+    name: plan.name,
+    description: plan.description ?? undefined,
+    amount: formatAmount(plan.amount),
+    currency: plan.currency,
+    interval: INTERVAL_TO_PROTO[plan.interval],
+    intervalCount: plan.intervalCount,
+    trialDays: plan.trialDays,
+    maximumChargeAmount: plan.maximumChargeAmount == null ? undefined : formatAmount(plan.maximumChargeAmount),
+    metadataJson: JSON.stringify(plan.metadata),
+    status: plan.status,
+    createdAt: timestampFromDate(plan.createdAt),
+    updatedAt: timestampFromDate(plan.updatedAt),
+  };
+}
+
+export function catalogService(deps: ServiceDeps): ServiceImpl<typeof CatalogService> {
+  return {
+    async createPlan(req) {
+      const plan = await createPlan(contextFor(deps), {
+        merchantId: req.merchantId,
+        externalReference: req.externalReference,
+        name: req.name,
+        description: req.description,
+        amount: req.amount,
+        currency: req.currency,
+        interval: intervalFromProto(req.interval) ?? "",
+        intervalCount: req.intervalCount || 1,
+        trialDays: req.trialDays,
+        maximumChargeAmount: req.maximumChargeAmount,
+        metadata: parseMetadataJson(req.metadataJson),
+      });
+      return { plan: planMessage(plan) };
+    },
+    async getPlan(req) {
+      return { plan: planMessage(await getPlan(contextFor(deps), req.merchantId, req.id)) };
+    },
+    async listPlans(req) {
+      const page = await listPlans(contextFor(deps), {
+        merchantId: req.merchantId,
+        limit: req.limit,
+        cursor: req.cursor,
+        externalReference: req.externalReference,
+        currency: req.currency,
+        interval: req.interval === Interval.UNSPECIFIED ? undefined : intervalFromProto(req.interval),
+      });
+      return { plans: page.items.map(planMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+  };
+}

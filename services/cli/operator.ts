@@ -1,0 +1,91 @@
+import { parseArgs } from "node:util";
+import type { Config } from "../platform/config.ts";
+import { createOrm, ensureDatabase, migrate, type Orm } from "../platform/database/orm.ts";
+import { createClock } from "../platform/clock-factory.ts";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { createMerchant } from "../merchants/create-merchant.ts";
+import { createApiKey } from "../merchants/create-api-key.ts";
+import { revokeApiKey } from "../merchants/revoke-api-key.ts";
+
+export interface OperatorCommand {
+  usage: string;
+  run(config: Config, argv: string[], json: boolean): Promise<number>;
+}
+
+/** Runs a use case against the database directly, as an operator's tool. */
+async function withContext<T>(config: Config, fn: (ctx: UseCaseContext) => Promise<T>): Promise<T> {
+  const orm: Orm = await createOrm({ databaseUrl: config.databaseUrl, poolMax: 2 });
+  const clock = await createClock(config, orm);
+  try {
+    return await fn({ em: orm.em.fork(), clock: clock.clock });
+  } finally {
+    clock.stop();
+    await orm.close();
+  }
+}
+
+function print(json: boolean, value: Record<string, unknown>, text: string): number {
+  console.log(json ? JSON.stringify(value) : text);
+  return 0;
+}
+
+function options(argv: string[], names: string[]): Record<string, string | undefined> {
+  const { values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: false,
+    options: Object.fromEntries(names.map((n) => [n, { type: "string" as const }])),
+  });
+  return values as Record<string, string | undefined>;
+}
+
+function required(values: Record<string, string | undefined>, name: string): string {
+  const v = values[name];
+  if (!v) throw new Error(`--${name} is required`);
+  return v;
+}
+
+export async function migrateCommand(config: Config, json: boolean): Promise<number> {
+  const created = await ensureDatabase(config.databaseUrl);
+  const orm = await createOrm({ databaseUrl: config.databaseUrl, poolMax: 1 });
+  try {
+    const applied = await migrate(orm);
+    return print(json, { databaseCreated: created, applied }, applied.length ? `applied: ${applied.join(", ")}` : "no pending migrations");
+  } finally {
+    await orm.close();
+  }
+}
+
+export const operatorCommands: Record<string, OperatorCommand> = {
+  "merchants create": {
+    usage: "merchants create --name <name>    create a merchant and its first API key",
+    async run(config, argv, json) {
+      const name = required(options(argv, ["name"]), "name");
+      const res = await withContext(config, (ctx) => createMerchant(ctx, { name, keyMode: config.apiKeyMode }));
+      return print(
+        json,
+        { id: res.merchant.id, name: res.merchant.name, apiKeyId: res.apiKeyId, apiKey: res.apiKey },
+        `merchant ${res.merchant.id} (${res.merchant.name})\nAPI key ${res.apiKeyId}: ${res.apiKey}\n(the key is shown once)`,
+      );
+    },
+  },
+  "api-keys create": {
+    usage: "api-keys create --merchant <id>   create another API key",
+    async run(config, argv, json) {
+      const merchantId = required(options(argv, ["merchant"]), "merchant");
+      const res = await withContext(config, (ctx) => createApiKey(ctx, { merchantId, keyMode: config.apiKeyMode }));
+      return print(json, { id: res.id, apiKey: res.apiKey }, `API key ${res.id}: ${res.apiKey}\n(the key is shown once)`);
+    },
+  },
+  "api-keys revoke": {
+    usage: "api-keys revoke --merchant <id> --key <keyId>",
+    async run(config, argv, json) {
+      const values = options(argv, ["merchant", "key"]);
+      const merchantId = required(values, "merchant");
+      const keyId = required(values, "key");
+      await withContext(config, (ctx) => revokeApiKey(ctx, { merchantId, keyId }));
+      return print(json, { id: keyId, revoked: true }, `API key ${keyId} revoked`);
+    },
+  },
+};
+

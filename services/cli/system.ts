@@ -1,0 +1,89 @@
+import type { Config, ServiceName, WorkerGroup } from "../platform/config.ts";
+import type { Logger } from "../platform/logger.ts";
+import { createOrm, type Orm } from "../platform/database/orm.ts";
+import { createClock, type ManagedClock } from "../platform/clock-factory.ts";
+import { Queues } from "../platform/queue/queues.ts";
+import { RpcClients } from "../platform/rpc/clients.ts";
+import { startServices, type RunningServices } from "../start-services.ts";
+import { startGateway, type RunningGateway } from "../../gateway/start-gateway.ts";
+import { startWorkers, type RunningWorkers } from "../../workers/start-workers.ts";
+import type { JobDefinition } from "../platform/queue/define-job.ts";
+
+export interface SystemParts {
+  services: readonly ServiceName[];
+  gateway: boolean;
+  workerGroups: readonly WorkerGroup[];
+  /** Ports to bind; 0 picks a free one (tests). */
+  gatewayPort?: number;
+  servicesPort?: number;
+  jobs?: JobDefinition<any>[];
+}
+
+export interface RunningSystem {
+  config: Config;
+  orm: Orm | undefined;
+  clock: ManagedClock | undefined;
+  queues: Queues | undefined;
+  gatewayPort: number | undefined;
+  servicesPort: number | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Composition root: starts any mix of roles in this process. When services
+ * run here, the gateway and workers call them on the port actually bound.
+ * close() stops intake first (gateway), then finishes jobs, then RPC, then pools.
+ */
+export async function startSystem(baseConfig: Config, logger: Logger, parts: SystemParts): Promise<RunningSystem> {
+  let config = baseConfig;
+  const needsDb = parts.services.length > 0 || parts.workerGroups.length > 0;
+  const orm = needsDb ? await createOrm({ databaseUrl: config.databaseUrl, poolMax: config.dbPoolMax }) : undefined;
+  const clock = orm ? await createClock(config, orm) : undefined;
+  const queues = needsDb ? new Queues(config.redisUrl, config.queuePrefix, logger) : undefined;
+  const rpc = new RpcClients(config.internalApiToken);
+
+  let services: RunningServices | undefined;
+  let gateway: RunningGateway | undefined;
+  let workers: RunningWorkers | undefined;
+  try {
+    if (parts.services.length > 0) {
+      config = { ...config, services: parts.services };
+      services = await startServices({ config, logger, orm: orm!, clock: clock!.clock, queues: queues! }, parts.servicesPort ?? config.servicesPort);
+      const local = `http://127.0.0.1:${services.port}`;
+      const urls = { ...config.serviceUrls };
+      for (const name of parts.services) urls[name] = local;
+      config = Object.freeze({ ...config, serviceUrls: Object.freeze(urls) });
+    }
+    if (parts.workerGroups.length > 0) {
+      workers = await startWorkers(
+        { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc },
+        parts.workerGroups,
+        parts.jobs,
+      );
+    }
+    if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port);
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+
+  async function closeAll() {
+    await gateway?.close();
+    await workers?.close();
+    await services?.close();
+    rpc.close();
+    await queues?.close();
+    clock?.stop();
+    await orm?.close();
+  }
+
+  return {
+    config,
+    orm,
+    clock,
+    queues,
+    gatewayPort: gateway?.port,
+    servicesPort: services?.port,
+    close: closeAll,
+  };
+}

@@ -1,0 +1,21 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+
+/**
+ * The outbox and the merchant-facing event log are one table: an event row is
+ * written in the same transaction as the state change it describes. `seq` is a
+ * bigserial giving a total order for the relay and for per-endpoint ordering.
+ */
+export const Event = defineEntity({
+  name: "Event",
+  tableName: "events",
+  properties: {
+    id: p.uuid().primary(),
+    merchantId: p.uuid(),
+    type: p.string().length(100),
+    data: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime(),
+    relayedAt: p.datetime().nullable(),
+  },
+});
+
+export type EventRow = InferEntity<typeof Event>;

@@ -1,0 +1,39 @@
+/**
+ * Every event type the service emits: the one list, mirrored in the README.
+ * Webhook endpoints subscribe to these names (or "*").
+ */
+export const EVENT_TYPES = [
+  "subscription.created",
+  "subscription.activated",
+  "subscription.trialing",
+  "subscription.authorization_declined",
+  "subscription.expired",
+  "subscription.paused",
+  "subscription.resumed",
+  "subscription.cancelled",
+  "subscription.charge_upcoming",
+  "subscription.charge_succeeded",
+  "subscription.charge_failed",
+  "subscription.past_due",
+  "subscription.renewed",
+  "subscription.unpaid",
+  "subscription.plan_changed",
+  "subscription.change_session.created",
+  "subscription.change_session.approved",
+  "subscription.change_session.declined",
+  "subscription.change_session.expired",
+  "subscription.change_session.applied",
+  "subscription.change_session.cancelled",
+  "payment_order.created",
+  "payment_order.confirming",
+  "payment_order.paid",
+  "payment_order.underpaid",
+  "payment_order.overpaid",
+  "payment_order.expired",
+  "payment_order.late_payment",
+  "plan.created",
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value);

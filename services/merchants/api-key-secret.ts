@@ -1,0 +1,17 @@
+import { createHash, randomBytes } from "node:crypto";
+
+/**
+ * API keys: `sk_<mode>_` + 32 random bytes (base64url). Only the SHA-256 of
+ * the whole key is stored: keys are high-entropy, so a slow hash adds nothing
+ * and lookups stay one index probe.
+ */
+export function generateApiKey(mode: "test" | "live"): { key: string; prefix: string; hash: string } {
+  const key = `sk_${mode}_${randomBytes(32).toString("base64url")}`;
+  return { key, prefix: key.slice(0, 12), hash: hashApiKey(key) };
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export const looksLikeApiKey = (value: string) => /^sk_(test|live)_[A-Za-z0-9_-]{43}$/.test(value);

@@ -1,0 +1,28 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+
+export const Merchant = defineEntity({
+  name: "Merchant",
+  tableName: "merchants",
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string().length(200),
+    createdAt: p.datetime(),
+  },
+});
+
+/** Only the SHA-256 digest of a key is stored; `prefix` keeps keys recognisable in listings. */
+export const ApiKey = defineEntity({
+  name: "ApiKey",
+  tableName: "api_keys",
+  properties: {
+    id: p.uuid().primary(),
+    merchantId: p.uuid(),
+    prefix: p.string().length(32),
+    keyHash: p.string().length(64).unique(),
+    createdAt: p.datetime(),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+
+export type MerchantRow = InferEntity<typeof Merchant>;
+export type ApiKeyRow = InferEntity<typeof ApiKey>;

@@ -1,0 +1,35 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { MerchantService } from "../../proto/gen/billing/merchants/v1/merchants_pb.ts";
+import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import type { MerchantRow } from "./entities.ts";
+import { createMerchant } from "./create-merchant.ts";
+import { getMerchant } from "./get-merchant.ts";
+import { createApiKey } from "./create-api-key.ts";
+import { revokeApiKey } from "./revoke-api-key.ts";
+import { authenticateApiKey } from "./authenticate-api-key.ts";
+
+const toMessage = (m: MerchantRow) => ({ id: m.id, name: m.name, createdAt: timestampFromDate(m.createdAt) });
+
+export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantService> {
+  const keyMode = deps.config.apiKeyMode;
+  return {
+    async createMerchant(req) {
+      const result = await createMerchant(contextFor(deps), { name: req.name, keyMode });
+      return { merchant: toMessage(result.merchant), apiKeyId: result.apiKeyId, apiKey: result.apiKey };
+    },
+    async getMerchant(req) {
+      return { merchant: toMessage(await getMerchant(contextFor(deps), req.id)) };
+    },
+    async createApiKey(req) {
+      return createApiKey(contextFor(deps), { merchantId: req.merchantId, keyMode });
+    },
+    async revokeApiKey(req) {
+      await revokeApiKey(contextFor(deps), { merchantId: req.merchantId, keyId: req.keyId });
+      return {};
+    },
+    async authenticateApiKey(req) {
+      return authenticateApiKey(contextFor(deps), req.apiKey);
+    },
+  };
+}

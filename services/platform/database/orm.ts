@@ -1,0 +1,57 @@
+import { MikroORM, type EntityManager } from "@mikro-orm/postgresql";
+import { Migrator } from "@mikro-orm/migrations";
+import type { EntitySchema } from "@mikro-orm/core";
+import pg from "pg";
+import { migrations } from "./migrations/index.ts";
+import { entities } from "./entities.ts";
+
+export type { EntityManager };
+export type Orm = MikroORM;
+
+export interface OrmOptions {
+  databaseUrl: string;
+  poolMax: number;
+  debug?: boolean;
+}
+
+export async function createOrm(options: OrmOptions): Promise<Orm> {
+  return MikroORM.init({
+    clientUrl: options.databaseUrl,
+    entities: entities as EntitySchema[],
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: "schema_migrations", silent: true },
+    pool: { min: 0, max: options.poolMax },
+    debug: options.debug ?? false,
+    // Entities are declared with defineEntity; there is nothing to reflect.
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: false,
+    timezone: "Z",
+  });
+}
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((m) => m.name);
+}
+
+/**
+ * Creates the database named in the URL when it does not exist (developer
+ * convenience for `npm start`; production databases are provisioned).
+ */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ""));
+  if (!name) return false;
+  url.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const found = await client.query("select 1 from pg_database where datname = $1", [name]);
+    if (found.rowCount) return false;
+    await client.query(`create database "${name.replace(/"/g, '""')}"`);
+    return true;
+  } finally {
+    await client.end();
+  }
+}

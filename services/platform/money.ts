@@ -1,0 +1,101 @@
+import { Decimal as DecimalJs } from "decimal.js";
+
+/**
+ * The only module that does arithmetic on amounts. Amounts travel as decimal
+ * strings and are stored as Postgres `numeric`; here they are decimal.js values
+ * with enough precision that no operation we do ever rounds implicitly.
+ * Rounding happens only where a function says so, toward the payer's favour
+ * being never assumed: callers pick the mode.
+ */
+const D = DecimalJs.clone({ precision: 80, rounding: DecimalJs.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
+type Decimal = InstanceType<typeof D>;
+
+export type Amount = Decimal;
+
+/** Storage bound: numeric(38,18) leaves 20 integer digits. */
+export const MAX_INTEGER_DIGITS = 20;
+export const MAX_FRACTION_DIGITS = 18;
+
+const AMOUNT_PATTERN = /^\d+(\.\d{1,18})?$/;
+
+export class InvalidAmountError extends Error {}
+
+/** Parses a wire amount (the spec's pattern). Throws InvalidAmountError with a reason. */
+export function parseAmount(text: string): Amount {
+  if (!AMOUNT_PATTERN.test(text)) throw new InvalidAmountError("must be a non-negative decimal with at most 18 fraction digits");
+  const value = new D(text);
+  if (!fitsStorage(value)) throw new InvalidAmountError(`must be less than 10^${MAX_INTEGER_DIGITS}`);
+  return value;
+}
+
+/** True when the amount's integer part fits the numeric(38,18) columns. */
+export function fitsStorage(value: Amount): boolean {
+  return value.abs().lt(new D(10).pow(MAX_INTEGER_DIGITS));
+}
+
+/** True when a pattern-valid text also fits storage (used by request validation). */
+export function isStorableAmountText(text: string): boolean {
+  return AMOUNT_PATTERN.test(text) && fitsStorage(new D(text));
+}
+
+/** For validators that report the pattern separately: only pattern-valid text can be too large. */
+export function exceedsStorage(text: string): boolean {
+  return AMOUNT_PATTERN.test(text) && !fitsStorage(new D(text));
+}
+
+export function amount(value: string | Amount): Amount {
+  return typeof value === "string" ? new D(value) : value;
+}
+
+/**
+ * Canonical wire form: plain notation, no exponent, no trailing fraction zeros,
+ * no leading zeros ("10.50" and "10.5" → "10.5"; "0010" → "10").
+ */
+export function formatAmount(value: string | Amount): string {
+  const d = amount(value);
+  return d.isZero() ? "0" : d.toFixed();
+}
+
+/** Fixed-scale form, e.g. an asset amount at the asset's decimals ("1.500000"). */
+export function formatAtScale(value: string | Amount, decimals: number): string {
+  return amount(value).toFixed(decimals);
+}
+
+export const zero = (): Amount => new D(0);
+export const add = (a: Amount, b: Amount): Amount => a.plus(b);
+export const sub = (a: Amount, b: Amount): Amount => a.minus(b);
+export const compare = (a: Amount, b: Amount): -1 | 0 | 1 => a.comparedTo(b) as -1 | 0 | 1;
+export const isZero = (a: Amount): boolean => a.isZero();
+export const isNegative = (a: Amount): boolean => a.isNegative() && !a.isZero();
+export const equals = (a: string | Amount, b: string | Amount): boolean => amount(a).eq(amount(b));
+
+export type RoundingMode = "up" | "down" | "half-even";
+const MODES: Record<RoundingMode, DecimalJs.Rounding> = {
+  up: DecimalJs.ROUND_UP,
+  down: DecimalJs.ROUND_DOWN,
+  "half-even": DecimalJs.ROUND_HALF_EVEN,
+};
+
+/** Multiplies by a rate and rounds to `decimals` places with an explicit mode. */
+export function convert(value: Amount, rate: string | Amount, decimals: number, mode: RoundingMode): Amount {
+  return value.times(amount(rate)).toDecimalPlaces(decimals, MODES[mode]);
+}
+
+/** Divides by a rate and rounds to `decimals` places with an explicit mode. */
+export function convertInverse(value: Amount, rate: string | Amount, decimals: number, mode: RoundingMode): Amount {
+  return value.dividedBy(amount(rate)).toDecimalPlaces(decimals, MODES[mode]);
+}
+
+export function roundTo(value: Amount, decimals: number, mode: RoundingMode): Amount {
+  return value.toDecimalPlaces(decimals, MODES[mode]);
+}
+
+/** value × percent / 100, rounded down (used for tolerances). */
+export function percentOf(value: Amount, percent: string | Amount, decimals: number): Amount {
+  return value.times(amount(percent)).dividedBy(100).toDecimalPlaces(decimals, DecimalJs.ROUND_DOWN);
+}
+
+/** Number of fraction digits actually used (after removing trailing zeros). */
+export function fractionDigits(value: Amount): number {
+  return value.decimalPlaces();
+}

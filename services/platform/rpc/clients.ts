@@ -1,0 +1,40 @@
+import type { DescService } from "@bufbuild/protobuf";
+import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { attachServiceToken } from "./auth.ts";
+
+/**
+ * Connect clients over HTTP/2, one session manager per base URL, all carrying
+ * the service token. close() aborts the sessions so processes exit promptly.
+ */
+export class RpcClients {
+  readonly #sessions = new Map<string, Http2SessionManager>();
+  readonly #token: string;
+  readonly #interceptors: Interceptor[];
+
+  constructor(token: string, interceptors: Interceptor[] = []) {
+    this.#token = token;
+    this.#interceptors = interceptors;
+  }
+
+  client<S extends DescService>(service: S, baseUrl: string): Client<S> {
+    let sessionManager = this.#sessions.get(baseUrl);
+    if (!sessionManager) {
+      sessionManager = new Http2SessionManager(baseUrl, { pingIntervalMs: 30_000, idleConnectionTimeoutMs: 60_000 });
+      this.#sessions.set(baseUrl, sessionManager);
+    }
+    const transport = createConnectTransport({
+      baseUrl,
+      httpVersion: "2",
+      useBinaryFormat: true,
+      sessionManager,
+      interceptors: [attachServiceToken(this.#token), ...this.#interceptors],
+    });
+    return createClient(service, transport);
+  }
+
+  close(): void {
+    for (const s of this.#sessions.values()) s.abort();
+    this.#sessions.clear();
+  }
+}

@@ -1,0 +1,36 @@
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+
+export interface ServicesServer {
+  listen(port: number, host?: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * An unstarted HTTP/2 (h2c) server that speaks gRPC and Connect for the given
+ * routes. Open sessions are tracked because http2's close() waits for them.
+ */
+export function createServicesServer(routes: (router: ConnectRouter) => void, interceptors: Interceptor[]): ServicesServer {
+  const handler = connectNodeAdapter({ routes, grpc: true, connect: true, grpcWeb: false, interceptors });
+  const server = http2.createServer(handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+  });
+  return {
+    listen: (port, host = "0.0.0.0") =>
+      new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // Let in-flight streams finish, then stop idle sessions.
+        for (const s of sessions) s.close();
+      }),
+  };
+}

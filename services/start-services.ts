@@ -1,0 +1,28 @@
+import type { Config } from "./platform/config.ts";
+import type { Logger } from "./platform/logger.ts";
+import type { Clock } from "./platform/clock.ts";
+import type { Orm } from "./platform/database/orm.ts";
+import type { Queues } from "./platform/queue/queues.ts";
+import { createServicesServer } from "./platform/rpc/server.ts";
+import { requireServiceToken } from "./platform/rpc/auth.ts";
+import { errorInterceptor } from "./platform/rpc/errors.ts";
+import { serviceRoutes } from "./routes.ts";
+
+export interface RunningServices {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves the configured Connect services (gRPC + Connect, h2c) on one port. */
+export async function startServices(
+  deps: { config: Config; logger: Logger; orm: Orm; clock: Clock; queues: Queues },
+  port: number,
+): Promise<RunningServices> {
+  const server = createServicesServer(serviceRoutes(deps, deps.config.services), [
+    requireServiceToken(deps.config.internalApiToken),
+    errorInterceptor(deps.logger),
+  ]);
+  const bound = await server.listen(port);
+  deps.logger.info({ port: bound, services: deps.config.services }, "services listening");
+  return { port: bound, close: () => server.close() };
+}

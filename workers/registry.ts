@@ -1,0 +1,16 @@
+import type { JobDefinition } from "../services/platform/queue/define-job.ts";
+
+/**
+ * Every job kind of every domain. Start-up fails when two share a name, so a
+ * handler can be neither missing nor doubled.
+ */
+export const ALL_JOBS: JobDefinition<any>[] = [];
+
+export function jobsByName(jobs: JobDefinition<any>[] = ALL_JOBS): Map<string, JobDefinition<any>> {
+  const byName = new Map<string, JobDefinition<any>>();
+  for (const job of jobs) {
+    if (byName.has(job.name)) throw new Error(`job ${job.name} is registered twice`);
+    byName.set(job.name, job);
+  }
+  return byName;
+}

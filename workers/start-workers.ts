@@ -1,0 +1,58 @@
+import { Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { WorkerGroup } from "../services/platform/config.ts";
+import type { JobDeps } from "../services/platform/queue/define-job.ts";
+import { jobsByName, ALL_JOBS } from "./registry.ts";
+import type { JobDefinition } from "../services/platform/queue/define-job.ts";
+
+export interface RunningWorkers {
+  close(): Promise<void>;
+}
+
+/**
+ * One BullMQ worker per group, each on its own blocking connection. The
+ * processor only dispatches by job name; handlers are thin calls into use
+ * cases. Recurring sweeps are (re)declared with upsertJobScheduler, which is
+ * idempotent across processes.
+ */
+export async function startWorkers(
+  deps: JobDeps,
+  groups: readonly WorkerGroup[],
+  jobs: JobDefinition<any>[] = ALL_JOBS,
+): Promise<RunningWorkers> {
+  const registry = jobsByName(jobs);
+  const workers: Worker[] = [];
+  const connections: Redis[] = [];
+  for (const group of groups) {
+    const groupJobs = [...registry.values()].filter((j) => j.group === group);
+    const connection = new Redis(deps.config.redisUrl, { maxRetriesPerRequest: null });
+    connection.on("error", (err) => deps.logger.warn({ err: err.message, group }, "worker redis connection error"));
+    connections.push(connection);
+    const worker = new Worker(
+      group,
+      async (job) => {
+        const def = registry.get(job.name);
+        if (!def || def.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
+        await def.handle(deps, job.data);
+      },
+      { connection, prefix: deps.config.queuePrefix, concurrency: deps.config.workerConcurrency, autorun: true },
+    );
+    worker.on("error", (err) => deps.logger.error({ err, group }, "worker error"));
+    worker.on("failed", (job, err) => deps.logger.warn({ err: err.message, job: job?.name, id: job?.id }, "job failed"));
+    workers.push(worker);
+
+    const queue = deps.queues.queue(group);
+    for (const def of groupJobs) {
+      if (def.every === undefined) continue;
+      const every = typeof def.every === "function" ? def.every(deps.config) : def.every;
+      await queue.upsertJobScheduler(def.name, { every }, { name: def.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+    }
+    deps.logger.info({ group, jobs: groupJobs.map((j) => j.name) }, "worker group started");
+  }
+  return {
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      for (const c of connections) c.disconnect();
+    },
+  };
+}
