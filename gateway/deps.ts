@@ -3,11 +3,15 @@ import type { Config } from "../services/platform/config.ts";
 import type { Logger } from "../services/platform/logger.ts";
 import type { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
+import type { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
+import type { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 
 /** The Connect clients the gateway translates REST calls into. */
 export interface GatewayClients {
   merchants: Client<typeof MerchantService>;
   catalog: Client<typeof CatalogService>;
+  sandbox: Client<typeof SandboxService>;
+  wallet: Client<typeof WalletService>;
 }
 
 export interface GatewayDeps {

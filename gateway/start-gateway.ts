@@ -7,6 +7,8 @@ import type { Logger } from "../services/platform/logger.ts";
 import { RpcClients } from "../services/platform/rpc/clients.ts";
 import { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
+import { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
+import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { createGatewayApp } from "./app.ts";
 import type { GatewayClients, GatewayDeps } from "./deps.ts";
 import { redisIdempotencyStore } from "./idempotency.ts";
@@ -20,6 +22,8 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
   return {
     merchants: rpc.client(MerchantService, config.serviceUrls.merchants),
     catalog: rpc.client(CatalogService, config.serviceUrls.catalog),
+    sandbox: rpc.client(SandboxService, config.serviceUrls.sandbox),
+    wallet: rpc.client(WalletService, config.serviceUrls.wallet),
   };
 }
 

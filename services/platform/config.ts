@@ -29,7 +29,7 @@ export interface Config {
   readonly secretsKey: Buffer;
 }
 
-export const SERVICE_NAMES = ["merchants", "catalog", "wallet", "subscriptions", "orders", "events"] as const;
+export const SERVICE_NAMES = ["merchants", "catalog", "wallet", "subscriptions", "orders", "events", "sandbox"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export class ConfigError extends Error {}

@@ -1,0 +1,54 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { defineRoutes } from "../route.ts";
+import { HttpError } from "../http-errors.ts";
+
+const clockSchema = {
+  type: "object",
+  required: ["now", "offsetSeconds"],
+  properties: { now: { type: "string", format: "date-time" }, offsetSeconds: { type: "integer" } },
+} as const;
+
+/** Sandbox-only: outside SANDBOX=true these answer 404 like any unknown path. */
+function requireSandbox(sandbox: boolean, method: string, path: string) {
+  if (!sandbox) throw new HttpError(404, "NOT_FOUND", `no route for ${method} ${path}`);
+}
+
+export const adminSandboxRoutes = defineRoutes([
+  {
+    method: "get",
+    path: "/admin/v1/sandbox/clock",
+    operationId: "adminGetSandboxClock",
+    summary: "Current service time (sandbox mode only)",
+    tag: "Operator",
+    auth: "admin",
+    errors: [404],
+    responses: { 200: { description: "The service clock", schema: clockSchema } },
+    async handler(_input, { clients, config }, ctx) {
+      requireSandbox(config.sandbox, ctx.method, ctx.path);
+      const res = await clients.sandbox.getClock({});
+      return { status: 200, body: { now: timestampDate(res.now!).toISOString(), offsetSeconds: Number(res.offsetSeconds) } };
+    },
+  },
+  {
+    method: "post",
+    path: "/admin/v1/sandbox/clock/advance",
+    operationId: "adminAdvanceSandboxClock",
+    summary: "Move the service clock forward for every process (sandbox mode only)",
+    description: "Everything that became due (expiries, renewals, scheduled changes, webhook retries) runs within seconds.",
+    tag: "Operator",
+    auth: "admin",
+    errors: [404],
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["seconds"],
+      properties: { seconds: { type: "integer", minimum: 1, maximum: 5 * 366 * 24 * 3600 } },
+    },
+    responses: { 200: { description: "The service clock after the move", schema: clockSchema } },
+    async handler({ body }, { clients, config }, ctx) {
+      requireSandbox(config.sandbox, ctx.method, ctx.path);
+      const res = await clients.sandbox.advanceClock({ seconds: BigInt(body.seconds) });
+      return { status: 200, body: { now: timestampDate(res.now!).toISOString(), offsetSeconds: Number(res.offsetSeconds) } };
+    },
+  },
+]);

@@ -1,0 +1,29 @@
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { DomainError, invalid } from "../platform/errors.ts";
+import { SandboxClock } from "../platform/clock.ts";
+
+export const MAX_ADVANCE_SECONDS = 5 * 366 * 24 * 3600;
+
+/**
+ * Moves the shared clock forward (never back: time-driven work assumes time
+ * only grows). Every process picks the offset up within a second, and the
+ * sweeps, which sync the clock first, run whatever became due.
+ */
+export async function advanceClock(ctx: UseCaseContext, seconds: number): Promise<{ now: Date; offsetSeconds: number }> {
+  if (!(ctx.clock instanceof SandboxClock)) throw new DomainError("failed_precondition", "SANDBOX_DISABLED", "the sandbox clock exists only when SANDBOX=true");
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_ADVANCE_SECONDS) {
+    throw invalid("INVALID_REQUEST", `seconds: must be an integer from 1 to ${MAX_ADVANCE_SECONDS}`);
+  }
+  const rows = await ctx.em
+    .getConnection()
+    .execute<{ offset_ms: string }[]>("update sandbox_clock set offset_ms = offset_ms + ? where id = 1 returning offset_ms", [seconds * 1000]);
+  const offsetMs = Number(rows[0]!.offset_ms);
+  ctx.clock.setOffset(offsetMs);
+  return { now: ctx.clock.now(), offsetSeconds: Math.floor(offsetMs / 1000) };
+}
+
+export async function getClock(ctx: UseCaseContext): Promise<{ now: Date; offsetSeconds: number }> {
+  if (!(ctx.clock instanceof SandboxClock)) throw new DomainError("failed_precondition", "SANDBOX_DISABLED", "the sandbox clock exists only when SANDBOX=true");
+  await ctx.clock.sync();
+  return { now: ctx.clock.now(), offsetSeconds: Math.floor((ctx.clock.now().getTime() - Date.now()) / 1000) };
+}

@@ -1,0 +1,18 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { SandboxService } from "../../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
+import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import { advanceClock, getClock } from "./advance-clock.ts";
+
+export function sandboxService(deps: ServiceDeps): ServiceImpl<typeof SandboxService> {
+  return {
+    async getClock() {
+      const res = await getClock(contextFor(deps));
+      return { now: timestampFromDate(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
+    },
+    async advanceClock(req) {
+      const res = await advanceClock(contextFor(deps), Number(req.seconds));
+      return { now: timestampFromDate(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
+    },
+  };
+}
