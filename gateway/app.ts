@@ -6,7 +6,6 @@ import type { GatewayState, RouteSpec } from "./route.ts";
 import { errorHandler } from "./middleware/error-handler.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { accessLog } from "./middleware/access-log.ts";
-import { HttpError } from "./http-errors.ts";
 import { mountRoutes } from "./mount.ts";
 import { allRoutes } from "./routes/index.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
@@ -40,20 +39,17 @@ export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Ko
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? "ready" : "not_ready", checks };
   });
-  const openapi = buildOpenApiDocument(routes, deps.config.publicBaseUrl);
+  const openapi = buildOpenApiDocument(routes, "/");
   router.get("/api/v1/openapi.json", (ctx) => {
     ctx.body = openapi;
   });
   mountRoutes(router, routes, deps, options.idempotencyStore);
 
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new HttpError(405, "METHOD_NOT_ALLOWED", "method not allowed for this path") }));
+  app.use(router.allowedMethods({ throw: true }));
   for (const extra of options.extraRouters ?? []) {
     app.use(extra.routes());
     app.use(extra.allowedMethods());
   }
-  app.use((ctx) => {
-    throw new HttpError(404, "NOT_FOUND", `no route for ${ctx.method} ${ctx.path}`);
-  });
   return app;
 }

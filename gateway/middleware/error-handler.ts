@@ -6,8 +6,10 @@ import { HttpError, fromConnectError } from "../http-errors.ts";
 /** Errors from koa/co-body carry an HTTP status; these are the client ones we expect. */
 const CLIENT_ERRORS: Record<number, { code: string; message: string }> = {
   400: { code: "MALFORMED_JSON", message: "request body is not valid JSON" },
+  405: { code: "METHOD_NOT_ALLOWED", message: "method not allowed for this path" },
   413: { code: "PAYLOAD_TOO_LARGE", message: "request body is larger than the limit" },
   415: { code: "UNSUPPORTED_MEDIA_TYPE", message: "request body must be application/json" },
+  501: { code: "NOT_IMPLEMENTED", message: "method not implemented" },
 };
 
 /**
@@ -19,6 +21,11 @@ export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
+      // Nothing answered: an unknown route gets the error body too.
+      if (ctx.status === 404 && ctx.body == null) {
+        ctx.status = 404;
+        ctx.body = { error: "NOT_FOUND", message: `no route for ${ctx.method} ${ctx.path}` };
+      }
     } catch (err) {
       const httpError = toHttpError(err);
       if (httpError.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, "request failed");

@@ -13,6 +13,16 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   500: "Unexpected failure (no details are exposed)",
 };
 
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  "Subscription plans": "Recurring plans a merchant sells.",
+  Subscriptions: "Customer-authorized subscriptions and their lifecycle.",
+  "Subscription changes": "Plan changes the customer approves.",
+  "Payment orders": "One-time crypto payments to a fresh deposit address.",
+  Events: "The merchant's event log, also delivered as signed webhooks.",
+  Webhooks: "Webhook endpoints, their secrets and delivery attempts.",
+  Operator: "Operator API (X-ADMIN-KEY): merchants, keys, wallet users, sandbox.",
+};
+
 /** JSON Schema keywords of ours that OpenAPI does not know. */
 function publicSchema(schema: JsonSchema): JsonSchema {
   return JSON.parse(JSON.stringify(schema, (key, value) => (key.startsWith("x-storable") ? undefined : value)));
@@ -89,7 +99,10 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl: string) {
     };
   }
 
-  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name }));
+  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({
+    name,
+    description: TAG_DESCRIPTIONS[name] ?? `${name} operations.`,
+  }));
   return {
     openapi: "3.1.0",
     info: {
@@ -98,6 +111,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl: string) {
       description: "Recurring plans, customer-authorized subscriptions and one-time crypto payment orders.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
+    // Relative: the document is served by the gateway it describes, whatever its host.
     servers: [{ url: serverUrl }],
     security: [{ ApiKey: [] }],
     tags,

@@ -19,7 +19,7 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
     clientUrl: options.databaseUrl,
     entities: entities as EntitySchema[],
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: "schema_migrations", silent: true },
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: "schema_migrations", silent: true, snapshot: false },
     pool: { min: 0, max: options.poolMax },
     debug: options.debug ?? false,
     // Entities are declared with defineEntity; there is nothing to reflect.

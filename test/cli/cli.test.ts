@@ -1,0 +1,74 @@
+import { expect } from "chai";
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { infrastructure } from "../support/infrastructure.ts";
+import { apiClient } from "../support/http.ts";
+
+const run = promisify(execFile);
+const BILLING = "services/cli/billing.ts";
+
+describe("billing CLI", () => {
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    db = await createTestDatabase();
+    const { redisUrl } = await infrastructure();
+    env = { ...process.env, DATABASE_URL: db.url, REDIS_URL: redisUrl, LOG_LEVEL: "silent", QUEUE_PREFIX: `cli${process.pid}` };
+  });
+  after(async () => db?.drop());
+
+  const billing = (...args: string[]) => run(process.execPath, [BILLING, ...args], { env });
+
+  it("creates a merchant and manages its API keys, printing JSON with --json", async () => {
+    const created = JSON.parse((await billing("merchants", "create", "--name", "CLI Co", "--json")).stdout);
+    expect(created).to.include.keys("id", "name", "apiKey", "apiKeyId");
+    expect(created.apiKey).to.match(/^sk_test_/);
+    const key = JSON.parse((await billing("api-keys", "create", "--merchant", created.id, "--json")).stdout);
+    expect(key.apiKey).to.match(/^sk_test_/);
+    const revoked = JSON.parse((await billing("api-keys", "revoke", "--merchant", created.id, "--key", key.id, "--json")).stdout);
+    expect(revoked).to.deep.equal({ id: key.id, revoked: true });
+  });
+
+  it("migrate reports nothing pending on a migrated database", async () => {
+    const out = JSON.parse((await billing("migrate", "--json")).stdout);
+    expect(out.applied).to.deep.equal([]);
+  });
+
+  it("stops with one clear line on a bad configuration", async () => {
+    const err: any = await run(process.execPath, [BILLING, "migrate"], { env: { ...env, PORT: "not-a-port" } }).catch((e) => e);
+    expect(err.code).to.equal(1);
+    expect(err.stderr.trim().split("\n")).to.have.length(1);
+    expect(err.stderr).to.contain("PORT");
+    expect(err.stderr).not.to.contain("    at ");
+  });
+
+  it("runs the gateway as its own role and shuts down gracefully on SIGTERM", async function () {
+    this.timeout(30_000);
+    // services + gateway as two roles in two processes, talking gRPC over loopback.
+    const servicesPort = String(20000 + (process.pid % 20000));
+    const gatewayPort = String(Number(servicesPort) + 1);
+    const roleEnv = { ...env, SERVICES_PORT: servicesPort, PORT: gatewayPort, ADMIN_API_KEY: "cli-admin-key-0123456789" };
+    const services = spawn(process.execPath, [BILLING, "start", "services"], { env: roleEnv, stdio: "ignore" });
+    const gateway = spawn(process.execPath, [BILLING, "start", "gateway"], { env: roleEnv, stdio: "ignore" });
+    try {
+      const admin = apiClient(`http://127.0.0.1:${gatewayPort}`, { "x-admin-key": "cli-admin-key-0123456789" });
+      const deadline = Date.now() + 15_000;
+      let res;
+      while (Date.now() < deadline) {
+        res = await admin.post("/admin/v1/merchants", { name: "Split" }).catch(() => undefined);
+        if (res?.status === 201) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(res?.status).to.equal(201);
+    } finally {
+      const exited = (p: typeof services) => new Promise<number | null>((resolve) => p.once("exit", (code) => resolve(code)));
+      const [g, s] = [exited(gateway), exited(services)];
+      gateway.kill("SIGTERM");
+      services.kill("SIGTERM");
+      expect(await g).to.equal(0);
+      expect(await s).to.equal(0);
+    }
+  });
+});

@@ -1,0 +1,73 @@
+import { expect } from "chai";
+import { startTestSystem, type TestSystem } from "../support/system.ts";
+import type { ApiClient } from "../support/http.ts";
+
+const PLANS = "/api/v1/subscription-plans";
+
+describe("keyset pagination (plans list)", () => {
+  let sys: TestSystem;
+  let api: ApiClient;
+
+  before(async () => {
+    sys = await startTestSystem({ workerGroups: [] });
+    api = (await sys.createMerchant()).api;
+    for (let i = 0; i < 25; i++) {
+      const res = await api.post(PLANS, { name: `p${i}`, amount: "1", currency: "USD", interval: "DAY", externalReference: `r${i}` });
+      expect(res.status).to.equal(201);
+    }
+  });
+  after(async () => sys?.close());
+
+  it("defaults to 20, newest first, with hasMore and nextCursor", async () => {
+    const page = await api.get(PLANS);
+    expect(page.status).to.equal(200);
+    expect(page.body.data).to.have.length(20);
+    expect(page.body.hasMore).to.equal(true);
+    expect(page.body.nextCursor).to.be.a("string");
+    expect(page.body.data[0].name).to.equal("p24");
+    const last = await api.get(`${PLANS}?cursor=${page.body.nextCursor}`);
+    expect(last.body.data).to.have.length(5);
+    expect(last.body.hasMore).to.equal(false);
+    expect(last.body.nextCursor).to.equal(null);
+  });
+
+  it("has no duplicates or gaps across pages while rows are inserted", async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let inserted = 0;
+    do {
+      const res: any = await api.get(`${PLANS}?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(res.status).to.equal(200);
+      seen.push(...res.body.data.map((p: { externalReference: string }) => p.externalReference));
+      cursor = res.body.nextCursor;
+      // New rows arrive between pages; they are newer, so they never shift later pages.
+      await api.post(PLANS, { name: "late", amount: "1", currency: "USD", interval: "DAY", externalReference: `late${inserted++}` });
+    } while (cursor);
+    const original = seen.filter((r) => r.startsWith("r"));
+    expect(original).to.deep.equal(Array.from({ length: 25 }, (_, i) => `r${24 - i}`));
+    expect(new Set(seen).size).to.equal(seen.length);
+  });
+
+  it("validates limit (1..100) and cursor", async () => {
+    expect((await api.get(`${PLANS}?limit=1`)).body.data).to.have.length(1);
+    expect((await api.get(`${PLANS}?limit=100`)).status).to.equal(200);
+    for (const limit of ["0", "101", "abc", "-1"]) {
+      const res = await api.get(`${PLANS}?limit=${limit}`);
+      expect(res.status).to.equal(400);
+      expect(res.body.error).to.equal("INVALID_REQUEST");
+      expect(res.body.message).to.contain("limit");
+    }
+    const bad = await api.get(`${PLANS}?cursor=garbage`);
+    expect(bad.status).to.equal(400);
+    expect(bad.body.message).to.contain("cursor");
+  });
+
+  it("costs one index range scan whatever the table size (keyset, never OFFSET)", async () => {
+    const merchant = (await sys.sql("select merchant_id from plans limit 1"))[0].merchant_id;
+    const plan = await sys.sql(
+      "explain (format json) select * from plans where merchant_id = ? and (created_at < now() or (created_at = now() and id < ?)) order by created_at desc, id desc limit 21",
+      [merchant, "00000000-0000-4000-8000-000000000000"],
+    );
+    expect(JSON.stringify(plan)).to.contain("plans_merchant_created_idx");
+  });
+});

@@ -1,0 +1,36 @@
+import { expect } from "chai";
+import { ConfigError, loadConfig } from "../../services/platform/config.ts";
+
+describe("config", () => {
+  it("has defaults that work on a developer machine", () => {
+    const c = loadConfig({});
+    expect(c.port).to.equal(3000);
+    expect(c.databaseUrl).to.equal("postgres://postgres@127.0.0.1:5432/billing");
+    expect(c.redisUrl).to.equal("redis://127.0.0.1:6379");
+    expect(c.publicBaseUrl).to.equal("http://localhost:3000");
+    expect(c.adminApiKey).to.equal(undefined);
+    expect(c.sandbox).to.equal(true);
+    expect(c.apiKeyMode).to.equal("test");
+    expect(Object.isFrozen(c)).to.equal(true);
+  });
+
+  it("lists every bad variable in one error", () => {
+    let err: unknown;
+    try {
+      loadConfig({ PORT: "http", DATABASE_URL: "mysql://x", SANDBOX: "maybe", LOG_LEVEL: "loud" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.be.instanceOf(ConfigError);
+    const message = (err as Error).message;
+    for (const name of ["PORT", "DATABASE_URL", "SANDBOX", "LOG_LEVEL"]) expect(message).to.contain(name);
+    expect(message.split("\n")).to.have.length(1);
+  });
+
+  it("requires real secrets in production", () => {
+    expect(() => loadConfig({ NODE_ENV: "production" })).to.throw(ConfigError, /INTERNAL_API_TOKEN.*SECRETS_KEY|SECRETS_KEY.*INTERNAL_API_TOKEN/);
+    const c = loadConfig({ NODE_ENV: "production", INTERNAL_API_TOKEN: "t".repeat(32), SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") });
+    expect(c.sandbox).to.equal(false);
+    expect(c.apiKeyMode).to.equal("live");
+  });
+});

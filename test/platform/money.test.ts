@@ -1,0 +1,35 @@
+import { expect } from "chai";
+import { compare, convert, convertInverse, equals, formatAmount, formatAtScale, InvalidAmountError, parseAmount, percentOf } from "../../services/platform/money.ts";
+
+describe("money", () => {
+  it("parses the spec's pattern and formats the canonical form", () => {
+    expect(formatAmount(parseAmount("10.50"))).to.equal("10.5");
+    expect(formatAmount(parseAmount("0010"))).to.equal("10");
+    expect(formatAmount(parseAmount("0.000"))).to.equal("0");
+    expect(formatAmount(parseAmount("0.000000000000000001"))).to.equal("0.000000000000000001");
+    expect(formatAmount("19.990000000000000000")).to.equal("19.99");
+    expect(equals("10.50", "10.5")).to.equal(true);
+  });
+
+  it("refuses what the pattern refuses, and what storage cannot hold", () => {
+    for (const bad of ["-1", "1e3", "1.", ".1", "0x10", "1.0000000000000000001", "NaN", "Infinity"]) {
+      expect(() => parseAmount(bad), bad).to.throw(InvalidAmountError);
+    }
+    expect(() => parseAmount("100000000000000000000")).to.throw(InvalidAmountError, /10\^20/);
+    expect(formatAmount(parseAmount("99999999999999999999.999999999999999999"))).to.equal("99999999999999999999.999999999999999999");
+  });
+
+  it("never uses binary floating point (0.1 + 0.2 is exactly 0.3)", () => {
+    expect(formatAmount(parseAmount("0.1").plus(parseAmount("0.2")))).to.equal("0.3");
+    expect(compare(parseAmount("0.3"), parseAmount("0.1").plus(parseAmount("0.2")))).to.equal(0);
+  });
+
+  it("converts with an explicit rounding mode at the target scale", () => {
+    // 10 USD at 1 BTC = 60000 USD → 0.000166666… BTC
+    expect(formatAtScale(convertInverse(parseAmount("10"), "60000", 8, "up"), 8)).to.equal("0.00016667");
+    expect(formatAtScale(convertInverse(parseAmount("10"), "60000", 8, "down"), 8)).to.equal("0.00016666");
+    expect(formatAtScale(convert(parseAmount("1.005"), "1", 2, "half-even"), 2)).to.equal("1.00");
+    expect(formatAtScale(convert(parseAmount("1.015"), "1", 2, "half-even"), 2)).to.equal("1.02");
+    expect(formatAtScale(percentOf(parseAmount("100"), "0.5", 6), 6)).to.equal("0.500000");
+  });
+});
