@@ -14,7 +14,8 @@ describe("API keys and tenant isolation", () => {
   after(async () => sys?.close());
 
   it("answers 401 INVALID_API_KEY for a missing, malformed or unknown key", async () => {
-    for (const headers of [{}, { "x-api-key": "nope" }, { "x-api-key": `sk_test_${"A".repeat(43)}` }]) {
+    const variants: Record<string, string>[] = [{}, { "x-api-key": "nope" }, { "x-api-key": `sk_test_${"A".repeat(43)}` }];
+    for (const headers of variants) {
       for (const res of [await sys.http.get(PLANS, headers), await sys.http.post(PLANS, plan, headers)]) {
         expect(res.status).to.equal(401);
         expect(res.body.error).to.equal("INVALID_API_KEY");
