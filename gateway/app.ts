@@ -10,6 +10,7 @@ import { mountRoutes } from "./mount.ts";
 import { allRoutes } from "./routes/index.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
+import type { ApiKeyLookupCache } from "./middleware/api-key.ts";
 
 export const BODY_LIMIT = "100kb";
 
@@ -18,6 +19,8 @@ export interface GatewayOptions {
   /** Extra routers (e.g. the hosted pages) mounted after the API. */
   extraRouters?: Router<GatewayState>[];
   routes?: RouteSpec[];
+  /** Cache of API-key lookups (kept fresh by revocation announcements). */
+  apiKeyCache?: ApiKeyLookupCache;
 }
 
 /** Builds the Koa app; main.ts listens. */
@@ -43,13 +46,13 @@ export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Ko
   router.get("/api/v1/openapi.json", (ctx) => {
     ctx.body = openapi;
   });
-  mountRoutes(router, routes, deps, options.idempotencyStore);
+  mountRoutes(router, routes, deps, options.idempotencyStore, options.apiKeyCache);
 
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   for (const extra of options.extraRouters ?? []) {
     app.use(extra.routes());
-    app.use(extra.allowedMethods());
+    app.use(extra.allowedMethods({ throw: true }));
   }
   return app;
 }

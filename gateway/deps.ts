@@ -5,6 +5,9 @@ import type { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.
 import type { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
 import type { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import type { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import type { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import type { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
+import type { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
 
 /** The Connect clients the gateway translates REST calls into. */
 export interface GatewayClients {
@@ -12,6 +15,9 @@ export interface GatewayClients {
   catalog: Client<typeof CatalogService>;
   sandbox: Client<typeof SandboxService>;
   wallet: Client<typeof WalletService>;
+  subscriptions: Client<typeof SubscriptionsService>;
+  orders: Client<typeof OrdersService>;
+  events: Client<typeof EventsService>;
 }
 
 export interface GatewayDeps {

@@ -3,7 +3,7 @@ import type { Router } from "@koa/router";
 import type { GatewayDeps } from "./deps.ts";
 import type { GatewayContext, GatewayState, RouteSpec } from "./route.ts";
 import { HttpError } from "./http-errors.ts";
-import { apiKey } from "./middleware/api-key.ts";
+import { apiKey, type ApiKeyLookupCache } from "./middleware/api-key.ts";
 import { adminKey } from "./middleware/admin-key.ts";
 import { compileBody, compileQuery, describeErrors } from "./validation/ajv.ts";
 import { idempotency, type IdempotencyStore } from "./idempotency.ts";
@@ -12,8 +12,14 @@ import { idempotency, type IdempotencyStore } from "./idempotency.ts";
  * Mounts each RouteSpec: auth → content type → validation (defaults applied)
  * → optional idempotency → handler. Handlers return {status, body}.
  */
-export function mountRoutes(router: Router<GatewayState>, routes: RouteSpec[], deps: GatewayDeps, store?: IdempotencyStore): void {
-  const requireApiKey = apiKey(deps.clients);
+export function mountRoutes(
+  router: Router<GatewayState>,
+  routes: RouteSpec[],
+  deps: GatewayDeps,
+  store?: IdempotencyStore,
+  keyCache?: ApiKeyLookupCache,
+): void {
+  const requireApiKey = apiKey(deps.clients, keyCache);
   const requireAdmin = adminKey(deps.config.adminApiKey);
   for (const route of routes) {
     const chain: Middleware<GatewayState>[] = [];

@@ -9,9 +9,14 @@ import { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
 import { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
+import { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
 import { createGatewayApp } from "./app.ts";
 import type { GatewayClients, GatewayDeps } from "./deps.ts";
 import { redisIdempotencyStore } from "./idempotency.ts";
+import { ApiKeyCache, listenForRevocations } from "./api-key-cache.ts";
+import { hostedPages } from "./pages/index.ts";
 
 export interface RunningGateway {
   port: number;
@@ -24,6 +29,9 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
     catalog: rpc.client(CatalogService, config.serviceUrls.catalog),
     sandbox: rpc.client(SandboxService, config.serviceUrls.sandbox),
     wallet: rpc.client(WalletService, config.serviceUrls.wallet),
+    subscriptions: rpc.client(SubscriptionsService, config.serviceUrls.subscriptions),
+    orders: rpc.client(OrdersService, config.serviceUrls.orders),
+    events: rpc.client(EventsService, config.serviceUrls.events),
   };
 }
 
@@ -43,7 +51,13 @@ export async function startGateway(config: Config, logger: Logger, port: number)
       redis: await redis.ping().then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
     }),
   };
-  const app = createGatewayApp(deps, { idempotencyStore: redisIdempotencyStore(redis, config.queuePrefix) });
+  const keyCache = new ApiKeyCache();
+  const revocations = listenForRevocations(keyCache, config.redisUrl, config.queuePrefix, logger);
+  const app = createGatewayApp(deps, {
+    idempotencyStore: redisIdempotencyStore(redis, config.queuePrefix),
+    extraRouters: hostedPages(deps, redis),
+    apiKeyCache: { cache: keyCache, isLive: revocations.isLive },
+  });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(port, () => resolve(s));
     s.once("error", reject);
@@ -59,6 +73,7 @@ export async function startGateway(config: Config, logger: Logger, port: number)
         server.closeIdleConnections();
       });
       rpc.close();
+      revocations.close();
       redis.disconnect();
       await pool.end();
     },

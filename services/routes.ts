@@ -7,12 +7,24 @@ import { catalogService } from "./catalog/rpc.ts";
 import { merchantService } from "./merchants/rpc.ts";
 import { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { sandboxService } from "./sandbox/rpc.ts";
+import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { walletService } from "./wallet/rpc.ts";
+import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { subscriptionsService } from "./subscriptions/rpc.ts";
+import { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
+import { eventsService } from "./events/rpc.ts";
+import { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
+import { ordersService } from "./orders/rpc.ts";
 
 /** The one place that says which Connect service each service name serves. */
 const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: ServiceDeps) => void>> = {
   merchants: (router, deps) => router.service(MerchantService, merchantService(deps)),
   catalog: (router, deps) => router.service(CatalogService, catalogService(deps)),
   sandbox: (router, deps) => router.service(SandboxService, sandboxService(deps)),
+  wallet: (router, deps) => router.service(WalletService, walletService(deps)),
+  subscriptions: (router, deps) => router.service(SubscriptionsService, subscriptionsService(deps)),
+  events: (router, deps) => router.service(EventsService, eventsService(deps)),
+  orders: (router, deps) => router.service(OrdersService, ordersService(deps)),
 };
 
 export function serviceRoutes(deps: ServiceDeps, names: readonly ServiceName[]) {

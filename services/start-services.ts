@@ -1,8 +1,4 @@
-import type { Config } from "./platform/config.ts";
-import type { Logger } from "./platform/logger.ts";
-import type { Clock } from "./platform/clock.ts";
-import type { Orm } from "./platform/database/orm.ts";
-import type { Queues } from "./platform/queue/queues.ts";
+import type { ServiceDeps } from "./platform/service-deps.ts";
 import { createServicesServer } from "./platform/rpc/server.ts";
 import { requireServiceToken } from "./platform/rpc/auth.ts";
 import { errorInterceptor } from "./platform/rpc/errors.ts";
@@ -15,7 +11,7 @@ export interface RunningServices {
 
 /** Serves the configured Connect services (gRPC + Connect, h2c) on one port. */
 export async function startServices(
-  deps: { config: Config; logger: Logger; orm: Orm; clock: Clock; queues: Queues },
+  deps: ServiceDeps,
   port: number,
 ): Promise<RunningServices> {
   const server = createServicesServer(serviceRoutes(deps, deps.config.services), [

@@ -23,6 +23,7 @@ export async function startWorkers(
   const registry = jobsByName(jobs);
   const workers: Worker[] = [];
   const connections: Redis[] = [];
+  const listeners: (() => void)[] = [];
   for (const group of groups) {
     const groupJobs = [...registry.values()].filter((j) => j.group === group);
     const connection = new Redis(deps.config.redisUrl, { maxRetriesPerRequest: null });
@@ -35,22 +36,30 @@ export async function startWorkers(
         if (!def || def.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
         await def.handle(deps, job.data);
       },
-      { connection, prefix: deps.config.queuePrefix, concurrency: deps.config.workerConcurrency, autorun: true },
+      { connection, prefix: deps.config.queuePrefix, concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency, autorun: true },
     );
     worker.on("error", (err) => deps.logger.error({ err, group }, "worker error"));
     worker.on("failed", (job, err) => deps.logger.warn({ err: err.message, job: job?.name, id: job?.id }, "job failed"));
     workers.push(worker);
 
     const queue = deps.queues.queue(group);
-    for (const def of groupJobs) {
-      if (def.every === undefined) continue;
-      const every = typeof def.every === "function" ? def.every(deps.config) : def.every;
-      await queue.upsertJobScheduler(def.name, { every }, { name: def.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
-    }
+    const declareSweeps = async () => {
+      for (const def of groupJobs) {
+        if (def.every === undefined) continue;
+        const every = typeof def.every === "function" ? def.every(deps.config) : def.every;
+        await queue.upsertJobScheduler(def.name, { every }, { name: def.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+      }
+    };
+    await declareSweeps();
+    // A Redis that restarts empty (no persistence) forgets the schedulers: declare them again on every reconnect.
+    const redeclare = () => void declareSweeps().catch((err) => deps.logger.warn({ err: err.message, group }, "could not declare sweeps"));
+    deps.queues.connection.on("ready", redeclare);
+    listeners.push(redeclare);
     deps.logger.info({ group, jobs: groupJobs.map((j) => j.name) }, "worker group started");
   }
   return {
     async close() {
+      for (const l of listeners) deps.queues.connection.off("ready", l);
       await Promise.all(workers.map((w) => w.close()));
       for (const c of connections) c.disconnect();
     },

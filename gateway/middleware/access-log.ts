@@ -2,6 +2,14 @@ import type { Middleware } from "koa";
 import type { Logger } from "../../services/platform/logger.ts";
 import type { GatewayState } from "../route.ts";
 
+/**
+ * Hosted-page paths carry single-use approval tokens (…/authorize/<token>,
+ * …/approve/<token>): they are bearer secrets and never reach a log line.
+ */
+export function redactPath(path: string): string {
+  return path.replace(/\/(authorize|approve|change|changes)\/[^/]+/g, "/$1/[token]");
+}
+
 /** One line per request, without headers or bodies (they carry secrets). */
 export function accessLog(logger: Logger): Middleware<GatewayState> {
   return async (ctx, next) => {
@@ -10,7 +18,7 @@ export function accessLog(logger: Logger): Middleware<GatewayState> {
       await next();
     } finally {
       logger.debug(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started), requestId: ctx.state.requestId },
+        { method: ctx.method, path: redactPath(ctx.path), status: ctx.status, ms: Math.round(performance.now() - started), requestId: ctx.state.requestId },
         "request",
       );
     }

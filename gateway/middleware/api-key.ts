@@ -1,24 +1,40 @@
 import type { Middleware } from "koa";
 import { ConnectError, Code } from "@connectrpc/connect";
+import { hashApiKey } from "../../services/merchants/api-key-secret.ts";
 import type { GatewayClients } from "../deps.ts";
 import type { GatewayState } from "../route.ts";
 import { HttpError } from "../http-errors.ts";
+import type { ApiKeyCache } from "../api-key-cache.ts";
 
 export const API_KEY_HEADER = "x-api-key";
 
-/** Resolves X-API-KEY to a merchant through the merchants service; 401 otherwise. */
-export function apiKey(clients: GatewayClients): Middleware<GatewayState> {
+export interface ApiKeyLookupCache {
+  cache: ApiKeyCache;
+  /** False while revocations cannot be heard (Redis down): then nothing is cached or trusted. */
+  isLive(): boolean;
+}
+
+/** Resolves X-API-KEY to a merchant through the merchants service (or the cache); 401 otherwise. */
+export function apiKey(clients: GatewayClients, lookup?: ApiKeyLookupCache): Middleware<GatewayState> {
   return async (ctx, next) => {
     const presented = ctx.get(API_KEY_HEADER);
     if (!presented) throw new HttpError(401, "INVALID_API_KEY", "X-API-KEY header is required");
-    try {
-      const { merchantId } = await clients.merchants.authenticateApiKey({ apiKey: presented });
-      ctx.state.merchantId = merchantId;
-    } catch (err) {
-      if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
-        throw new HttpError(401, "INVALID_API_KEY", "X-API-KEY is unknown or revoked");
+    const live = lookup?.isLive() ?? false;
+    const keyHash = lookup ? hashApiKey(presented) : "";
+    const cached = live ? lookup!.cache.get(keyHash) : undefined;
+    if (cached) {
+      ctx.state.merchantId = cached;
+    } else {
+      try {
+        const { merchantId } = await clients.merchants.authenticateApiKey({ apiKey: presented });
+        ctx.state.merchantId = merchantId;
+        if (live) lookup!.cache.set(keyHash, merchantId);
+      } catch (err) {
+        if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
+          throw new HttpError(401, "INVALID_API_KEY", "X-API-KEY is unknown or revoked");
+        }
+        throw err;
       }
-      throw err;
     }
     await next();
   };

@@ -2,6 +2,7 @@ import type { Middleware } from "koa";
 import { ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../services/platform/logger.ts";
 import { HttpError, fromConnectError } from "../http-errors.ts";
+import { redactPath } from "./access-log.ts";
 
 /** Errors from koa/co-body carry an HTTP status; these are the client ones we expect. */
 const CLIENT_ERRORS: Record<number, { code: string; message: string }> = {
@@ -28,7 +29,7 @@ export function errorHandler(logger: Logger): Middleware {
       }
     } catch (err) {
       const httpError = toHttpError(err);
-      if (httpError.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, "request failed");
+      if (httpError.status >= 500) logger.error({ err, method: ctx.method, path: redactPath(ctx.path) }, "request failed");
       ctx.status = httpError.status;
       ctx.body = {
         error: httpError.code,

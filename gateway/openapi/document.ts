@@ -40,7 +40,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl: string) {
       name: m[1],
       in: "path",
       required: true,
-      schema: { type: "string", format: "uuid" },
+      schema: m[1] === "externalId" ? { type: "string", minLength: 1, maxLength: 200 } : { type: "string", format: "uuid" },
     }));
     const queryProps = (route.query?.properties ?? {}) as Record<string, JsonSchema>;
     const queryParams = Object.entries(queryProps).map(([name, schema]) => ({

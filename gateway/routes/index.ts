@@ -1,7 +1,13 @@
 import type { RouteSpec } from "../route.ts";
 import { planRoutes } from "./plans.ts";
+import { subscriptionRoutes } from "./subscriptions.ts";
 import { adminMerchantRoutes } from "./admin-merchants.ts";
 import { adminSandboxRoutes } from "./admin-sandbox.ts";
+import { paymentOrderRoutes } from "./payment-orders.ts";
+import { adminDepositRoutes } from "./admin-deposits.ts";
+import { adminWalletRoutes } from "./admin-wallet.ts";
+import { eventRoutes } from "./events.ts";
+import { webhookEndpointRoutes } from "./webhook-endpoints.ts";
 
 /** Every REST operation: mounted by the app and documented by the OpenAPI builder. */
-export const allRoutes: RouteSpec[] = [...planRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes];
+export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes];

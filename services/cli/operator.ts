@@ -1,49 +1,13 @@
-import { parseArgs } from "node:util";
 import type { Config } from "../platform/config.ts";
-import { createOrm, ensureDatabase, migrate, type Orm } from "../platform/database/orm.ts";
-import { createClock } from "../platform/clock-factory.ts";
-import type { UseCaseContext } from "../platform/use-case.ts";
+import { createOrm, ensureDatabase, migrate } from "../platform/database/orm.ts";
+import { options, print, required, withContext, type OperatorCommand } from "./command-support.ts";
+import { walletCommands } from "./wallet-commands.ts";
 import { createMerchant } from "../merchants/create-merchant.ts";
 import { createApiKey } from "../merchants/create-api-key.ts";
 import { revokeApiKey } from "../merchants/revoke-api-key.ts";
+import { announceOnce } from "../merchants/key-revocations.ts";
 
-export interface OperatorCommand {
-  usage: string;
-  run(config: Config, argv: string[], json: boolean): Promise<number>;
-}
-
-/** Runs a use case against the database directly, as an operator's tool. */
-async function withContext<T>(config: Config, fn: (ctx: UseCaseContext) => Promise<T>): Promise<T> {
-  const orm: Orm = await createOrm({ databaseUrl: config.databaseUrl, poolMax: 2 });
-  const clock = await createClock(config, orm);
-  try {
-    return await fn({ em: orm.em.fork(), clock: clock.clock });
-  } finally {
-    clock.stop();
-    await orm.close();
-  }
-}
-
-function print(json: boolean, value: Record<string, unknown>, text: string): number {
-  console.log(json ? JSON.stringify(value) : text);
-  return 0;
-}
-
-function options(argv: string[], names: string[]): Record<string, string | undefined> {
-  const { values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: false,
-    options: Object.fromEntries(names.map((n) => [n, { type: "string" as const }])),
-  });
-  return values as Record<string, string | undefined>;
-}
-
-function required(values: Record<string, string | undefined>, name: string): string {
-  const v = values[name];
-  if (!v) throw new Error(`--${name} is required`);
-  return v;
-}
+export type { OperatorCommand };
 
 export async function migrateCommand(config: Config, json: boolean): Promise<number> {
   const created = await ensureDatabase(config.databaseUrl);
@@ -83,9 +47,10 @@ export const operatorCommands: Record<string, OperatorCommand> = {
       const values = options(argv, ["merchant", "key"]);
       const merchantId = required(values, "merchant");
       const keyId = required(values, "key");
-      await withContext(config, (ctx) => revokeApiKey(ctx, { merchantId, keyId }));
+      await withContext(config, (ctx) => revokeApiKey(ctx, { merchantId, keyId }, announceOnce(config.redisUrl, config.queuePrefix)));
       return print(json, { id: keyId, revoked: true }, `API key ${keyId} revoked`);
     },
   },
+  ...walletCommands,
 };
 

@@ -48,11 +48,14 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
   try {
     if (parts.services.length > 0) {
       config = { ...config, services: parts.services };
-      services = await startServices({ config, logger, orm: orm!, clock: clock!.clock, queues: queues! }, parts.servicesPort ?? config.servicesPort);
+      const serviceDeps = { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc };
+      services = await startServices(serviceDeps, parts.servicesPort ?? config.servicesPort);
       const local = `http://127.0.0.1:${services.port}`;
       const urls = { ...config.serviceUrls };
       for (const name of parts.services) urls[name] = local;
       config = Object.freeze({ ...config, serviceUrls: Object.freeze(urls) });
+      // Services calling each other (subscriptions → wallet) must use the port actually bound.
+      serviceDeps.config = config;
     }
     if (parts.workerGroups.length > 0) {
       workers = await startWorkers(

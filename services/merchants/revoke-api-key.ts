@@ -2,9 +2,18 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
 import { ApiKey } from "./entities.ts";
+import type { AnnounceRevocation } from "./key-revocations.ts";
 
-/** Revoking is idempotent: a revoked key stays revoked with its first revocation time. */
-export async function revokeApiKey(ctx: UseCaseContext, input: { merchantId: string; keyId: string }): Promise<void> {
+/**
+ * Revoking is idempotent: a revoked key stays revoked with its first
+ * revocation time. After the commit the revocation is announced so gateways
+ * drop their cached lookup of the key.
+ */
+export async function revokeApiKey(
+  ctx: UseCaseContext,
+  input: { merchantId: string; keyId: string },
+  announce: AnnounceRevocation,
+): Promise<void> {
   const key =
     isUuid(input.keyId) && isUuid(input.merchantId)
       ? await ctx.em.findOne(ApiKey, { id: input.keyId, merchantId: input.merchantId })
@@ -14,4 +23,5 @@ export async function revokeApiKey(ctx: UseCaseContext, input: { merchantId: str
     key.revokedAt = ctx.clock.now();
     await ctx.em.flush();
   }
+  await announce(key.keyHash);
 }

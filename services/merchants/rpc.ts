@@ -8,11 +8,13 @@ import { getMerchant } from "./get-merchant.ts";
 import { createApiKey } from "./create-api-key.ts";
 import { revokeApiKey } from "./revoke-api-key.ts";
 import { authenticateApiKey } from "./authenticate-api-key.ts";
+import { announceVia } from "./key-revocations.ts";
 
 const toMessage = (m: MerchantRow) => ({ id: m.id, name: m.name, createdAt: timestampFromDate(m.createdAt) });
 
 export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantService> {
   const keyMode = deps.config.apiKeyMode;
+  const announce = announceVia(deps.queues.connection, deps.config.queuePrefix);
   return {
     async createMerchant(req) {
       const result = await createMerchant(contextFor(deps), { name: req.name, keyMode });
@@ -25,7 +27,7 @@ export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantS
       return createApiKey(contextFor(deps), { merchantId: req.merchantId, keyMode });
     },
     async revokeApiKey(req) {
-      await revokeApiKey(contextFor(deps), { merchantId: req.merchantId, keyId: req.keyId });
+      await revokeApiKey(contextFor(deps), { merchantId: req.merchantId, keyId: req.keyId }, announce);
       return {};
     },
     async authenticateApiKey(req) {

@@ -23,10 +23,30 @@ export interface Config {
   /** Worker groups run by a `workers` process (WORKER_GROUPS, default all). */
   readonly workerGroups: readonly WorkerGroup[];
   readonly workerConcurrency: number;
+  /**
+   * Account-level extended PUBLIC keys that payment-order deposit addresses are
+   * derived from, per network (XPUB_BTC, XPUB_ETH, XPUB_TRON). Required in live
+   * production; sandbox and development default to public test vectors.
+   */
+  readonly depositXpubs: Readonly<Record<DepositNetwork, string>>;
   /** Interval of the Postgres sweeps that back every delayed job, in ms. */
   readonly sweepIntervalMs: number;
   /** 32-byte key that encrypts secrets we must be able to read back (webhook secrets). */
   readonly secretsKey: Buffer;
+  /** Webhook deliveries: worker concurrency of the `webhooks` group (WEBHOOK_CONCURRENCY). */
+  readonly webhookConcurrency: number;
+  /** How long a receiver has to answer 2xx (WEBHOOK_TIMEOUT_MS). */
+  readonly webhookTimeoutMs: number;
+  /** Delays before each retry, in ms (WEBHOOK_RETRY_SCHEDULE: comma-separated seconds). */
+  readonly webhookRetryScheduleMs: readonly number[];
+  /** Send to private/loopback addresses even outside sandbox mode (WEBHOOK_ALLOW_PRIVATE). */
+  readonly webhookAllowPrivate: boolean;
+  /** Recurring billing: days after a renewal's first failure on which it is retried (DUNNING_RETRY_DAYS, e.g. 1,3,5). */
+  readonly dunningRetryDays: readonly number[];
+  /** Where a subscription goes when its last retry fails (DUNNING_FINAL_STATUS: UNPAID or CANCELLED). */
+  readonly dunningFinalStatus: "UNPAID" | "CANCELLED";
+  /** Days before each renewal that subscription.charge_upcoming is sent (CHARGE_NOTICE_DAYS; 0 = never). */
+  readonly chargeNoticeDays: number;
 }
 
 export const SERVICE_NAMES = ["merchants", "catalog", "wallet", "subscriptions", "orders", "events", "sandbox"] as const;
@@ -38,6 +58,20 @@ type Env = Record<string, string | undefined>;
 
 const DEV_INTERNAL_TOKEN = "dev-internal-token-change-me";
 const DEV_SECRETS_KEY = "ZGV2LXNlY3JldHMta2V5LWNoYW5nZS1tZS0zMmJ5dGU="; // 32 bytes, dev only
+
+export const DEPOSIT_NETWORKS = ["BITCOIN", "ETHEREUM", "TRON"] as const;
+export type DepositNetwork = (typeof DEPOSIT_NETWORKS)[number];
+/**
+ * Sandbox/development deposit keys: the published account keys of the BIP39
+ * test mnemonic "abandon … about" (BIP84 m/84'/0'/0' zpub; BIP44 m/44'/60'/0'
+ * and m/44'/195'/0'). Anyone can spend from their addresses: test use only.
+ */
+export const TEST_DEPOSIT_XPUBS: Readonly<Record<DepositNetwork, string>> = Object.freeze({
+  BITCOIN: "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs",
+  ETHEREUM: "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt",
+  TRON: "xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd",
+});
+const DEPOSIT_XPUB_ENV: Readonly<Record<DepositNetwork, string>> = { BITCOIN: "XPUB_BTC", ETHEREUM: "XPUB_ETH", TRON: "XPUB_TRON" };
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -97,6 +131,39 @@ export function loadConfig(env: Env = process.env): Config {
   const secretsKey = Buffer.from(secretsRaw, "base64");
   if (secretsKey.length !== 32) problems.push("SECRETS_KEY must be 32 bytes, base64-encoded");
 
+  // Seconds, as in the README: 5 s, 5 min, 30 min, 2 h, 5 h, then 10 h six times (about 2.8 days).
+  const retryRaw = str("WEBHOOK_RETRY_SCHEDULE", "5,300,1800,7200,18000,36000,36000,36000,36000,36000,36000");
+  const webhookRetryScheduleMs = retryRaw.split(",").map((s) => s.trim());
+  if (webhookRetryScheduleMs.length > 30 || webhookRetryScheduleMs.some((s) => !/^\d+(\.\d{1,3})?$/.test(s) || Number(s) <= 0 || Number(s) > 604_800)) {
+    problems.push(`WEBHOOK_RETRY_SCHEDULE must be 1 to 30 comma-separated delays in seconds, each above 0 and at most 604800 (got "${retryRaw}")`);
+  }
+
+  // Offsets from a renewal's first failure, strictly increasing: "1,3,5" retries one, three and five days later.
+  const dunningRaw = str("DUNNING_RETRY_DAYS", "1,3,5");
+  const dunningRetryDays = dunningRaw.split(",").map((s) => Number(s.trim()));
+  if (
+    dunningRetryDays.length > 10 ||
+    dunningRaw.split(",").some((s) => !/^\d{1,3}$/.test(s.trim())) ||
+    dunningRetryDays.some((d, i) => d < 1 || d > 365 || (i > 0 && d <= dunningRetryDays[i - 1]!))
+  ) {
+    problems.push(`DUNNING_RETRY_DAYS must be 1 to 10 strictly increasing comma-separated whole days from 1 to 365 (got "${dunningRaw}")`);
+  }
+  const dunningFinalStatus = str("DUNNING_FINAL_STATUS", "UNPAID");
+  if (dunningFinalStatus !== "UNPAID" && dunningFinalStatus !== "CANCELLED") {
+    problems.push(`DUNNING_FINAL_STATUS must be UNPAID or CANCELLED (got "${dunningFinalStatus}")`);
+  }
+
+  // Live production must name its own keys: the test keys' addresses are spendable by anyone.
+  const liveDeposits = production && !sandbox;
+  const depositXpubs = Object.fromEntries(
+    DEPOSIT_NETWORKS.map((n) => [n, str(DEPOSIT_XPUB_ENV[n], liveDeposits ? "" : TEST_DEPOSIT_XPUBS[n])]),
+  ) as Record<DepositNetwork, string>;
+  for (const n of DEPOSIT_NETWORKS) {
+    const value = depositXpubs[n];
+    if (value && /^[a-z]prv/.test(value)) problems.push(`${DEPOSIT_XPUB_ENV[n]} must be an extended PUBLIC key, never a private one`);
+    else if (value && !/^[xyztuv]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(value)) problems.push(`${DEPOSIT_XPUB_ENV[n]} must be an extended public key (xpub/zpub/tpub/vpub…)`);
+  }
+
   const defaultServiceUrl = `http://127.0.0.1:${servicesPort}`;
   const serviceUrls = Object.fromEntries(
     SERVICE_NAMES.map((s) => [s, url(`${s.toUpperCase()}_SERVICE_URL`, defaultServiceUrl, ["http:", "https:"])]),
@@ -120,11 +187,22 @@ export function loadConfig(env: Env = process.env): Config {
     services: Object.freeze(list("SERVICES", SERVICE_NAMES)),
     workerGroups: Object.freeze(list<WorkerGroup>("WORKER_GROUPS", WORKER_GROUP_NAMES)),
     workerConcurrency: int("WORKER_CONCURRENCY", 10, 1, 1000),
+    depositXpubs: Object.freeze(depositXpubs),
     sweepIntervalMs: int("SWEEP_INTERVAL_MS", 5000, 100, 3_600_000),
     secretsKey,
+    webhookConcurrency: int("WEBHOOK_CONCURRENCY", 10, 1, 1000),
+    webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
+    webhookRetryScheduleMs: Object.freeze(webhookRetryScheduleMs.map((s) => Math.round(Number(s) * 1000))),
+    webhookAllowPrivate: bool("WEBHOOK_ALLOW_PRIVATE", false),
+    dunningRetryDays: Object.freeze(dunningRetryDays),
+    dunningFinalStatus: dunningFinalStatus as "UNPAID" | "CANCELLED",
+    chargeNoticeDays: int("CHARGE_NOTICE_DAYS", 3, 0, 365),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
+  }
+  if (liveDeposits && config.services.includes("orders")) {
+    for (const n of DEPOSIT_NETWORKS) if (!depositXpubs[n]) problems.push(`${DEPOSIT_XPUB_ENV[n]} must be set in production (payment-order deposit addresses)`);
   }
   if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return Object.freeze(config);

@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { UseCaseContext } from "./use-case.ts";
 import type { Queues } from "./queue/queues.ts";
+import type { RpcClients } from "./rpc/clients.ts";
 
 /** What an RPC adapter needs; passed in by the process that hosts it. */
 export interface ServiceDeps {
@@ -13,6 +14,8 @@ export interface ServiceDeps {
   logger: Logger;
   /** Producers for the jobs that make scheduled work prompt (after commit only). */
   queues: Queues;
+  /** Connect clients for calling other services (read URLs from config.serviceUrls at call time). */
+  rpc: RpcClients;
 }
 
 /** A use-case context with its own entity manager: one per RPC call or job. */

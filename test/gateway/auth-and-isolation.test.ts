@@ -1,6 +1,10 @@
 import { expect } from "chai";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import { apiClient } from "../support/http.ts";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
 
 const PLANS = "/api/v1/subscription-plans";
 const plan = { name: "Basic", amount: "5", currency: "USD", interval: "WEEK" };
@@ -46,6 +50,17 @@ describe("API keys and tenant isolation", () => {
     expect(afterRevoke.body.error).to.equal("INVALID_API_KEY");
     // The other key of the same merchant keeps working.
     expect((await api2.get(PLANS)).status).to.equal(200);
+  });
+
+  it("a key revoked from the CLI stops working at once although the gateway cached it", async () => {
+    const m = await sys.createMerchant("Cached");
+    // Warm the gateway's lookup cache.
+    for (let i = 0; i < 3; i++) expect((await m.api.get(PLANS)).status).to.equal(200);
+    const env = { ...process.env, DATABASE_URL: sys.database.url, REDIS_URL: sys.config.redisUrl, QUEUE_PREFIX: sys.config.queuePrefix, LOG_LEVEL: "silent" };
+    await run(process.execPath, ["services/cli/billing.ts", "api-keys", "revoke", "--merchant", m.id, "--key", m.apiKeyId, "--json"], { env });
+    const res = await m.api.get(PLANS);
+    expect(res.status).to.equal(401);
+    expect(res.body.error).to.equal("INVALID_API_KEY");
   });
 
   it("answers 404 for another merchant's plan, never the record", async () => {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ConfigError, loadConfig } from "../../services/platform/config.ts";
+import { ConfigError, loadConfig, TEST_DEPOSIT_XPUBS } from "../../services/platform/config.ts";
 
 describe("config", () => {
   it("has defaults that work on a developer machine", () => {
@@ -29,7 +29,9 @@ describe("config", () => {
 
   it("requires real secrets in production", () => {
     expect(() => loadConfig({ NODE_ENV: "production" })).to.throw(ConfigError, /INTERNAL_API_TOKEN.*SECRETS_KEY|SECRETS_KEY.*INTERNAL_API_TOKEN/);
-    const c = loadConfig({ NODE_ENV: "production", INTERNAL_API_TOKEN: "t".repeat(32), SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") });
+    // Live production also names its own deposit keys (payment orders); any public keys will do here.
+    const xpubs = { XPUB_BTC: TEST_DEPOSIT_XPUBS.BITCOIN, XPUB_ETH: TEST_DEPOSIT_XPUBS.ETHEREUM, XPUB_TRON: TEST_DEPOSIT_XPUBS.TRON };
+    const c = loadConfig({ NODE_ENV: "production", INTERNAL_API_TOKEN: "t".repeat(32), SECRETS_KEY: Buffer.alloc(32, 7).toString("base64"), ...xpubs });
     expect(c.sandbox).to.equal(false);
     expect(c.apiKeyMode).to.equal("live");
   });

@@ -1,8 +1,20 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration0001Foundation } from "./0001-foundation.ts";
+import { Migration0002Wallet } from "./0002-wallet.ts";
+import { Migration0003Subscriptions } from "./0003-subscriptions.ts";
+import { Migration0004Webhooks } from "./0004-webhooks.ts";
+import { Migration0005PaymentOrders } from "./0005-payment-orders.ts";
+import { Migration0007ChangeSessions } from "./0007-change-sessions.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
  * `billing migrate` (and by `npm start` for a developer), never schema.update().
  */
-export const migrations: MigrationObject[] = [{ name: "0001-foundation", class: Migration0001Foundation }];
+export const migrations: MigrationObject[] = [
+  { name: "0001-foundation", class: Migration0001Foundation },
+  { name: "0002-wallet", class: Migration0002Wallet },
+  { name: "0003-subscriptions", class: Migration0003Subscriptions },
+  { name: "0004-webhooks", class: Migration0004Webhooks },
+  { name: "0005-payment-orders", class: Migration0005PaymentOrders },
+  { name: "0007-change-sessions", class: Migration0007ChangeSessions },
+];

@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file billing/wallet/v1/wallet.proto.
  */
 export const file_billing_wallet_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("Ch5iaWxsaW5nL3dhbGxldC92MS93YWxsZXQucHJvdG8SEWJpbGxpbmcud2FsbGV0LnYxIssBCgpXYWxsZXRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpwaW5fbG9ja2VkGAUgASgIEjkKEHBpbl9sb2NrZWRfdW50aWwYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCEwoRX3Bpbl9sb2NrZWRfdW50aWwieAoFQXNzZXQSDAoEY29kZRgBIAEoCRIPCgduZXR3b3JrGAIgASgJEhAKCGRlY2ltYWxzGAMgASgFEhAKCGN1cnJlbmN5GAQgASgJEgwKBG5hbWUYBSABKAkSHgoWcmVxdWlyZWRfY29uZmlybWF0aW9ucxgGIAEoBSJFCgdBY2NvdW50EgoKAmlkGAEgASgJEg0KBWFzc2V0GAIgASgJEg8KB2JhbGFuY2UYAyABKAkSDgoGZnJvemVuGAQgASgIIkcKF0NyZWF0ZVdhbGxldFVzZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEgsKA3BpbhgDIAEoCSJHChhDcmVhdGVXYWxsZXRVc2VyUmVzcG9uc2USKwoEdXNlchgBIAEoCzIdLmJpbGxpbmcud2FsbGV0LnYxLldhbGxldFVzZXIiIgoUR2V0V2FsbGV0VXNlclJlcXVlc3QSCgoCaWQYASABKAkicgoVR2V0V2FsbGV0VXNlclJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyEiwKCGFjY291bnRzGAIgAygLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCItChxGaW5kV2FsbGV0VXNlckJ5RW1haWxSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIkwKHUZpbmRXYWxsZXRVc2VyQnlFbWFpbFJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIjgKFVZlcmlmeVBhc3N3b3JkUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJFChZWZXJpZnlQYXNzd29yZFJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIjcKEFZlcmlmeVBpblJlcXVlc3QSFgoOd2FsbGV0X3VzZXJfaWQYASABKAkSCwoDcGluGAIgASgJIo4BChFWZXJpZnlQaW5SZXNwb25zZRIKCgJvaxgBIAEoCBIVCg1hdHRlbXB0c19sZWZ0GAIgASgFEg4KBmxvY2tlZBgDIAEoCBI1Cgxsb2NrZWRfdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDwoNX2xvY2tlZF91bnRpbCITChFMaXN0QXNzZXRzUmVxdWVzdCI+ChJMaXN0QXNzZXRzUmVzcG9uc2USKAoGYXNzZXRzGAEgAygLMhguYmlsbGluZy53YWxsZXQudjEuQXNzZXQiUQoMUXVvdGVSZXF1ZXN0Eg4KBmFtb3VudBgBIAEoCRIQCghjdXJyZW5jeRgCIAEoCRINCgVhc3NldBgDIAEoCRIQCghyb3VuZGluZxgEIAEoCSJgCg1RdW90ZVJlc3BvbnNlEhQKDGFzc2V0X2Ftb3VudBgBIAEoCRIMCgRyYXRlGAIgASgJEisKB3JhdGVfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKE0xpc3RBY2NvdW50c1JlcXVlc3QSMAoKb3duZXJfdHlwZRgBIAEoDjIcLmJpbGxpbmcud2FsbGV0LnYxLk93bmVyVHlwZRIQCghvd25lcl9pZBgCIAEoCSJEChRMaXN0QWNjb3VudHNSZXNwb25zZRIsCghhY2NvdW50cxgBIAMoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiggEKF0NyZWRpdFdhbGxldFVzZXJSZXF1ZXN0EhYKDndhbGxldF91c2VyX2lkGAEgASgJEg0KBWFzc2V0GAIgASgJEg4KBmFtb3VudBgDIAEoCRIcCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlIAIgBAUISChBfaWRlbXBvdGVuY3lfa2V5Il8KGENyZWRpdFdhbGxldFVzZXJSZXNwb25zZRIWCg50cmFuc2FjdGlvbl9pZBgBIAEoCRIrCgdhY2NvdW50GAIgASgLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCKJAQoNQ2hhcmdlUmVxdWVzdBIXCg9pZGVtcG90ZW5jeV9rZXkYASABKAkSFgoOd2FsbGV0X3VzZXJfaWQYAiABKAkSEwoLbWVyY2hhbnRfaWQYAyABKAkSDQoFYXNzZXQYBCABKAkSDgoGYW1vdW50GAUgASgJEhMKC2Rlc2NyaXB0aW9uGAYgASgJIooBCg5DaGFyZ2VSZXNwb25zZRIxCgdvdXRjb21lGAEgASgOMiAuYmlsbGluZy53YWxsZXQudjEuQ2hhcmdlT3V0Y29tZRIbCg50cmFuc2FjdGlvbl9pZBgCIAEoCUgAiAEBEhUKDWJhbGFuY2VfYWZ0ZXIYAyABKAlCEQoPX3RyYW5zYWN0aW9uX2lkInkKFUNyZWRpdE1lcmNoYW50UmVxdWVzdBIXCg9pZGVtcG90ZW5jeV9rZXkYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhMKC2Rlc2NyaXB0aW9uGAUgASgJIl0KFkNyZWRpdE1lcmNoYW50UmVzcG9uc2USFgoOdHJhbnNhY3Rpb25faWQYASABKAkSKwoHYWNjb3VudBgCIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiFAoSQ2hlY2tMZWRnZXJSZXF1ZXN0ImsKE0NoZWNrTGVkZ2VyUmVzcG9uc2USCgoCb2sYASABKAgSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSGAoQYWNjb3VudHNfY2hlY2tlZBgDIAEoAxIQCghwcm9ibGVtcxgEIAMoCSpcCglPd25lclR5cGUSGgoWT1dORVJfVFlQRV9VTlNQRUNJRklFRBAAEhoKFk9XTkVSX1RZUEVfV0FMTEVUX1VTRVIQARIXChNPV05FUl9UWVBFX01FUkNIQU5UEAIqlwEKDUNoYXJnZU91dGNvbWUSHgoaQ0hBUkdFX09VVENPTUVfVU5TUEVDSUZJRUQQABIcChhDSEFSR0VfT1VUQ09NRV9TVUNDRUVERUQQARIlCiFDSEFSR0VfT1VUQ09NRV9JTlNVRkZJQ0lFTlRfRlVORFMQAhIhCh1DSEFSR0VfT1VUQ09NRV9BQ0NPVU5UX0ZST1pFThADMqQJCg1XYWxsZXRTZXJ2aWNlEmsKEENyZWF0ZVdhbGxldFVzZXISKi5iaWxsaW5nLndhbGxldC52MS5DcmVhdGVXYWxsZXRVc2VyUmVxdWVzdBorLmJpbGxpbmcud2FsbGV0LnYxLkNyZWF0ZVdhbGxldFVzZXJSZXNwb25zZRJiCg1HZXRXYWxsZXRVc2VyEicuYmlsbGluZy53YWxsZXQudjEuR2V0V2FsbGV0VXNlclJlcXVlc3QaKC5iaWxsaW5nLndhbGxldC52MS5HZXRXYWxsZXRVc2VyUmVzcG9uc2USegoVRmluZFdhbGxldFVzZXJCeUVtYWlsEi8uYmlsbGluZy53YWxsZXQudjEuRmluZFdhbGxldFVzZXJCeUVtYWlsUmVxdWVzdBowLmJpbGxpbmcud2FsbGV0LnYxLkZpbmRXYWxsZXRVc2VyQnlFbWFpbFJlc3BvbnNlEmUKDlZlcmlmeVBhc3N3b3JkEiguYmlsbGluZy53YWxsZXQudjEuVmVyaWZ5UGFzc3dvcmRSZXF1ZXN0GikuYmlsbGluZy53YWxsZXQudjEuVmVyaWZ5UGFzc3dvcmRSZXNwb25zZRJWCglWZXJpZnlQaW4SIy5iaWxsaW5nLndhbGxldC52MS5WZXJpZnlQaW5SZXF1ZXN0GiQuYmlsbGluZy53YWxsZXQudjEuVmVyaWZ5UGluUmVzcG9uc2USWQoKTGlzdEFzc2V0cxIkLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RBc3NldHNSZXF1ZXN0GiUuYmlsbGluZy53YWxsZXQudjEuTGlzdEFzc2V0c1Jlc3BvbnNlEkoKBVF1b3RlEh8uYmlsbGluZy53YWxsZXQudjEuUXVvdGVSZXF1ZXN0GiAuYmlsbGluZy53YWxsZXQudjEuUXVvdGVSZXNwb25zZRJfCgxMaXN0QWNjb3VudHMSJi5iaWxsaW5nLndhbGxldC52MS5MaXN0QWNjb3VudHNSZXF1ZXN0GicuYmlsbGluZy53YWxsZXQudjEuTGlzdEFjY291bnRzUmVzcG9uc2USawoQQ3JlZGl0V2FsbGV0VXNlchIqLmJpbGxpbmcud2FsbGV0LnYxLkNyZWRpdFdhbGxldFVzZXJSZXF1ZXN0GisuYmlsbGluZy53YWxsZXQudjEuQ3JlZGl0V2FsbGV0VXNlclJlc3BvbnNlEk0KBkNoYXJnZRIgLmJpbGxpbmcud2FsbGV0LnYxLkNoYXJnZVJlcXVlc3QaIS5iaWxsaW5nLndhbGxldC52MS5DaGFyZ2VSZXNwb25zZRJlCg5DcmVkaXRNZXJjaGFudBIoLmJpbGxpbmcud2FsbGV0LnYxLkNyZWRpdE1lcmNoYW50UmVxdWVzdBopLmJpbGxpbmcud2FsbGV0LnYxLkNyZWRpdE1lcmNoYW50UmVzcG9uc2USXAoLQ2hlY2tMZWRnZXISJS5iaWxsaW5nLndhbGxldC52MS5DaGVja0xlZGdlclJlcXVlc3QaJi5iaWxsaW5nLndhbGxldC52MS5DaGVja0xlZGdlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5iaWxsaW5nL3dhbGxldC92MS93YWxsZXQucHJvdG8SEWJpbGxpbmcud2FsbGV0LnYxIssBCgpXYWxsZXRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpwaW5fbG9ja2VkGAUgASgIEjkKEHBpbl9sb2NrZWRfdW50aWwYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCEwoRX3Bpbl9sb2NrZWRfdW50aWwieAoFQXNzZXQSDAoEY29kZRgBIAEoCRIPCgduZXR3b3JrGAIgASgJEhAKCGRlY2ltYWxzGAMgASgFEhAKCGN1cnJlbmN5GAQgASgJEgwKBG5hbWUYBSABKAkSHgoWcmVxdWlyZWRfY29uZmlybWF0aW9ucxgGIAEoBSJFCgdBY2NvdW50EgoKAmlkGAEgASgJEg0KBWFzc2V0GAIgASgJEg8KB2JhbGFuY2UYAyABKAkSDgoGZnJvemVuGAQgASgIIkcKF0NyZWF0ZVdhbGxldFVzZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEgsKA3BpbhgDIAEoCSJHChhDcmVhdGVXYWxsZXRVc2VyUmVzcG9uc2USKwoEdXNlchgBIAEoCzIdLmJpbGxpbmcud2FsbGV0LnYxLldhbGxldFVzZXIiIgoUR2V0V2FsbGV0VXNlclJlcXVlc3QSCgoCaWQYASABKAkicgoVR2V0V2FsbGV0VXNlclJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyEiwKCGFjY291bnRzGAIgAygLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCItChxGaW5kV2FsbGV0VXNlckJ5RW1haWxSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIkwKHUZpbmRXYWxsZXRVc2VyQnlFbWFpbFJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIjgKFVZlcmlmeVBhc3N3b3JkUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJFChZWZXJpZnlQYXNzd29yZFJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIjcKEFZlcmlmeVBpblJlcXVlc3QSFgoOd2FsbGV0X3VzZXJfaWQYASABKAkSCwoDcGluGAIgASgJIo4BChFWZXJpZnlQaW5SZXNwb25zZRIKCgJvaxgBIAEoCBIVCg1hdHRlbXB0c19sZWZ0GAIgASgFEg4KBmxvY2tlZBgDIAEoCBI1Cgxsb2NrZWRfdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDwoNX2xvY2tlZF91bnRpbCITChFMaXN0QXNzZXRzUmVxdWVzdCI+ChJMaXN0QXNzZXRzUmVzcG9uc2USKAoGYXNzZXRzGAEgAygLMhguYmlsbGluZy53YWxsZXQudjEuQXNzZXQiUQoMUXVvdGVSZXF1ZXN0Eg4KBmFtb3VudBgBIAEoCRIQCghjdXJyZW5jeRgCIAEoCRINCgVhc3NldBgDIAEoCRIQCghyb3VuZGluZxgEIAEoCSJgCg1RdW90ZVJlc3BvbnNlEhQKDGFzc2V0X2Ftb3VudBgBIAEoCRIMCgRyYXRlGAIgASgJEisKB3JhdGVfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKE0xpc3RBY2NvdW50c1JlcXVlc3QSMAoKb3duZXJfdHlwZRgBIAEoDjIcLmJpbGxpbmcud2FsbGV0LnYxLk93bmVyVHlwZRIQCghvd25lcl9pZBgCIAEoCSJEChRMaXN0QWNjb3VudHNSZXNwb25zZRIsCghhY2NvdW50cxgBIAMoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiggEKF0NyZWRpdFdhbGxldFVzZXJSZXF1ZXN0EhYKDndhbGxldF91c2VyX2lkGAEgASgJEg0KBWFzc2V0GAIgASgJEg4KBmFtb3VudBgDIAEoCRIcCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlIAIgBAUISChBfaWRlbXBvdGVuY3lfa2V5Il8KGENyZWRpdFdhbGxldFVzZXJSZXNwb25zZRIWCg50cmFuc2FjdGlvbl9pZBgBIAEoCRIrCgdhY2NvdW50GAIgASgLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCKJAQoNQ2hhcmdlUmVxdWVzdBIXCg9pZGVtcG90ZW5jeV9rZXkYASABKAkSFgoOd2FsbGV0X3VzZXJfaWQYAiABKAkSEwoLbWVyY2hhbnRfaWQYAyABKAkSDQoFYXNzZXQYBCABKAkSDgoGYW1vdW50GAUgASgJEhMKC2Rlc2NyaXB0aW9uGAYgASgJIooBCg5DaGFyZ2VSZXNwb25zZRIxCgdvdXRjb21lGAEgASgOMiAuYmlsbGluZy53YWxsZXQudjEuQ2hhcmdlT3V0Y29tZRIbCg50cmFuc2FjdGlvbl9pZBgCIAEoCUgAiAEBEhUKDWJhbGFuY2VfYWZ0ZXIYAyABKAlCEQoPX3RyYW5zYWN0aW9uX2lkInkKFUNyZWRpdE1lcmNoYW50UmVxdWVzdBIXCg9pZGVtcG90ZW5jeV9rZXkYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhMKC2Rlc2NyaXB0aW9uGAUgASgJIl0KFkNyZWRpdE1lcmNoYW50UmVzcG9uc2USFgoOdHJhbnNhY3Rpb25faWQYASABKAkSKwoHYWNjb3VudBgCIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiFAoSQ2hlY2tMZWRnZXJSZXF1ZXN0ImsKE0NoZWNrTGVkZ2VyUmVzcG9uc2USCgoCb2sYASABKAgSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSGAoQYWNjb3VudHNfY2hlY2tlZBgDIAEoAxIQCghwcm9ibGVtcxgEIAMoCSIlChdGcmVlemVXYWxsZXRVc2VyUmVxdWVzdBIKCgJpZBgBIAEoCSJHChhGcmVlemVXYWxsZXRVc2VyUmVzcG9uc2USKwoEdXNlchgBIAEoCzIdLmJpbGxpbmcud2FsbGV0LnYxLldhbGxldFVzZXIiJwoZVW5mcmVlemVXYWxsZXRVc2VyUmVxdWVzdBIKCgJpZBgBIAEoCSJJChpVbmZyZWV6ZVdhbGxldFVzZXJSZXNwb25zZRIrCgR1c2VyGAEgASgLMh0uYmlsbGluZy53YWxsZXQudjEuV2FsbGV0VXNlciJpChRGcmVlemVBY2NvdW50UmVxdWVzdBIwCgpvd25lcl90eXBlGAEgASgOMhwuYmlsbGluZy53YWxsZXQudjEuT3duZXJUeXBlEhAKCG93bmVyX2lkGAIgASgJEg0KBWFzc2V0GAMgASgJIkQKFUZyZWV6ZUFjY291bnRSZXNwb25zZRIrCgdhY2NvdW50GAEgASgLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCJrChZVbmZyZWV6ZUFjY291bnRSZXF1ZXN0EjAKCm93bmVyX3R5cGUYASABKA4yHC5iaWxsaW5nLndhbGxldC52MS5Pd25lclR5cGUSEAoIb3duZXJfaWQYAiABKAkSDQoFYXNzZXQYAyABKAkiRgoXVW5mcmVlemVBY2NvdW50UmVzcG9uc2USKwoHYWNjb3VudBgBIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQqXAoJT3duZXJUeXBlEhoKFk9XTkVSX1RZUEVfVU5TUEVDSUZJRUQQABIaChZPV05FUl9UWVBFX1dBTExFVF9VU0VSEAESFwoTT1dORVJfVFlQRV9NRVJDSEFOVBACKpcBCg1DaGFyZ2VPdXRjb21lEh4KGkNIQVJHRV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHAoYQ0hBUkdFX09VVENPTUVfU1VDQ0VFREVEEAESJQohQ0hBUkdFX09VVENPTUVfSU5TVUZGSUNJRU5UX0ZVTkRTEAISIQodQ0hBUkdFX09VVENPTUVfQUNDT1VOVF9GUk9aRU4QAzLSDAoNV2FsbGV0U2VydmljZRJrChBDcmVhdGVXYWxsZXRVc2VyEiouYmlsbGluZy53YWxsZXQudjEuQ3JlYXRlV2FsbGV0VXNlclJlcXVlc3QaKy5iaWxsaW5nLndhbGxldC52MS5DcmVhdGVXYWxsZXRVc2VyUmVzcG9uc2USYgoNR2V0V2FsbGV0VXNlchInLmJpbGxpbmcud2FsbGV0LnYxLkdldFdhbGxldFVzZXJSZXF1ZXN0GiguYmlsbGluZy53YWxsZXQudjEuR2V0V2FsbGV0VXNlclJlc3BvbnNlEnoKFUZpbmRXYWxsZXRVc2VyQnlFbWFpbBIvLmJpbGxpbmcud2FsbGV0LnYxLkZpbmRXYWxsZXRVc2VyQnlFbWFpbFJlcXVlc3QaMC5iaWxsaW5nLndhbGxldC52MS5GaW5kV2FsbGV0VXNlckJ5RW1haWxSZXNwb25zZRJlCg5WZXJpZnlQYXNzd29yZBIoLmJpbGxpbmcud2FsbGV0LnYxLlZlcmlmeVBhc3N3b3JkUmVxdWVzdBopLmJpbGxpbmcud2FsbGV0LnYxLlZlcmlmeVBhc3N3b3JkUmVzcG9uc2USVgoJVmVyaWZ5UGluEiMuYmlsbGluZy53YWxsZXQudjEuVmVyaWZ5UGluUmVxdWVzdBokLmJpbGxpbmcud2FsbGV0LnYxLlZlcmlmeVBpblJlc3BvbnNlElkKCkxpc3RBc3NldHMSJC5iaWxsaW5nLndhbGxldC52MS5MaXN0QXNzZXRzUmVxdWVzdBolLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RBc3NldHNSZXNwb25zZRJKCgVRdW90ZRIfLmJpbGxpbmcud2FsbGV0LnYxLlF1b3RlUmVxdWVzdBogLmJpbGxpbmcud2FsbGV0LnYxLlF1b3RlUmVzcG9uc2USXwoMTGlzdEFjY291bnRzEiYuYmlsbGluZy53YWxsZXQudjEuTGlzdEFjY291bnRzUmVxdWVzdBonLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RBY2NvdW50c1Jlc3BvbnNlEmsKEENyZWRpdFdhbGxldFVzZXISKi5iaWxsaW5nLndhbGxldC52MS5DcmVkaXRXYWxsZXRVc2VyUmVxdWVzdBorLmJpbGxpbmcud2FsbGV0LnYxLkNyZWRpdFdhbGxldFVzZXJSZXNwb25zZRJNCgZDaGFyZ2USIC5iaWxsaW5nLndhbGxldC52MS5DaGFyZ2VSZXF1ZXN0GiEuYmlsbGluZy53YWxsZXQudjEuQ2hhcmdlUmVzcG9uc2USZQoOQ3JlZGl0TWVyY2hhbnQSKC5iaWxsaW5nLndhbGxldC52MS5DcmVkaXRNZXJjaGFudFJlcXVlc3QaKS5iaWxsaW5nLndhbGxldC52MS5DcmVkaXRNZXJjaGFudFJlc3BvbnNlElwKC0NoZWNrTGVkZ2VyEiUuYmlsbGluZy53YWxsZXQudjEuQ2hlY2tMZWRnZXJSZXF1ZXN0GiYuYmlsbGluZy53YWxsZXQudjEuQ2hlY2tMZWRnZXJSZXNwb25zZRJrChBGcmVlemVXYWxsZXRVc2VyEiouYmlsbGluZy53YWxsZXQudjEuRnJlZXplV2FsbGV0VXNlclJlcXVlc3QaKy5iaWxsaW5nLndhbGxldC52MS5GcmVlemVXYWxsZXRVc2VyUmVzcG9uc2UScQoSVW5mcmVlemVXYWxsZXRVc2VyEiwuYmlsbGluZy53YWxsZXQudjEuVW5mcmVlemVXYWxsZXRVc2VyUmVxdWVzdBotLmJpbGxpbmcud2FsbGV0LnYxLlVuZnJlZXplV2FsbGV0VXNlclJlc3BvbnNlEmIKDUZyZWV6ZUFjY291bnQSJy5iaWxsaW5nLndhbGxldC52MS5GcmVlemVBY2NvdW50UmVxdWVzdBooLmJpbGxpbmcud2FsbGV0LnYxLkZyZWV6ZUFjY291bnRSZXNwb25zZRJoCg9VbmZyZWV6ZUFjY291bnQSKS5iaWxsaW5nLndhbGxldC52MS5VbmZyZWV6ZUFjY291bnRSZXF1ZXN0GiouYmlsbGluZy53YWxsZXQudjEuVW5mcmVlemVBY2NvdW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message billing.wallet.v1.WalletUser
@@ -113,6 +113,8 @@ export const AssetSchema: GenMessage<Asset> = /*@__PURE__*/
  */
 export type Account = Message<"billing.wallet.v1.Account"> & {
   /**
+   * Empty while the account is not opened (nothing ever moved in this asset).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -123,7 +125,7 @@ export type Account = Message<"billing.wallet.v1.Account"> & {
   asset: string;
 
   /**
-   * at the asset's decimals
+   * canonical decimal string ("10.5", "0"), exact at the asset's decimals
    *
    * @generated from field: string balance = 3;
    */
@@ -402,7 +404,8 @@ export type QuoteRequest = Message<"billing.wallet.v1.QuoteRequest"> & {
   asset: string;
 
   /**
-   * "up" charges the payer at least the value (charges); "down" for payouts.
+   * "up" charges the payer at least the value (charges); "down" for payouts;
+   * "half-even" (the default when empty).
    *
    * @generated from field: string rounding = 4;
    */
@@ -421,7 +424,7 @@ export const QuoteRequestSchema: GenMessage<QuoteRequest> = /*@__PURE__*/
  */
 export type QuoteResponse = Message<"billing.wallet.v1.QuoteResponse"> & {
   /**
-   * at the asset's decimals
+   * rounded once to the asset's decimals, canonical form ("0.00016667", "10.5")
    *
    * @generated from field: string asset_amount = 1;
    */
@@ -545,6 +548,10 @@ export const CreditWalletUserResponseSchema: GenMessage<CreditWalletUserResponse
  */
 export type ChargeRequest = Message<"billing.wallet.v1.ChargeRequest"> & {
   /**
+   * Required, at most 200 characters, unique across Charge, CreditMerchant and
+   * CreditWalletUser (prefix it with its purpose). A refused attempt is not
+   * final: a retry with the same key evaluates again; a SUCCEEDED one replays.
+   *
    * @generated from field: string idempotency_key = 1;
    */
   idempotencyKey: string;
@@ -716,6 +723,162 @@ export type CheckLedgerResponse = Message<"billing.wallet.v1.CheckLedgerResponse
  */
 export const CheckLedgerResponseSchema: GenMessage<CheckLedgerResponse> = /*@__PURE__*/
   messageDesc(file_billing_wallet_v1_wallet, 26);
+
+/**
+ * @generated from message billing.wallet.v1.FreezeWalletUserRequest
+ */
+export type FreezeWalletUserRequest = Message<"billing.wallet.v1.FreezeWalletUserRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message billing.wallet.v1.FreezeWalletUserRequest.
+ * Use `create(FreezeWalletUserRequestSchema)` to create a new message.
+ */
+export const FreezeWalletUserRequestSchema: GenMessage<FreezeWalletUserRequest> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 27);
+
+/**
+ * @generated from message billing.wallet.v1.FreezeWalletUserResponse
+ */
+export type FreezeWalletUserResponse = Message<"billing.wallet.v1.FreezeWalletUserResponse"> & {
+  /**
+   * @generated from field: billing.wallet.v1.WalletUser user = 1;
+   */
+  user?: WalletUser | undefined;
+};
+
+/**
+ * Describes the message billing.wallet.v1.FreezeWalletUserResponse.
+ * Use `create(FreezeWalletUserResponseSchema)` to create a new message.
+ */
+export const FreezeWalletUserResponseSchema: GenMessage<FreezeWalletUserResponse> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 28);
+
+/**
+ * @generated from message billing.wallet.v1.UnfreezeWalletUserRequest
+ */
+export type UnfreezeWalletUserRequest = Message<"billing.wallet.v1.UnfreezeWalletUserRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message billing.wallet.v1.UnfreezeWalletUserRequest.
+ * Use `create(UnfreezeWalletUserRequestSchema)` to create a new message.
+ */
+export const UnfreezeWalletUserRequestSchema: GenMessage<UnfreezeWalletUserRequest> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 29);
+
+/**
+ * @generated from message billing.wallet.v1.UnfreezeWalletUserResponse
+ */
+export type UnfreezeWalletUserResponse = Message<"billing.wallet.v1.UnfreezeWalletUserResponse"> & {
+  /**
+   * @generated from field: billing.wallet.v1.WalletUser user = 1;
+   */
+  user?: WalletUser | undefined;
+};
+
+/**
+ * Describes the message billing.wallet.v1.UnfreezeWalletUserResponse.
+ * Use `create(UnfreezeWalletUserResponseSchema)` to create a new message.
+ */
+export const UnfreezeWalletUserResponseSchema: GenMessage<UnfreezeWalletUserResponse> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 30);
+
+/**
+ * @generated from message billing.wallet.v1.FreezeAccountRequest
+ */
+export type FreezeAccountRequest = Message<"billing.wallet.v1.FreezeAccountRequest"> & {
+  /**
+   * @generated from field: billing.wallet.v1.OwnerType owner_type = 1;
+   */
+  ownerType: OwnerType;
+
+  /**
+   * @generated from field: string owner_id = 2;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string asset = 3;
+   */
+  asset: string;
+};
+
+/**
+ * Describes the message billing.wallet.v1.FreezeAccountRequest.
+ * Use `create(FreezeAccountRequestSchema)` to create a new message.
+ */
+export const FreezeAccountRequestSchema: GenMessage<FreezeAccountRequest> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 31);
+
+/**
+ * @generated from message billing.wallet.v1.FreezeAccountResponse
+ */
+export type FreezeAccountResponse = Message<"billing.wallet.v1.FreezeAccountResponse"> & {
+  /**
+   * @generated from field: billing.wallet.v1.Account account = 1;
+   */
+  account?: Account | undefined;
+};
+
+/**
+ * Describes the message billing.wallet.v1.FreezeAccountResponse.
+ * Use `create(FreezeAccountResponseSchema)` to create a new message.
+ */
+export const FreezeAccountResponseSchema: GenMessage<FreezeAccountResponse> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 32);
+
+/**
+ * @generated from message billing.wallet.v1.UnfreezeAccountRequest
+ */
+export type UnfreezeAccountRequest = Message<"billing.wallet.v1.UnfreezeAccountRequest"> & {
+  /**
+   * @generated from field: billing.wallet.v1.OwnerType owner_type = 1;
+   */
+  ownerType: OwnerType;
+
+  /**
+   * @generated from field: string owner_id = 2;
+   */
+  ownerId: string;
+
+  /**
+   * @generated from field: string asset = 3;
+   */
+  asset: string;
+};
+
+/**
+ * Describes the message billing.wallet.v1.UnfreezeAccountRequest.
+ * Use `create(UnfreezeAccountRequestSchema)` to create a new message.
+ */
+export const UnfreezeAccountRequestSchema: GenMessage<UnfreezeAccountRequest> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 33);
+
+/**
+ * @generated from message billing.wallet.v1.UnfreezeAccountResponse
+ */
+export type UnfreezeAccountResponse = Message<"billing.wallet.v1.UnfreezeAccountResponse"> & {
+  /**
+   * @generated from field: billing.wallet.v1.Account account = 1;
+   */
+  account?: Account | undefined;
+};
+
+/**
+ * Describes the message billing.wallet.v1.UnfreezeAccountResponse.
+ * Use `create(UnfreezeAccountResponseSchema)` to create a new message.
+ */
+export const UnfreezeAccountResponseSchema: GenMessage<UnfreezeAccountResponse> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 34);
 
 /**
  * @generated from enum billing.wallet.v1.OwnerType
@@ -911,6 +1074,43 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof CheckLedgerRequestSchema;
     output: typeof CheckLedgerResponseSchema;
+  },
+  /**
+   * Operator controls. A frozen wallet user (or a frozen account) cannot be
+   * charged (Charge answers CHARGE_OUTCOME_ACCOUNT_FROZEN); credits still land.
+   *
+   * @generated from rpc billing.wallet.v1.WalletService.FreezeWalletUser
+   */
+  freezeWalletUser: {
+    methodKind: "unary";
+    input: typeof FreezeWalletUserRequestSchema;
+    output: typeof FreezeWalletUserResponseSchema;
+  },
+  /**
+   * @generated from rpc billing.wallet.v1.WalletService.UnfreezeWalletUser
+   */
+  unfreezeWalletUser: {
+    methodKind: "unary";
+    input: typeof UnfreezeWalletUserRequestSchema;
+    output: typeof UnfreezeWalletUserResponseSchema;
+  },
+  /**
+   * Freezes one account (owner + asset); opens it first when it does not exist yet.
+   *
+   * @generated from rpc billing.wallet.v1.WalletService.FreezeAccount
+   */
+  freezeAccount: {
+    methodKind: "unary";
+    input: typeof FreezeAccountRequestSchema;
+    output: typeof FreezeAccountResponseSchema;
+  },
+  /**
+   * @generated from rpc billing.wallet.v1.WalletService.UnfreezeAccount
+   */
+  unfreezeAccount: {
+    methodKind: "unary";
+    input: typeof UnfreezeAccountRequestSchema;
+    output: typeof UnfreezeAccountResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_billing_wallet_v1_wallet, 0);

@@ -1,0 +1,83 @@
+import { Redis } from "ioredis";
+import { keyRevocationChannel } from "../services/merchants/key-revocations.ts";
+import type { Logger } from "../services/platform/logger.ts";
+
+interface Entry {
+  merchantId: string;
+  expiresAt: number;
+}
+
+/**
+ * Remembers successful API-key lookups (by the key's SHA-256, never the key)
+ * so most requests skip the merchants RPC. Revocations arrive over Redis
+ * pub/sub and evict at once; the TTL bounds staleness if Redis is down, and a
+ * reconnect clears everything because announcements may have been missed.
+ * Timing here is infrastructure time (wall clock), not business time.
+ */
+export class ApiKeyCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+
+  constructor(ttlMs = 60_000, maxEntries = 10_000) {
+    this.#ttlMs = ttlMs;
+    this.#maxEntries = maxEntries;
+  }
+
+  get(keyHash: string): string | undefined {
+    const entry = this.#entries.get(keyHash);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      this.#entries.delete(keyHash);
+      return undefined;
+    }
+    return entry.merchantId;
+  }
+
+  set(keyHash: string, merchantId: string): void {
+    if (this.#entries.size >= this.#maxEntries) {
+      // Maps iterate in insertion order: drop the oldest.
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    this.#entries.set(keyHash, { merchantId, expiresAt: Date.now() + this.#ttlMs });
+  }
+
+  forget(keyHash: string): void {
+    this.#entries.delete(keyHash);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+/**
+ * Subscribes the cache to revocation announcements. Lookups are cached only
+ * while subscribed: a revocation must never slip by unheard. ioredis queues
+ * the SUBSCRIBE until Redis is reachable and re-subscribes after reconnects.
+ */
+export function listenForRevocations(cache: ApiKeyCache, redisUrl: string, queuePrefix: string, logger: Logger) {
+  const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  let subscribed = false;
+  subscriber.on("error", (err) => logger.debug({ err: err.message }, "revocation subscriber error"));
+  subscriber.on("message", (_channel, keyHash: string) => cache.forget(keyHash));
+  subscriber.on("close", () => {
+    // Announcements made while disconnected are lost: forget everything.
+    subscribed = false;
+    cache.clear();
+  });
+  subscriber.on("ready", () => {
+    if (subscriber.condition?.subscriber) subscribed = true;
+  });
+  subscriber.subscribe(keyRevocationChannel(queuePrefix)).then(
+    () => {
+      subscribed = true;
+    },
+    (err: Error) => logger.warn({ err: err.message }, "API-key cache disabled until Redis is reachable"),
+  );
+  return {
+    isLive: () => subscribed,
+    close: () => subscriber.disconnect(),
+  };
+}

@@ -1,0 +1,15 @@
+import type { Router } from "@koa/router";
+import type { Redis } from "ioredis";
+import type { GatewayDeps } from "../deps.ts";
+import { approvalPages } from "./approval-pages.ts";
+import { redisLoginLimiter } from "./login-limiter.ts";
+import { deriveSessionKey, sessionCodec } from "./page-session.ts";
+import { subscriptionApproval } from "./subscription-approval.ts";
+
+/** The customer-facing pages, mounted by the gateway after the API routes. */
+export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
+  const sessions = sessionCodec(deriveSessionKey(deps.config.secretsKey), deps.config.publicBaseUrl.startsWith("https:"));
+  const limiter = redisLoginLimiter(redis, deps.config.queuePrefix, deps.logger);
+  const shared = { wallet: deps.clients.wallet, sessions, limiter, logger: deps.logger };
+  return [approvalPages({ ...shared, basePath: "/authorize", provider: subscriptionApproval(deps.clients.subscriptions) })];
+}

@@ -1,0 +1,121 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { defineRoutes, type RouteSpec } from "../route.ts";
+import { HttpError } from "../http-errors.ts";
+import { pageSchema, toPageBody } from "../schemas/common.ts";
+import { createdSubscriptionSchema, createSubscriptionBody, listSubscriptionsQuery, subscriptionSchema } from "../schemas/subscriptions.ts";
+import { subscriptionBody } from "../mappers/subscriptions.ts";
+
+type Transition = "pause" | "resume" | "cancel";
+
+const TRANSITION_DOCS: Record<Transition, { summary: string; description: string }> = {
+  pause: { summary: "Pause a subscription", description: "ACTIVE or TRIALING → PAUSED. Nothing is charged while paused." },
+  resume: { summary: "Resume a paused subscription", description: "PAUSED → the status it was paused from (ACTIVE or TRIALING)." },
+  cancel: { summary: "Cancel a subscription", description: "Any non-terminal status → CANCELLED, at once; nothing is charged afterwards." },
+};
+
+function transitionRoute(action: Transition): RouteSpec {
+  return {
+    method: "post",
+    path: `/api/v1/subscriptions/:id/${action}`,
+    operationId: `${action}Subscription`,
+    ...TRANSITION_DOCS[action],
+    tag: "Subscriptions",
+    auth: "apiKey",
+    errors: [404, 409],
+    responses: { 200: { description: "The updated subscription (409 INVALID_STATUS_TRANSITION names the current status)", schema: subscriptionSchema } },
+    async handler({ params, merchantId }, { clients }) {
+      const req = { merchantId, id: params.id! };
+      const res =
+        action === "pause"
+          ? await clients.subscriptions.pauseSubscription(req)
+          : action === "resume"
+            ? await clients.subscriptions.resumeSubscription(req)
+            : await clients.subscriptions.cancelSubscription(req);
+      return { status: 200, body: subscriptionBody(res.subscription!) };
+    },
+  };
+}
+
+export const subscriptionRoutes = defineRoutes([
+  {
+    method: "post",
+    path: "/api/v1/subscriptions",
+    operationId: "createSubscription",
+    summary: "Create a subscription awaiting the customer's approval",
+    description:
+      "Returns the single-use `authorizationUrl` to send the customer to. There they log in to their wallet, choose the funding asset and confirm with their PIN.",
+    tag: "Subscriptions",
+    auth: "apiKey",
+    body: createSubscriptionBody,
+    idempotent: true,
+    errors: [404, 409],
+    responses: { 201: { description: "The authorization result", schema: createdSubscriptionSchema } },
+    async handler({ body, merchantId }, { clients }) {
+      if (body.walletUserId === undefined && body.customerEmail === undefined) {
+        throw new HttpError(400, "INVALID_REQUEST", "walletUserId: at least one of walletUserId or customerEmail is required", [
+          { field: "walletUserId", rule: "anyOf", message: "walletUserId: at least one of walletUserId or customerEmail is required" },
+        ]);
+      }
+      const res = await clients.subscriptions.createSubscription({
+        merchantId,
+        externalReference: body.externalReference,
+        serviceReference: body.serviceReference,
+        planId: body.planId,
+        walletUserId: body.walletUserId,
+        customerEmail: body.customerEmail,
+        successUrl: body.successUrl,
+        cancelUrl: body.cancelUrl,
+        authorizationExpiresInMinutes: body.authorizationExpiresInMinutes,
+        metadataJson: JSON.stringify(body.metadata ?? {}),
+      });
+      return {
+        status: 201,
+        body: {
+          subscriptionId: res.subscription!.id,
+          status: res.subscription!.status,
+          authorizationUrl: res.authorizationUrl,
+          authorizationExpiresAt: timestampDate(res.authorizationExpiresAt!).toISOString(),
+        },
+      };
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/subscriptions",
+    operationId: "listSubscriptions",
+    summary: "List subscriptions, newest first",
+    tag: "Subscriptions",
+    auth: "apiKey",
+    query: listSubscriptionsQuery,
+    responses: { 200: { description: "A page of subscriptions", schema: pageSchema(subscriptionSchema) } },
+    async handler({ query, merchantId }, { clients }) {
+      const res = await clients.subscriptions.listSubscriptions({
+        merchantId,
+        limit: query.limit,
+        cursor: query.cursor,
+        status: query.status,
+        planId: query.planId,
+        walletUserId: query.walletUserId,
+        externalReference: query.externalReference,
+      });
+      return { status: 200, body: toPageBody(res, res.subscriptions.map(subscriptionBody)) };
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/subscriptions/:id",
+    operationId: "getSubscription",
+    summary: "Get a subscription with its current authorization and funding asset",
+    tag: "Subscriptions",
+    auth: "apiKey",
+    errors: [404],
+    responses: { 200: { description: "The subscription", schema: subscriptionSchema } },
+    async handler({ params, merchantId }, { clients }) {
+      const { subscription } = await clients.subscriptions.getSubscription({ merchantId, id: params.id! });
+      return { status: 200, body: subscriptionBody(subscription!) };
+    },
+  },
+  transitionRoute("pause"),
+  transitionRoute("resume"),
+  transitionRoute("cancel"),
+]);

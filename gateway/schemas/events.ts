@@ -1,0 +1,138 @@
+import { EVENT_TYPES } from "../../services/events/event-types.ts";
+import { dateTimeSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
+
+export const eventTypeSchema = { type: "string", enum: [...EVENT_TYPES] } as const;
+
+export const listEventsQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    ...paginationQueryProperties,
+    type: { ...eventTypeSchema, description: "Only events of this type." },
+    createdAfter: { ...dateTimeSchema, description: "Only events created strictly after this instant (RFC 3339)." },
+  },
+} as const;
+
+export const eventSchema = {
+  type: "object",
+  required: ["id", "object", "type", "createdAt", "data"],
+  description: "An event; the webhook body is exactly this object, serialized.",
+  properties: {
+    id: { ...uuidSchema, description: "Stable: the same in every delivery attempt (the `webhook-id` header)." },
+    object: { const: "event" },
+    type: eventTypeSchema,
+    createdAt: { ...dateTimeSchema, description: "When the change happened (service clock)." },
+    data: { type: "object", description: "The object as it was right after the change (e.g. the whole subscription)." },
+  },
+} as const;
+
+export const redeliverEventBody = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    endpointId: { ...uuidSchema, description: "Only this endpoint; by default every enabled endpoint that received the event or subscribes to its type." },
+  },
+} as const;
+
+const attemptSchema = {
+  type: "object",
+  required: ["attemptNumber", "attemptedAt", "outcome", "statusCode", "error", "durationMs"],
+  properties: {
+    attemptNumber: { type: "integer", minimum: 1 },
+    attemptedAt: dateTimeSchema,
+    outcome: { type: "string", enum: ["IN_PROGRESS", "SUCCEEDED", "FAILED", "INTERRUPTED"] },
+    statusCode: nullable({ type: "integer" }),
+    error: nullable({ type: "string" }),
+    durationMs: nullable({ type: "integer" }),
+    responseExcerpt: nullable({ type: "string", description: "The first 1000 bytes of the answer." }),
+  },
+} as const;
+
+export const deliverySchema = {
+  type: "object",
+  required: ["id", "object", "eventId", "eventType", "endpointId", "status", "attemptCount", "nextAttemptAt", "createdAt", "attempts"],
+  properties: {
+    id: uuidSchema,
+    object: { const: "webhook_delivery" },
+    eventId: uuidSchema,
+    eventType: eventTypeSchema,
+    endpointId: uuidSchema,
+    status: { type: "string", enum: ["PENDING", "SUCCEEDED", "FAILED"] },
+    attemptCount: { type: "integer", minimum: 0 },
+    nextAttemptAt: { ...nullable(dateTimeSchema), description: "When the next attempt is due (PENDING only)." },
+    lastAttemptAt: nullable(dateTimeSchema),
+    lastStatusCode: nullable({ type: "integer" }),
+    lastError: nullable({ type: "string" }),
+    createdAt: dateTimeSchema,
+    updatedAt: dateTimeSchema,
+    attempts: { type: "array", items: attemptSchema, description: "Every attempt, oldest first." },
+  },
+} as const;
+
+export const redeliveredSchema = {
+  type: "object",
+  required: ["eventId", "deliveries"],
+  properties: { eventId: uuidSchema, deliveries: { type: "array", items: deliverySchema } },
+} as const;
+
+export const listDeliveriesQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    ...paginationQueryProperties,
+    status: { type: "string", enum: ["PENDING", "SUCCEEDED", "FAILED"] },
+    eventId: uuidSchema,
+  },
+} as const;
+
+export const createWebhookEndpointBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["url"],
+  properties: {
+    url: {
+      type: "string",
+      format: "uri",
+      pattern: "^[Hh][Tt][Tt][Pp][Ss]?://",
+      maxLength: 2048,
+      description: "Absolute http(s) URL that receives POSTed events.",
+    },
+    enabledEvents: {
+      type: "array",
+      items: { type: "string", enum: ["*", ...EVENT_TYPES] },
+      minItems: 1,
+      maxItems: EVENT_TYPES.length,
+      uniqueItems: true,
+      default: ["*"],
+      description: 'Event types to receive, or ["*"] (the default) for all.',
+    },
+    description: { type: "string", maxLength: 500 },
+  },
+} as const;
+
+export const webhookEndpointSchema = {
+  type: "object",
+  required: ["id", "object", "url", "description", "enabledEvents", "status", "disabledReason", "createdAt", "updatedAt"],
+  properties: {
+    id: uuidSchema,
+    object: { const: "webhook_endpoint" },
+    url: { type: "string" },
+    description: nullable({ type: "string" }),
+    enabledEvents: { type: "array", items: { type: "string" } },
+    status: { type: "string", enum: ["ENABLED", "DISABLED"] },
+    disabledReason: { ...nullable({ type: "string" }), description: "Why it was disabled (e.g. it answered 410 Gone)." },
+    disabledAt: nullable(dateTimeSchema),
+    previousSecretExpiresAt: { ...nullable(dateTimeSchema), description: "Until then the secret replaced by the last rotation also signs." },
+    createdAt: dateTimeSchema,
+    updatedAt: dateTimeSchema,
+  },
+} as const;
+
+export const webhookEndpointWithSecretSchema = {
+  ...webhookEndpointSchema,
+  required: [...webhookEndpointSchema.required, "secret"],
+  properties: {
+    ...webhookEndpointSchema.properties,
+    secret: { type: "string", pattern: "^whsec_", description: "The signing secret (Standard Webhooks format). Shown only here: store it." },
+  },
+} as const;

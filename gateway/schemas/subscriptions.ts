@@ -1,0 +1,105 @@
+import { SUBSCRIPTION_STATUSES } from "../../services/subscriptions/status-machine.ts";
+import { AUTHORIZATION_STATUSES } from "../../services/subscriptions/entities.ts";
+import { AUTHORIZATION_MINUTES, URL_MAX_LENGTH } from "../../services/subscriptions/create-subscription.ts";
+import { dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
+
+/** Redirect targets: absolute http(s) URLs (the customer's browser is sent there). */
+const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;
+
+export const createSubscriptionBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["externalReference", "planId", "successUrl", "cancelUrl"],
+  description:
+    "At least one of `walletUserId` or `customerEmail` is required (400 otherwise); when both are given they must name the same wallet user (400 otherwise).",
+  properties: {
+    externalReference: {
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: "Your reference; unique among your live (not cancelled or expired) subscriptions (409 SUBSCRIPTION_ALREADY_EXISTS).",
+    },
+    serviceReference: { type: "string", maxLength: 200 },
+    planId: { ...uuidSchema, description: "One of your plans (404 PLAN_NOT_FOUND otherwise)." },
+    walletUserId: { ...uuidSchema, description: "The customer's wallet user id (404 WALLET_USER_NOT_FOUND when unknown)." },
+    customerEmail: { type: "string", format: "email", maxLength: 254, description: "Email of an existing wallet user (404 WALLET_USER_NOT_FOUND when unknown)." },
+    successUrl: { ...redirectUrlSchema, description: "Where the customer returns after approval, with `subscriptionId` and `status` query parameters." },
+    cancelUrl: { ...redirectUrlSchema, description: "Where the customer returns after cancelling on the authorization page." },
+    authorizationExpiresInMinutes: {
+      type: "integer",
+      minimum: AUTHORIZATION_MINUTES.min,
+      maximum: AUTHORIZATION_MINUTES.max,
+      default: AUTHORIZATION_MINUTES.default,
+    },
+    metadata: metadataSchema,
+  },
+} as const;
+
+export const createdSubscriptionSchema = {
+  type: "object",
+  required: ["subscriptionId", "status", "authorizationUrl", "authorizationExpiresAt"],
+  properties: {
+    subscriptionId: uuidSchema,
+    status: { const: "PENDING_APPROVAL" },
+    authorizationUrl: { type: "string", format: "uri", description: "Single-use hosted page; redirect the customer here. Shown only in this response." },
+    authorizationExpiresAt: dateTimeSchema,
+  },
+} as const;
+
+export const listSubscriptionsQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    ...paginationQueryProperties,
+    status: { type: "string", enum: [...SUBSCRIPTION_STATUSES] },
+    planId: uuidSchema,
+    walletUserId: uuidSchema,
+    externalReference: { type: "string", maxLength: 200 },
+  },
+} as const;
+
+const authorizationSchema = {
+  type: "object",
+  required: ["id", "status", "expiresAt", "approvedAt", "declinedAt", "expiredAt", "createdAt"],
+  properties: {
+    id: uuidSchema,
+    status: { type: "string", enum: [...AUTHORIZATION_STATUSES] },
+    expiresAt: dateTimeSchema,
+    approvedAt: nullable(dateTimeSchema),
+    declinedAt: nullable(dateTimeSchema),
+    expiredAt: nullable(dateTimeSchema),
+    createdAt: dateTimeSchema,
+  },
+} as const;
+
+export const subscriptionSchema = {
+  type: "object",
+  required: ["id", "object", "planId", "status", "externalReference", "walletUserId", "successUrl", "cancelUrl", "metadata", "fundingAsset", "authorization", "createdAt", "updatedAt"],
+  properties: {
+    id: uuidSchema,
+    object: { const: "subscription" },
+    planId: uuidSchema,
+    status: { type: "string", enum: [...SUBSCRIPTION_STATUSES] },
+    externalReference: { type: "string" },
+    serviceReference: nullable({ type: "string" }),
+    walletUserId: uuidSchema,
+    customerEmail: nullable({ type: "string" }),
+    successUrl: { type: "string" },
+    cancelUrl: { type: "string" },
+    metadata: metadataSchema,
+    fundingAsset: { ...nullable({ type: "string" }), description: "Asset code the customer pays with; null until approved." },
+    billingAnchor: { ...nullable(dateTimeSchema), description: "First billing date; period boundaries are computed from it." },
+    currentPeriodStart: nullable(dateTimeSchema),
+    currentPeriodEnd: nullable(dateTimeSchema),
+    nextBillingAt: nullable(dateTimeSchema),
+    trialEnd: nullable(dateTimeSchema),
+    cancellationReason: nullable({ type: "string", enum: ["MERCHANT_CANCELLED", "AUTHORIZATION_DECLINED"] }),
+    authorization: { ...nullable(authorizationSchema), description: "The customer authorization (current one)." },
+    createdAt: dateTimeSchema,
+    updatedAt: dateTimeSchema,
+    activatedAt: nullable(dateTimeSchema),
+    pausedAt: nullable(dateTimeSchema),
+    cancelledAt: nullable(dateTimeSchema),
+    expiredAt: nullable(dateTimeSchema),
+  },
+} as const;

@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { conflict } from "../platform/errors.ts";
+import { WebhookEndpoint, type WebhookEndpointRow } from "./webhook-entities.ts";
+import { checkDescription, checkEnabledEvents, checkWebhookUrl } from "./webhook-endpoint-input.ts";
+import { encryptSecret, generateSecret } from "./webhook-secret.ts";
+
+/** As many as the big providers allow; more is a sign of a leak, not a need. */
+export const MAX_ENDPOINTS_PER_MERCHANT = 16;
+
+export interface CreateWebhookEndpointInput {
+  merchantId: string;
+  url: string;
+  enabledEvents: readonly string[];
+  description?: string | undefined;
+}
+
+/** Returns the secret in clear: this is the only time it is shown (with rotation's). */
+export async function createWebhookEndpoint(
+  ctx: UseCaseContext,
+  secretsKey: Buffer,
+  input: CreateWebhookEndpointInput,
+): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+  const url = checkWebhookUrl(input.url);
+  const enabledEvents = checkEnabledEvents(input.enabledEvents);
+  const description = checkDescription(input.description);
+  return ctx.em.transactional(async (em) => {
+    // Serialise concurrent creations per merchant so the limit holds.
+    await em.execute("select id from merchants where id = ? for update", [input.merchantId]);
+    const count = await em.count(WebhookEndpoint, { merchantId: input.merchantId, status: { $ne: "DELETED" } });
+    if (count >= MAX_ENDPOINTS_PER_MERCHANT) {
+      throw conflict("WEBHOOK_ENDPOINT_LIMIT", `a merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints`);
+    }
+    const id = randomUUID();
+    const secret = generateSecret();
+    const now = ctx.clock.now();
+    const endpoint = em.create(WebhookEndpoint, {
+      id,
+      merchantId: input.merchantId,
+      url,
+      description,
+      enabledEvents,
+      status: "ENABLED",
+      disabledReason: null,
+      disabledAt: null,
+      secretCiphertext: encryptSecret(secretsKey, id, secret),
+      previousSecretCiphertext: null,
+      previousSecretExpiresAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return { endpoint, secret };
+  });
+}

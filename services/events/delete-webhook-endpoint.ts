@@ -1,0 +1,23 @@
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { endpointTransition } from "./endpoint-status.ts";
+import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
+
+/**
+ * Soft delete: the row stays for the delivery history, the API answers 404
+ * for it from now on, and its pending deliveries end as FAILED (nothing
+ * will be sent to it again).
+ */
+export async function deleteWebhookEndpoint(ctx: UseCaseContext, merchantId: string, id: string): Promise<void> {
+  await ctx.em.transactional(async (em) => {
+    const endpoint = await findWebhookEndpoint(em, merchantId, id, { lock: true });
+    const now = ctx.clock.now();
+    endpoint.status = endpointTransition(endpoint.status, "delete");
+    endpoint.updatedAt = now;
+    await em.flush();
+    await em.execute(
+      `update webhook_deliveries set status = 'FAILED', next_attempt_at = null, last_error = 'the webhook endpoint was deleted', updated_at = ?
+        where endpoint_id = ? and status = 'PENDING'`,
+      [now, endpoint.id],
+    );
+  });
+}

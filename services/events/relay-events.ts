@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import type { Queues } from "../platform/queue/queues.ts";
+import { subscribesTo } from "./webhook-endpoint-input.ts";
+import { enqueueDelivery } from "./enqueue-deliveries.ts";
+
+const BATCH_SIZE = 500;
+const MAX_BATCHES_PER_RUN = 20;
+/** pg advisory lock id: one relay at a time, so events are relayed in seq order. */
+const RELAY_LOCK = 4_004_001;
+
+interface CreatedDelivery {
+  id: string;
+  endpoint_id: string;
+  event_seq: string;
+}
+
+/**
+ * The outbox relay. In one transaction per batch: take unrelayed events in
+ * seq order (`for update skip locked`), create one PENDING delivery per
+ * matching enabled endpoint (`on conflict do nothing`: running twice creates
+ * nothing twice), and mark the events relayed. Only after the commit are the
+ * jobs queued; if that fails (Redis down) or the process dies first, the
+ * due-deliveries sweep queues them from Postgres later.
+ */
+export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<{ events: number; deliveries: number }> {
+  let events = 0;
+  let deliveries = 0;
+  for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+    const result = await ctx.em.transactional(async (em) => {
+      const [lock] = await em.execute<{ locked: boolean }[]>("select pg_try_advisory_xact_lock(?) as locked", [RELAY_LOCK]);
+      if (!lock?.locked) return undefined;
+      const rows = await em.execute<{ id: string; merchant_id: string; type: string; seq: string }[]>(
+        "select id, merchant_id, type, seq from events where relayed_at is null order by seq limit ? for update skip locked",
+        [BATCH_SIZE],
+      );
+      if (rows.length === 0) return { events: 0, created: [] as CreatedDelivery[] };
+      const now = ctx.clock.now();
+      const merchantIds = [...new Set(rows.map((r) => r.merchant_id))];
+      const endpoints = await em.execute<{ id: string; merchant_id: string; enabled_events: string[] }[]>(
+        "select id, merchant_id, enabled_events from webhook_endpoints where status = 'ENABLED' and merchant_id = any(string_to_array(?, ',')::uuid[])",
+        [merchantIds.join(",")],
+      );
+      const planned = rows.flatMap((event) =>
+        endpoints
+          .filter((e) => e.merchant_id === event.merchant_id && subscribesTo(e.enabled_events, event.type))
+          .map((e) => ({ id: randomUUID(), merchant_id: event.merchant_id, event_id: event.id, endpoint_id: e.id, event_seq: event.seq })),
+      );
+      const created = planned.length
+        ? await em.execute<CreatedDelivery[]>(
+            `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, attempt_count, retry_index, next_attempt_at, created_at, updated_at)
+             select t.id, t.merchant_id, t.event_id, t.endpoint_id, t.event_seq, 'PENDING', 0, 0, ?, ?, ?
+               from jsonb_to_recordset(?::jsonb) as t(id uuid, merchant_id uuid, event_id uuid, endpoint_id uuid, event_seq bigint)
+             on conflict (event_id, endpoint_id) do nothing
+             returning id, endpoint_id, event_seq`,
+            [now, now, now, JSON.stringify(planned)],
+          )
+        : [];
+      await em.execute("update events set relayed_at = ? where id = any(string_to_array(?, ',')::uuid[])", [now, rows.map((r) => r.id).join(",")]);
+      return { events: rows.length, created };
+    });
+    if (!result) break; // another relay is running
+    events += result.events;
+    deliveries += result.created.length;
+    await enqueueFirstPerEndpoint(queues, result.created);
+    if (result.events < BATCH_SIZE) break;
+  }
+  return { events, deliveries };
+}
+
+/**
+ * One job per endpoint is enough: the worker that takes it drains the
+ * endpoint's due deliveries in order. Its id names a delivery just created,
+ * so it can never be swallowed by a job that is finishing for that endpoint.
+ */
+async function enqueueFirstPerEndpoint(queues: Queues, created: CreatedDelivery[]): Promise<void> {
+  const first = new Map<string, CreatedDelivery>();
+  for (const d of created) {
+    const seen = first.get(d.endpoint_id);
+    if (!seen || BigInt(d.event_seq) < BigInt(seen.event_seq)) first.set(d.endpoint_id, d);
+  }
+  for (const d of first.values()) await enqueueDelivery(queues, { endpointId: d.endpoint_id, deliveryId: d.id, attemptNumber: 1 });
+}

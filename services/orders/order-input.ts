@@ -1,0 +1,52 @@
+import { invalid } from "../platform/errors.ts";
+import { compare, InvalidAmountError, isZero, parseAmount, type Amount } from "../platform/money.ts";
+
+/**
+ * Input rules of payment orders. The gateway checks the same rules with JSON
+ * schemas; internal callers reach the service over RPC directly, so the use
+ * cases check again. Messages name the field as it is spelled on REST.
+ */
+export const EXTERNAL_ID_MAX = 200;
+export const EXPIRES_IN_MINUTES = { min: 5, max: 1440, default: 30 } as const;
+export const TOLERANCE_PERCENT_MAX = "10";
+export const TX_ID_MAX = 200;
+export const ADDRESS_MAX = 128;
+export const CONFIRMATIONS_MAX = 1_000_000;
+
+/** No control characters: these references end up in URLs, logs and CSV exports. */
+const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
+
+export function checkReference(field: string, value: string): string {
+  if (!value || value.length > EXTERNAL_ID_MAX || !PRINTABLE.test(value)) {
+    throw invalid("INVALID_REQUEST", `${field}: must be 1 to ${EXTERNAL_ID_MAX} characters without control characters`);
+  }
+  return value;
+}
+
+export function parsePositiveAmount(field: string, text: string): Amount {
+  let value: Amount;
+  try {
+    value = parseAmount(text);
+  } catch (err) {
+    if (err instanceof InvalidAmountError) throw invalid("INVALID_REQUEST", `${field}: ${err.message}`);
+    throw err;
+  }
+  if (isZero(value)) throw invalid("INVALID_REQUEST", `${field}: must be greater than 0`);
+  return value;
+}
+
+export function checkExpiresInMinutes(value: number): number {
+  if (value === 0) return EXPIRES_IN_MINUTES.default;
+  if (!Number.isInteger(value) || value < EXPIRES_IN_MINUTES.min || value > EXPIRES_IN_MINUTES.max) {
+    throw invalid("INVALID_REQUEST", `expiresInMinutes: must be an integer from ${EXPIRES_IN_MINUTES.min} to ${EXPIRES_IN_MINUTES.max}`);
+  }
+  return value;
+}
+
+export function parseTolerancePercent(text: string | undefined): Amount {
+  if (text === undefined || text === "") return parseAmount("0");
+  if (!/^\d{1,2}(\.\d{1,2})?$/.test(text) || compare(parseAmount(text), parseAmount(TOLERANCE_PERCENT_MAX)) > 0) {
+    throw invalid("INVALID_REQUEST", `underpaymentTolerancePercent: must be a decimal from 0 to ${TOLERANCE_PERCENT_MAX} with at most 2 fraction digits`);
+  }
+  return parseAmount(text);
+}

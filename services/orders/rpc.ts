@@ -1,0 +1,138 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { DepositOutcome, OrdersService } from "../../proto/gen/billing/orders/v1/orders_pb.ts";
+import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import { parseMetadataJson } from "../platform/metadata.ts";
+import type { OrderPaymentRow, PaymentOrderRow } from "./entities.ts";
+import { orderRecord } from "./order-record.ts";
+import type { OrderWithPayments } from "./order-store.ts";
+import { createDepositAddresses } from "./addresses/deposit-addresses.ts";
+import { walletPort } from "./wallet-port.ts";
+import { createPaymentOrder } from "./create-payment-order.ts";
+import { getPaymentOrder, getPaymentOrderByExternalId, getPaymentOrderStatus } from "./get-payment-order.ts";
+import { listPaymentOrders } from "./list-payment-orders.ts";
+import { reportDeposit, type DepositOutcome as Outcome } from "./report-deposit.ts";
+import { expireDueOrders } from "./expire-payment-order.ts";
+import { scheduleCredits, scheduleExpiry } from "./jobs.ts";
+
+const OUTCOME_TO_PROTO: Record<Outcome, DepositOutcome> = {
+  RECORDED: DepositOutcome.RECORDED,
+  UPDATED: DepositOutcome.UPDATED,
+  DUPLICATE: DepositOutcome.DUPLICATE,
+};
+
+const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
+
+/** Built from the same record as REST bodies and events, so the three never disagree. */
+export function orderMessage({ order, payments }: { order: PaymentOrderRow; payments: readonly OrderPaymentRow[] }) {
+  const r = orderRecord(order, payments);
+  return {
+    id: r.id,
+    merchantId: order.merchantId,
+    externalId: r.externalId,
+    externalCustomerId: r.externalCustomerId,
+    asset: r.asset,
+    network: r.network,
+    address: r.address,
+    amountToPay: r.amountToPay,
+    amount: r.amount,
+    currency: r.currency ?? undefined,
+    rate: r.rate ?? undefined,
+    rateAt: ts(order.rateAt),
+    status: r.status,
+    expiresAt: ts(order.expiresAt),
+    amountPaid: r.amountPaid,
+    overpaidAmount: r.overpaidAmount,
+    latePayment: r.latePayment,
+    amountPaidLate: r.amountPaidLate,
+    underpaymentTolerancePercent: r.underpaymentTolerancePercent,
+    requiredConfirmations: r.requiredConfirmations,
+    decimals: order.decimals,
+    payments: payments.map((p, i) => ({
+      txId: p.txId,
+      amount: r.payments[i]!.amount,
+      confirmations: p.confirmations,
+      late: p.late,
+      seenAt: ts(p.seenAt),
+      updatedAt: ts(p.updatedAt),
+    })),
+    metadataJson: JSON.stringify(order.metadata),
+    paidAt: ts(order.paidAt),
+    expiredAt: ts(order.expiredAt),
+    settledAt: ts(order.settledAt),
+    createdAt: ts(order.createdAt),
+    updatedAt: ts(order.updatedAt),
+  };
+}
+
+export function ordersService(deps: ServiceDeps): ServiceImpl<typeof OrdersService> {
+  // Parsing the keys here makes a bad XPUB_* stop the start, naming the network.
+  const addresses = createDepositAddresses(deps.config.depositXpubs);
+  const wallet = walletPort(deps);
+  const withPayments = (found: OrderWithPayments) => ({ order: orderMessage(found) });
+  return {
+    async createPaymentOrder(req) {
+      const res = await createPaymentOrder(contextFor(deps), { wallet, addresses }, {
+        merchantId: req.merchantId,
+        externalId: req.externalId,
+        externalCustomerId: req.externalCustomerId,
+        asset: req.asset,
+        amount: req.amount,
+        currency: req.currency,
+        expiresInMinutes: req.expiresInMinutes,
+        metadata: parseMetadataJson(req.metadataJson),
+        underpaymentTolerancePercent: req.underpaymentTolerancePercent,
+      });
+      if (res.created) await scheduleExpiry(deps.queues, deps.clock, res.order);
+      return { order: orderMessage(res), created: res.created };
+    },
+    async getPaymentOrder(req) {
+      return withPayments(await getPaymentOrder(contextFor(deps), req.merchantId, req.id));
+    },
+    async getPaymentOrderByExternalId(req) {
+      return withPayments(await getPaymentOrderByExternalId(contextFor(deps), req.merchantId, req.externalId));
+    },
+    async getPaymentOrderStatus(req) {
+      const order = await getPaymentOrderStatus(contextFor(deps), req.merchantId, req.id);
+      const r = orderRecord(order, []);
+      return {
+        status: {
+          id: r.id,
+          externalId: r.externalId,
+          status: r.status,
+          amountToPay: r.amountToPay,
+          amountPaid: r.amountPaid,
+          expiresAt: ts(order.expiresAt),
+          updatedAt: ts(order.updatedAt),
+        },
+      };
+    },
+    async listPaymentOrders(req) {
+      const page = await listPaymentOrders(contextFor(deps), {
+        merchantId: req.merchantId,
+        limit: req.limit,
+        cursor: req.cursor,
+        status: req.status,
+        externalCustomerId: req.externalCustomerId,
+      });
+      return { orders: page.items.map(orderMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    async reportDeposit(req) {
+      const res = await reportDeposit(contextFor(deps), {
+        address: req.address,
+        asset: req.asset,
+        amount: req.amount,
+        txId: req.txId,
+        confirmations: req.confirmations,
+      });
+      await scheduleCredits(deps.queues, res.creditIds);
+      return { outcome: OUTCOME_TO_PROTO[res.outcome], order: orderMessage(res) };
+    },
+    async expireOrders() {
+      await deps.clock.sync();
+      const res = await expireDueOrders(contextFor(deps));
+      await scheduleCredits(deps.queues, res.creditIds);
+      return { expired: res.count };
+    },
+  };
+}

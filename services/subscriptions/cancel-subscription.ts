@@ -1,0 +1,60 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { DomainError } from "../platform/errors.ts";
+import { transitionSubscription } from "./transition-subscription.ts";
+import { pendingFirstCharge } from "./subscription-store.ts";
+import { settleCharge } from "./first-payment.ts";
+import type { SubscriptionPorts } from "./ports.ts";
+
+class FirstPaymentInFlight extends Error {
+  readonly chargeId: string;
+  constructor(chargeId: string) {
+    super("first payment in flight");
+    this.chargeId = chargeId;
+  }
+}
+
+const WAIT_FOR_PAYMENT_MS = 5_000;
+
+/**
+ * Any non-terminal status → CANCELLED, at once: nothing is charged after it.
+ * A subscription awaiting approval whose first payment is in flight is not
+ * cancelled under it (the money could move after the cancel): the payment is
+ * settled first (waiting briefly while its owner finishes), and the cancel
+ * then applies to whatever status that left (ACTIVE if it was paid).
+ */
+export async function cancelSubscription(ctx: UseCaseContext, ports: SubscriptionPorts, merchantId: string, id: string) {
+  const deadline = Date.now() + WAIT_FOR_PAYMENT_MS;
+  for (;;) {
+    try {
+      return await transitionSubscription(ctx, {
+        merchantId,
+        id,
+        event: "cancel",
+        eventType: "subscription.cancelled",
+        async guard(em, sub) {
+          const pending = sub.status === "PENDING_APPROVAL" ? await pendingFirstCharge(em, sub.id) : null;
+          if (pending) throw new FirstPaymentInFlight(pending.id);
+        },
+        apply(sub, _from, now, authorization) {
+          sub.cancellationReason = "MERCHANT_CANCELLED";
+          sub.cancelledAt = now;
+          sub.pausedFromStatus = null;
+          sub.nextBillingAt = null;
+          // The link stops working; the expiry sweep no longer considers it.
+          if (authorization?.status === "PENDING") authorization.status = "CANCELLED";
+        },
+      });
+    } catch (err) {
+      if (!(err instanceof FirstPaymentInFlight)) throw err;
+      const settled = await settleCharge({ em: ctx.em.fork(), clock: ctx.clock }, ports, err.chargeId, false);
+      if (settled.state === "in_progress") {
+        // Wall time on purpose: this bounds how long the request waits, it is not business time.
+        if (Date.now() > deadline) {
+          throw new DomainError("failed_precondition", "PAYMENT_IN_PROGRESS", "the customer's first payment is being processed; retry in a few seconds");
+        }
+        await sleep(100);
+      }
+    }
+  }
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { conflict, invalid } from "../platform/errors.ts";
+import { isUuid } from "../platform/ids.ts";
+import { jobId } from "../platform/queue/define-job.ts";
+import { recordEvent } from "../events/record-event.ts";
+import { Subscription, SubscriptionAuthorization, type AuthorizationRow, type SubscriptionRow } from "./entities.ts";
+import { subscriptionRecord } from "./subscription-record.ts";
+import { authorizationUrl, generateAuthorizationToken } from "./authorization-token.ts";
+import { fetchPlan, fetchWalletUserByEmail, fetchWalletUserById, type SubscriptionPorts } from "./ports.ts";
+import { expireAuthorizationJob } from "./jobs.ts";
+
+export const AUTHORIZATION_MINUTES = { min: 5, max: 10080, default: 60 } as const;
+export const URL_MAX_LENGTH = 2048;
+
+export interface CreateSubscriptionInput {
+  merchantId: string;
+  externalReference: string;
+  serviceReference?: string | undefined;
+  planId: string;
+  walletUserId?: string | undefined;
+  customerEmail?: string | undefined;
+  successUrl: string;
+  cancelUrl: string;
+  authorizationExpiresInMinutes?: number | undefined;
+  metadata: Record<string, unknown>;
+}
+
+export interface CreatedSubscription {
+  subscription: SubscriptionRow;
+  authorization: AuthorizationRow;
+  authorizationUrl: string;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * Creates a subscription awaiting the customer's approval and its
+ * authorization (a single-use link with an expiry). The gateway validates the
+ * same rules with JSON schemas; they are checked again here because internal
+ * callers reach this over gRPC directly.
+ */
+export async function createSubscription(ctx: UseCaseContext, ports: SubscriptionPorts, input: CreateSubscriptionInput): Promise<CreatedSubscription> {
+  const minutes = input.authorizationExpiresInMinutes || AUTHORIZATION_MINUTES.default;
+  validate(input, minutes);
+
+  // Whichever identifies the customer must name an existing wallet user; both must name the same one.
+  // The lookups run together; awaiting them in order makes PLAN_NOT_FOUND win over WALLET_USER_NOT_FOUND.
+  const planLookup = fetchPlan(ports, input.merchantId, input.planId);
+  const idLookup = input.walletUserId !== undefined ? fetchWalletUserById(ports, input.walletUserId) : Promise.resolve(undefined);
+  const emailLookup = input.customerEmail !== undefined ? fetchWalletUserByEmail(ports, input.customerEmail) : Promise.resolve(undefined);
+  await Promise.allSettled([planLookup, idLookup, emailLookup]);
+  const plan = await planLookup;
+  const byId = await idLookup;
+  const byEmail = await emailLookup;
+  if (byId && byEmail && byId.id !== byEmail.id) {
+    throw invalid("INVALID_REQUEST", "customerEmail: names a different wallet user than walletUserId");
+  }
+  const walletUserId = (byId ?? byEmail)!.id;
+
+  const { token, hash } = generateAuthorizationToken();
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + minutes * 60_000);
+  let created: { subscription: SubscriptionRow; authorization: AuthorizationRow };
+  try {
+    created = await ctx.em.transactional(async (em) => {
+      const subscription = em.create(Subscription, {
+        id: randomUUID(),
+        merchantId: input.merchantId,
+        planId: plan.id,
+        walletUserId,
+        customerEmail: input.customerEmail ?? null,
+        externalReference: input.externalReference,
+        serviceReference: input.serviceReference ?? null,
+        successUrl: input.successUrl,
+        cancelUrl: input.cancelUrl,
+        metadata: input.metadata,
+        status: "PENDING_APPROVAL",
+        pausedFromStatus: null,
+        cancellationReason: null,
+        fundingAsset: null,
+        billingAnchor: null,
+        currentPeriodStart: null,
+        currentPeriodEnd: null,
+        nextBillingAt: null,
+        trialEnd: null,
+        createdAt: now,
+        updatedAt: now,
+        activatedAt: null,
+        pausedAt: null,
+        cancelledAt: null,
+        expiredAt: null,
+      });
+      // Plain uuid foreign keys give the unit of work no insert order: write the parent first.
+      await em.flush();
+      const authorization = em.create(SubscriptionAuthorization, {
+        id: randomUUID(),
+        subscriptionId: subscription.id,
+        merchantId: input.merchantId,
+        tokenHash: hash,
+        status: "PENDING",
+        expiresAt,
+        approvedAt: null,
+        declinedAt: null,
+        expiredAt: null,
+        usedAt: null,
+        approvedWalletUserId: null,
+        fundingAsset: null,
+        createdAt: now,
+      });
+      recordEvent(em, ctx.clock, { merchantId: input.merchantId, type: "subscription.created", data: subscriptionRecord(subscription, authorization) });
+      return { subscription, authorization };
+    });
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException && String(err.message).includes("subscriptions_merchant_external_live_key")) {
+      throw conflict(
+        "SUBSCRIPTION_ALREADY_EXISTS",
+        `externalReference: a live subscription with externalReference "${input.externalReference}" already exists`,
+      );
+    }
+    throw err;
+  }
+
+  // After commit only. If Redis is down the expiry sweep still finds it in Postgres.
+  await ports.queues.add(
+    expireAuthorizationJob,
+    { subscriptionId: created.subscription.id },
+    { jobId: jobId("expire-authorization", created.subscription.id), delay: Math.max(0, expiresAt.getTime() - now.getTime()) },
+  );
+  return { ...created, authorizationUrl: authorizationUrl(ports.publicBaseUrl, token) };
+}
+
+function validate(input: CreateSubscriptionInput, minutes: number): void {
+  const text = (field: string, value: string | undefined, min: number, max: number) => {
+    if (value === undefined) return;
+    if (value.length < min || value.length > max) throw invalid("INVALID_REQUEST", `${field}: must be ${min} to ${max} characters`);
+  };
+  text("externalReference", input.externalReference, 1, 200);
+  text("serviceReference", input.serviceReference, 0, 200);
+  if (input.walletUserId === undefined && input.customerEmail === undefined) {
+    throw invalid("INVALID_REQUEST", "walletUserId: at least one of walletUserId or customerEmail is required");
+  }
+  if (input.walletUserId !== undefined && !isUuid(input.walletUserId)) throw invalid("INVALID_REQUEST", "walletUserId: must be a uuid");
+  if (input.customerEmail !== undefined && (input.customerEmail.length > 254 || !EMAIL.test(input.customerEmail))) {
+    throw invalid("INVALID_REQUEST", "customerEmail: must be an email address");
+  }
+  for (const [field, value] of [["successUrl", input.successUrl], ["cancelUrl", input.cancelUrl]] as const) {
+    if (!isHttpUrl(value)) throw invalid("INVALID_REQUEST", `${field}: must be an absolute http(s) URL of at most ${URL_MAX_LENGTH} characters`);
+  }
+  if (!Number.isInteger(minutes) || minutes < AUTHORIZATION_MINUTES.min || minutes > AUTHORIZATION_MINUTES.max) {
+    throw invalid("INVALID_REQUEST", `authorizationExpiresInMinutes: must be an integer from ${AUTHORIZATION_MINUTES.min} to ${AUTHORIZATION_MINUTES.max}`);
+  }
+}
+
+/** Redirect targets must be web addresses: the page sends the customer's browser there. */
+export function isHttpUrl(value: string): boolean {
+  if (value.length > URL_MAX_LENGTH) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,100 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import type { SubscriptionStatus } from "./status-machine.ts";
+
+/** CANCELLED: the merchant cancelled the subscription before the customer answered. */
+export const AUTHORIZATION_STATUSES = ["PENDING", "APPROVED", "DECLINED", "EXPIRED", "CANCELLED"] as const;
+export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
+
+export const CHARGE_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+
+export type CancellationReason = "MERCHANT_CANCELLED" | "AUTHORIZATION_DECLINED";
+
+export const Subscription = defineEntity({
+  name: "Subscription",
+  tableName: "subscriptions",
+  properties: {
+    id: p.uuid().primary(),
+    merchantId: p.uuid(),
+    planId: p.uuid(),
+    walletUserId: p.uuid(),
+    customerEmail: p.string().length(254).nullable(),
+    externalReference: p.string().length(200),
+    serviceReference: p.string().length(200).nullable(),
+    successUrl: p.string().length(2048),
+    cancelUrl: p.string().length(2048),
+    metadata: p.json<Record<string, unknown>>(),
+    status: p.string().length(32).$type<SubscriptionStatus>(),
+    pausedFromStatus: p.string().length(32).$type<SubscriptionStatus>().nullable(),
+    cancellationReason: p.string().length(64).$type<CancellationReason>().nullable(),
+    fundingAsset: p.string().length(16).nullable(),
+    billingAnchor: p.datetime().nullable(),
+    currentPeriodStart: p.datetime().nullable(),
+    currentPeriodEnd: p.datetime().nullable(),
+    nextBillingAt: p.datetime().nullable(),
+    trialEnd: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+    activatedAt: p.datetime().nullable(),
+    pausedAt: p.datetime().nullable(),
+    cancelledAt: p.datetime().nullable(),
+    expiredAt: p.datetime().nullable(),
+  },
+});
+
+/** Only the SHA-256 of the token is stored; the URL holding the token exists only in the create response. */
+export const SubscriptionAuthorization = defineEntity({
+  name: "SubscriptionAuthorization",
+  tableName: "subscription_authorizations",
+  properties: {
+    id: p.uuid().primary(),
+    subscriptionId: p.uuid(),
+    merchantId: p.uuid(),
+    tokenHash: p.string().length(64).unique(),
+    status: p.string().length(16).$type<AuthorizationStatus>(),
+    expiresAt: p.datetime(),
+    approvedAt: p.datetime().nullable(),
+    declinedAt: p.datetime().nullable(),
+    expiredAt: p.datetime().nullable(),
+    usedAt: p.datetime().nullable(),
+    approvedWalletUserId: p.uuid().nullable(),
+    fundingAsset: p.string().length(16).nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+/** One row per charge attempt; see migration 0003 for the exactly-once rules. */
+export const SubscriptionCharge = defineEntity({
+  name: "SubscriptionCharge",
+  tableName: "subscription_charges",
+  properties: {
+    id: p.uuid().primary(),
+    subscriptionId: p.uuid(),
+    merchantId: p.uuid(),
+    walletUserId: p.uuid(),
+    periodIndex: p.integer(),
+    periodStart: p.datetime(),
+    periodEnd: p.datetime(),
+    amount: p.decimal("string").precision(38).scale(18),
+    currency: p.string().length(16),
+    asset: p.string().length(16),
+    assetAmount: p.decimal("string").precision(38).scale(18).nullable(),
+    rate: p.decimal("string").nullable(),
+    status: p.string().length(16).$type<ChargeStatus>(),
+    failureReason: p.string().length(64).nullable(),
+    attempt: p.integer(),
+    walletTransactionId: p.string().length(64).nullable(),
+    createdAt: p.datetime(),
+    settledAt: p.datetime().nullable(),
+    /** Database-time lease of the caller settling this row (see settle-charge.ts). */
+    leaseUntil: p.datetime().nullable(),
+    /** Set on a plan change's immediate charge (not a period charge; see migration 0007). */
+    changeSessionId: p.uuid().nullable(),
+  },
+});
+
+export type SubscriptionRow = InferEntity<typeof Subscription>;
+export type AuthorizationRow = InferEntity<typeof SubscriptionAuthorization>;
+export type ChargeRow = InferEntity<typeof SubscriptionCharge>;
+
+export const subscriptionEntities = [Subscription, SubscriptionAuthorization, SubscriptionCharge];

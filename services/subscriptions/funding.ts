@@ -1,0 +1,35 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import type { Asset } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { invalid } from "../platform/errors.ts";
+import type { SubscriptionPorts } from "./ports.ts";
+
+export interface Quote {
+  assetAmount: string;
+  rate: string;
+}
+
+/**
+ * The plan amount in an asset, rounded up (the payer never pays less than the
+ * price). Undefined when the wallet cannot convert the plan's currency into
+ * that asset: such an asset cannot fund the subscription.
+ */
+export async function quotePlan(ports: SubscriptionPorts, plan: Plan, asset: string): Promise<Quote | undefined> {
+  try {
+    const res = await ports.wallet.quote({ amount: plan.amount, currency: plan.currency, asset, rounding: "up" });
+    return { assetAmount: res.assetAmount, rate: res.rate };
+  } catch (err) {
+    if (err instanceof ConnectError && [Code.InvalidArgument, Code.FailedPrecondition, Code.NotFound, Code.Unimplemented].includes(err.code)) {
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/** The registry entry of an asset a subscription may be funded with, or 400 FUNDING_ASSET_NOT_SUPPORTED. */
+export async function requireFundingAsset(ports: SubscriptionPorts, code: string): Promise<Asset> {
+  const { assets } = await ports.wallet.listAssets({});
+  const asset = assets.find((a) => a.code === code);
+  if (!asset) throw invalid("FUNDING_ASSET_NOT_SUPPORTED", `fundingAsset: ${code} is not an asset of the wallet`);
+  return asset;
+}

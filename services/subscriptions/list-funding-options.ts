@@ -1,0 +1,63 @@
+import { OwnerType } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { DomainError } from "../platform/errors.ts";
+import { amount, compare } from "../platform/money.ts";
+import { findByToken } from "./authorization-lookup.ts";
+import { fetchPlan, type SubscriptionPorts } from "./ports.ts";
+import { quotePlan } from "./funding.ts";
+
+export interface FundingOption {
+  asset: string;
+  name: string;
+  network: string;
+  currency: string;
+  balance: string;
+  amountDue: string;
+  rate: string;
+  sufficient: boolean;
+  frozen: boolean;
+}
+
+/**
+ * The customer's wallet accounts that can pay the plan: the asset settles in
+ * the plan's currency or the wallet can convert to it. Each with its balance
+ * and what the plan amount costs in it now, so the page can show both.
+ */
+export async function listFundingOptions(
+  ctx: UseCaseContext,
+  ports: SubscriptionPorts,
+  input: { token: string; walletUserId: string },
+): Promise<FundingOption[]> {
+  const { subscription } = await findByToken(ctx.em, input.token);
+  if (subscription.walletUserId !== input.walletUserId) {
+    throw new DomainError("failed_precondition", "WALLET_USER_MISMATCH", "this subscription must be approved by the wallet user it names");
+  }
+  const [plan, { accounts }, { assets }] = await Promise.all([
+    fetchPlan(ports, subscription.merchantId, subscription.planId),
+    ports.wallet.listAccounts({ ownerType: OwnerType.WALLET_USER, ownerId: input.walletUserId }),
+    ports.wallet.listAssets({}),
+  ]);
+  const options = await Promise.all(
+    accounts.map(async (account): Promise<FundingOption | undefined> => {
+      const asset = assets.find((a) => a.code === account.asset);
+      if (!asset) return undefined;
+      const quote = await quotePlan(ports, plan, asset.code);
+      if (!quote) return undefined;
+      return {
+        asset: asset.code,
+        name: asset.name,
+        network: asset.network,
+        currency: asset.currency,
+        balance: account.balance,
+        amountDue: quote.assetAmount,
+        rate: quote.rate,
+        frozen: account.frozen,
+        sufficient: !account.frozen && compare(amount(account.balance), amount(quote.assetAmount)) >= 0,
+      };
+    }),
+  );
+  // Same-currency assets first (no conversion), then by code: a stable order for the page.
+  return options
+    .filter((o): o is FundingOption => o !== undefined)
+    .sort((a, b) => Number(b.currency === plan.currency) - Number(a.currency === plan.currency) || a.asset.localeCompare(b.asset));
+}

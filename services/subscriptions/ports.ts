@@ -1,0 +1,98 @@
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { CatalogService, Interval, type Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import { MerchantService } from "../../proto/gen/billing/merchants/v1/merchants_pb.ts";
+import { WalletService, type WalletUser } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import type { PlanInterval } from "../catalog/entities.ts";
+import type { Config } from "../platform/config.ts";
+import type { Logger } from "../platform/logger.ts";
+import type { Queues } from "../platform/queue/queues.ts";
+import type { RpcClients } from "../platform/rpc/clients.ts";
+import { notFound } from "../platform/errors.ts";
+import { isUuid } from "../platform/ids.ts";
+
+/**
+ * What the subscription use cases need besides the database: the services
+ * they call (never their tables), the producers for delayed jobs and the
+ * public base URL the authorization links point to.
+ */
+export interface SubscriptionPorts {
+  wallet: Client<typeof WalletService>;
+  catalog: Client<typeof CatalogService>;
+  merchants: Client<typeof MerchantService>;
+  queues: Queues;
+  publicBaseUrl: string;
+  logger: Logger;
+}
+
+/**
+ * Builds the ports from a service's or job's dependencies. Service URLs are
+ * read now, not at start-up: in one process the services' port is known only
+ * after they listen.
+ */
+export function subscriptionPorts(deps: { rpc: RpcClients; config: Config; queues: Queues; logger: Logger }): SubscriptionPorts {
+  const urls = deps.config.serviceUrls;
+  return {
+    wallet: deps.rpc.client(WalletService, urls.wallet),
+    catalog: deps.rpc.client(CatalogService, urls.catalog),
+    merchants: deps.rpc.client(MerchantService, urls.merchants),
+    queues: deps.queues,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    logger: deps.logger,
+  };
+}
+
+const isNotFound = (err: unknown) => err instanceof ConnectError && err.code === Code.NotFound;
+
+/** The merchant's plan, or PLAN_NOT_FOUND (another merchant's plan is not found either). */
+export async function fetchPlan(ports: SubscriptionPorts, merchantId: string, planId: string): Promise<Plan> {
+  if (!isUuid(planId)) throw notFound("PLAN_NOT_FOUND", `plan ${planId} not found`);
+  try {
+    const { plan } = await ports.catalog.getPlan({ merchantId, id: planId });
+    if (!plan) throw notFound("PLAN_NOT_FOUND", `plan ${planId} not found`);
+    return plan;
+  } catch (err) {
+    if (isNotFound(err)) throw notFound("PLAN_NOT_FOUND", `plan ${planId} not found`);
+    throw err;
+  }
+}
+
+export async function fetchWalletUserById(ports: SubscriptionPorts, id: string): Promise<WalletUser> {
+  if (!isUuid(id)) throw notFound("WALLET_USER_NOT_FOUND", `wallet user ${id} not found`);
+  try {
+    const { user } = await ports.wallet.getWalletUser({ id });
+    if (!user) throw notFound("WALLET_USER_NOT_FOUND", `wallet user ${id} not found`);
+    return user;
+  } catch (err) {
+    if (isNotFound(err)) throw notFound("WALLET_USER_NOT_FOUND", `wallet user ${id} not found`);
+    throw err;
+  }
+}
+
+export async function fetchWalletUserByEmail(ports: SubscriptionPorts, email: string): Promise<WalletUser> {
+  try {
+    const { user } = await ports.wallet.findWalletUserByEmail({ email });
+    if (!user) throw notFound("WALLET_USER_NOT_FOUND", "no wallet user has this customerEmail");
+    return user;
+  } catch (err) {
+    if (isNotFound(err)) throw notFound("WALLET_USER_NOT_FOUND", "no wallet user has this customerEmail");
+    throw err;
+  }
+}
+
+export async function fetchMerchantName(ports: SubscriptionPorts, merchantId: string): Promise<string> {
+  const { merchant } = await ports.merchants.getMerchant({ id: merchantId });
+  return merchant?.name ?? "";
+}
+
+const INTERVAL_NAMES: Partial<Record<Interval, PlanInterval>> = {
+  [Interval.DAY]: "DAY",
+  [Interval.WEEK]: "WEEK",
+  [Interval.MONTH]: "MONTH",
+  [Interval.YEAR]: "YEAR",
+};
+
+export function planInterval(plan: Plan): PlanInterval {
+  const name = INTERVAL_NAMES[plan.interval];
+  if (!name) throw new Error(`plan ${plan.id} has no interval`);
+  return name;
+}

@@ -1,0 +1,209 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { ApprovalOutcome, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import { parseMetadataJson } from "../platform/metadata.ts";
+import { formatAmount } from "../platform/money.ts";
+import type { AuthorizationRow, ChargeRow, SubscriptionRow } from "./entities.ts";
+import { chargeRecord, subscriptionRecord, type ChargeRecord, type SubscriptionRecord } from "./subscription-record.ts";
+import { subscriptionPorts, type SubscriptionPorts } from "./ports.ts";
+import { createSubscription } from "./create-subscription.ts";
+import { getSubscription } from "./get-subscription.ts";
+import { listSubscriptions } from "./list-subscriptions.ts";
+import { pauseSubscription } from "./pause-subscription.ts";
+import { resumeSubscription } from "./resume-subscription.ts";
+import { cancelSubscription } from "./cancel-subscription.ts";
+import { getAuthorization } from "./get-authorization.ts";
+import { listFundingOptions } from "./list-funding-options.ts";
+import { approveAuthorization, type ApprovalOutcome as Outcome } from "./approve-authorization.ts";
+import { declineAuthorization } from "./decline-authorization.ts";
+import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
+
+const ts = (iso: string) => timestampFromDate(new Date(iso));
+const optionalTs = (iso: string | null) => (iso === null ? undefined : ts(iso));
+
+/** The RPC message is the record (subscription-record.ts) field by field: REST and events share one shape. */
+export function subscriptionMessage(merchantId: string, r: SubscriptionRecord) {
+  return {
+    id: r.id,
+    merchantId,
+    planId: r.planId,
+    status: r.status,
+    externalReference: r.externalReference,
+    serviceReference: r.serviceReference ?? undefined,
+    walletUserId: r.walletUserId,
+    customerEmail: r.customerEmail ?? undefined,
+    successUrl: r.successUrl,
+    cancelUrl: r.cancelUrl,
+    metadataJson: JSON.stringify(r.metadata),
+    fundingAsset: r.fundingAsset ?? undefined,
+    billingAnchor: optionalTs(r.billingAnchor),
+    currentPeriodStart: optionalTs(r.currentPeriodStart),
+    currentPeriodEnd: optionalTs(r.currentPeriodEnd),
+    nextBillingAt: optionalTs(r.nextBillingAt),
+    trialEnd: optionalTs(r.trialEnd),
+    cancellationReason: r.cancellationReason ?? undefined,
+    authorization: r.authorization
+      ? {
+          id: r.authorization.id,
+          status: r.authorization.status,
+          expiresAt: ts(r.authorization.expiresAt),
+          approvedAt: optionalTs(r.authorization.approvedAt),
+          declinedAt: optionalTs(r.authorization.declinedAt),
+          expiredAt: optionalTs(r.authorization.expiredAt),
+          createdAt: ts(r.authorization.createdAt),
+        }
+      : undefined,
+    createdAt: ts(r.createdAt),
+    updatedAt: ts(r.updatedAt),
+    activatedAt: optionalTs(r.activatedAt),
+    pausedAt: optionalTs(r.pausedAt),
+    cancelledAt: optionalTs(r.cancelledAt),
+    expiredAt: optionalTs(r.expiredAt),
+  };
+}
+
+const toMessage = (s: { subscription: SubscriptionRow; authorization: AuthorizationRow | null }) =>
+  subscriptionMessage(s.subscription.merchantId, subscriptionRecord(s.subscription, s.authorization));
+
+export function chargeMessage(c: ChargeRecord) {
+  return {
+    id: c.id,
+    subscriptionId: c.subscriptionId,
+    periodIndex: c.periodIndex,
+    periodStart: ts(c.periodStart),
+    periodEnd: ts(c.periodEnd),
+    amount: c.amount,
+    currency: c.currency,
+    asset: c.asset,
+    assetAmount: c.assetAmount ?? undefined,
+    rate: c.rate ?? undefined,
+    status: c.status,
+    failureReason: c.failureReason ?? undefined,
+    attempt: c.attempt,
+    walletTransactionId: c.walletTransactionId ?? undefined,
+    createdAt: ts(c.createdAt),
+  };
+}
+
+const OUTCOME_TO_PROTO: Record<Outcome, ApprovalOutcome> = {
+  APPROVED: ApprovalOutcome.APPROVED,
+  INSUFFICIENT_FUNDS: ApprovalOutcome.INSUFFICIENT_FUNDS,
+  ACCOUNT_FROZEN: ApprovalOutcome.ACCOUNT_FROZEN,
+  MAXIMUM_CHARGE_EXCEEDED: ApprovalOutcome.MAXIMUM_CHARGE_EXCEEDED,
+};
+
+export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof SubscriptionsService> {
+  // Built on first use and again if the config changes: in one process the
+  // service URLs are final only once every local service listens.
+  let cached: { config: ServiceDeps["config"]; ports: SubscriptionPorts } | undefined;
+  const ports = () => {
+    if (cached?.config !== deps.config) cached = { config: deps.config, ports: subscriptionPorts(deps) };
+    return cached.ports;
+  };
+  return {
+    async createSubscription(req) {
+      const created = await createSubscription(contextFor(deps), ports(), {
+        merchantId: req.merchantId,
+        externalReference: req.externalReference,
+        serviceReference: req.serviceReference,
+        planId: req.planId,
+        walletUserId: req.walletUserId,
+        customerEmail: req.customerEmail,
+        successUrl: req.successUrl,
+        cancelUrl: req.cancelUrl,
+        authorizationExpiresInMinutes: req.authorizationExpiresInMinutes,
+        metadata: parseMetadataJson(req.metadataJson),
+      });
+      return {
+        subscription: toMessage(created),
+        authorizationUrl: created.authorizationUrl,
+        authorizationExpiresAt: timestampFromDate(created.authorization.expiresAt),
+      };
+    },
+    async getSubscription(req) {
+      return { subscription: toMessage(await getSubscription(contextFor(deps), req.merchantId, req.id)) };
+    },
+    async listSubscriptions(req) {
+      const page = await listSubscriptions(contextFor(deps), {
+        merchantId: req.merchantId,
+        limit: req.limit,
+        cursor: req.cursor,
+        status: req.status,
+        planId: req.planId,
+        walletUserId: req.walletUserId,
+        externalReference: req.externalReference,
+      });
+      return {
+        subscriptions: page.items.map((s) => toMessage({ subscription: s, authorization: page.authorizations.get(s.id) ?? null })),
+        hasMore: page.hasMore,
+        nextCursor: page.nextCursor,
+      };
+    },
+    async pauseSubscription(req) {
+      return { subscription: toMessage(await pauseSubscription(contextFor(deps), req.merchantId, req.id)) };
+    },
+    async resumeSubscription(req) {
+      return { subscription: toMessage(await resumeSubscription(contextFor(deps), req.merchantId, req.id)) };
+    },
+    async cancelSubscription(req) {
+      return { subscription: toMessage(await cancelSubscription(contextFor(deps), ports(), req.merchantId, req.id)) };
+    },
+    async getAuthorization(req) {
+      const view = await getAuthorization(contextFor(deps), ports(), req.token);
+      const plan = view.plan;
+      return {
+        authorizationId: view.authorization.id,
+        status: view.status,
+        expiresAt: timestampFromDate(view.authorization.expiresAt),
+        subscriptionId: view.subscription.id,
+        subscriptionStatus: view.subscription.status,
+        merchantId: view.subscription.merchantId,
+        merchantName: view.merchantName,
+        walletUserId: view.subscription.walletUserId,
+        plan: {
+          id: plan.id,
+          name: plan.name,
+          description: plan.description,
+          amount: plan.amount,
+          currency: plan.currency,
+          interval: ["UNSPECIFIED", "DAY", "WEEK", "MONTH", "YEAR"][plan.interval] ?? "UNSPECIFIED",
+          intervalCount: plan.intervalCount,
+          trialDays: plan.trialDays,
+          maximumChargeAmount: plan.maximumChargeAmount,
+        },
+        successUrl: view.subscription.successUrl,
+        cancelUrl: view.subscription.cancelUrl,
+      };
+    },
+    async listFundingOptions(req) {
+      const options = await listFundingOptions(contextFor(deps), ports(), { token: req.token, walletUserId: req.walletUserId });
+      return {
+        options: options.map((o) => ({ ...o, balance: formatAmount(o.balance), amountDue: formatAmount(o.amountDue), rate: formatAmount(o.rate) })),
+      };
+    },
+    async approveAuthorization(req) {
+      const result = await approveAuthorization(contextFor(deps), ports(), {
+        token: req.token,
+        walletUserId: req.walletUserId,
+        fundingAsset: req.fundingAsset,
+      });
+      return {
+        outcome: OUTCOME_TO_PROTO[result.outcome],
+        subscription: toMessage(result),
+        message: result.message,
+        charge: result.charge ? chargeMessage(chargeRecord(result.charge as ChargeRow)) : undefined,
+      };
+    },
+    async declineAuthorization(req) {
+      return { subscription: toMessage(await declineAuthorization(contextFor(deps), req.token)) };
+    },
+    async expireAuthorizations(req) {
+      await deps.clock.sync();
+      if (req.subscriptionId !== undefined) {
+        return { expired: (await expireAuthorization(contextFor(deps), req.subscriptionId)) ? 1 : 0 };
+      }
+      return { expired: await expireDueAuthorizations(contextFor(deps)) };
+    },
+  };
+}

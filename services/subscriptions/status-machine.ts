@@ -1,0 +1,85 @@
+import { DomainError } from "../platform/errors.ts";
+
+/**
+ * The subscription status machine: the one table of legal moves. Every use
+ * case that changes a status asks `nextStatus`, inside a transaction that
+ * holds the subscription row lock, so concurrent requests can never make a
+ * move this table does not list. The README's status table mirrors it.
+ */
+export const SUBSCRIPTION_STATUSES = [
+  "PENDING_APPROVAL",
+  "ACTIVE",
+  "TRIALING",
+  "PAUSED",
+  "CANCELLED",
+  "EXPIRED",
+] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** Statuses nothing leaves. A terminal subscription frees its externalReference. */
+export const TERMINAL_STATUSES: readonly SubscriptionStatus[] = ["CANCELLED", "EXPIRED"];
+
+export type SubscriptionEvent =
+  | "approve" //            customer approved, no trial: first payment taken
+  | "approve_with_trial" // customer approved, plan has trialDays > 0
+  | "expire" //             the authorization expired unapproved
+  | "decline" //            customer pressed Cancel on the authorization page
+  | "pause"
+  | "resume"
+  | "cancel"; //            merchant cancelled
+
+/** `to: "PAUSED_FROM"` means the status the subscription was paused from. */
+type Target = SubscriptionStatus | "PAUSED_FROM";
+
+export const TRANSITIONS: readonly { from: SubscriptionStatus; event: SubscriptionEvent; to: Target }[] = [
+  { from: "PENDING_APPROVAL", event: "approve", to: "ACTIVE" },
+  { from: "PENDING_APPROVAL", event: "approve_with_trial", to: "TRIALING" },
+  { from: "PENDING_APPROVAL", event: "expire", to: "EXPIRED" },
+  { from: "PENDING_APPROVAL", event: "decline", to: "CANCELLED" },
+  { from: "PENDING_APPROVAL", event: "cancel", to: "CANCELLED" },
+  { from: "ACTIVE", event: "pause", to: "PAUSED" },
+  { from: "TRIALING", event: "pause", to: "PAUSED" },
+  { from: "PAUSED", event: "resume", to: "PAUSED_FROM" },
+  { from: "ACTIVE", event: "cancel", to: "CANCELLED" },
+  { from: "TRIALING", event: "cancel", to: "CANCELLED" },
+  { from: "PAUSED", event: "cancel", to: "CANCELLED" },
+];
+
+/** The one typed failure for an illegal move; 409 INVALID_STATUS_TRANSITION at the edge. */
+export class InvalidStatusTransitionError extends DomainError {
+  readonly from: string;
+  readonly event: SubscriptionEvent;
+
+  constructor(from: string, event: SubscriptionEvent) {
+    super("failed_precondition", "INVALID_STATUS_TRANSITION", `cannot ${VERB[event]} a subscription in status ${from}`);
+    this.from = from;
+    this.event = event;
+  }
+}
+
+const VERB: Record<SubscriptionEvent, string> = {
+  approve: "approve",
+  approve_with_trial: "approve",
+  expire: "expire",
+  decline: "decline",
+  pause: "pause",
+  resume: "resume",
+  cancel: "cancel",
+};
+
+/** The status `event` leads to from `current`, or InvalidStatusTransitionError. */
+export function nextStatus(current: string, event: SubscriptionEvent, pausedFrom?: string | null): SubscriptionStatus {
+  const row = TRANSITIONS.find((t) => t.from === current && t.event === event);
+  if (!row) throw new InvalidStatusTransitionError(current, event);
+  if (row.to !== "PAUSED_FROM") return row.to;
+  if (pausedFrom !== "ACTIVE" && pausedFrom !== "TRIALING") {
+    // A paused row always records where it came from (a database check enforces it).
+    throw new Error(`subscription paused without a valid paused_from_status (${pausedFrom})`);
+  }
+  return pausedFrom;
+}
+
+export const canTransition = (current: string, event: SubscriptionEvent): boolean =>
+  TRANSITIONS.some((t) => t.from === current && t.event === event);
+
+export const isTerminal = (status: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(status);

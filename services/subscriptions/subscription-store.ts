@@ -1,0 +1,47 @@
+import { LockMode } from "@mikro-orm/core";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { notFound } from "../platform/errors.ts";
+import { isUuid } from "../platform/ids.ts";
+import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
+
+/** Queries shared by the use cases; each use case owns its transaction. */
+
+export const subscriptionNotFound = (id: string) => notFound("SUBSCRIPTION_NOT_FOUND", `subscription ${id} not found`);
+
+/**
+ * The subscription row, locked (`select … for update`) until the transaction
+ * ends: every status change goes through here, so two changes of one
+ * subscription never interleave. Another merchant's id is not found.
+ */
+export async function lockSubscription(em: EntityManager, id: string, merchantId?: string): Promise<SubscriptionRow> {
+  const sub = isUuid(id)
+    ? await em.findOne(Subscription, { id, ...(merchantId !== undefined && { merchantId }) }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
+    : null;
+  if (!sub) throw subscriptionNotFound(id);
+  return sub;
+}
+
+export async function findSubscription(em: EntityManager, id: string, merchantId: string): Promise<SubscriptionRow> {
+  const sub = isUuid(id) ? await em.findOne(Subscription, { id, merchantId }) : null;
+  if (!sub) throw subscriptionNotFound(id);
+  return sub;
+}
+
+/** The latest authorization of a subscription (there is one today; change sessions may add more kinds later). */
+export async function currentAuthorization(em: EntityManager, subscriptionId: string): Promise<AuthorizationRow | null> {
+  return em.findOne(SubscriptionAuthorization, { subscriptionId }, { orderBy: { createdAt: "desc", id: "desc" } });
+}
+
+/** Current authorizations of many subscriptions in one query (lists). */
+export async function currentAuthorizations(em: EntityManager, subscriptionIds: string[]): Promise<Map<string, AuthorizationRow>> {
+  const byId = new Map<string, AuthorizationRow>();
+  if (subscriptionIds.length === 0) return byId;
+  const rows = await em.find(SubscriptionAuthorization, { subscriptionId: { $in: subscriptionIds } }, { orderBy: { createdAt: "asc", id: "asc" } });
+  for (const row of rows) byId.set(row.subscriptionId, row);
+  return byId;
+}
+
+/** The first payment's attempt that is still in flight, if any (at most one: a unique index says so). */
+export async function pendingFirstCharge(em: EntityManager, subscriptionId: string): Promise<ChargeRow | null> {
+  return em.findOne(SubscriptionCharge, { subscriptionId, periodIndex: 0, status: "PENDING" }, { refresh: true });
+}

@@ -1,0 +1,34 @@
+import type { Currency } from "../platform/currencies.ts";
+
+/**
+ * The asset registry: what a wallet can hold and a payment can be made in.
+ * Configured in code (changing it is a deploy, like a migration): an asset
+ * never disappears while balances in it exist. Stablecoins settle 1:1 in
+ * their currency; the others are priced by the RateSource.
+ */
+export interface AssetInfo {
+  code: string;
+  network: string;
+  /** Smallest unit: amounts of this asset never have more fraction digits. */
+  decimals: number;
+  /** The currency one unit is worth one of (stablecoins) or is (coins). */
+  currency: Currency;
+  name: string;
+  /** On-chain confirmations before a deposit counts as received. */
+  requiredConfirmations: number;
+}
+
+export const ASSETS: readonly AssetInfo[] = Object.freeze([
+  { code: "USDT_TRON", network: "TRON", decimals: 6, currency: "USD", name: "Tether USD (TRC-20)", requiredConfirmations: 19 },
+  { code: "USDC_ETH", network: "ETHEREUM", decimals: 6, currency: "USD", name: "USD Coin (ERC-20)", requiredConfirmations: 12 },
+  { code: "BTC", network: "BITCOIN", decimals: 8, currency: "BTC", name: "Bitcoin", requiredConfirmations: 2 },
+  { code: "ETH", network: "ETHEREUM", decimals: 18, currency: "ETH", name: "Ether", requiredConfirmations: 12 },
+]);
+
+const BY_CODE = new Map(ASSETS.map((a) => [a.code, a]));
+
+export const ASSET_CODES = ASSETS.map((a) => a.code);
+
+export function findAsset(code: string): AssetInfo | undefined {
+  return BY_CODE.get(code);
+}

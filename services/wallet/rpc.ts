@@ -1,0 +1,144 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { ChargeOutcome, OwnerType, WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import { invalid } from "../platform/errors.ts";
+import type { ChargeOutcome as Outcome, WalletUserRow } from "./entities.ts";
+import { ASSETS } from "./assets.ts";
+import { staticRateSource, type RateSource } from "./rates.ts";
+import { walletUserView } from "./wallet-user-record.ts";
+import { createWalletUser } from "./create-wallet-user.ts";
+import { getWalletUser } from "./get-wallet-user.ts";
+import { findWalletUserByEmail } from "./find-wallet-user-by-email.ts";
+import { verifyPassword } from "./verify-password.ts";
+import { verifyPin } from "./verify-pin.ts";
+import { quote } from "./quote.ts";
+import { listAccounts, type AccountHolder, type AccountView } from "./list-accounts.ts";
+import { creditWalletUser } from "./credit-wallet-user.ts";
+import { charge } from "./charge.ts";
+import { creditMerchant } from "./credit-merchant.ts";
+import { checkLedger } from "./check-ledger.ts";
+import { freezeWalletUser, unfreezeWalletUser } from "./freeze-wallet-user.ts";
+import { setAccountFrozen } from "./set-account-frozen.ts";
+
+const OUTCOME_TO_PROTO: Record<Outcome, ChargeOutcome> = {
+  SUCCEEDED: ChargeOutcome.SUCCEEDED,
+  INSUFFICIENT_FUNDS: ChargeOutcome.INSUFFICIENT_FUNDS,
+  ACCOUNT_FROZEN: ChargeOutcome.ACCOUNT_FROZEN,
+};
+
+function holderFromProto(ownerType: OwnerType, ownerId: string): AccountHolder {
+  if (ownerType === OwnerType.WALLET_USER) return { type: "WALLET_USER", id: ownerId };
+  if (ownerType === OwnerType.MERCHANT) return { type: "MERCHANT", id: ownerId };
+  throw invalid("INVALID_REQUEST", "ownerType: must be WALLET_USER or MERCHANT");
+}
+
+function userMessage(user: WalletUserRow, now: Date) {
+  const view = walletUserView(user, now);
+  return {
+    id: view.id,
+    email: view.email,
+    status: view.status,
+    createdAt: timestampFromDate(view.createdAt),
+    pinLocked: view.pinLocked,
+    pinLockedUntil: view.pinLockedUntil ? timestampFromDate(view.pinLockedUntil) : undefined,
+  };
+}
+
+const accountMessage = (a: AccountView) => ({ id: a.id, asset: a.asset, balance: a.balance, frozen: a.frozen });
+
+/** Maps messages to use cases; amounts cross as canonical decimal strings, exact at the asset's decimals. */
+export function walletService(deps: ServiceDeps, rates: RateSource = staticRateSource()): ServiceImpl<typeof WalletService> {
+  const now = () => deps.clock.now();
+  return {
+    async createWalletUser(req) {
+      const user = await createWalletUser(contextFor(deps), { email: req.email, password: req.password, pin: req.pin });
+      return { user: userMessage(user, now()) };
+    },
+    async getWalletUser(req) {
+      const ctx = contextFor(deps);
+      const user = await getWalletUser(ctx, req.id);
+      const accounts = await listAccounts(ctx, { type: "WALLET_USER", id: user.id });
+      return { user: userMessage(user, now()), accounts: accounts.map(accountMessage) };
+    },
+    async findWalletUserByEmail(req) {
+      return { user: userMessage(await findWalletUserByEmail(contextFor(deps), req.email), now()) };
+    },
+    async verifyPassword(req) {
+      return { user: userMessage(await verifyPassword(contextFor(deps), { email: req.email, password: req.password }), now()) };
+    },
+    async verifyPin(req) {
+      const res = await verifyPin(contextFor(deps), { walletUserId: req.walletUserId, pin: req.pin });
+      return {
+        ok: res.ok,
+        attemptsLeft: res.attemptsLeft,
+        locked: res.locked,
+        lockedUntil: res.lockedUntil ? timestampFromDate(res.lockedUntil) : undefined,
+      };
+    },
+    async listAssets() {
+      return { assets: ASSETS.map((a) => ({ ...a })) };
+    },
+    async quote(req) {
+      const res = await quote(contextFor(deps), rates, { amount: req.amount, currency: req.currency, asset: req.asset, rounding: req.rounding });
+      return { assetAmount: res.assetAmount, rate: res.rate, rateAt: timestampFromDate(res.rateAt) };
+    },
+    async listAccounts(req) {
+      const accounts = await listAccounts(contextFor(deps), holderFromProto(req.ownerType, req.ownerId));
+      return { accounts: accounts.map(accountMessage) };
+    },
+    async creditWalletUser(req) {
+      const res = await creditWalletUser(contextFor(deps), {
+        walletUserId: req.walletUserId,
+        asset: req.asset,
+        amount: req.amount,
+        idempotencyKey: req.idempotencyKey,
+      });
+      return { transactionId: res.transactionId, account: { id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen } };
+    },
+    async charge(req) {
+      const res = await charge(contextFor(deps), {
+        idempotencyKey: req.idempotencyKey,
+        walletUserId: req.walletUserId,
+        merchantId: req.merchantId,
+        asset: req.asset,
+        amount: req.amount,
+        description: req.description,
+      });
+      return { outcome: OUTCOME_TO_PROTO[res.outcome], transactionId: res.transactionId, balanceAfter: res.balanceAfter };
+    },
+    async creditMerchant(req) {
+      const res = await creditMerchant(contextFor(deps), {
+        idempotencyKey: req.idempotencyKey,
+        merchantId: req.merchantId,
+        asset: req.asset,
+        amount: req.amount,
+        description: req.description,
+      });
+      return { transactionId: res.transactionId, account: { id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen } };
+    },
+    async checkLedger() {
+      const res = await checkLedger(contextFor(deps));
+      return {
+        ok: res.ok,
+        transactionsChecked: BigInt(res.transactionsChecked),
+        accountsChecked: BigInt(res.accountsChecked),
+        problems: res.problems,
+      };
+    },
+    async freezeWalletUser(req) {
+      return { user: userMessage(await freezeWalletUser(contextFor(deps), req.id), now()) };
+    },
+    async unfreezeWalletUser(req) {
+      return { user: userMessage(await unfreezeWalletUser(contextFor(deps), req.id), now()) };
+    },
+    async freezeAccount(req) {
+      const account = await setAccountFrozen(contextFor(deps), { holder: holderFromProto(req.ownerType, req.ownerId), asset: req.asset, frozen: true });
+      return { account: accountMessage(account) };
+    },
+    async unfreezeAccount(req) {
+      const account = await setAccountFrozen(contextFor(deps), { holder: holderFromProto(req.ownerType, req.ownerId), asset: req.asset, frozen: false });
+      return { account: accountMessage(account) };
+    },
+  };
+}

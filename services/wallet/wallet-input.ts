@@ -1,0 +1,80 @@
+import { invalid } from "../platform/errors.ts";
+import { isUuid } from "../platform/ids.ts";
+import { fractionDigits, InvalidAmountError, isZero, parseAmount, type Amount } from "../platform/money.ts";
+import { ASSET_CODES, findAsset, type AssetInfo } from "./assets.ts";
+
+/**
+ * Input rules of the wallet's verbs. The gateway checks the same rules with
+ * JSON schemas; internal callers reach the service over RPC directly, so the
+ * use cases check again. Messages name the field (camelCase, as on REST).
+ */
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 200;
+export const EMAIL_MAX = 254;
+export const IDEMPOTENCY_KEY_MAX = 200;
+export const DESCRIPTION_MAX = 500;
+
+// Deliberately permissive (local@domain.tld): deliverability is the mail system's job.
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** Emails are compared case-insensitively: the stored and looked-up form is trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  const normalized = email.trim().toLowerCase();
+  if (normalized.length > EMAIL_MAX || !EMAIL.test(normalized)) {
+    throw invalid("INVALID_REQUEST", `email: must be an email address of at most ${EMAIL_MAX} characters`);
+  }
+  return normalized;
+}
+
+export function checkPassword(password: string): void {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN || length > PASSWORD_MAX) {
+    throw invalid("INVALID_REQUEST", `password: must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+  }
+}
+
+export function checkPin(pin: string): void {
+  if (!/^\d{6}$/.test(pin)) throw invalid("INVALID_REQUEST", "pin: must be exactly 6 digits");
+}
+
+export function requireAsset(code: string, field = "asset"): AssetInfo {
+  const asset = findAsset(code);
+  if (!asset) throw invalid("INVALID_REQUEST", `${field}: must be one of ${ASSET_CODES.join(", ")}`);
+  return asset;
+}
+
+export function requireUuid(field: string, value: string): string {
+  if (!isUuid(value)) throw invalid("INVALID_REQUEST", `${field}: must be a uuid`);
+  return value.toLowerCase();
+}
+
+/** A positive amount of `asset`, exact to its decimals: more fraction digits than the asset has is refused, not rounded. */
+export function parseAssetAmount(field: string, text: string, asset: AssetInfo): Amount {
+  let value: Amount;
+  try {
+    value = parseAmount(text);
+  } catch (err) {
+    if (err instanceof InvalidAmountError) throw invalid("INVALID_REQUEST", `${field}: ${err.message}`);
+    throw err;
+  }
+  if (isZero(value)) throw invalid("INVALID_REQUEST", `${field}: must be greater than 0`);
+  if (fractionDigits(value) > asset.decimals) {
+    throw invalid("INVALID_REQUEST", `${field}: ${asset.code} has ${asset.decimals} decimals; at most ${asset.decimals} fraction digits are allowed`);
+  }
+  return value;
+}
+
+export function checkIdempotencyKey(key: string, required: boolean): string | undefined {
+  if (!key) {
+    if (required) throw invalid("INVALID_REQUEST", "idempotencyKey: is required");
+    return undefined;
+  }
+  if (key.length > IDEMPOTENCY_KEY_MAX) throw invalid("INVALID_REQUEST", `idempotencyKey: must be at most ${IDEMPOTENCY_KEY_MAX} characters`);
+  return key;
+}
+
+export function checkDescription(description: string | undefined): string | null {
+  if (!description) return null;
+  if (description.length > DESCRIPTION_MAX) throw invalid("INVALID_REQUEST", `description: must be at most ${DESCRIPTION_MAX} characters`);
+  return description;
+}

@@ -1,0 +1,112 @@
+import { expect } from "chai";
+import { Webhook } from "standardwebhooks";
+import { ADMIN_KEY, startTestSystem, type TestSystem } from "../../support/system.ts";
+import { startWebhookReceiver, eventually, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { startWebhookWorkers } from "../../support/webhook-workers.ts";
+import { emitEvents } from "../../support/events.ts";
+import { relayEvents } from "../../../services/events/relay-events.ts";
+import { sweepDueDeliveries } from "../../../services/events/sweep-due-deliveries.ts";
+import { deliveryJobId } from "../../../services/events/enqueue-deliveries.ts";
+
+describe("outbox relay and delivery queue", () => {
+  let sys: TestSystem;
+  let receiver: WebhookReceiver;
+
+  before(async () => {
+    // No workers: the test drives the relay and the sweep by hand, then starts the workers.
+    sys = await startTestSystem({ workerGroups: [], env: { WEBHOOK_RETRY_SCHEDULE: "3600" } });
+    receiver = await startWebhookReceiver();
+  });
+  after(async () => {
+    await receiver?.close();
+    await sys?.close();
+  });
+
+  const queuedJobs = async () => {
+    const counts = await sys.system.queues!.queue("webhooks").getJobCounts("waiting", "delayed", "prioritized", "active");
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  };
+
+  it("creates each delivery once and queues it once when the relay and the sweep run twice; each event arrives once", async () => {
+    const { id: merchantId, api } = await sys.createMerchant("Relay");
+    const a = (await api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/a` })).body;
+    const b = (await api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/b`, enabledEvents: ["subscription.renewed"] })).body;
+    const renewals = await emitEvents(sys, merchantId, 5, "subscription.renewed");
+    const plans = await emitEvents(sys, merchantId, 3, "plan.created");
+
+    const first = await relayEvents(sys.context(), sys.system.queues!);
+    expect(first).to.deep.equal({ events: 8, deliveries: 8 + 5 });
+    const second = await relayEvents(sys.context(), sys.system.queues!);
+    expect(second).to.deep.equal({ events: 0, deliveries: 0 });
+    const rows = await sys.sql<{ endpoint_id: string; n: string }>("select endpoint_id, count(*) as n from webhook_deliveries group by endpoint_id");
+    expect(Object.fromEntries(rows.map((r) => [r.endpoint_id, Number(r.n)]))).to.deep.equal({ [a.id]: 8, [b.id]: 5 });
+    expect(await sys.sql("select id from events where relayed_at is null")).to.deep.equal([]);
+
+    // One job per endpoint (its worker drains the endpoint in order); the sweep finds the same ids: no new job.
+    expect(await queuedJobs()).to.equal(2);
+    expect(await sweepDueDeliveries(sys.context(), sys.system.queues!)).to.equal(2);
+    expect(await sweepDueDeliveries(sys.context(), sys.system.queues!)).to.equal(2);
+    expect(await queuedJobs()).to.equal(2);
+
+    const workers = await startWebhookWorkers(sys);
+    try {
+      await receiver.waitFor((r) => r.length >= 13);
+      await new Promise((r) => setTimeout(r, 700)); // room for any duplicate to show up
+      const byPath = (p: string) => receiver.received.filter((x) => x.path === p).map((x) => String(x.headers["webhook-id"]));
+      expect(byPath("/hooks/a")).to.deep.equal([...renewals, ...plans]);
+      expect(byPath("/hooks/b")).to.deep.equal(renewals);
+      for (const hook of receiver.received.filter((x) => x.path === "/hooks/a")) {
+        new Webhook(a.secret).verify(hook.body, { ...(hook.headers as Record<string, string>) });
+      }
+      const statuses = await sys.sql<{ status: string; attempt_count: number }>("select status, attempt_count from webhook_deliveries");
+      expect(statuses.every((s) => s.status === "SUCCEEDED" && s.attempt_count === 1)).to.equal(true);
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it("queues a due delivery again from Postgres when its job was lost (crash between commit and enqueue)", async () => {
+    const { id: merchantId, api } = await sys.createMerchant("Lost jobs");
+    await api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/lost` });
+    const [eventId] = await emitEvents(sys, merchantId, 1);
+    await relayEvents(sys.context(), sys.system.queues!);
+    await sys.system.queues!.queue("webhooks").obliterate({ force: true }); // the jobs vanish
+    expect(await queuedJobs()).to.equal(0);
+    const workers = await startWebhookWorkers(sys);
+    try {
+      // The recurring sweep (every SWEEP_INTERVAL_MS) finds the pending delivery and queues it.
+      await receiver.waitFor((r) => r.some((x) => x.headers["webhook-id"] === eventId));
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it("runs a retry within seconds once the sandbox clock passes its due time", async () => {
+    const { id: merchantId, api } = await sys.createMerchant("Clock");
+    const ep = (await api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/clock` })).body;
+    let calls = 0;
+    receiver.respond = (r) => (r.path === "/hooks/clock" && ++calls === 1 ? { status: 500 } : { status: 200 });
+    const [eventId] = await emitEvents(sys, merchantId, 1);
+    const workers = await startWebhookWorkers(sys);
+    try {
+      const retrying = await eventually(async () => {
+        const res = await api.get(`/api/v1/webhook-endpoints/${ep.id}/deliveries`);
+        return res.body.data[0]?.attemptCount === 1 && res.body.data[0].nextAttemptAt ? res.body.data[0] : undefined;
+      });
+      // WEBHOOK_RETRY_SCHEDULE=3600: the retry is an hour away (±10 % jitter) on the service clock.
+      const waitMs = Date.parse(retrying.nextAttemptAt) - Date.parse(retrying.attempts[0].attemptedAt);
+      expect(waitMs).to.be.within(3240_000, 3960_000);
+      // A delayed job waits for it in Redis; it is promoted when the sweep sees the delivery due.
+      const retryJob = await sys.system.queues!.queue("webhooks").getJob(deliveryJobId({ endpointId: ep.id, deliveryId: retrying.id, attemptNumber: 2 }));
+      expect(await retryJob?.getState()).to.equal("delayed");
+      const advanced = await sys.http.post("/admin/v1/sandbox/clock/advance", { seconds: 3961 }, { "x-admin-key": ADMIN_KEY });
+      expect(advanced.status).to.equal(200);
+      const started = Date.now();
+      await receiver.waitFor((r) => r.filter((x) => x.headers["webhook-id"] === eventId).length === 2, 10_000);
+      expect(Date.now() - started).to.be.below(5000);
+    } finally {
+      receiver.respond = () => ({ status: 200 });
+      await workers.close();
+    }
+  });
+});
