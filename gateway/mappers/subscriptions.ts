@@ -42,5 +42,8 @@ export function subscriptionBody(s: Subscription) {
     pausedAt: iso(s.pausedAt),
     cancelledAt: iso(s.cancelledAt),
     expiredAt: iso(s.expiredAt),
+    pastDueSince: iso(s.pastDueSince),
+    nextRetryAt: iso(s.nextRetryAt),
+    unpaidAt: iso(s.unpaidAt),
   };
 }

@@ -30,6 +30,8 @@ export interface ApprovalView {
   expiresAt: Date;
   /** Origins the flow may redirect to (for the Content-Security-Policy form-action). */
   redirectOrigins: string[];
+  /** The paying account is already decided (a plan change: the subscription's): shown, not chosen. */
+  fixedFunding?: boolean;
 }
 
 export interface FundingChoice {

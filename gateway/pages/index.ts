@@ -5,11 +5,15 @@ import { approvalPages } from "./approval-pages.ts";
 import { redisLoginLimiter } from "./login-limiter.ts";
 import { deriveSessionKey, sessionCodec } from "./page-session.ts";
 import { subscriptionApproval } from "./subscription-approval.ts";
+import { changeApproval } from "./change-approval.ts";
 
 /** The customer-facing pages, mounted by the gateway after the API routes. */
 export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
   const sessions = sessionCodec(deriveSessionKey(deps.config.secretsKey), deps.config.publicBaseUrl.startsWith("https:"));
   const limiter = redisLoginLimiter(redis, deps.config.queuePrefix, deps.logger);
   const shared = { wallet: deps.clients.wallet, sessions, limiter, logger: deps.logger };
-  return [approvalPages({ ...shared, basePath: "/authorize", provider: subscriptionApproval(deps.clients.subscriptions) })];
+  return [
+    approvalPages({ ...shared, basePath: "/authorize", provider: subscriptionApproval(deps.clients.subscriptions) }),
+    approvalPages({ ...shared, basePath: "/change", provider: changeApproval(deps.clients.subscriptions) }),
+  ];
 }

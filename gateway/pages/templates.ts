@@ -117,9 +117,16 @@ export function fundingPage(input: {
 }): string {
   const { view, choices } = input;
   const preselected = input.selected ?? choices.find((c) => c.sufficient)?.asset ?? choices[0]?.asset;
+  const fixed = view.fixedFunding === true;
   const options = choices
-    .map(
-      (c) => `<label class="asset">
+    .map((c) =>
+      fixed
+        ? `<div class="asset">
+    <input type="hidden" name="fundingAsset" value="${escapeHtml(c.asset)}">
+    <span class="meta"><b>${escapeHtml(c.name)}</b>${escapeHtml(c.asset)} · ${escapeHtml(c.network)}<br>Balance: ${escapeHtml(c.balance)} ${escapeHtml(c.asset)}</span>
+    <span class="due">Due now: ${escapeHtml(c.amountDue)} ${escapeHtml(c.asset)}${c.frozen ? '<br><span class="low">frozen</span>' : !c.sufficient ? '<br><span class="low">insufficient balance</span>' : ""}</span>
+  </div>`
+        : `<label class="asset">
     <input type="radio" name="fundingAsset" value="${escapeHtml(c.asset)}"${c.asset === preselected ? " checked" : ""} required>
     <span class="meta"><b>${escapeHtml(c.name)}</b>${escapeHtml(c.asset)} · ${escapeHtml(c.network)}<br>Balance: ${escapeHtml(c.balance)} ${escapeHtml(c.asset)}</span>
     <span class="due">${escapeHtml(c.amountDue)} ${escapeHtml(c.asset)}${c.frozen ? '<br><span class="low">frozen</span>' : !c.sufficient ? '<br><span class="low">insufficient balance</span>' : ""}</span>
@@ -127,7 +134,7 @@ export function fundingPage(input: {
     )
     .join("\n");
   const body = choices.length
-    ? `<fieldset><legend>Pay with</legend>
+    ? `<fieldset><legend>${fixed ? "Paid from" : "Pay with"}</legend>
   ${options}
   </fieldset>
   <label for="pin">Payment PIN</label>

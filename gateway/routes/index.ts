@@ -1,6 +1,8 @@
 import type { RouteSpec } from "../route.ts";
 import { planRoutes } from "./plans.ts";
 import { subscriptionRoutes } from "./subscriptions.ts";
+import { changeSessionRoutes } from "./change-sessions.ts";
+import { subscriptionChargeRoutes } from "./subscription-charges.ts";
 import { adminMerchantRoutes } from "./admin-merchants.ts";
 import { adminSandboxRoutes } from "./admin-sandbox.ts";
 import { paymentOrderRoutes } from "./payment-orders.ts";
@@ -10,4 +12,4 @@ import { eventRoutes } from "./events.ts";
 import { webhookEndpointRoutes } from "./webhook-endpoints.ts";
 
 /** Every REST operation: mounted by the app and documented by the OpenAPI builder. */
-export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes];
+export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes];

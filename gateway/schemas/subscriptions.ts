@@ -93,7 +93,7 @@ export const subscriptionSchema = {
     currentPeriodEnd: nullable(dateTimeSchema),
     nextBillingAt: nullable(dateTimeSchema),
     trialEnd: nullable(dateTimeSchema),
-    cancellationReason: nullable({ type: "string", enum: ["MERCHANT_CANCELLED", "AUTHORIZATION_DECLINED"] }),
+    cancellationReason: nullable({ type: "string", enum: ["MERCHANT_CANCELLED", "AUTHORIZATION_DECLINED", "PAYMENT_FAILED"] }),
     authorization: { ...nullable(authorizationSchema), description: "The customer authorization (current one)." },
     createdAt: dateTimeSchema,
     updatedAt: dateTimeSchema,
@@ -101,5 +101,8 @@ export const subscriptionSchema = {
     pausedAt: nullable(dateTimeSchema),
     cancelledAt: nullable(dateTimeSchema),
     expiredAt: nullable(dateTimeSchema),
+    pastDueSince: { ...nullable(dateTimeSchema), description: "When the current run of failed renewal charges began (PAST_DUE, UNPAID)." },
+    nextRetryAt: { ...nullable(dateTimeSchema), description: "The next scheduled retry of the failed renewal; null unless PAST_DUE." },
+    unpaidAt: { ...nullable(dateTimeSchema), description: "When the last retry failed and the subscription became UNPAID." },
   },
 } as const;

@@ -5,6 +5,9 @@ import { transitionSubscription } from "./transition-subscription.ts";
 import { pendingFirstCharge } from "./subscription-store.ts";
 import { settleCharge } from "./first-payment.ts";
 import type { SubscriptionPorts } from "./ports.ts";
+import { pendingChangeCharge } from "./change-session-store.ts";
+import { cancelChangeSessionsOf } from "./cancel-change-sessions.ts";
+import { pendingRenewalCharge } from "./renewals/pending-renewal-charge.ts";
 
 class FirstPaymentInFlight extends Error {
   readonly chargeId: string;
@@ -33,7 +36,12 @@ export async function cancelSubscription(ctx: UseCaseContext, ports: Subscriptio
         event: "cancel",
         eventType: "subscription.cancelled",
         async guard(em, sub) {
-          const pending = sub.status === "PENDING_APPROVAL" ? await pendingFirstCharge(em, sub.id) : null;
+          // A plan change's immediate charge in flight is settled first too (it may apply the change).
+          // So is a renewal in flight: cancelling under it could take a period's money after the cancel.
+          const pending =
+            sub.status === "PENDING_APPROVAL"
+              ? await pendingFirstCharge(em, sub.id)
+              : ((await pendingChangeCharge(em, sub.id)) ?? (await pendingRenewalCharge(em, sub.id)));
           if (pending) throw new FirstPaymentInFlight(pending.id);
         },
         apply(sub, _from, now, authorization) {
@@ -44,6 +52,10 @@ export async function cancelSubscription(ctx: UseCaseContext, ports: Subscriptio
           // The link stops working; the expiry sweep no longer considers it.
           if (authorization?.status === "PENDING") authorization.status = "CANCELLED";
         },
+        async alsoInTransaction(em, sub, now) {
+          // A scheduled plan change (or one awaiting approval) ends with the subscription.
+          await cancelChangeSessionsOf(em, ctx.clock, sub.id, now);
+        },
       });
     } catch (err) {
       if (!(err instanceof FirstPaymentInFlight)) throw err;
@@ -51,7 +63,7 @@ export async function cancelSubscription(ctx: UseCaseContext, ports: Subscriptio
       if (settled.state === "in_progress") {
         // Wall time on purpose: this bounds how long the request waits, it is not business time.
         if (Date.now() > deadline) {
-          throw new DomainError("failed_precondition", "PAYMENT_IN_PROGRESS", "the customer's first payment is being processed; retry in a few seconds");
+          throw new DomainError("failed_precondition", "PAYMENT_IN_PROGRESS", "a payment of this subscription is being processed; retry in a few seconds");
         }
         await sleep(100);
       }

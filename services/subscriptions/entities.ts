@@ -8,7 +8,8 @@ export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
 export const CHARGE_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
 
-export type CancellationReason = "MERCHANT_CANCELLED" | "AUTHORIZATION_DECLINED";
+/** PAYMENT_FAILED: dunning ran out with DUNNING_FINAL_STATUS=CANCELLED. */
+export type CancellationReason = "MERCHANT_CANCELLED" | "AUTHORIZATION_DECLINED" | "PAYMENT_FAILED";
 
 export const Subscription = defineEntity({
   name: "Subscription",
@@ -39,6 +40,21 @@ export const Subscription = defineEntity({
     pausedAt: p.datetime().nullable(),
     cancelledAt: p.datetime().nullable(),
     expiredAt: p.datetime().nullable(),
+    // Recurring billing (migration 0006; renewals/README "Recurring billing").
+    /** The period nextBillingAt starts, i.e. the one the next charge pays for. */
+    nextPeriodIndex: p.integer().default(0),
+    /** The period that starts at billingAnchor: boundaries are counted from it (a plan change to another cadence re-anchors). */
+    anchorPeriodIndex: p.integer().default(0),
+    /** First failure of the current dunning run; null unless PAST_DUE (or UNPAID). */
+    pastDueSince: p.datetime().nullable(),
+    /** Scheduled retries already made in the current dunning run. */
+    retryCount: p.integer().default(0),
+    nextRetryAt: p.datetime().nullable(),
+    unpaidAt: p.datetime().nullable(),
+    /** Last period whose subscription.charge_upcoming was recorded. */
+    notifiedPeriodIndex: p.integer().nullable(),
+    /** Database-time claim of the renewal sweep (see renewals/find-due-renewals.ts). */
+    renewalClaimedUntil: p.datetime().nullable(),
   },
 });
 

@@ -11,6 +11,8 @@ import { nextStatus } from "./status-machine.ts";
 import { chargeRecord, subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription } from "./subscription-store.ts";
 import type { SubscriptionPorts } from "./ports.ts";
+import { isRenewalCharge, renewalSettled } from "./renewals/renewal-outcome.ts";
+import { applyPaidChange } from "./apply-paid-change.ts";
 
 /**
  * The first payment, taken when a customer approves a plan without a trial.
@@ -24,7 +26,9 @@ import type { SubscriptionPorts } from "./ports.ts";
  * sweep (or the customer's next try) repeats step 2 with the same key, which
  * the wallet answers with the first outcome instead of moving money again.
  * The lease outlasts the wallet call's timeout, so one key is never in two
- * calls at once. Recurring billing builds renewals on the same rows.
+ * calls at once. Renewals, trial conversions and retries take the same three
+ * steps (renewals/renew-subscription.ts): openPeriodCharge and settleCharge
+ * are shared, and the settle hands the outcome to what the charge pays for.
  */
 export const CHARGE_LEASE_SECONDS = 30;
 export const WALLET_CALL_TIMEOUT_MS = 10_000;
@@ -40,6 +44,8 @@ export interface FirstChargeTerms {
 }
 
 export type FailureReason = "INSUFFICIENT_FUNDS" | "ACCOUNT_FROZEN" | "MAXIMUM_CHARGE_EXCEEDED";
+/** Renewals can also fail with CONVERSION_UNAVAILABLE: the wallet could not quote the plan's currency in the funding asset. */
+export type PeriodFailureReason = FailureReason | "CONVERSION_UNAVAILABLE";
 
 /**
  * Step 1, inside the caller's transaction (which holds the subscription lock):
@@ -53,18 +59,45 @@ export async function openFirstCharge(
   terms: FirstChargeTerms,
   failureReason?: FailureReason,
 ): Promise<ChargeRow> {
+  const period = { index: 0, start: now, end: periodEnd(now, terms.interval, terms.intervalCount, 1) };
+  return openPeriodCharge(em, now, sub, period, terms, failureReason);
+}
+
+export interface PeriodChargeTerms {
+  amount: string;
+  currency: string;
+  asset: string;
+  assetAmount: string | null;
+  rate: string | null;
+}
+
+/**
+ * Step 1 for any period (the first payment's period 0, a trial's first
+ * charge, a renewal, a retry), inside the caller's transaction holding the
+ * subscription lock: the next attempt row of that period, PENDING with a
+ * lease (the unique indexes allow one in flight and one success per period),
+ * or FAILED with `failureReason` when it is refused without calling the wallet.
+ */
+export async function openPeriodCharge(
+  em: EntityManager,
+  now: Date,
+  sub: SubscriptionRow,
+  period: { index: number; start: Date; end: Date },
+  terms: PeriodChargeTerms,
+  failureReason?: PeriodFailureReason,
+): Promise<ChargeRow> {
   const rows = await em.execute<{ attempt: number | null }[]>(
-    "select max(attempt) as attempt from subscription_charges where subscription_id = ? and period_index = 0",
-    [sub.id],
+    "select max(attempt) as attempt from subscription_charges where subscription_id = ? and period_index = ? and change_session_id is null",
+    [sub.id, period.index],
   );
   const charge = em.create(SubscriptionCharge, {
     id: randomUUID(),
     subscriptionId: sub.id,
     merchantId: sub.merchantId,
     walletUserId: sub.walletUserId,
-    periodIndex: 0,
-    periodStart: now,
-    periodEnd: periodEnd(now, terms.interval, terms.intervalCount, 1),
+    periodIndex: period.index,
+    periodStart: period.start,
+    periodEnd: period.end,
     amount: terms.amount,
     currency: terms.currency,
     asset: terms.asset,
@@ -152,6 +185,7 @@ export async function settleCharge(ctx: UseCaseContext, ports: SubscriptionPorts
     if (outcome !== ChargeOutcome.SUCCEEDED) {
       row.status = "FAILED";
       row.failureReason = outcome === ChargeOutcome.ACCOUNT_FROZEN ? "ACCOUNT_FROZEN" : "INSUFFICIENT_FUNDS";
+      if (isRenewalCharge(sub, row)) await renewalSettled(em, ctx.clock, ports.billing, sub, row);
       return { state: "settled", charge: row, subscription: sub } as const;
     }
     row.status = "SUCCEEDED";
@@ -161,11 +195,17 @@ export async function settleCharge(ctx: UseCaseContext, ports: SubscriptionPorts
       type: "subscription.charge_succeeded",
       data: { subscriptionId: sub.id, charge: chargeRecord(row) },
     });
-    if (sub.status === "PENDING_APPROVAL") {
+    if (row.changeSessionId) {
+      // A plan change's immediate charge: its success approves and applies the change.
+      await applyPaidChange(em, ctx.clock, sub, row, ports.logger);
+    } else if (sub.status === "PENDING_APPROVAL") {
       await activate(em, ctx, sub, row, now);
+    } else if (isRenewalCharge(sub, row)) {
+      // A renewal, a trial's first charge or a retry (renewals/renew-subscription.ts).
+      await renewalSettled(em, ctx.clock, ports.billing, sub, row);
     } else {
-      // Cancel and expiry wait for a first payment in flight, so this means a bug: keep the money's record.
-      ports.logger.error({ chargeId, subscriptionId: sub.id, status: sub.status }, "first payment succeeded on a subscription no longer awaiting approval");
+      // Cancel and expiry wait for a charge in flight, so this means a bug: keep the money's record.
+      ports.logger.error({ chargeId, subscriptionId: sub.id, status: sub.status }, "a charge succeeded that no longer matches its subscription's billing");
     }
     return { state: "settled", charge: row, subscription: sub } as const;
   });
@@ -180,6 +220,7 @@ async function activate(em: EntityManager, ctx: UseCaseContext, sub: Subscriptio
   sub.currentPeriodStart = charge.periodStart;
   sub.currentPeriodEnd = charge.periodEnd;
   sub.nextBillingAt = charge.periodEnd;
+  sub.nextPeriodIndex = charge.periodIndex + 1;
   sub.activatedAt = now;
   sub.updatedAt = now;
   if (authorization && authorization.status === "PENDING") {
@@ -198,14 +239,14 @@ async function settledState(ctx: UseCaseContext, charge: ChargeRow): Promise<Set
 }
 
 /**
- * The sweep's part: first payments left PENDING by a crash (lease run out)
- * are finished with the same idempotency key. Renewals (period > 0) belong to
- * recurring billing.
+ * The sweep's part: charges left PENDING by a crash (lease run out) are
+ * finished with the same idempotency key, whatever they pay for (a first
+ * payment, a renewal or retry, a plan change's immediate charge).
  */
-export async function settleStaleFirstCharges(ctx: UseCaseContext, ports: SubscriptionPorts): Promise<number> {
+export async function settleStaleCharges(ctx: UseCaseContext, ports: SubscriptionPorts): Promise<number> {
   const stale = await ctx.em.execute<{ id: string }[]>(
     `select id from subscription_charges
-      where status = 'PENDING' and period_index = 0 and (lease_until is null or lease_until < now())
+      where status = 'PENDING' and (lease_until is null or lease_until < now())
       order by created_at limit 100`,
   );
   let settled = 0;
@@ -214,7 +255,7 @@ export async function settleStaleFirstCharges(ctx: UseCaseContext, ports: Subscr
       const res = await settleCharge({ em: ctx.em.fork(), clock: ctx.clock }, ports, id, false);
       if (res.state === "settled") settled += 1;
     } catch (err) {
-      ports.logger.warn({ err, chargeId: id }, "could not settle a pending first payment; the next sweep retries");
+      ports.logger.warn({ err, chargeId: id }, "could not settle a pending charge; the next sweep retries");
     }
   }
   return settled;

@@ -1,7 +1,7 @@
 import { defineJob } from "../platform/queue/define-job.ts";
 import { contextFor } from "../platform/service-deps.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
-import { settleStaleFirstCharges } from "./first-payment.ts";
+import { settleStaleCharges } from "./first-payment.ts";
 import { subscriptionPorts } from "./ports.ts";
 
 /**
@@ -19,9 +19,9 @@ export const expireAuthorizationJob = defineJob<{ subscriptionId: string }>({
 });
 
 /**
- * Every sweepIntervalMs, on the service clock: finish first payments a crash
- * left in flight (so their subscriptions activate), then expire every
- * authorization that is due.
+ * Every sweepIntervalMs, on the service clock: finish charges a crash left
+ * in flight (first payments, renewals, immediate plan-change charges), then
+ * expire every authorization that is due.
  */
 export const subscriptionsSweepJob = defineJob<Record<string, never>>({
   name: "subscriptions.sweep",
@@ -29,7 +29,7 @@ export const subscriptionsSweepJob = defineJob<Record<string, never>>({
   every: (c) => c.sweepIntervalMs,
   async handle(deps) {
     await deps.clock.sync();
-    await settleStaleFirstCharges(contextFor(deps), subscriptionPorts(deps));
+    await settleStaleCharges(contextFor(deps), subscriptionPorts(deps));
     await expireDueAuthorizations(contextFor(deps));
   },
 });

@@ -9,6 +9,7 @@ import type { Queues } from "../platform/queue/queues.ts";
 import type { RpcClients } from "../platform/rpc/clients.ts";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
+import { billingPolicy, type BillingPolicy } from "./renewals/billing-policy.ts";
 
 /**
  * What the subscription use cases need besides the database: the services
@@ -22,6 +23,8 @@ export interface SubscriptionPorts {
   queues: Queues;
   publicBaseUrl: string;
   logger: Logger;
+  /** Renewals, dunning and the advance notice (renewals/billing-policy.ts). */
+  billing: BillingPolicy;
 }
 
 /**
@@ -38,6 +41,7 @@ export function subscriptionPorts(deps: { rpc: RpcClients; config: Config; queue
     queues: deps.queues,
     publicBaseUrl: deps.config.publicBaseUrl,
     logger: deps.logger,
+    billing: billingPolicy(deps.config),
   };
 }
 

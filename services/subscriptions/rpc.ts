@@ -18,6 +18,8 @@ import { listFundingOptions } from "./list-funding-options.ts";
 import { approveAuthorization, type ApprovalOutcome as Outcome } from "./approve-authorization.ts";
 import { declineAuthorization } from "./decline-authorization.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
+import { listSubscriptionCharges } from "./list-subscription-charges.ts";
+import { changeSessionMethods } from "./change-session-rpc.ts";
 
 const ts = (iso: string) => timestampFromDate(new Date(iso));
 const optionalTs = (iso: string | null) => (iso === null ? undefined : ts(iso));
@@ -60,6 +62,9 @@ export function subscriptionMessage(merchantId: string, r: SubscriptionRecord) {
     pausedAt: optionalTs(r.pausedAt),
     cancelledAt: optionalTs(r.cancelledAt),
     expiredAt: optionalTs(r.expiredAt),
+    pastDueSince: optionalTs(r.pastDueSince),
+    nextRetryAt: optionalTs(r.nextRetryAt),
+    unpaidAt: optionalTs(r.unpaidAt),
   };
 }
 
@@ -102,6 +107,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
     return cached.ports;
   };
   return {
+    ...changeSessionMethods(deps, ports),
     async createSubscription(req) {
       const created = await createSubscription(contextFor(deps), ports(), {
         merchantId: req.merchantId,
@@ -144,7 +150,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
       return { subscription: toMessage(await pauseSubscription(contextFor(deps), req.merchantId, req.id)) };
     },
     async resumeSubscription(req) {
-      return { subscription: toMessage(await resumeSubscription(contextFor(deps), req.merchantId, req.id)) };
+      return { subscription: toMessage(await resumeSubscription(contextFor(deps), ports(), req.merchantId, req.id)) };
     },
     async cancelSubscription(req) {
       return { subscription: toMessage(await cancelSubscription(contextFor(deps), ports(), req.merchantId, req.id)) };
@@ -204,6 +210,16 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         return { expired: (await expireAuthorization(contextFor(deps), req.subscriptionId)) ? 1 : 0 };
       }
       return { expired: await expireDueAuthorizations(contextFor(deps)) };
+    },
+    async listSubscriptionCharges(req) {
+      const page = await listSubscriptionCharges(contextFor(deps), {
+        merchantId: req.merchantId,
+        subscriptionId: req.subscriptionId,
+        limit: req.limit,
+        cursor: req.cursor,
+        status: req.status,
+      });
+      return { charges: page.items.map((c) => chargeMessage(chargeRecord(c))), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
   };
 }

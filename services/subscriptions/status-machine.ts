@@ -11,6 +11,8 @@ export const SUBSCRIPTION_STATUSES = [
   "ACTIVE",
   "TRIALING",
   "PAUSED",
+  "PAST_DUE", // a renewal charge failed; retries on the dunning schedule
+  "UNPAID", //   the retries ran out (DUNNING_FINAL_STATUS=UNPAID); nothing is charged any more
   "CANCELLED",
   "EXPIRED",
 ] as const;
@@ -26,7 +28,11 @@ export type SubscriptionEvent =
   | "decline" //            customer pressed Cancel on the authorization page
   | "pause"
   | "resume"
-  | "cancel"; //            merchant cancelled
+  | "cancel" //             merchant cancelled
+  | "charge_succeeded" //   a renewal (or the trial's first charge, or a retry) was paid
+  | "charge_failed" //      a renewal charge (or a scheduled retry) failed
+  | "retries_exhausted" //  the last scheduled retry failed, DUNNING_FINAL_STATUS=UNPAID
+  | "retries_exhausted_cancel"; // the same with DUNNING_FINAL_STATUS=CANCELLED
 
 /** `to: "PAUSED_FROM"` means the status the subscription was paused from. */
 type Target = SubscriptionStatus | "PAUSED_FROM";
@@ -43,6 +49,17 @@ export const TRANSITIONS: readonly { from: SubscriptionStatus; event: Subscripti
   { from: "ACTIVE", event: "cancel", to: "CANCELLED" },
   { from: "TRIALING", event: "cancel", to: "CANCELLED" },
   { from: "PAUSED", event: "cancel", to: "CANCELLED" },
+  // Recurring billing (renewals/). PAST_DUE cannot be paused (409); UNPAID can only be cancelled.
+  { from: "ACTIVE", event: "charge_succeeded", to: "ACTIVE" },
+  { from: "TRIALING", event: "charge_succeeded", to: "ACTIVE" },
+  { from: "PAST_DUE", event: "charge_succeeded", to: "ACTIVE" },
+  { from: "ACTIVE", event: "charge_failed", to: "PAST_DUE" },
+  { from: "TRIALING", event: "charge_failed", to: "PAST_DUE" },
+  { from: "PAST_DUE", event: "charge_failed", to: "PAST_DUE" },
+  { from: "PAST_DUE", event: "retries_exhausted", to: "UNPAID" },
+  { from: "PAST_DUE", event: "retries_exhausted_cancel", to: "CANCELLED" },
+  { from: "PAST_DUE", event: "cancel", to: "CANCELLED" },
+  { from: "UNPAID", event: "cancel", to: "CANCELLED" },
 ];
 
 /** The one typed failure for an illegal move; 409 INVALID_STATUS_TRANSITION at the edge. */
@@ -65,6 +82,10 @@ const VERB: Record<SubscriptionEvent, string> = {
   pause: "pause",
   resume: "resume",
   cancel: "cancel",
+  charge_succeeded: "record a paid renewal for",
+  charge_failed: "record a failed renewal for",
+  retries_exhausted: "end the retries of",
+  retries_exhausted_cancel: "end the retries of",
 };
 
 /** The status `event` leads to from `current`, or InvalidStatusTransitionError. */

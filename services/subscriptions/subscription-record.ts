@@ -36,6 +36,10 @@ export function subscriptionRecord(sub: SubscriptionRow, authorization: Authoriz
     pausedAt: iso(sub.pausedAt),
     cancelledAt: iso(sub.cancelledAt),
     expiredAt: iso(sub.expiredAt),
+    // Dunning (renewals/renewal-outcome.ts): the retry is only scheduled while PAST_DUE.
+    pastDueSince: iso(sub.pastDueSince),
+    nextRetryAt: sub.status === "PAST_DUE" ? iso(sub.nextRetryAt) : null,
+    unpaidAt: iso(sub.unpaidAt),
   };
 }
 

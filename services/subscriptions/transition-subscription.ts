@@ -16,6 +16,8 @@ export interface TransitionSpec {
   guard?: (em: EntityManager, sub: SubscriptionRow) => Promise<void>;
   /** Stamps the move's own fields (times, reasons) after the status changed. */
   apply: (sub: SubscriptionRow, from: SubscriptionStatus, now: Date, authorization: AuthorizationRow | null) => void;
+  /** Changes to other rows that belong to the same move, in the same transaction (e.g. change sessions on cancel). */
+  alsoInTransaction?: (em: EntityManager, sub: SubscriptionRow, now: Date) => Promise<void>;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function transitionSubscription(
     sub.status = to;
     sub.updatedAt = now;
     spec.apply(sub, from, now, authorization);
+    await spec.alsoInTransaction?.(em, sub, now);
     recordEvent(em, ctx.clock, { merchantId: sub.merchantId, type: spec.eventType, data: subscriptionRecord(sub, authorization) });
     return { subscription: sub, authorization };
   });

@@ -91,7 +91,10 @@ describe("outbox relay and delivery queue", () => {
     try {
       const retrying = await eventually(async () => {
         const res = await api.get(`/api/v1/webhook-endpoints/${ep.id}/deliveries`);
-        return res.body.data[0]?.attemptCount === 1 && res.body.data[0].nextAttemptAt ? res.body.data[0] : undefined;
+        const d = res.body.data[0];
+        // Wait until the first attempt has finished and the retry is scheduled (not while it is in flight).
+        const scheduled = d?.attemptCount === 1 && d.nextAttemptAt && d.attempts[0] && Date.parse(d.nextAttemptAt) > Date.parse(d.attempts[0].attemptedAt);
+        return scheduled ? d : undefined;
       });
       // WEBHOOK_RETRY_SCHEDULE=3600: the retry is an hour away (±10 % jitter) on the service clock.
       const waitMs = Date.parse(retrying.nextAttemptAt) - Date.parse(retrying.attempts[0].attemptedAt);

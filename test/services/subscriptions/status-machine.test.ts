@@ -8,7 +8,19 @@ import {
   type SubscriptionEvent,
 } from "../../../services/subscriptions/status-machine.ts";
 
-const EVENTS: SubscriptionEvent[] = ["approve", "approve_with_trial", "expire", "decline", "pause", "resume", "cancel"];
+const EVENTS: SubscriptionEvent[] = [
+  "approve",
+  "approve_with_trial",
+  "expire",
+  "decline",
+  "pause",
+  "resume",
+  "cancel",
+  "charge_succeeded",
+  "charge_failed",
+  "retries_exhausted",
+  "retries_exhausted_cancel",
+];
 
 /** The table from the issue, written out independently of the code's table. */
 const EXPECTED: Record<string, string> = {
@@ -22,6 +34,17 @@ const EXPECTED: Record<string, string> = {
   "ACTIVE cancel": "CANCELLED",
   "TRIALING cancel": "CANCELLED",
   "PAUSED cancel": "CANCELLED",
+  // Recurring billing: renewals and dunning.
+  "ACTIVE charge_succeeded": "ACTIVE",
+  "TRIALING charge_succeeded": "ACTIVE",
+  "PAST_DUE charge_succeeded": "ACTIVE",
+  "ACTIVE charge_failed": "PAST_DUE",
+  "TRIALING charge_failed": "PAST_DUE",
+  "PAST_DUE charge_failed": "PAST_DUE",
+  "PAST_DUE retries_exhausted": "UNPAID",
+  "PAST_DUE retries_exhausted_cancel": "CANCELLED",
+  "PAST_DUE cancel": "CANCELLED",
+  "UNPAID cancel": "CANCELLED",
 };
 
 describe("subscription status machine", () => {

@@ -11,11 +11,9 @@ export class Migration0006RecurringBilling extends Migration {
       alter table subscriptions
         -- The period next_billing_at starts: the one the next charge pays for.
         add column next_period_index integer not null default 0 check (next_period_index >= 0),
-        -- Boundaries are periodEnd(billing_anchor, cadence, n - anchor_period_index): a plan change to
+        -- Boundaries are periodEnd(billing_anchor, plan cadence, n - anchor_period_index): a plan change to
         -- another cadence re-anchors at the boundary where it takes effect, without renumbering periods.
         add column anchor_period_index integer not null default 0 check (anchor_period_index >= 0),
-        add column billing_interval varchar(8) check (billing_interval in ('DAY','WEEK','MONTH','YEAR')),
-        add column billing_interval_count integer check (billing_interval_count between 1 and 365),
         -- Dunning: when the current run of failures began, how many scheduled retries ran, the next one.
         add column past_due_since timestamptz,
         add column retry_count integer not null default 0 check (retry_count >= 0),
@@ -31,11 +29,7 @@ export class Migration0006RecurringBilling extends Migration {
       -- Subscriptions approved before this migration: the next period is the one after their last paid one.
       update subscriptions s set
         next_period_index = coalesce((select max(c.period_index) + 1 from subscription_charges c
-                                       where c.subscription_id = s.id and c.status = 'SUCCEEDED'), 0),
-        billing_interval = p.interval,
-        billing_interval_count = p.interval_count
-        from plans p
-       where p.id = s.plan_id and s.billing_anchor is not null;
+                                       where c.subscription_id = s.id and c.status = 'SUCCEEDED'), 0);
 
       -- Due retries of past-due subscriptions (next_billing_at of 0003 serves ACTIVE and TRIALING).
       create index subscriptions_retry_due_idx on subscriptions (next_retry_at) where status = 'PAST_DUE';

@@ -4,6 +4,7 @@ import { Migration0002Wallet } from "./0002-wallet.ts";
 import { Migration0003Subscriptions } from "./0003-subscriptions.ts";
 import { Migration0004Webhooks } from "./0004-webhooks.ts";
 import { Migration0005PaymentOrders } from "./0005-payment-orders.ts";
+import { Migration0006RecurringBilling } from "./0006-recurring-billing.ts";
 import { Migration0007ChangeSessions } from "./0007-change-sessions.ts";
 
 /**
@@ -16,5 +17,6 @@ export const migrations: MigrationObject[] = [
   { name: "0003-subscriptions", class: Migration0003Subscriptions },
   { name: "0004-webhooks", class: Migration0004Webhooks },
   { name: "0005-payment-orders", class: Migration0005PaymentOrders },
+  { name: "0006-recurring-billing", class: Migration0006RecurringBilling },
   { name: "0007-change-sessions", class: Migration0007ChangeSessions },
 ];

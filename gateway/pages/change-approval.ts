@@ -1,0 +1,112 @@
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { GetChangeApprovalResponse, PlanSummary, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import type { ApprovalProvider, ApprovalState, ApprovalView } from "./approval-provider.ts";
+import { every, money } from "./subscription-approval.ts";
+import { formatUtc } from "./templates.ts";
+
+const STATE: Record<string, ApprovalState> = {
+  PENDING_APPROVAL: "PENDING",
+  EXPIRED: "EXPIRED",
+  CANCELLED: "CANCELLED",
+  SCHEDULED: "USED",
+  APPLIED: "USED",
+  DECLINED: "USED",
+};
+
+/** successUrl / cancelUrl (stored on the session) with subscriptionId, changeSessionId and status added. */
+export function withChangeResult(target: string, subscriptionId: string, changeSessionId: string, status: string): string {
+  const url = new URL(target);
+  url.searchParams.set("subscriptionId", subscriptionId);
+  url.searchParams.set("changeSessionId", changeSessionId);
+  url.searchParams.set("status", status);
+  return url.toString();
+}
+
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+};
+
+const isZeroAmount = (amount: string) => /^0+(\.0+)?$/.test(amount);
+const planLine = (plan: PlanSummary) => `${plan.name} · ${money(plan.amount, plan.currency)} / ${every(plan.interval, plan.intervalCount)}`;
+
+function toView(res: GetChangeApprovalResponse): ApprovalView {
+  const session = res.changeSession!;
+  const current = res.currentPlan!;
+  const requested = res.requestedPlan!;
+  const period = every(requested.interval, requested.intervalCount);
+  const price = money(requested.amount, requested.currency);
+  const charge = session.effectiveMode === "IMMEDIATE" ? session.immediateChargeAmount : "0";
+  const due = money(charge, session.currency);
+  const immediate = session.effectiveMode === "IMMEDIATE";
+  const nextBilling = res.nextBillingAt ? formatUtc(timestampDate(res.nextBillingAt)) : undefined;
+  const lines = [
+    { label: "Current plan", value: planLine(current) },
+    { label: "New plan", value: planLine(requested) },
+    { label: "Takes effect", value: immediate ? "Now" : nextBilling ? `At your next billing, ${nextBilling}` : "At your next billing" },
+    { label: "Due today", value: due },
+    { label: "Paid from", value: res.fundingAsset },
+  ];
+  if (requested.maximumChargeAmount !== undefined) lines.push({ label: "Maximum per charge", value: money(requested.maximumChargeAmount, requested.currency) });
+  if (session.reason) lines.push({ label: "Reason", value: session.reason });
+  const note = immediate
+    ? `${res.merchantName} switches your subscription to ${requested.name} now${isZeroAmount(charge) ? "" : ` and charges ${due} today`}. ` +
+      `Your next billing date stays; from then on ${price} is charged every ${period}.`
+    : `Nothing is charged today and ${current.name} stays until your next billing. From then on ${price} is charged every ${period} instead of ${money(current.amount, current.currency)}.`;
+  return {
+    state: STATE[res.status] ?? "USED",
+    walletUserId: res.walletUserId,
+    expiresAt: timestampDate(session.expiresAt!),
+    redirectOrigins: [originOf(session.successUrl), originOf(session.cancelUrl)].filter((o): o is string => o !== undefined),
+    fixedFunding: true,
+    summary: {
+      title: `Change your plan to ${requested.name}`,
+      merchantName: res.merchantName,
+      price: `${price} / ${period}`,
+      lines,
+      note,
+      approveLabel: isZeroAmount(charge) ? "Approve the change" : `Approve and pay ${due}`,
+    },
+  };
+}
+
+/** A plan change session as an approval: the hosted page at /change/<token>, same flow and rules as /authorize. */
+export function changeApproval(client: Client<typeof SubscriptionsService>): ApprovalProvider {
+  return {
+    async load(token) {
+      try {
+        return toView(await client.getChangeApproval({ token }));
+      } catch (err) {
+        if (err instanceof ConnectError && err.code === Code.NotFound) return undefined;
+        throw err;
+      }
+    },
+    async fundingChoices(token, walletUserId) {
+      const { options } = await client.listChangeFundingOptions({ token, walletUserId });
+      return options.map((o) => ({
+        asset: o.asset,
+        name: o.name,
+        network: o.network,
+        balance: o.balance,
+        amountDue: o.amountDue,
+        sufficient: o.sufficient,
+        frozen: o.frozen,
+      }));
+    },
+    // The subscription's funding asset pays: the posted fundingAsset is only the page's display of it.
+    async approve(token, walletUserId) {
+      const res = await client.approveChangeSession({ token, walletUserId });
+      const session = res.changeSession!;
+      if (res.approved) return { approved: true, redirectUrl: withChangeResult(session.successUrl, session.subscriptionId, session.id, session.status) };
+      return { approved: false, reason: res.refusalReason || "REFUSED", message: res.message };
+    },
+    async decline(token) {
+      const { changeSession } = await client.declineChangeSession({ token });
+      return { redirectUrl: withChangeResult(changeSession!.cancelUrl, changeSession!.subscriptionId, changeSession!.id, changeSession!.status) };
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { defineRoutes } from "../route.ts";
+import { pageSchema, toPageBody } from "../schemas/common.ts";
+import { changeSessionSchema, createChangeSessionBody, createdChangeSessionSchema, listChangeSessionsQuery } from "../schemas/change-sessions.ts";
+import { changeSessionBody } from "../mappers/change-sessions.ts";
+
+export const changeSessionRoutes = defineRoutes([
+  {
+    method: "post",
+    path: "/api/v1/subscriptions/:id/change-sessions",
+    operationId: "createChangeSession",
+    summary: "Propose a plan change the customer must approve",
+    description:
+      "Returns the change session with its single-use `approvalUrl`: the customer logs in to their wallet there, sees the current and the requested plan " +
+      "and any immediate charge, and approves with their PIN (the subscription's funding asset pays). " +
+      "409: SUBSCRIPTION_NOT_CHANGEABLE (not ACTIVE, TRIALING or PAUSED), SAME_PLAN, CURRENCY_NOT_PAYABLE (the funding asset cannot pay the plan's currency), " +
+      "CHANGE_SESSION_ALREADY_OPEN (another session awaits approval).",
+    tag: "Subscription changes",
+    auth: "apiKey",
+    body: createChangeSessionBody,
+    idempotent: true,
+    errors: [404, 409],
+    responses: { 201: { description: "The change session, awaiting approval", schema: createdChangeSessionSchema } },
+    async handler({ params, body, merchantId }, { clients }) {
+      const res = await clients.subscriptions.createChangeSession({
+        merchantId,
+        subscriptionId: params.id!,
+        requestedPlanId: body.requestedPlanId,
+        effectiveMode: body.effectiveMode,
+        immediateChargeAmount: body.immediateChargeAmount,
+        successUrl: body.successUrl,
+        cancelUrl: body.cancelUrl,
+        reason: body.reason,
+        metadataJson: JSON.stringify(body.metadata ?? {}),
+      });
+      return { status: 201, body: { ...changeSessionBody(res.changeSession!), approvalUrl: res.approvalUrl } };
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/subscriptions/:id/change-sessions",
+    operationId: "listChangeSessions",
+    summary: "List a subscription's change sessions, newest first",
+    tag: "Subscription changes",
+    auth: "apiKey",
+    query: listChangeSessionsQuery,
+    errors: [404],
+    responses: { 200: { description: "A page of change sessions", schema: pageSchema(changeSessionSchema) } },
+    async handler({ params, query, merchantId }, { clients }) {
+      const res = await clients.subscriptions.listChangeSessions({
+        merchantId,
+        subscriptionId: params.id!,
+        limit: query.limit,
+        cursor: query.cursor,
+        status: query.status,
+      });
+      return { status: 200, body: toPageBody(res, res.changeSessions.map(changeSessionBody)) };
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/subscriptions/:id/change-sessions/:sessionId",
+    operationId: "getChangeSession",
+    summary: "Get a change session",
+    tag: "Subscription changes",
+    auth: "apiKey",
+    errors: [404],
+    responses: { 200: { description: "The change session", schema: changeSessionSchema } },
+    async handler({ params, merchantId }, { clients }) {
+      const { changeSession } = await clients.subscriptions.getChangeSession({ merchantId, subscriptionId: params.id!, id: params.sessionId! });
+      return { status: 200, body: changeSessionBody(changeSession!) };
+    },
+  },
+]);

@@ -1,0 +1,41 @@
+import { CHARGE_STATUSES } from "../../services/subscriptions/entities.ts";
+import { amountOutSchema, dateTimeSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
+
+export const listChargesQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    ...paginationQueryProperties,
+    status: { type: "string", enum: [...CHARGE_STATUSES] },
+  },
+} as const;
+
+/** The same record as the `charge` of subscription.charge_succeeded / charge_failed events. */
+export const chargeSchema = {
+  type: "object",
+  required: [
+    "id", "object", "subscriptionId", "periodIndex", "periodStart", "periodEnd", "amount", "currency", "asset",
+    "assetAmount", "rate", "status", "failureReason", "attempt", "walletTransactionId", "createdAt",
+  ],
+  properties: {
+    id: { ...uuidSchema, description: "Also the wallet's idempotency key for this attempt (`subscription-charge-<id>`)." },
+    object: { const: "subscription_charge" },
+    subscriptionId: uuidSchema,
+    periodIndex: { type: "integer", minimum: 0, description: "The billing period paid for: 0 is the first paid period." },
+    periodStart: dateTimeSchema,
+    periodEnd: dateTimeSchema,
+    amount: { ...amountOutSchema, description: "In the plan's currency." },
+    currency: { type: "string" },
+    asset: { type: "string", description: "The funding asset debited." },
+    assetAmount: { ...nullable(amountOutSchema), description: "Exact amount in the asset (the currency amount at `rate`, rounded up)." },
+    rate: { ...nullable(amountOutSchema), description: "Asset units per currency unit used for this charge." },
+    status: { type: "string", enum: [...CHARGE_STATUSES], description: "PENDING only while the wallet moves the money (seconds)." },
+    failureReason: {
+      ...nullable({ type: "string", enum: ["INSUFFICIENT_FUNDS", "ACCOUNT_FROZEN", "MAXIMUM_CHARGE_EXCEEDED", "CONVERSION_UNAVAILABLE"] }),
+      description: "Why a FAILED attempt failed.",
+    },
+    attempt: { type: "integer", minimum: 1, description: "1 for the period's first attempt, then one more per retry." },
+    walletTransactionId: { ...nullable({ type: "string" }), description: "The balanced ledger transaction of a SUCCEEDED charge." },
+    createdAt: dateTimeSchema,
+  },
+} as const;

@@ -1,0 +1,149 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import { parseMetadataJson } from "../platform/metadata.ts";
+import { formatAmount } from "../platform/money.ts";
+import type { ChangeSessionRow } from "./change-session-entities.ts";
+import { changeSessionRecord, type ChangeSessionRecord } from "./change-session-record.ts";
+import { chargeRecord, subscriptionRecord } from "./subscription-record.ts";
+import { currentAuthorization } from "./subscription-store.ts";
+import type { SubscriptionPorts } from "./ports.ts";
+import { createChangeSession } from "./create-change-session.ts";
+import { getChangeSession } from "./get-change-session.ts";
+import { listChangeSessions } from "./list-change-sessions.ts";
+import { getChangeApproval, listChangeFundingOptions } from "./get-change-approval.ts";
+import { approveChangeSession } from "./approve-change-session.ts";
+import { declineChangeSession } from "./decline-change-session.ts";
+import { chargeMessage, subscriptionMessage } from "./rpc.ts";
+
+const ts = (iso: string) => timestampFromDate(new Date(iso));
+const optionalTs = (iso: string | null) => (iso === null ? undefined : ts(iso));
+
+/** The RPC message is the record (change-session-record.ts) field by field: REST and events share one shape. */
+export function changeSessionMessage(merchantId: string, r: ChangeSessionRecord) {
+  return {
+    id: r.id,
+    merchantId,
+    subscriptionId: r.subscriptionId,
+    status: r.status,
+    currentPlanId: r.currentPlanId,
+    requestedPlanId: r.requestedPlanId,
+    effectiveMode: r.effectiveMode,
+    immediateChargeAmount: r.immediateChargeAmount,
+    currency: r.currency,
+    successUrl: r.successUrl,
+    cancelUrl: r.cancelUrl,
+    reason: r.reason ?? undefined,
+    metadataJson: JSON.stringify(r.metadata),
+    expiresAt: ts(r.expiresAt),
+    scheduledFor: optionalTs(r.scheduledFor),
+    cancellationReason: r.cancellationReason ?? undefined,
+    supersededBy: r.supersededBy ?? undefined,
+    chargeId: r.chargeId ?? undefined,
+    createdAt: ts(r.createdAt),
+    updatedAt: ts(r.updatedAt),
+    approvedAt: optionalTs(r.approvedAt),
+    appliedAt: optionalTs(r.appliedAt),
+    declinedAt: optionalTs(r.declinedAt),
+    expiredAt: optionalTs(r.expiredAt),
+    cancelledAt: optionalTs(r.cancelledAt),
+  };
+}
+
+const toMessage = (s: ChangeSessionRow) => changeSessionMessage(s.merchantId, changeSessionRecord(s));
+
+function planSummary(plan: Plan) {
+  return {
+    id: plan.id,
+    name: plan.name,
+    description: plan.description,
+    amount: plan.amount,
+    currency: plan.currency,
+    interval: ["UNSPECIFIED", "DAY", "WEEK", "MONTH", "YEAR"][plan.interval] ?? "UNSPECIFIED",
+    intervalCount: plan.intervalCount,
+    trialDays: plan.trialDays,
+    maximumChargeAmount: plan.maximumChargeAmount,
+  };
+}
+
+type ChangeSessionMethods = Pick<
+  ServiceImpl<typeof SubscriptionsService>,
+  | "createChangeSession"
+  | "getChangeSession"
+  | "listChangeSessions"
+  | "getChangeApproval"
+  | "listChangeFundingOptions"
+  | "approveChangeSession"
+  | "declineChangeSession"
+>;
+
+/** The change-session procedures of SubscriptionsService (rpc.ts mounts them with the others). */
+export function changeSessionMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): ChangeSessionMethods {
+  return {
+    async createChangeSession(req) {
+      const created = await createChangeSession(contextFor(deps), ports(), {
+        merchantId: req.merchantId,
+        subscriptionId: req.subscriptionId,
+        requestedPlanId: req.requestedPlanId,
+        effectiveMode: req.effectiveMode,
+        immediateChargeAmount: req.immediateChargeAmount,
+        successUrl: req.successUrl,
+        cancelUrl: req.cancelUrl,
+        reason: req.reason,
+        metadata: parseMetadataJson(req.metadataJson),
+      });
+      return { changeSession: toMessage(created.session), approvalUrl: created.approvalUrl };
+    },
+    async getChangeSession(req) {
+      return { changeSession: toMessage(await getChangeSession(contextFor(deps), req.merchantId, req.subscriptionId, req.id)) };
+    },
+    async listChangeSessions(req) {
+      const page = await listChangeSessions(contextFor(deps), {
+        merchantId: req.merchantId,
+        subscriptionId: req.subscriptionId,
+        limit: req.limit,
+        cursor: req.cursor,
+        status: req.status,
+      });
+      return { changeSessions: page.items.map(toMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    async getChangeApproval(req) {
+      const view = await getChangeApproval(contextFor(deps), ports(), req.token);
+      return {
+        changeSession: toMessage(view.session),
+        status: view.status,
+        subscriptionStatus: view.subscription.status,
+        merchantName: view.merchantName,
+        walletUserId: view.subscription.walletUserId,
+        currentPlan: planSummary(view.currentPlan),
+        requestedPlan: planSummary(view.requestedPlan),
+        fundingAsset: view.subscription.fundingAsset ?? "",
+        nextBillingAt: view.subscription.nextBillingAt ? timestampFromDate(view.subscription.nextBillingAt) : undefined,
+      };
+    },
+    async listChangeFundingOptions(req) {
+      const options = await listChangeFundingOptions(contextFor(deps), ports(), { token: req.token, walletUserId: req.walletUserId });
+      return {
+        options: options.map((o) => ({ ...o, balance: formatAmount(o.balance), amountDue: formatAmount(o.amountDue), rate: o.rate ? formatAmount(o.rate) : "" })),
+      };
+    },
+    async approveChangeSession(req) {
+      const ctx = contextFor(deps);
+      const result = await approveChangeSession(ctx, ports(), { token: req.token, walletUserId: req.walletUserId });
+      const authorization = await currentAuthorization(ctx.em.fork(), result.subscription.id);
+      return {
+        approved: result.approved,
+        refusalReason: result.refusal ?? "",
+        message: result.message,
+        changeSession: toMessage(result.session),
+        subscription: subscriptionMessage(result.subscription.merchantId, subscriptionRecord(result.subscription, authorization)),
+        charge: result.charge ? chargeMessage(chargeRecord(result.charge)) : undefined,
+      };
+    },
+    async declineChangeSession(req) {
+      return { changeSession: toMessage(await declineChangeSession(contextFor(deps), req.token)) };
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { UseCaseContext } from "../../platform/use-case.ts";
+
+/** Subscriptions claimed per query, and how long a claim holds (database time) if its job never reports back. */
+export const RENEWAL_BATCH = 500;
+export const RENEWAL_CLAIM_SECONDS = 60;
+
+export interface DueRenewal {
+  subscriptionId: string;
+  periodIndex: number;
+  /** 1 for a period's first attempt, then one more per scheduled retry. */
+  attempt: number;
+}
+
+/**
+ * The renewal sweep's query: claims, in batches, the subscriptions due on the
+ * service clock (billing date come for ACTIVE/TRIALING, retry come for
+ * PAST_DUE), oldest first, and hands them to `enqueue` (one renewal job each).
+ * `for update skip locked` lets concurrent sweeps and running renewals pass
+ * each other; the claim keeps the next sweeps from enqueueing the same
+ * subscription again while its job waits in the queue. The job releases the
+ * claim when it is done; a lost job's claim runs out and the subscription is
+ * claimed again. Returns how many were claimed.
+ */
+export async function claimDueRenewals(ctx: UseCaseContext, enqueue: (due: DueRenewal[]) => Promise<void>): Promise<number> {
+  let claimed = 0;
+  for (;;) {
+    const now = ctx.clock.now();
+    const rows = await ctx.em.execute<{ id: string; next_period_index: number; retry_count: number }[]>(
+      `with due as (
+         select id from subscriptions
+          where ((status in ('ACTIVE','TRIALING') and next_billing_at <= ?) or (status = 'PAST_DUE' and next_retry_at <= ?))
+            and (renewal_claimed_until is null or renewal_claimed_until < now())
+          order by next_billing_at, id
+          limit ?
+          for update skip locked)
+       update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
+         from due where s.id = due.id
+       returning s.id, s.next_period_index, s.retry_count`,
+      [now, now, RENEWAL_BATCH, RENEWAL_CLAIM_SECONDS],
+    );
+    if (rows.length === 0) break;
+    claimed += rows.length;
+    await enqueue(rows.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index, attempt: r.retry_count + 1 })));
+    if (rows.length < RENEWAL_BATCH) break;
+  }
+  return claimed;
+}
+
+/** Called when a renewal run ends: the next sweep may claim the subscription again as soon as it is due. */
+export async function releaseRenewalClaim(ctx: UseCaseContext, subscriptionId: string): Promise<void> {
+  await ctx.em.execute("update subscriptions set renewal_claimed_until = null where id = ? and renewal_claimed_until is not null", [subscriptionId]);
+}

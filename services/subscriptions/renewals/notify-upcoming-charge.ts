@@ -1,0 +1,78 @@
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { recordEvent } from "../../events/record-event.ts";
+import { Subscription, type SubscriptionRow } from "../entities.ts";
+import { SubscriptionChangeSession } from "../change-session-entities.ts";
+import { lockSubscription } from "../subscription-store.ts";
+import { quotePlan } from "../funding.ts";
+import { fetchPlan, type SubscriptionPorts } from "../ports.ts";
+import { DAY_MS } from "./billing-policy.ts";
+import { covers, fundingBalance } from "./funding-balance.ts";
+
+export const NOTICE_BATCH = 500;
+
+/**
+ * The advance-notice sweep's query: ACTIVE or TRIALING subscriptions whose
+ * next billing date is within policy.noticeDays on the service clock and
+ * whose upcoming period has not been announced yet.
+ */
+export async function findUpcomingCharges(ctx: UseCaseContext, noticeDays: number): Promise<{ subscriptionId: string; periodIndex: number }[]> {
+  if (noticeDays <= 0) return [];
+  const now = ctx.clock.now();
+  const rows = await ctx.em.execute<{ id: string; next_period_index: number }[]>(
+    `select id, next_period_index from subscriptions
+      where status in ('ACTIVE','TRIALING') and next_billing_at > ? and next_billing_at <= ?
+        and (notified_period_index is null or notified_period_index < next_period_index)
+      order by next_billing_at, id limit ?`,
+    [now, new Date(now.getTime() + noticeDays * DAY_MS), NOTICE_BATCH],
+  );
+  return rows.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index }));
+}
+
+/**
+ * Records subscription.charge_upcoming for the subscription's next period,
+ * once per period (the database guards it: notified_period_index is set in the
+ * same transaction as the event). The amount is the plan's that renewal will
+ * charge (the current one, or a scheduled change's due by then), in its currency, with an estimate in the funding asset at today's rate (rounded
+ * up, as charges are) and whether the funding account covers it now, so the
+ * merchant can warn the customer before a charge fails. Returns true when
+ * this call recorded it.
+ */
+export async function notifyUpcomingCharge(ctx: UseCaseContext, ports: SubscriptionPorts, subscriptionId: string): Promise<boolean> {
+  const now = ctx.clock.now();
+  const sub = await ctx.em.fork().findOne(Subscription, { id: subscriptionId });
+  if (!sub || !inWindow(sub, now, ports.billing.noticeDays) || !sub.fundingAsset) return false;
+  // A scheduled plan change due by then is applied before that renewal is charged: announce its amount.
+  const change = await ctx.em.fork().findOne(SubscriptionChangeSession, { subscriptionId, status: "SCHEDULED", scheduledFor: { $lte: sub.nextBillingAt! } });
+  const plan = await fetchPlan(ports, sub.merchantId, change?.requestedPlanId ?? sub.planId);
+  const [quote, funding] = await Promise.all([quotePlan(ports, plan, sub.fundingAsset), fundingBalance(ports, sub.walletUserId, sub.fundingAsset)]);
+
+  return ctx.em.fork().transactional(async (em) => {
+    const locked = await lockSubscription(em, subscriptionId);
+    if (!inWindow(locked, ctx.clock.now(), ports.billing.noticeDays) || locked.nextPeriodIndex !== sub.nextPeriodIndex || locked.planId !== sub.planId) return false;
+    locked.notifiedPeriodIndex = locked.nextPeriodIndex;
+    recordEvent(em, ctx.clock, {
+      merchantId: locked.merchantId,
+      type: "subscription.charge_upcoming",
+      data: {
+        object: "upcoming_charge",
+        subscriptionId: locked.id,
+        periodIndex: locked.nextPeriodIndex,
+        date: locked.nextBillingAt!.toISOString(),
+        amount: plan.amount,
+        currency: plan.currency,
+        asset: locked.fundingAsset,
+        assetAmount: quote?.assetAmount ?? null,
+        rate: quote?.rate ?? null,
+        balanceCovers: quote ? covers(funding, quote.assetAmount) : false,
+      },
+    });
+    return true;
+  });
+}
+
+function inWindow(sub: SubscriptionRow, now: Date, noticeDays: number): boolean {
+  if (noticeDays <= 0 || (sub.status !== "ACTIVE" && sub.status !== "TRIALING") || !sub.nextBillingAt) return false;
+  const at = sub.nextBillingAt.getTime();
+  const notYet = sub.notifiedPeriodIndex == null || sub.notifiedPeriodIndex < sub.nextPeriodIndex;
+  return notYet && at > now.getTime() && at <= now.getTime() + noticeDays * DAY_MS;
+}

@@ -1,0 +1,143 @@
+import type { Plan } from "../../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { amount, compare } from "../../platform/money.ts";
+import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
+import { lockSubscription } from "../subscription-store.ts";
+import { openPeriodCharge, settleCharge, type PeriodFailureReason } from "../first-payment.ts";
+import { quotePlan } from "../funding.ts";
+import { fetchPlan, planInterval, type SubscriptionPorts } from "../ports.ts";
+import { applyDuePlanChange } from "../apply-due-plan-change.ts";
+import { anchorFor, duePeriod } from "./billing-periods.ts";
+import { renewalSettled } from "./renewal-outcome.ts";
+
+export interface RenewInput {
+  subscriptionId: string;
+  /** Retry a PAST_DUE subscription now instead of at its scheduled retry (its funding account was topped up). */
+  retryNow?: boolean;
+}
+
+export interface RenewResult {
+  paid: number;
+  failed: number;
+  /** not_due: nothing (more) to charge; in_progress: another caller holds this period's charge; failed: a charge failed (PAST_DUE or worse). */
+  stoppedBecause: "not_due" | "in_progress" | "failed" | "limit";
+}
+
+/** Periods one run charges at most (a 5-year sandbox jump of a daily plan is 1,827); the sweep resumes the rest. */
+export const MAX_PERIODS_PER_RUN = 2000;
+
+/** Due on the service clock: a billing date that has come (ACTIVE, TRIALING) or a retry (PAST_DUE). */
+export function isDue(sub: SubscriptionRow, now: Date, retryNow = false): boolean {
+  if (sub.status === "ACTIVE" || sub.status === "TRIALING") return sub.nextBillingAt != null && sub.nextBillingAt.getTime() <= now.getTime();
+  if (sub.status === "PAST_DUE") return retryNow || (sub.nextRetryAt != null && sub.nextRetryAt.getTime() <= now.getTime());
+  return false;
+}
+
+/**
+ * Charges every period of one subscription that is due, oldest first, until
+ * none is (catch-up after downtime or a sandbox clock jump charges each
+ * missed period in order, at its own dates) or a charge fails.
+ *
+ * Each period follows the first payment's exactly-once steps (first-payment.ts):
+ *  1. under the subscription lock: apply a scheduled plan change that is due
+ *     (so this renewal is charged at the new plan's amount), compute the
+ *     period from the anchor, enforce the cap, write the PENDING charge with
+ *     a lease, commit; the database allows one success and one attempt in
+ *     flight per (subscription, period);
+ *  2. wallet.Charge with the charge's id as idempotency key;
+ *  3. one transaction settles the charge and the subscription
+ *     (renewal-outcome.ts): the period advances, or dunning starts.
+ * Two workers on one subscription serialise on the lock and the second finds
+ * the period's charge in flight (or paid); a crash leaves a PENDING row that
+ * the next run or the stale-charge sweep finishes with the same key.
+ * The plan (catalog) and the quote (wallet, rounded up) are fetched before
+ * the lock: no RPC is made while a transaction is open.
+ */
+export async function renewSubscription(ctx: UseCaseContext, ports: SubscriptionPorts, input: RenewInput): Promise<RenewResult> {
+  const fresh = (): UseCaseContext => ({ em: ctx.em.fork(), clock: ctx.clock });
+  const plans = new Map<string, Plan>();
+  let retryNow = input.retryNow === true;
+  let paid = 0;
+  let failed = 0;
+  const count = (charge: ChargeRow) => (charge.status === "SUCCEEDED" ? (paid += 1) : charge.status === "FAILED" ? (failed += 1) : 0);
+  const stop = (stoppedBecause: RenewResult["stoppedBecause"]): RenewResult => ({ paid, failed, stoppedBecause });
+
+  let periods = 0;
+  // The subscription as the last settle committed it saves a read per period of a catch-up.
+  let known: SubscriptionRow | undefined;
+  // Bounded: a step that changes nothing ("again") cannot repeat forever either.
+  for (let steps = 0; periods < MAX_PERIODS_PER_RUN && steps < 2 * MAX_PERIODS_PER_RUN; steps += 1) {
+    const sub = known ?? (await fresh().em.findOne(Subscription, { id: input.subscriptionId }));
+    known = undefined;
+    if (!sub || !isDue(sub, ctx.clock.now(), retryNow)) return stop("not_due");
+
+    if (!sub.fundingAsset) throw new Error(`billable subscription ${sub.id} has no funding asset`);
+    let plan = plans.get(sub.planId);
+    if (!plan) {
+      plan = await fetchPlan(ports, sub.merchantId, sub.planId);
+      plans.set(plan.id, plan);
+    }
+    const quote = await quotePlan(ports, plan, sub.fundingAsset);
+    const chosenPlan = plan;
+
+    const step = await ctx.em.fork().transactional(async (em) => {
+      const locked = await lockSubscription(em, sub.id);
+      const now = ctx.clock.now();
+      if (!isDue(locked, now, retryNow)) return { kind: "not_due" } as const;
+      await applyDuePlanChange(em, ctx.clock, locked);
+      // The plan changed (just now, or since it was fetched): fetch the new one and start over.
+      if (locked.planId !== chosenPlan.id) return { kind: "again" } as const;
+      // A charge of this period in flight (a crash, or another worker) is finished before anything else.
+      const inFlight = await em.findOne(SubscriptionCharge, { subscriptionId: locked.id, periodIndex: locked.nextPeriodIndex, status: "PENDING", changeSessionId: null });
+      if (inFlight) return { kind: "in_flight", chargeId: inFlight.id } as const;
+
+      const cadence = { interval: planInterval(chosenPlan), count: chosenPlan.intervalCount };
+      anchorFor(locked, cadence);
+      const period = duePeriod(locked, cadence);
+      const refusal: PeriodFailureReason | undefined = !quote
+        ? "CONVERSION_UNAVAILABLE"
+        : exceedsCap(chosenPlan)
+          ? "MAXIMUM_CHARGE_EXCEEDED"
+          : undefined;
+      const charge = await openPeriodCharge(
+        em,
+        now,
+        locked,
+        period,
+        { amount: chosenPlan.amount, currency: chosenPlan.currency, asset: locked.fundingAsset!, assetAmount: quote?.assetAmount ?? null, rate: quote?.rate ?? null },
+        refusal,
+      );
+      // A refusal is settled here: no wallet call, the same outcome path as a declined charge.
+      if (refusal) await renewalSettled(em, ctx.clock, ports.billing, locked, charge);
+      return { kind: refusal ? "refused" : "opened", charge } as const;
+    });
+
+    if (step.kind === "not_due") return stop("not_due");
+    if (step.kind === "again") continue;
+    if (step.kind === "in_flight") {
+      const settled = await settleCharge(fresh(), ports, step.chargeId, false);
+      if (settled.state === "in_progress") return stop("in_progress");
+      count(settled.charge);
+      periods += 1;
+      if (settled.charge.status !== "SUCCEEDED") return stop("failed");
+      continue;
+    }
+    periods += 1;
+    retryNow = false;
+    if (step.kind === "refused") {
+      count(step.charge);
+      return stop("failed");
+    }
+    const settled = await settleCharge(fresh(), ports, step.charge.id, true);
+    if (settled.state === "in_progress") return stop("in_progress");
+    count(settled.charge);
+    if (settled.charge.status !== "SUCCEEDED") return stop("failed");
+    known = settled.subscription;
+  }
+  return stop("limit");
+}
+
+/** maximumChargeAmount (plan currency) is the most one charge may take. */
+function exceedsCap(plan: Plan): boolean {
+  return plan.maximumChargeAmount !== undefined && plan.maximumChargeAmount !== "" && compare(amount(plan.amount), amount(plan.maximumChargeAmount)) > 0;
+}

@@ -1,0 +1,120 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Clock } from "../../platform/clock.ts";
+import { recordEvent } from "../../events/record-event.ts";
+import type { ChargeRow, SubscriptionRow } from "../entities.ts";
+import { nextStatus } from "../status-machine.ts";
+import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
+import { currentAuthorization } from "../subscription-store.ts";
+import { cancelChangeSessionsOf } from "../cancel-change-sessions.ts";
+import { DAY_MS, type BillingPolicy } from "./billing-policy.ts";
+
+/** Statuses the renewal engine charges in. */
+export const BILLABLE_STATUSES: readonly string[] = ["ACTIVE", "TRIALING", "PAST_DUE"];
+
+/**
+ * True when a charge pays the period the subscription is billing now (a
+ * renewal, a trial's first charge or a retry), as opposed to the first
+ * payment of a subscription awaiting approval or a plan change's immediate charge.
+ */
+export function isRenewalCharge(sub: SubscriptionRow, charge: ChargeRow): boolean {
+  return sub.status !== "PENDING_APPROVAL" && charge.changeSessionId == null && charge.periodIndex === sub.nextPeriodIndex;
+}
+
+/**
+ * Applies a settled renewal charge to its subscription, inside the settling
+ * transaction (subscription row locked, charge row already SUCCEEDED or
+ * FAILED; subscription.charge_succeeded is recorded by the settle itself).
+ *
+ * Paid: the charge's period becomes the current one and the next billing date
+ * its end; ACTIVE (from TRIALING: subscription.activated, the first paid
+ * period; otherwise subscription.renewed, which is also how a PAST_DUE
+ * subscription comes back). A charge that lands on a subscription paused
+ * meanwhile still pays its period; the subscription stays paused.
+ *
+ * Failed: subscription.charge_failed; the first failure of a period makes the
+ * subscription PAST_DUE (subscription.past_due) and schedules the retries
+ * at pastDueSince + each of policy.retryDays. A failed scheduled retry moves
+ * to the next one; after the last, UNPAID (subscription.unpaid) or CANCELLED
+ * (subscription.cancelled, reason PAYMENT_FAILED) per policy. A retry made
+ * early (the funding account was topped up) that fails leaves the schedule
+ * as it was.
+ */
+export async function renewalSettled(em: EntityManager, clock: Clock, policy: BillingPolicy, sub: SubscriptionRow, charge: ChargeRow): Promise<void> {
+  const now = clock.now();
+  if (charge.status === "SUCCEEDED") await paid(em, clock, sub, charge, now);
+  else if (charge.status === "FAILED") await failed(em, clock, policy, sub, charge, now);
+}
+
+async function paid(em: EntityManager, clock: Clock, sub: SubscriptionRow, charge: ChargeRow, now: Date): Promise<void> {
+  if (!BILLABLE_STATUSES.includes(sub.status) && sub.status !== "PAUSED") return;
+  sub.currentPeriodStart = charge.periodStart;
+  sub.currentPeriodEnd = charge.periodEnd;
+  sub.nextBillingAt = charge.periodEnd;
+  sub.nextPeriodIndex = charge.periodIndex + 1;
+  sub.pastDueSince = null;
+  sub.retryCount = 0;
+  sub.nextRetryAt = null;
+  sub.updatedAt = now;
+  if (sub.status === "PAUSED") return;
+  const from = sub.status;
+  sub.status = nextStatus(from, "charge_succeeded");
+  const authorization = await currentAuthorization(em, sub.id);
+  recordEvent(em, clock, {
+    merchantId: sub.merchantId,
+    type: from === "TRIALING" ? "subscription.activated" : "subscription.renewed",
+    data: subscriptionRecord(sub, authorization),
+  });
+}
+
+async function failed(em: EntityManager, clock: Clock, policy: BillingPolicy, sub: SubscriptionRow, charge: ChargeRow, now: Date): Promise<void> {
+  recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_failed", data: { subscriptionId: sub.id, charge: chargeRecord(charge) } });
+  if (!BILLABLE_STATUSES.includes(sub.status)) return;
+  const from = sub.status;
+  sub.updatedAt = now;
+  if (from !== "PAST_DUE") {
+    sub.status = nextStatus(from, "charge_failed");
+    sub.pastDueSince = now;
+    sub.retryCount = 0;
+    sub.nextRetryAt = retryAt(sub, policy, 0);
+    await recordWithSubscription(em, clock, sub, "subscription.past_due");
+    return;
+  }
+  if (sub.nextRetryAt && now.getTime() < sub.nextRetryAt.getTime()) return;
+  sub.retryCount += 1;
+  if (sub.retryCount < policy.retryDays.length) {
+    sub.status = nextStatus(from, "charge_failed");
+    sub.nextRetryAt = retryAt(sub, policy, sub.retryCount);
+    return;
+  }
+  sub.nextRetryAt = null;
+  if (policy.finalStatus === "UNPAID") {
+    sub.status = nextStatus(from, "retries_exhausted");
+    sub.unpaidAt = now;
+    await recordWithSubscription(em, clock, sub, "subscription.unpaid");
+  } else {
+    sub.status = nextStatus(from, "retries_exhausted_cancel");
+    sub.cancelledAt = now;
+    sub.cancellationReason = "PAYMENT_FAILED";
+    sub.nextBillingAt = null;
+    await recordWithSubscription(em, clock, sub, "subscription.cancelled");
+    // As a merchant's cancel does: a scheduled plan change (or one awaiting approval) ends with it, in this transaction.
+    await cancelChangeSessionsOf(em, clock, sub.id, now);
+  }
+}
+
+/** Retry k (0-based) of the current dunning run; null when the schedule has no retry k. */
+function retryAt(sub: SubscriptionRow, policy: BillingPolicy, k: number): Date | null {
+  const days = policy.retryDays[k];
+  if (days === undefined || !sub.pastDueSince) return null;
+  return new Date(sub.pastDueSince.getTime() + days * DAY_MS);
+}
+
+async function recordWithSubscription(
+  em: EntityManager,
+  clock: Clock,
+  sub: SubscriptionRow,
+  type: "subscription.past_due" | "subscription.unpaid" | "subscription.cancelled",
+): Promise<void> {
+  const authorization = await currentAuthorization(em, sub.id);
+  recordEvent(em, clock, { merchantId: sub.merchantId, type, data: subscriptionRecord(sub, authorization) });
+}

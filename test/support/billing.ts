@@ -1,0 +1,120 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Client } from "@connectrpc/connect";
+import { ApprovalOutcome, type SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import type { ApiClient } from "./http.ts";
+import type { TestSystem } from "./system.ts";
+import { createPlan, createSubscription, createWalletUser, tokenOf, type WalletUserFixture } from "./subscriptions.ts";
+
+/** Arrangement helpers for recurring-billing tests (sandbox clock, approved subscriptions, charges). */
+
+export const DAY = 86_400;
+
+export async function serviceNow(sys: TestSystem): Promise<Date> {
+  const res = await sys.admin.get("/admin/v1/sandbox/clock");
+  if (res.status !== 200) throw new Error(`clock read failed: ${res.status} ${res.text}`);
+  return new Date(res.body.now);
+}
+
+export async function advanceBy(sys: TestSystem, seconds: number): Promise<Date> {
+  const res = await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: Math.ceil(seconds) });
+  if (res.status !== 200) throw new Error(`clock advance failed: ${res.status} ${res.text}`);
+  return new Date(res.body.now);
+}
+
+/** Moves the service clock to just after `target` (never back). */
+export async function advanceTo(sys: TestSystem, target: Date): Promise<Date> {
+  const now = await serviceNow(sys);
+  const seconds = Math.ceil((target.getTime() - now.getTime()) / 1000);
+  return seconds > 0 ? advanceBy(sys, seconds) : now;
+}
+
+export interface ApprovedSubscription {
+  subscriptionId: string;
+  plan: any;
+  user: WalletUserFixture;
+}
+
+/** A plan, a funded wallet user and a subscription the user approved (first payment taken unless the plan has a trial). */
+export async function approvedSubscription(
+  sys: TestSystem,
+  api: ApiClient,
+  client: Client<typeof SubscriptionsService>,
+  options: { plan?: Record<string, unknown>; credits?: Record<string, string>; asset?: string; user?: WalletUserFixture } = {},
+): Promise<ApprovedSubscription> {
+  const plan = await createPlan(api, options.plan ?? {});
+  const user = options.user ?? (await createWalletUser(sys, options.credits ?? { USDT_TRON: "1000" }));
+  const s = await createSubscription(api, plan.id, user.id);
+  const res = await client.approveAuthorization({ token: tokenOf(s.authorizationUrl), walletUserId: user.id, fundingAsset: options.asset ?? "USDT_TRON" });
+  if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
+  return { subscriptionId: s.subscriptionId, plan, user };
+}
+
+export interface ChargeRowView {
+  id: string;
+  period_index: number;
+  attempt: number;
+  status: string;
+  failure_reason: string | null;
+  period_start: Date;
+  period_end: Date;
+  amount: string;
+  asset_amount: string | null;
+}
+
+/** The subscription's period charges (not plan-change charges), by period and attempt. */
+export async function chargesOf(sys: TestSystem, subscriptionId: string): Promise<ChargeRowView[]> {
+  const rows = await sys.sql(
+    `select id, period_index, attempt, status, failure_reason, period_start, period_end, amount::text, asset_amount::text
+       from subscription_charges where subscription_id = ? and change_session_id is null order by period_index, attempt`,
+    [subscriptionId],
+  );
+  return rows.map((r) => ({ ...r, period_start: new Date(r.period_start), period_end: new Date(r.period_end) }));
+}
+
+/** Polls until the subscription has `count` period charges, none of them in flight. */
+export async function waitForCharges(sys: TestSystem, subscriptionId: string, count: number, timeoutMs = 15_000): Promise<ChargeRowView[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const charges = await chargesOf(sys, subscriptionId);
+    if (charges.length === count && charges.every((c) => c.status !== "PENDING")) return charges;
+    if (Date.now() > deadline) throw new Error(`subscription ${subscriptionId} has ${charges.length} charges (${charges.map((c) => c.status).join(",")}), not ${count}`);
+    await sleep(50);
+  }
+}
+
+export async function subscriptionOf(api: ApiClient, id: string): Promise<any> {
+  const res = await api.get(`/api/v1/subscriptions/${id}`);
+  if (res.status !== 200) throw new Error(`subscription read failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/**
+ * Waits until the engine has nothing left to do on the service clock: no
+ * subscription due (billing date or retry passed) and no charge in flight.
+ */
+export async function waitForQuiet(sys: TestSystem, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = await serviceNow(sys);
+    const [row] = await sys.sql<{ due: string; pending: string }>(
+      `select (select count(*) from subscriptions
+                where (status in ('ACTIVE','TRIALING') and next_billing_at <= ?) or (status = 'PAST_DUE' and next_retry_at <= ?)) as due,
+              (select count(*) from subscription_charges where status = 'PENDING') as pending`,
+      [now, now],
+    );
+    if (Number(row!.due) === 0 && Number(row!.pending) === 0) return;
+    if (Date.now() > deadline) throw new Error(`engine still busy: ${row!.due} due, ${row!.pending} pending`);
+    await sleep(100);
+  }
+}
+
+/** Polls until the subscription's status is `status`. */
+export async function waitForStatus(api: ApiClient, id: string, status: string, timeoutMs = 10_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const sub = await subscriptionOf(api, id);
+    if (sub.status === status) return sub;
+    if (Date.now() > deadline) throw new Error(`subscription ${id} is ${sub.status}, not ${status}`);
+    await sleep(50);
+  }
+}
