@@ -42,9 +42,17 @@ const DEFAULT_CODE_BY_STATUS: Record<number, string> = {
 };
 
 export function fromConnectError(err: ConnectError): HttpError {
+  const domainCode = errorCodeOf(err);
+  // Without a domain code the failure is the transport's or ours (a service down, a wrong
+  // service token): never the merchant's fault, and its text names internal addresses.
+  if (!domainCode) {
+    if (err.code === Code.Unavailable) return new HttpError(503, "SERVICE_UNAVAILABLE", "a service is temporarily unavailable; retry later");
+    if (err.code === Code.DeadlineExceeded) return new HttpError(504, "TIMEOUT", "a service did not answer in time; retry later");
+    if (err.code === Code.Unauthenticated || err.code === Code.PermissionDenied) return new HttpError(500, "INTERNAL_ERROR", "internal error");
+  }
   const status = STATUS_BY_CONNECT_CODE[err.code] ?? 500;
   if (status === 500) return new HttpError(500, "INTERNAL_ERROR", "internal error");
   // Connect prefixes messages with the code name ("[not_found] …"): the raw message is what we wrote.
-  const code = errorCodeOf(err) ?? DEFAULT_CODE_BY_STATUS[status] ?? "ERROR";
+  const code = domainCode ?? DEFAULT_CODE_BY_STATUS[status] ?? "ERROR";
   return new HttpError(status, code, err.rawMessage);
 }

@@ -6,6 +6,7 @@ import { HttpError } from "./http-errors.ts";
 import { apiKey, type ApiKeyLookupCache } from "./middleware/api-key.ts";
 import { adminKey } from "./middleware/admin-key.ts";
 import { compileBody, compileQuery, describeErrors } from "./validation/ajv.ts";
+import { findUnstorable } from "./validation/storable-text.ts";
 import { idempotency, type IdempotencyStore } from "./idempotency.ts";
 
 /**
@@ -23,6 +24,11 @@ export function mountRoutes(
   const requireAdmin = adminKey(deps.config.adminApiKey);
   for (const route of routes) {
     const chain: Middleware<GatewayState>[] = [];
+    if (route.available && !route.available(deps.config)) {
+      chain.push(async (ctx) => {
+        throw new HttpError(404, "NOT_FOUND", `no route for ${ctx.method} ${ctx.path}`);
+      });
+    }
     if (route.auth === "apiKey") chain.push(requireApiKey);
     if (route.auth === "admin") chain.push(requireAdmin as Middleware<GatewayState>);
     chain.push(validation(route));
@@ -48,6 +54,7 @@ function validation(route: RouteSpec): Middleware<GatewayState> {
   const validateBody = route.body ? compileBody(route.body) : undefined;
   const validateQuery = route.query ? compileQuery(route.query) : undefined;
   return async (ctx, next) => {
+    rejectUnstorable((ctx as { params?: Record<string, string> }).params ?? {});
     if (validateBody) {
       const hasBody = Number(ctx.get("content-length") || 0) > 0 || ctx.get("transfer-encoding") !== "";
       if (hasBody && !ctx.is("application/json")) {
@@ -58,6 +65,7 @@ function validation(route: RouteSpec): Middleware<GatewayState> {
         const { message, details } = describeErrors(validateBody.errors, "body");
         throw new HttpError(400, "INVALID_REQUEST", message, details);
       }
+      rejectUnstorable(body);
       ctx.state.body = body;
     }
     const query = { ...ctx.query };
@@ -67,7 +75,13 @@ function validation(route: RouteSpec): Middleware<GatewayState> {
         throw new HttpError(400, "INVALID_REQUEST", message, details);
       }
     }
+    rejectUnstorable(query);
     ctx.state.query = query;
     await next();
   };
+}
+
+function rejectUnstorable(value: unknown): void {
+  const problem = findUnstorable(value, "");
+  if (problem) throw new HttpError(400, "INVALID_REQUEST", problem.message, [problem]);
 }

@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from "koa";
 import type { GatewayDeps } from "./deps.ts";
+import type { Config } from "../services/platform/config.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -43,6 +44,8 @@ export interface RouteSpec {
   description?: string;
   tag: string;
   auth: "apiKey" | "admin" | "none";
+  /** When given and false for the running config, the operation answers 404 before anything else (as if not mounted). */
+  available?: (config: Config) => boolean;
   body?: JsonSchema;
   query?: JsonSchema;
   /** Honours the Idempotency-Key header (replays the first response). */

@@ -3,7 +3,7 @@ import type { ChangeSession } from "../../proto/gen/billing/subscriptions/v1/sub
 
 const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
 
-/** The REST change session: the same shape as the service's event data (changeSessionRecord). */
+/** The REST change session: the service's event data (changeSessionRecord) plus the approval URL while it is open. */
 export function changeSessionBody(s: ChangeSession) {
   return {
     id: s.id,
@@ -31,5 +31,6 @@ export function changeSessionBody(s: ChangeSession) {
     declinedAt: iso(s.declinedAt),
     expiredAt: iso(s.expiredAt),
     cancelledAt: iso(s.cancelledAt),
+    approvalUrl: s.approvalUrl ?? null,
   };
 }

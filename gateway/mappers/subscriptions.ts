@@ -1,5 +1,6 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Subscription } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { authorizationMinutes } from "../../services/subscriptions/subscription-record.ts";
 
 const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
 
@@ -18,6 +19,7 @@ export function subscriptionBody(s: Subscription) {
     successUrl: s.successUrl,
     cancelUrl: s.cancelUrl,
     metadata: JSON.parse(s.metadataJson || "{}") as Record<string, unknown>,
+    authorizationExpiresInMinutes: a?.createdAt && a.expiresAt ? authorizationMinutes(timestampDate(a.createdAt), timestampDate(a.expiresAt)) : null,
     fundingAsset: s.fundingAsset ?? null,
     billingAnchor: iso(s.billingAnchor),
     currentPeriodStart: iso(s.currentPeriodStart),

@@ -4,6 +4,7 @@ import { hashApiKey } from "../../services/merchants/api-key-secret.ts";
 import type { GatewayClients } from "../deps.ts";
 import type { GatewayState } from "../route.ts";
 import { HttpError } from "../http-errors.ts";
+import { errorCodeOf } from "../../services/platform/rpc/errors.ts";
 import type { ApiKeyCache } from "../api-key-cache.ts";
 
 export const API_KEY_HEADER = "x-api-key";
@@ -30,7 +31,8 @@ export function apiKey(clients: GatewayClients, lookup?: ApiKeyLookupCache): Mid
         ctx.state.merchantId = merchantId;
         if (live) lookup!.cache.set(keyHash, merchantId);
       } catch (err) {
-        if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
+        // Only the merchants service's verdict on the key; a refused service token is our fault (500).
+        if (err instanceof ConnectError && err.code === Code.Unauthenticated && errorCodeOf(err) === "INVALID_API_KEY") {
           throw new HttpError(401, "INVALID_API_KEY", "X-API-KEY is unknown or revoked");
         }
         throw err;

@@ -112,8 +112,11 @@ export function approvalPages(options: ApprovalPagesOptions): Router {
         send(c, 403, statusPage("Please reload the page", "Your session on this page has expired or the form is stale. Reload the page and try again."));
         return;
       }
+      // A submit without a button (script form.submit(), some automation) means the step's default button,
+      // as the browser's implicit submission (Enter in a field) does: log in, or approve once logged in.
+      const action = form.action ?? (session.uid ? "approve" : "login");
       try {
-        switch (form.action) {
+        switch (action) {
           case "login":
             return await login(c, token, view, session, form);
           case "approve":

@@ -117,15 +117,17 @@ export function fundingPage(input: {
 }): string {
   const { view, choices } = input;
   const preselected = input.selected ?? choices.find((c) => c.sufficient)?.asset ?? choices[0]?.asset;
+  // A fixed asset (a plan change: the subscription's) is still a radio, the only one and checked, so
+  // `[name=fundingAsset]` is a radio of asset codes on every approval page (the form contract).
   const fixed = view.fixedFunding === true;
   const options = choices
     .map((c) =>
       fixed
-        ? `<div class="asset">
-    <input type="hidden" name="fundingAsset" value="${escapeHtml(c.asset)}">
+        ? `<label class="asset">
+    <input type="radio" name="fundingAsset" value="${escapeHtml(c.asset)}" checked required>
     <span class="meta"><b>${escapeHtml(c.name)}</b>${escapeHtml(c.asset)} · ${escapeHtml(c.network)}<br>Balance: ${escapeHtml(c.balance)} ${escapeHtml(c.asset)}</span>
     <span class="due">Due now: ${escapeHtml(c.amountDue)} ${escapeHtml(c.asset)}${c.frozen ? '<br><span class="low">frozen</span>' : !c.sufficient ? '<br><span class="low">insufficient balance</span>' : ""}</span>
-  </div>`
+  </label>`
         : `<label class="asset">
     <input type="radio" name="fundingAsset" value="${escapeHtml(c.asset)}"${c.asset === preselected ? " checked" : ""} required>
     <span class="meta"><b>${escapeHtml(c.name)}</b>${escapeHtml(c.asset)} · ${escapeHtml(c.network)}<br>Balance: ${escapeHtml(c.balance)} ${escapeHtml(c.asset)}</span>

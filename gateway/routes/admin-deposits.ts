@@ -20,7 +20,10 @@ export const adminDepositRoutes = defineRoutes([
     auth: "admin",
     body: reportDepositBody,
     errors: [404, 409],
-    responses: { 200: { description: "What the report changed, and the order after it", schema: depositResultSchema } },
+    responses: {
+      201: { description: "A new transfer was recorded (outcome RECORDED), with the order after it", schema: depositResultSchema },
+      200: { description: "A known transfer: more confirmations (UPDATED) or nothing new (DUPLICATE)", schema: depositResultSchema },
+    },
     async handler({ body }, { clients }) {
       const res = await clients.orders.reportDeposit({
         address: body.address,
@@ -29,7 +32,8 @@ export const adminDepositRoutes = defineRoutes([
         txId: body.txId,
         confirmations: body.confirmations,
       });
-      return { status: 200, body: { outcome: depositOutcomeName(res.outcome), order: paymentOrderBody(res.order!) } };
+      const outcome = depositOutcomeName(res.outcome);
+      return { status: outcome === "RECORDED" ? 201 : 200, body: { outcome, order: paymentOrderBody(res.order!) } };
     },
   },
 ]);

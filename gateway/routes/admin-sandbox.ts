@@ -1,6 +1,5 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { defineRoutes } from "../route.ts";
-import { HttpError } from "../http-errors.ts";
 
 const clockSchema = {
   type: "object",
@@ -8,10 +7,8 @@ const clockSchema = {
   properties: { now: { type: "string", format: "date-time" }, offsetSeconds: { type: "integer" } },
 } as const;
 
-/** Sandbox-only: outside SANDBOX=true these answer 404 like any unknown path. */
-function requireSandbox(sandbox: boolean, method: string, path: string) {
-  if (!sandbox) throw new HttpError(404, "NOT_FOUND", `no route for ${method} ${path}`);
-}
+/** Sandbox-only: outside SANDBOX=true these answer 404 like any unknown path (before auth and validation). */
+const sandboxOnly = (config: { sandbox: boolean }) => config.sandbox;
 
 export const adminSandboxRoutes = defineRoutes([
   {
@@ -21,10 +18,10 @@ export const adminSandboxRoutes = defineRoutes([
     summary: "Current service time (sandbox mode only)",
     tag: "Operator",
     auth: "admin",
+    available: sandboxOnly,
     errors: [404],
     responses: { 200: { description: "The service clock", schema: clockSchema } },
-    async handler(_input, { clients, config }, ctx) {
-      requireSandbox(config.sandbox, ctx.method, ctx.path);
+    async handler(_input, { clients }) {
       const res = await clients.sandbox.getClock({});
       return { status: 200, body: { now: timestampDate(res.now!).toISOString(), offsetSeconds: Number(res.offsetSeconds) } };
     },
@@ -37,6 +34,7 @@ export const adminSandboxRoutes = defineRoutes([
     description: "Everything that became due (expiries, renewals, scheduled changes, webhook retries) runs within seconds.",
     tag: "Operator",
     auth: "admin",
+    available: sandboxOnly,
     errors: [404],
     body: {
       type: "object",
@@ -45,8 +43,7 @@ export const adminSandboxRoutes = defineRoutes([
       properties: { seconds: { type: "integer", minimum: 1, maximum: 5 * 366 * 24 * 3600 } },
     },
     responses: { 200: { description: "The service clock after the move", schema: clockSchema } },
-    async handler({ body }, { clients, config }, ctx) {
-      requireSandbox(config.sandbox, ctx.method, ctx.path);
+    async handler({ body }, { clients }) {
       const res = await clients.sandbox.advanceClock({ seconds: BigInt(body.seconds) });
       return { status: 200, body: { now: timestampDate(res.now!).toISOString(), offsetSeconds: Number(res.offsetSeconds) } };
     },

@@ -1,5 +1,6 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { defineRoutes } from "../route.ts";
+import { HttpError } from "../http-errors.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { eventSchema, listEventsQuery, redeliverEventBody, redeliveredSchema } from "../schemas/events.ts";
 import { deliveryBody, eventBody } from "../mappers/events.ts";
@@ -21,7 +22,7 @@ export const eventRoutes = defineRoutes([
         limit: query.limit,
         cursor: query.cursor,
         type: query.type,
-        createdAfter: query.createdAfter ? timestampFromDate(new Date(query.createdAfter)) : undefined,
+        createdAfter: query.createdAfter ? timestampFromDate(lowerBound(query.createdAfter)) : undefined,
       });
       return { status: 200, body: toPageBody(res, res.events.map(eventBody)) };
     },
@@ -59,3 +60,16 @@ export const eventRoutes = defineRoutes([
     },
   },
 ]);
+
+/**
+ * `createdAfter` passed the date-time format; a few valid RFC 3339 instants are
+ * not JavaScript dates (a leap second) or not Postgres timestamps (year 0000).
+ * Nothing was created before 1970, so an earlier bound is the same as none.
+ */
+function lowerBound(text: string): Date {
+  const at = new Date(text);
+  if (Number.isNaN(at.getTime())) {
+    throw new HttpError(400, "INVALID_REQUEST", `createdAfter: ${text} is not a representable instant (leap seconds are not)`);
+  }
+  return at.getTime() < 0 ? new Date(0) : at;
+}

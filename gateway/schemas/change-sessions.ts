@@ -67,20 +67,24 @@ const changeSessionProperties = {
   declinedAt: nullable(dateTimeSchema),
   expiredAt: nullable(dateTimeSchema),
   cancelledAt: nullable(dateTimeSchema),
+  approvalUrl: {
+    ...nullable({ type: "string", format: "uri" }),
+    description: "The single-use hosted page to send the customer to, while the session is PENDING_APPROVAL; null afterwards.",
+  },
 } as const;
 
 const changeSessionRequired = [
   "id", "object", "subscriptionId", "status", "currentPlanId", "requestedPlanId", "effectiveMode", "immediateChargeAmount", "currency",
-  "successUrl", "cancelUrl", "reason", "metadata", "expiresAt", "scheduledFor", "createdAt", "updatedAt",
+  "successUrl", "cancelUrl", "reason", "metadata", "expiresAt", "scheduledFor", "createdAt", "updatedAt", "approvalUrl",
 ];
 
 export const changeSessionSchema = { type: "object", required: changeSessionRequired, properties: changeSessionProperties } as const;
 
 export const createdChangeSessionSchema = {
   type: "object",
-  required: [...changeSessionRequired, "approvalUrl"],
+  required: changeSessionRequired,
   properties: {
     ...changeSessionProperties,
-    approvalUrl: { type: "string", format: "uri", description: "Single-use hosted page; send the customer here. Returned only by create." },
+    approvalUrl: { type: "string", format: "uri", description: "The single-use hosted page: send the customer here." },
   },
 } as const;

@@ -74,7 +74,7 @@ const authorizationSchema = {
 
 export const subscriptionSchema = {
   type: "object",
-  required: ["id", "object", "planId", "status", "externalReference", "walletUserId", "successUrl", "cancelUrl", "metadata", "fundingAsset", "authorization", "createdAt", "updatedAt"],
+  required: ["id", "object", "planId", "status", "externalReference", "walletUserId", "successUrl", "cancelUrl", "metadata", "authorizationExpiresInMinutes", "fundingAsset", "authorization", "createdAt", "updatedAt"],
   properties: {
     id: uuidSchema,
     object: { const: "subscription" },
@@ -87,6 +87,7 @@ export const subscriptionSchema = {
     successUrl: { type: "string" },
     cancelUrl: { type: "string" },
     metadata: metadataSchema,
+    authorizationExpiresInMinutes: { ...nullable({ type: "integer" }), description: "The authorization's lifetime as requested (default 60)." },
     fundingAsset: { ...nullable({ type: "string" }), description: "Asset code the customer pays with; null until approved." },
     billingAnchor: { ...nullable(dateTimeSchema), description: "First billing date; period boundaries are computed from it." },
     currentPeriodStart: nullable(dateTimeSchema),

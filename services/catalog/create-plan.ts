@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { invalid } from "../platform/errors.ts";
+import { characterCount } from "../platform/text.ts";
 import { compare, formatAmount, InvalidAmountError, parseAmount, type Amount } from "../platform/money.ts";
 import { isCurrency } from "../platform/currencies.ts";
 import { recordEvent } from "../events/record-event.ts";
@@ -31,11 +32,11 @@ export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): P
   if (cap && compare(cap, amount) < 0) {
     throw invalid("INVALID_REQUEST", "maximumChargeAmount: must be greater than or equal to amount");
   }
-  if (!input.name || input.name.length > 200) throw invalid("INVALID_REQUEST", "name: must be 1 to 200 characters");
-  if (input.externalReference !== undefined && input.externalReference.length > 200) {
+  if (!input.name || characterCount(input.name) > 200) throw invalid("INVALID_REQUEST", "name: must be 1 to 200 characters");
+  if (input.externalReference !== undefined && characterCount(input.externalReference) > 200) {
     throw invalid("INVALID_REQUEST", "externalReference: must be at most 200 characters");
   }
-  if (input.description !== undefined && input.description.length > 2000) {
+  if (input.description !== undefined && characterCount(input.description) > 2000) {
     throw invalid("INVALID_REQUEST", "description: must be at most 2000 characters");
   }
   if (!isCurrency(input.currency)) throw invalid("INVALID_REQUEST", `currency: ${input.currency} is not a supported currency`);

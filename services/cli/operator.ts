@@ -1,6 +1,7 @@
+import { parseArgs } from "node:util";
 import type { Config } from "../platform/config.ts";
 import { createOrm, ensureDatabase, migrate } from "../platform/database/orm.ts";
-import { options, print, required, withContext, type OperatorCommand } from "./command-support.ts";
+import { print, required, withContext, type OperatorCommand } from "./command-support.ts";
 import { walletCommands } from "./wallet-commands.ts";
 import { createMerchant } from "../merchants/create-merchant.ts";
 import { createApiKey } from "../merchants/create-api-key.ts";
@@ -24,7 +25,7 @@ export const operatorCommands: Record<string, OperatorCommand> = {
   "merchants create": {
     usage: "merchants create --name <name>    create a merchant and its first API key",
     async run(config, argv, json) {
-      const name = required(options(argv, ["name"]), "name");
+      const name = required(withPositionals(argv, ["name"]), "name");
       const res = await withContext(config, (ctx) => createMerchant(ctx, { name, keyMode: config.apiKeyMode }));
       return print(
         json,
@@ -36,7 +37,7 @@ export const operatorCommands: Record<string, OperatorCommand> = {
   "api-keys create": {
     usage: "api-keys create --merchant <id>   create another API key",
     async run(config, argv, json) {
-      const merchantId = required(options(argv, ["merchant"]), "merchant");
+      const merchantId = required(withPositionals(argv, ["merchant"]), "merchant");
       const res = await withContext(config, (ctx) => createApiKey(ctx, { merchantId, keyMode: config.apiKeyMode }));
       return print(json, { id: res.id, apiKey: res.apiKey }, `API key ${res.id}: ${res.apiKey}\n(the key is shown once)`);
     },
@@ -44,7 +45,7 @@ export const operatorCommands: Record<string, OperatorCommand> = {
   "api-keys revoke": {
     usage: "api-keys revoke --merchant <id> --key <keyId>",
     async run(config, argv, json) {
-      const values = options(argv, ["merchant", "key"]);
+      const values = withPositionals(argv, ["merchant", "key"]);
       const merchantId = required(values, "merchant");
       const keyId = required(values, "key");
       await withContext(config, (ctx) => revokeApiKey(ctx, { merchantId, keyId }, announceOnce(config.redisUrl, config.queuePrefix)));
@@ -54,3 +55,20 @@ export const operatorCommands: Record<string, OperatorCommand> = {
   ...walletCommands,
 };
 
+/**
+ * `--merchant <id>` is the documented form; `--merchant-id`/`--key-id` and bare
+ * positionals after the subcommand (`api-keys revoke <merchantId> <keyId>`) are
+ * accepted too, since operators and scripts reach for all of them.
+ */
+function withPositionals(argv: string[], names: string[]): Record<string, string | undefined> {
+  const flags = names.flatMap((n) => [n, `${n}-id`]);
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: false,
+    options: Object.fromEntries(flags.map((n) => [n, { type: "string" as const }])),
+  });
+  const free = positionals.slice(2); // after "<noun> <verb>"
+  const given = values as Record<string, string | undefined>;
+  return Object.fromEntries(names.map((n, i) => [n, given[n] ?? given[`${n}-id`] ?? free[i]]));
+}

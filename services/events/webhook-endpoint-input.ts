@@ -1,4 +1,5 @@
 import { invalid } from "../platform/errors.ts";
+import { characterCount } from "../platform/text.ts";
 import { isEventType } from "./event-types.ts";
 
 export const MAX_URL_LENGTH = 2048;
@@ -11,7 +12,7 @@ export const ALL_EVENTS = "*";
  * host is a private address is decided at send time (DNS can change), not here.
  */
 export function checkWebhookUrl(value: string): string {
-  if (value.length > MAX_URL_LENGTH) throw invalid("INVALID_REQUEST", `url: must be at most ${MAX_URL_LENGTH} characters`);
+  if (characterCount(value) > MAX_URL_LENGTH) throw invalid("INVALID_REQUEST", `url: must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(value);
@@ -40,7 +41,7 @@ export function checkEnabledEvents(values: readonly string[]): string[] {
 
 export function checkDescription(value: string | undefined): string | null {
   if (value === undefined) return null;
-  if (value.length > MAX_DESCRIPTION_LENGTH) throw invalid("INVALID_REQUEST", `description: must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  if (characterCount(value) > MAX_DESCRIPTION_LENGTH) throw invalid("INVALID_REQUEST", `description: must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
   return value;
 }
 

@@ -16,8 +16,10 @@ export const CONFIRMATIONS_MAX = 1_000_000;
 /** No control characters: these references end up in URLs, logs and CSV exports. */
 const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
 
+export const isReference = (value: string): boolean => !!value && value.length <= EXTERNAL_ID_MAX && PRINTABLE.test(value);
+
 export function checkReference(field: string, value: string): string {
-  if (!value || value.length > EXTERNAL_ID_MAX || !PRINTABLE.test(value)) {
+  if (!isReference(value)) {
     throw invalid("INVALID_REQUEST", `${field}: must be 1 to ${EXTERNAL_ID_MAX} characters without control characters`);
   }
   return value;

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { conflict, invalid, notFound } from "../platform/errors.ts";
-import { equals, formatAtScale, fractionDigits } from "../platform/money.ts";
+import { add, amount, equals, fitsStorage, formatAtScale, fractionDigits } from "../platform/money.ts";
 import { OrderPayment } from "./entities.ts";
 import { ADDRESS_MAX, CONFIRMATIONS_MAX, parsePositiveAmount, TX_ID_MAX } from "./order-input.ts";
 import { OPEN_STATUSES } from "./order-status.ts";
 import { lockOrder, type OrderWithPayments } from "./order-store.ts";
 import { expireInPlace, reconcileOrder } from "./reconcile-order.ts";
+import { canonicalDepositAddress } from "./addresses/canonical-address.ts";
 
 export interface ReportDepositInput {
   address: string;
@@ -48,7 +49,7 @@ export async function reportDeposit(ctx: UseCaseContext, input: ReportDepositInp
   const value = parsePositiveAmount("amount", input.amount);
 
   return ctx.em.transactional(async (em) => {
-    const state = await lockOrder(em, { address: input.address });
+    const state = await lockOrder(em, { address: canonicalDepositAddress(input.address) });
     if (!state) throw notFound("DEPOSIT_ADDRESS_NOT_FOUND", `address: no payment order has the address ${input.address}`);
     const { order, payments } = state;
     if (order.asset !== input.asset) {
@@ -76,6 +77,10 @@ export async function reportDeposit(ctx: UseCaseContext, input: ReportDepositInp
       return { ...state, outcome: "UPDATED" as const, creditIds };
     }
 
+    // The order's totals (and the credit) are numeric(38,18) too: refuse what they cannot hold rather than fail.
+    if (!fitsStorage(payments.reduce((sum, p) => add(sum, amount(p.amount)), value))) {
+      throw invalid("INVALID_REQUEST", `amount: the transfers to ${order.address} would total more than amounts can hold (under 10^20)`);
+    }
     const payment = em.create(OrderPayment, {
       id: randomUUID(),
       orderId: order.id,

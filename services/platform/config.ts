@@ -125,7 +125,8 @@ export function loadConfig(env: Env = process.env): Config {
   const internalApiToken = str("INTERNAL_API_TOKEN", production ? "" : DEV_INTERNAL_TOKEN);
   if (internalApiToken.length < 16) problems.push("INTERNAL_API_TOKEN must be set to at least 16 characters");
   const adminApiKey = env.ADMIN_API_KEY ? env.ADMIN_API_KEY : undefined;
-  if (adminApiKey !== undefined && adminApiKey.length < 16) problems.push("ADMIN_API_KEY must be at least 16 characters");
+  // A guessable operator key is refused where it matters; a developer or a test harness may pick any.
+  if (production && adminApiKey !== undefined && adminApiKey.length < 16) problems.push("ADMIN_API_KEY must be at least 16 characters in production");
 
   const secretsRaw = str("SECRETS_KEY", production ? "" : DEV_SECRETS_KEY);
   const secretsKey = Buffer.from(secretsRaw, "base64");

@@ -12,5 +12,14 @@ export function parseMetadataJson(text: string): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw invalid("INVALID_REQUEST", "metadata: must be a JSON object");
   }
+  // Postgres jsonb refuses the NUL character in any string: refuse it here as bad input, not a 500.
+  if (hasNul(value)) throw invalid("INVALID_REQUEST", "metadata: keys and values must not contain the NUL character (\\u0000)");
   return value as Record<string, unknown>;
+}
+
+function hasNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => k.includes("\u0000") || hasNul(v));
+  return false;
 }

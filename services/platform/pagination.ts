@@ -28,11 +28,16 @@ export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify([key.createdAt.toISOString(), key.id])).toString("base64url");
 }
 
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function decodeCursor(cursor: string): CursorKey {
   try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
+    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown];
+    // Exactly what encodeCursor writes: anything else (a forged key Postgres cannot compare) is a 400, never a 500.
+    if (typeof at !== "string" || !ISO_INSTANT.test(at) || typeof id !== "string" || !UUID.test(id)) throw new Error("bad");
     const createdAt = new Date(at);
-    if (typeof id !== "string" || !/^[0-9a-f-]{36}$/i.test(id) || Number.isNaN(createdAt.getTime())) throw new Error("bad");
+    if (Number.isNaN(createdAt.getTime())) throw new Error("bad");
     return { createdAt, id };
   } catch {
     throw invalid("INVALID_REQUEST", "cursor: is not a cursor returned by this list");

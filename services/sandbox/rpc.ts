@@ -3,6 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { SandboxService } from "../../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { advanceClock, getClock } from "./advance-clock.ts";
+import { runDueSweeps } from "./run-due-sweeps.ts";
 
 export function sandboxService(deps: ServiceDeps): ServiceImpl<typeof SandboxService> {
   return {
@@ -12,6 +13,7 @@ export function sandboxService(deps: ServiceDeps): ServiceImpl<typeof SandboxSer
     },
     async advanceClock(req) {
       const res = await advanceClock(contextFor(deps), Number(req.seconds));
+      await runDueSweeps(deps.queues, res.offsetSeconds * 1000);
       return { now: timestampFromDate(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
     },
   };

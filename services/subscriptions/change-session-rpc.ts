@@ -9,6 +9,7 @@ import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { changeSessionRecord, type ChangeSessionRecord } from "./change-session-record.ts";
 import { chargeRecord, subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization } from "./subscription-store.ts";
+import { openApprovalUrl } from "./change-session-store.ts";
 import type { SubscriptionPorts } from "./ports.ts";
 import { createChangeSession } from "./create-change-session.ts";
 import { getChangeSession } from "./get-change-session.ts";
@@ -52,7 +53,11 @@ export function changeSessionMessage(merchantId: string, r: ChangeSessionRecord)
   };
 }
 
-const toMessage = (s: ChangeSessionRow) => changeSessionMessage(s.merchantId, changeSessionRecord(s));
+/** The record plus, while it is open, the approval URL (merchant reads only; not in event data). */
+const toMessage = (ports: SubscriptionPorts, s: ChangeSessionRow) => ({
+  ...changeSessionMessage(s.merchantId, changeSessionRecord(s)),
+  approvalUrl: openApprovalUrl(ports.publicBaseUrl, ports.linkKey, s),
+});
 
 function planSummary(plan: Plan) {
   return {
@@ -94,10 +99,10 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
         reason: req.reason,
         metadata: parseMetadataJson(req.metadataJson),
       });
-      return { changeSession: toMessage(created.session), approvalUrl: created.approvalUrl };
+      return { changeSession: toMessage(ports(), created.session), approvalUrl: created.approvalUrl };
     },
     async getChangeSession(req) {
-      return { changeSession: toMessage(await getChangeSession(contextFor(deps), req.merchantId, req.subscriptionId, req.id)) };
+      return { changeSession: toMessage(ports(), await getChangeSession(contextFor(deps), req.merchantId, req.subscriptionId, req.id)) };
     },
     async listChangeSessions(req) {
       const page = await listChangeSessions(contextFor(deps), {
@@ -107,12 +112,13 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
         cursor: req.cursor,
         status: req.status,
       });
-      return { changeSessions: page.items.map(toMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
+      const p = ports();
+      return { changeSessions: page.items.map((s) => toMessage(p, s)), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
     async getChangeApproval(req) {
       const view = await getChangeApproval(contextFor(deps), ports(), req.token);
       return {
-        changeSession: toMessage(view.session),
+        changeSession: toMessage(ports(), view.session),
         status: view.status,
         subscriptionStatus: view.subscription.status,
         merchantName: view.merchantName,
@@ -137,13 +143,13 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
         approved: result.approved,
         refusalReason: result.refusal ?? "",
         message: result.message,
-        changeSession: toMessage(result.session),
+        changeSession: toMessage(ports(), result.session),
         subscription: subscriptionMessage(result.subscription.merchantId, subscriptionRecord(result.subscription, authorization)),
         charge: result.charge ? chargeMessage(chargeRecord(result.charge)) : undefined,
       };
     },
     async declineChangeSession(req) {
-      return { changeSession: toMessage(await declineChangeSession(contextFor(deps), req.token)) };
+      return { changeSession: toMessage(ports(), await declineChangeSession(contextFor(deps), req.token)) };
     },
   };
 }

@@ -4,7 +4,7 @@ import { DomainError, notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "./entities.ts";
 import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-session-entities.ts";
-import { hashAuthorizationToken, looksLikeAuthorizationToken } from "./authorization-token.ts";
+import { changeSessionToken, hashAuthorizationToken, looksLikeAuthorizationToken } from "./authorization-token.ts";
 
 /** Queries shared by the change-session use cases; each use case owns its transaction. */
 
@@ -71,3 +71,14 @@ export async function scheduledSessionOf(em: EntityManager, subscriptionId: stri
 }
 
 export const changeApprovalUrl = (publicBaseUrl: string, token: string) => `${publicBaseUrl}/change/${token}`;
+
+/**
+ * The approval URL of a session still awaiting the customer (undefined once it
+ * was answered, expired or cancelled, and for a session whose token was not
+ * derived from its id).
+ */
+export function openApprovalUrl(publicBaseUrl: string, linkKey: Buffer, session: ChangeSessionRow): string | undefined {
+  if (session.status !== "PENDING_APPROVAL") return undefined;
+  const { token, hash } = changeSessionToken(linkKey, session.id);
+  return hash === session.tokenHash ? changeApprovalUrl(publicBaseUrl, token) : undefined;
+}

@@ -9,7 +9,7 @@ import { SubscriptionChangeSession, EFFECTIVE_MODES, type ChangeSessionRow, type
 import { changeSessionRecord } from "./change-session-record.ts";
 import { CHANGEABLE_STATUSES, changeApprovalUrl, openSessionOf } from "./change-session-store.ts";
 import { expireChangeSessionNow } from "./expire-change-session.ts";
-import { generateAuthorizationToken } from "./authorization-token.ts";
+import { changeSessionToken } from "./authorization-token.ts";
 import { AUTHORIZATION_MINUTES, isHttpUrl, URL_MAX_LENGTH } from "./create-subscription.ts";
 import { quotePlan } from "./funding.ts";
 import { fetchPlan, planInterval, type SubscriptionPorts } from "./ports.ts";
@@ -74,7 +74,8 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
   }
   const current = await fetchPlan(ports, input.merchantId, sub.planId);
 
-  const { token, hash } = generateAuthorizationToken();
+  const id = randomUUID();
+  const { token, hash } = changeSessionToken(ports.linkKey, id);
   let session: ChangeSessionRow;
   try {
     session = await ctx.em.transactional(async (em) => {
@@ -93,7 +94,7 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
         await em.flush();
       }
       const row = em.create(SubscriptionChangeSession, {
-        id: randomUUID(),
+        id,
         subscriptionId: locked.id,
         merchantId: input.merchantId,
         tokenHash: hash,

@@ -10,6 +10,7 @@ import type { RpcClients } from "../platform/rpc/clients.ts";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
 import { billingPolicy, type BillingPolicy } from "./renewals/billing-policy.ts";
+import { deriveLinkKey } from "./authorization-token.ts";
 
 /**
  * What the subscription use cases need besides the database: the services
@@ -22,6 +23,8 @@ export interface SubscriptionPorts {
   merchants: Client<typeof MerchantService>;
   queues: Queues;
   publicBaseUrl: string;
+  /** Derives change-session link tokens (authorization-token.ts). */
+  linkKey: Buffer;
   logger: Logger;
   /** Renewals, dunning and the advance notice (renewals/billing-policy.ts). */
   billing: BillingPolicy;
@@ -40,6 +43,7 @@ export function subscriptionPorts(deps: { rpc: RpcClients; config: Config; queue
     merchants: deps.rpc.client(MerchantService, urls.merchants),
     queues: deps.queues,
     publicBaseUrl: deps.config.publicBaseUrl,
+    linkKey: deriveLinkKey(deps.config.secretsKey),
     logger: deps.logger,
     billing: billingPolicy(deps.config),
   };

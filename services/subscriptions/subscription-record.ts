@@ -22,6 +22,8 @@ export function subscriptionRecord(sub: SubscriptionRow, authorization: Authoriz
     successUrl: sub.successUrl,
     cancelUrl: sub.cancelUrl,
     metadata: sub.metadata,
+    // A create field too: the authorization's lifetime (its expiry was set to createdAt + these minutes).
+    authorizationExpiresInMinutes: authorization ? authorizationMinutes(authorization.createdAt, authorization.expiresAt) : null,
     fundingAsset: sub.fundingAsset ?? null,
     billingAnchor: iso(sub.billingAnchor),
     currentPeriodStart: iso(sub.currentPeriodStart),
@@ -42,6 +44,9 @@ export function subscriptionRecord(sub: SubscriptionRow, authorization: Authoriz
     unpaidAt: iso(sub.unpaidAt),
   };
 }
+
+/** Whole minutes from an authorization's creation to its expiry (the request's authorizationExpiresInMinutes). */
+export const authorizationMinutes = (createdAt: Date, expiresAt: Date): number => Math.round((expiresAt.getTime() - createdAt.getTime()) / 60_000);
 
 export function authorizationRecord(a: AuthorizationRow) {
   return {

@@ -133,6 +133,29 @@ describe("hosted authorization page (headless Chromium)", function () {
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("50");
   });
 
+  it("a form sent without pressing a button (script submit) counts as the step's default button: log in, then approve", async () => {
+    const user = await createWalletUser(sys, { USDT_TRON: "50" });
+    const s = await subscribe(user);
+    // JavaScript on, only to call form.submit(), which sends no button (so no action field), unlike Enter or a click.
+    const scripted = await browser.newContext();
+    try {
+      const page = await scripted.newPage();
+      await page.goto(s.url);
+      await page.fill("input[name=email]", user.email);
+      await page.fill("input[name=password]", user.password);
+      // POST → 303 → GET of the same page, now at the funding step.
+      await Promise.all([page.waitForURL(s.url, { waitUntil: "commit" }), page.$eval("form", (form: any) => form.submit())]);
+      await page.waitForSelector("input[name=pin]", { timeout: 5_000 });
+      await page.check("[name=fundingAsset][value=USDT_TRON]");
+      await page.fill("input[name=pin]", PIN);
+      await Promise.all([page.waitForURL((url) => url.toString().startsWith(`${merchantBase}/success`)), page.$eval("form", (form: any) => form.submit())]);
+      expect(new URL(page.url()).searchParams.get("status")).to.equal("ACTIVE");
+      expect((await balances(sys, user.id)).USDT_TRON).to.equal("39.5");
+    } finally {
+      await scripted.close();
+    }
+  });
+
   it("a wrong password or another wallet account is refused with a message", async () => {
     const user = await createWalletUser(sys, { USDT_TRON: "50" });
     const stranger = await createWalletUser(sys, { USDT_TRON: "50" });

@@ -90,7 +90,11 @@ describe("hosted plan change page (headless Chromium)", function () {
     expect(step).to.include("Paid from");
     expect(step).to.include("Balance: 40 USDT_TRON");
     expect(step).to.include("Due now: 7.5 USDT_TRON");
-    expect(await page.locator("input[type=radio][name=fundingAsset]").count()).to.equal(0);
+    // The paying asset is fixed, yet [name=fundingAsset] is the same radio of asset codes as on the authorization page:
+    // the only one, already checked, so the same browser steps (check it, PIN, approve) work on both pages.
+    const fundingInputs = await page.locator("[name=fundingAsset]").evaluateAll((els) => els.map((e: any) => ({ type: e.type, value: e.value, checked: e.checked })));
+    expect(fundingInputs).to.deep.equal([{ type: "radio", value: "USDT_TRON", checked: true }]);
+    await page.check("[name=fundingAsset][value=USDT_TRON]");
     expect(await page.textContent("button[name=action][value=approve]")).to.include("Approve and pay 7.50 USD");
 
     await approveWith(page, PIN);

@@ -31,6 +31,16 @@ describe("billing CLI", () => {
     expect(revoked).to.deep.equal({ id: key.id, revoked: true });
   });
 
+  it("takes the ids as --merchant-id/--key-id or positionally as well", async () => {
+    const created = JSON.parse((await billing("merchants", "create", "Positional Co", "--json")).stdout);
+    expect(created.name).to.equal("Positional Co");
+    const key = JSON.parse((await billing("api-keys", "create", "--merchant-id", created.id, "--json")).stdout);
+    expect(JSON.parse((await billing("api-keys", "revoke", created.id, "--key-id", key.id, "--json")).stdout)).to.deep.equal({ id: key.id, revoked: true });
+    const missing: any = await billing("api-keys", "create", "--json").catch((e) => e);
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.contain("--merchant");
+  });
+
   it("migrate reports nothing pending on a migrated database", async () => {
     const out = JSON.parse((await billing("migrate", "--json")).stdout);
     expect(out.applied).to.deep.equal([]);

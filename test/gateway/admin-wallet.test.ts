@@ -49,7 +49,8 @@ describe("operator wallet API over REST", () => {
       const cases: [Record<string, unknown>, string][] = [
         [{ password: "password-123", pin: "123456" }, "email"],
         [{ email: "nope", password: "password-123", pin: "123456" }, "email"],
-        [{ email: email(), password: "short", pin: "123456" }, "password"],
+        [{ email: email(), password: "", pin: "123456" }, "password"],
+        [{ email: email(), password: "p".repeat(201), pin: "123456" }, "password"],
         [{ email: email(), password: "password-123", pin: "12345" }, "pin"],
         [{ email: email(), password: "password-123", pin: 123456 }, "pin"],
         [{ email: email(), password: "password-123", pin: "123456", role: "admin" }, "role"],

@@ -1,6 +1,9 @@
 import { expect } from "chai";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
-import type { ApiClient } from "../support/http.ts";
+import { apiClient, type ApiClient } from "../support/http.ts";
+import { loadConfig } from "../../services/platform/config.ts";
+import { createLogger } from "../../services/platform/logger.ts";
+import { startGateway } from "../../gateway/start-gateway.ts";
 
 const PLANS = "/api/v1/subscription-plans";
 
@@ -70,11 +73,87 @@ describe("error responses", () => {
     }
   });
 
+  it("text Postgres cannot store (NUL, unpaired surrogates) or metadata nested too deeply → 400 naming the field, never 500", async () => {
+    const plan = { name: "x", amount: "1", currency: "USD", interval: "DAY" };
+    const nulName = await api.post(PLANS, { ...plan, name: "a\u0000b" });
+    expectErrorBody(nulName, 400, "INVALID_REQUEST");
+    expect(nulName.body.message).to.contain("name");
+    const nulKey = await api.post(PLANS, { ...plan, metadata: { "a\u0000": 1 } });
+    expectErrorBody(nulKey, 400, "INVALID_REQUEST");
+    expect(nulKey.body.message).to.contain("metadata");
+    const nulValue = await api.post(PLANS, { ...plan, metadata: { a: { b: ["ok", "\u0000"] } } });
+    expectErrorBody(nulValue, 400, "INVALID_REQUEST");
+    expect(nulValue.body.message).to.contain("metadata.a.b.1");
+    const surrogate = await api.request("POST", PLANS, {
+      raw: '{"name":"x","amount":"1","currency":"USD","interval":"DAY","metadata":{"a":"\\udc00"}}',
+      headers: { "content-type": "application/json" },
+    });
+    expectErrorBody(surrogate, 400, "INVALID_REQUEST");
+    expect(surrogate.body.message).to.contain("metadata.a");
+    const deep = await api.request("POST", PLANS, {
+      raw: JSON.stringify(plan).slice(0, -1) + ',"metadata":' + '{"a":'.repeat(5000) + "1" + "}".repeat(5000) + "}",
+      headers: { "content-type": "application/json" },
+    });
+    expectErrorBody(deep, 400, "INVALID_REQUEST");
+    expect(deep.body.message).to.contain("metadata");
+    const webhook = await api.post("/api/v1/webhook-endpoints", { url: "https://example.com/h", description: "\u0000" });
+    expectErrorBody(webhook, 400, "INVALID_REQUEST");
+    expectErrorBody(await sys.admin.post("/admin/v1/merchants", { name: "\u0000" }), 400, "INVALID_REQUEST");
+    const query = await api.get(`${PLANS}?externalReference=%00`);
+    expectErrorBody(query, 400, "INVALID_REQUEST");
+    expect(query.body.message).to.contain("externalReference");
+    expectErrorBody(await api.get("/api/v1/payment-orders/by-external-id/%00"), 400, "INVALID_REQUEST");
+    // Unicode that is well formed is stored and returned as given.
+    const fine = await api.post(PLANS, { ...plan, name: "Ünïcødé 😀", metadata: { "clé": "värde 😀" } });
+    expect(fine.status).to.equal(201);
+    expect(fine.body.metadata).to.deep.equal({ "clé": "värde 😀" });
+  });
+
   it("health and readiness need no key", async () => {
     const health = await sys.http.get("/healthz");
     expect(health.status).to.equal(200);
     const ready = await sys.http.get("/readyz");
     expect(ready.status).to.equal(200);
     expect(ready.body.checks).to.deep.equal({ postgres: "ok", redis: "ok" });
+  });
+
+  it("readiness answers 503 naming Redis or Postgres when it is unreachable (liveness stays 200)", async () => {
+    // Port 1 on loopback refuses at once: a dependency that is down.
+    for (const [env, down] of [
+      [{ DATABASE_URL: sys.config.databaseUrl, REDIS_URL: "redis://127.0.0.1:1" }, "redis"],
+      [{ DATABASE_URL: "postgres://postgres@127.0.0.1:1/none", REDIS_URL: sys.config.redisUrl }, "postgres"],
+    ] as const) {
+      const gateway = await startGateway(loadConfig({ ...env, LOG_LEVEL: "silent" }), createLogger("silent"), 0);
+      try {
+        const http = apiClient(`http://127.0.0.1:${gateway.port}`);
+        const ready = await http.get("/readyz");
+        expect(ready.status, down).to.equal(503);
+        expect(ready.body.status).to.equal("not_ready");
+        expect(ready.body.checks[down]).to.match(/^unreachable/);
+        expect((await http.get("/healthz")).status).to.equal(200);
+      } finally {
+        await gateway.close();
+      }
+    }
+  });
+
+  it("an unreachable service → 503 without internal addresses; a gateway with the wrong service token → 500, not 401", async () => {
+    const merchant = await sys.createMerchant();
+    const services = `http://127.0.0.1:${sys.system.servicesPort}`;
+    const urls = (url: string) => Object.fromEntries(["MERCHANTS", "CATALOG", "WALLET", "SUBSCRIPTIONS", "ORDERS", "EVENTS", "SANDBOX"].map((s) => [`${s}_SERVICE_URL`, url]));
+    const base = { DATABASE_URL: sys.config.databaseUrl, REDIS_URL: sys.config.redisUrl, LOG_LEVEL: "silent" };
+    for (const [env, status, code] of [
+      [{ ...base, ...urls("http://127.0.0.1:1") }, 503, "SERVICE_UNAVAILABLE"],
+      [{ ...base, ...urls(services), INTERNAL_API_TOKEN: "not-the-services-token" }, 500, "INTERNAL_ERROR"],
+    ] as const) {
+      const gateway = await startGateway(loadConfig(env), createLogger("silent"), 0);
+      try {
+        const res = await apiClient(`http://127.0.0.1:${gateway.port}`, { "x-api-key": merchant.apiKey }).get(PLANS);
+        expectErrorBody(res, status, code);
+        expect(res.body.message).not.to.match(/127\.0\.0\.1|ECONNREFUSED|token/);
+      } finally {
+        await gateway.close();
+      }
+    }
   });
 });

@@ -62,6 +62,27 @@ describe("keyset pagination (plans list)", () => {
     expect(bad.body.message).to.contain("cursor");
   });
 
+  it("answers 400, never 500, for a forged cursor that decodes but cannot be a row key, on every list", async () => {
+    const forge = (key: unknown[]) => Buffer.from(JSON.stringify(key)).toString("base64url");
+    const uuid = "00000000-0000-4000-8000-000000000000";
+    const forged = [
+      forge(["2020-01-01T00:00:00.000Z", "-".repeat(36)]),
+      forge(["2020-01-01T00:00:00.000Z", "0".repeat(36)]),
+      forge(["-271821-04-20T00:00:00.000Z", uuid]),
+      forge(["+275760-09-13T00:00:00.000Z", uuid]),
+      forge([0, uuid]),
+    ];
+    const lists = [PLANS, "/api/v1/events", "/api/v1/webhook-endpoints", "/api/v1/subscriptions", "/api/v1/payment-orders"];
+    for (const list of lists) {
+      for (const cursor of forged) {
+        const res = await api.get(`${list}?cursor=${cursor}`);
+        expect(res.status, `${list} ${Buffer.from(cursor, "base64url").toString()}`).to.equal(400);
+        expect(res.body).to.include({ error: "INVALID_REQUEST" });
+        expect(res.body.message).to.contain("cursor");
+      }
+    }
+  });
+
   it("costs one index range scan whatever the table size (keyset, never OFFSET)", async () => {
     const merchant = (await sys.sql("select merchant_id from plans limit 1"))[0].merchant_id;
     const plan = await sys.sql(

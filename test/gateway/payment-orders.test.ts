@@ -125,6 +125,38 @@ describe("payment orders over REST (create, read, list, validation, isolation)",
       });
     }
 
+    it("answers 400 naming metadata, never 500, for a NUL character in a metadata key or value (Postgres jsonb cannot store it)", async () => {
+      for (const metadata of [{ note: "a\u0000b" }, { "a\u0000": "b" }, { deep: [{ x: "\u0000" }] }]) {
+        const res = await create({ metadata });
+        expect(res.status, res.text).to.equal(400);
+        expect(res.body.error).to.equal("INVALID_REQUEST");
+        expect(res.body.message).to.match(/^metadata[.:]/);
+        expect(res.body.message).to.match(/NUL/);
+      }
+      // The escaped text "\\u0000" (a backslash, then u0000) is ordinary text and is kept as given.
+      const ok = await create({ metadata: { note: "\\u0000" } });
+      expect(ok.status, ok.text).to.equal(201);
+      expect(ok.body.metadata).to.deep.equal({ note: "\\u0000" });
+    });
+
+    it("answers 400 naming metadata, never 500, for metadata nested thousands of levels deep", async () => {
+      // Written as text: JSON.stringify itself overflows on thousands of levels (as the gateway did: a 500).
+      const nested = (depth: number) => `${'{"n":'.repeat(depth - 1)}{}${"}".repeat(depth - 1)}`;
+      const post = (metadata: string) =>
+        api.request("POST", "/api/v1/payment-orders", {
+          raw: `{"externalId":"${externalId()}","externalCustomerId":"c-1","asset":"USDT_TRON","amount":"10","metadata":${metadata}}`,
+          headers: { "content-type": "application/json" },
+        });
+      for (const metadata of [nested(33), nested(5000), `{"a":${"[".repeat(5000)}${"]".repeat(5000)}}`]) {
+        const res = await post(metadata);
+        expect(res.status, res.text.slice(0, 200)).to.equal(400);
+        expect(res.body.error).to.equal("INVALID_REQUEST");
+        expect(res.body.message).to.match(/^metadata[.:].*(deep|nest)/);
+      }
+      const ok = await post(nested(10));
+      expect(ok.status, ok.text).to.equal(201);
+    });
+
     it("accepts the bounds themselves: 5 and 1440 minutes, tolerance 10", async () => {
       const five = await create({ expiresInMinutes: 5 });
       expect(Date.parse(five.body.expiresAt) - Date.parse(five.body.createdAt)).to.equal(5 * 60_000);
@@ -235,6 +267,21 @@ describe("payment orders over REST (create, read, list, validation, isolation)",
         const res = await api.get(path);
         expect(res.status, path).to.equal(404);
         expect(res.body.error).to.equal("PAYMENT_ORDER_NOT_FOUND");
+      }
+    });
+
+    it("answers 4xx, never 500, for an externalId no order can have (NUL and control characters, over 200 characters)", async () => {
+      // A NUL cannot even be stored: 400 naming the field (or 404); never a database error.
+      for (const path of ["/api/v1/payment-orders/by-external-id/a%00b", "/api/v1/payment-orders/by-external-id/%00"]) {
+        const res = await api.get(path);
+        expect(res.status, `${path}: ${res.text}`).to.be.oneOf([400, 404]);
+        expect(res.body.error).to.be.oneOf(["INVALID_REQUEST", "PAYMENT_ORDER_NOT_FOUND"]);
+      }
+      for (const path of ["/api/v1/payment-orders/by-external-id/a%0Ab", `/api/v1/payment-orders/by-external-id/${"x".repeat(201)}`]) {
+        const res = await api.get(path);
+        expect(res.status, `${path}: ${res.text}`).to.equal(404);
+        expect(res.body.error).to.equal("PAYMENT_ORDER_NOT_FOUND");
+        expect(res.body.message.length).to.be.below(300);
       }
     });
 

@@ -102,6 +102,14 @@ describe("subscription plans over REST", () => {
       await expectInvalid({ ...valid, description: "d".repeat(2001) }, "description");
     });
 
+    it("counts lengths in characters, not UTF-16 units (200 emoji are 200 characters)", async () => {
+      const plan = await expectCreated({ ...valid, name: "😀".repeat(200), externalReference: "é😀".repeat(100), description: "😀".repeat(2000) });
+      expect(plan.name).to.equal("😀".repeat(200));
+      await expectInvalid({ ...valid, name: "😀".repeat(201) }, "name");
+      await expectInvalid({ ...valid, externalReference: "😀".repeat(201) }, "externalReference");
+      await expectInvalid({ ...valid, description: "😀".repeat(2001) }, "description");
+    });
+
     it("enforces intervalCount 1..365 and trialDays 0..365", async () => {
       await expectCreated({ ...valid, intervalCount: 1 });
       await expectCreated({ ...valid, intervalCount: 365 });

@@ -52,6 +52,7 @@ describe("subscriptions over REST", () => {
         customerEmail: null,
         successUrl: req.successUrl,
         cancelUrl: req.cancelUrl,
+        authorizationExpiresInMinutes: 60,
         fundingAsset: null,
         currentPeriodStart: null,
         currentPeriodEnd: null,
@@ -138,6 +139,8 @@ describe("subscriptions over REST", () => {
       const res = await api.post("/api/v1/subscriptions", body({ authorizationExpiresInMinutes: 5 }));
       const got = await api.get(`/api/v1/subscriptions/${res.body.subscriptionId}`);
       expect(Date.parse(res.body.authorizationExpiresAt) - Date.parse(got.body.createdAt)).to.equal(5 * 60_000);
+      // Every create field is on the record, this one too.
+      expect(got.body.authorizationExpiresInMinutes).to.equal(5);
     });
 
     it("404 PLAN_NOT_FOUND for an unknown plan and for another merchant's plan", async () => {

@@ -27,6 +27,13 @@ describe("config", () => {
     expect(message.split("\n")).to.have.length(1);
   });
 
+  it("takes any non-empty ADMIN_API_KEY outside production, and at least 16 characters in production", () => {
+    expect(loadConfig({ ADMIN_API_KEY: "admin" }).adminApiKey).to.equal("admin");
+    const production = { NODE_ENV: "production", SANDBOX: "true", INTERNAL_API_TOKEN: "t".repeat(32), SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") };
+    expect(() => loadConfig({ ...production, ADMIN_API_KEY: "admin" })).to.throw(ConfigError, /ADMIN_API_KEY/);
+    expect(loadConfig({ ...production, ADMIN_API_KEY: "a".repeat(16) }).adminApiKey).to.equal("a".repeat(16));
+  });
+
   it("requires real secrets in production", () => {
     expect(() => loadConfig({ NODE_ENV: "production" })).to.throw(ConfigError, /INTERNAL_API_TOKEN.*SECRETS_KEY|SECRETS_KEY.*INTERNAL_API_TOKEN/);
     // Live production also names its own deposit keys (payment orders); any public keys will do here.

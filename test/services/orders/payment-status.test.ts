@@ -133,6 +133,24 @@ describe("payment order status paths (ReportDeposit over gRPC/Connect)", () => {
     await eventually(async () => (await merchantBalance(wallet, m.id, "USDT_TRON")) === "10.00001", 10_000, "credited once");
   });
 
+  it("answers text Postgres cannot store (NUL) as a client error over RPC too, never Internal", async () => {
+    const lookup = await rpcFailure(orders.getPaymentOrderByExternalId({ merchantId: merchant.id, externalId: "a\u0000b" }));
+    expect(lookup).to.include({ code: Code.NotFound, errorCode: "PAYMENT_ORDER_NOT_FOUND" });
+    const create = await rpcFailure(
+      orders.createPaymentOrder({
+        merchantId: merchant.id,
+        externalId: `rpc-nul-${Date.now()}`,
+        externalCustomerId: "c-1",
+        asset: "USDT_TRON",
+        amount: "10",
+        expiresInMinutes: 30,
+        metadataJson: JSON.stringify({ note: "a\u0000b" }),
+      }),
+    );
+    expect(create).to.include({ code: Code.InvalidArgument, errorCode: "INVALID_REQUEST" });
+    expect(create.message).to.match(/^metadata: /);
+  });
+
   it("rejects deposits to unknown addresses, in the wrong asset, or finer than the asset", async () => {
     const order = await createOrder(merchant.api, { asset: "USDC_ETH", amount: "5" });
     expect(await rpcFailure(orders.reportDeposit({ address: "TNotAnOrderAddress", asset: "USDC_ETH", amount: "1", txId: "t1" }))).to.include({

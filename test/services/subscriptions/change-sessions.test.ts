@@ -78,14 +78,21 @@ describe("plan change sessions", function () {
       expect(created.approvalUrl).to.match(/\/change\/[A-Za-z0-9_-]{43}$/);
       expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).to.equal(60 * 60_000);
 
-      const { approvalUrl, ...record } = created;
+      // GET and the list read the same record, approvalUrl included while the session awaits the customer.
       const got = await api.get(`${path(subscriptionId)}/${created.id}`);
       expect(got.status).to.equal(200);
-      expect(got.body).to.deep.equal(record);
+      expect(got.body).to.deep.equal(created);
       const list = await api.get(path(subscriptionId));
-      expect(list.body).to.deep.equal({ data: [record], hasMore: false, nextCursor: null });
+      expect(list.body).to.deep.equal({ data: [created], hasMore: false, nextCursor: null });
       expect((await api.get(`${path(subscriptionId)}?status=APPLIED`)).body.data).to.deep.equal([]);
       expect(await changeEventTypes(sys, created.id)).to.deep.equal(["subscription.change_session.created"]);
+      // The event data is the record without the link (only the merchant's reads carry it).
+      const [event] = await sys.sql<{ data: any }>("select data from events where type = 'subscription.change_session.created' and data->>'id' = ?", [created.id]);
+      const { approvalUrl, ...record } = created;
+      expect(event!.data).to.deep.equal(record);
+      // Answered, the link is used up and no longer read back.
+      await client.declineChangeSession({ token: tokenOf(approvalUrl) });
+      expect((await api.get(`${path(subscriptionId)}/${created.id}`)).body).to.include({ status: "DECLINED", approvalUrl: null });
     });
 
     it("400 for every broken rule, naming the field", async () => {
