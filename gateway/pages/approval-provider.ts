@@ -45,6 +45,19 @@ export interface FundingChoice {
   frozen: boolean;
 }
 
+/** Both approval kinds list funding options with the same fields (FundingOption messages). */
+export function toFundingChoice(o: FundingChoice): FundingChoice {
+  return {
+    asset: o.asset,
+    name: o.name,
+    network: o.network,
+    balance: o.balance,
+    amountDue: o.amountDue,
+    sufficient: o.sufficient,
+    frozen: o.frozen,
+  };
+}
+
 export type ApproveResult =
   | { approved: true; redirectUrl: string }
   | { approved: false; reason: string; message: string };

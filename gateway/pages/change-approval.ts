@@ -1,7 +1,7 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { GetChangeApprovalResponse, PlanSummary, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import type { ApprovalProvider, ApprovalState, ApprovalView } from "./approval-provider.ts";
+import { type ApprovalProvider, type ApprovalState, type ApprovalView, toFundingChoice } from "./approval-provider.ts";
 import { every, money } from "./subscription-approval.ts";
 import { formatUtc } from "./templates.ts";
 
@@ -87,15 +87,7 @@ export function changeApproval(client: Client<typeof SubscriptionsService>): App
     },
     async fundingChoices(token, walletUserId) {
       const { options } = await client.listChangeFundingOptions({ token, walletUserId });
-      return options.map((o) => ({
-        asset: o.asset,
-        name: o.name,
-        network: o.network,
-        balance: o.balance,
-        amountDue: o.amountDue,
-        sufficient: o.sufficient,
-        frozen: o.frozen,
-      }));
+      return options.map(toFundingChoice);
     },
     // The subscription's funding asset pays: the posted fundingAsset is only the page's display of it.
     async approve(token, walletUserId) {

@@ -5,7 +5,7 @@ import {
   type GetAuthorizationResponse,
   type SubscriptionsService,
 } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import type { ApprovalProvider, ApprovalState, ApprovalView } from "./approval-provider.ts";
+import { type ApprovalProvider, type ApprovalState, type ApprovalView, toFundingChoice } from "./approval-provider.ts";
 
 const STATE: Record<string, ApprovalState> = { PENDING: "PENDING", EXPIRED: "EXPIRED", APPROVED: "USED", DECLINED: "USED", CANCELLED: "CANCELLED" };
 
@@ -95,15 +95,7 @@ export function subscriptionApproval(client: Client<typeof SubscriptionsService>
     },
     async fundingChoices(token, walletUserId) {
       const { options } = await client.listFundingOptions({ token, walletUserId });
-      return options.map((o) => ({
-        asset: o.asset,
-        name: o.name,
-        network: o.network,
-        balance: o.balance,
-        amountDue: o.amountDue,
-        sufficient: o.sufficient,
-        frozen: o.frozen,
-      }));
+      return options.map(toFundingChoice);
     },
     async approve(token, walletUserId, fundingAsset) {
       const res = await client.approveAuthorization({ token, walletUserId, fundingAsset });

@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "./entities.ts";
+import type { ChargeRow, SubscriptionRow } from "./entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { periodEnd } from "./billing-calendar.ts";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { settleCharge, takeLease, type FailureReason } from "./first-payment.ts";
+import { insertChargeAttempt, settleCharge, type FailureReason } from "./first-payment.ts";
 import type { SubscriptionPorts } from "./ports.ts";
 
 export interface ChangeChargeTerms {
@@ -43,31 +42,13 @@ export async function openChangeCharge(
   ]);
   const start = sub.currentPeriodStart ?? now;
   const end = sub.currentPeriodEnd && sub.currentPeriodEnd > start ? sub.currentPeriodEnd : periodEnd(start, session.requestedInterval, session.requestedIntervalCount, 1);
-  const charge = em.create(SubscriptionCharge, {
-    id: randomUUID(),
-    subscriptionId: sub.id,
-    merchantId: sub.merchantId,
-    walletUserId: sub.walletUserId,
-    periodIndex: Number(periods[0]?.period ?? 0),
-    periodStart: start,
-    periodEnd: end,
-    amount: terms.amount,
-    currency: terms.currency,
-    asset: terms.asset,
-    assetAmount: terms.assetAmount,
-    rate: terms.rate,
-    status: failureReason ? "FAILED" : "PENDING",
-    failureReason: failureReason ?? null,
+  return insertChargeAttempt(em, now, sub, {
+    period: { index: Number(periods[0]?.period ?? 0), start, end },
+    terms,
     attempt: Number(attempts[0]?.attempt ?? 0) + 1,
-    walletTransactionId: null,
-    createdAt: now,
-    settledAt: failureReason ? now : null,
-    leaseUntil: null,
+    failureReason,
     changeSessionId: session.id,
   });
-  await em.flush();
-  if (!failureReason) await takeLease(em, charge.id);
-  return charge;
 }
 
 /**

@@ -90,26 +90,54 @@ export async function openPeriodCharge(
     "select max(attempt) as attempt from subscription_charges where subscription_id = ? and period_index = ? and change_session_id is null",
     [sub.id, period.index],
   );
+  return insertChargeAttempt(em, now, sub, {
+    period,
+    terms,
+    attempt: Number(rows[0]?.attempt ?? 0) + 1,
+    failureReason,
+    changeSessionId: null,
+  });
+}
+
+/**
+ * Writes one charge attempt row: PENDING and leased to the caller, or FAILED
+ * at once when refused without asking the wallet. Period charges and a plan
+ * change's immediate charge (changeSessionId set) share this one shape.
+ */
+export async function insertChargeAttempt(
+  em: EntityManager,
+  now: Date,
+  sub: SubscriptionRow,
+  attempt: {
+    period: { index: number; start: Date; end: Date };
+    terms: PeriodChargeTerms;
+    attempt: number;
+    failureReason?: string | undefined;
+    changeSessionId: string | null;
+  },
+): Promise<ChargeRow> {
+  const failureReason = attempt.failureReason;
   const charge = em.create(SubscriptionCharge, {
     id: randomUUID(),
     subscriptionId: sub.id,
     merchantId: sub.merchantId,
     walletUserId: sub.walletUserId,
-    periodIndex: period.index,
-    periodStart: period.start,
-    periodEnd: period.end,
-    amount: terms.amount,
-    currency: terms.currency,
-    asset: terms.asset,
-    assetAmount: terms.assetAmount,
-    rate: terms.rate,
+    periodIndex: attempt.period.index,
+    periodStart: attempt.period.start,
+    periodEnd: attempt.period.end,
+    amount: attempt.terms.amount,
+    currency: attempt.terms.currency,
+    asset: attempt.terms.asset,
+    assetAmount: attempt.terms.assetAmount,
+    rate: attempt.terms.rate,
     status: failureReason ? "FAILED" : "PENDING",
     failureReason: failureReason ?? null,
-    attempt: Number(rows[0]?.attempt ?? 0) + 1,
+    attempt: attempt.attempt,
     walletTransactionId: null,
     createdAt: now,
     settledAt: failureReason ? now : null,
     leaseUntil: null,
+    changeSessionId: attempt.changeSessionId,
   });
   await em.flush();
   if (!failureReason) await takeLease(em, charge.id);

@@ -2,6 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { Asset } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { invalid } from "../platform/errors.ts";
+import { amount, compare } from "../platform/money.ts";
 import type { SubscriptionPorts } from "./ports.ts";
 
 export interface Quote {
@@ -32,4 +33,26 @@ export async function requireFundingAsset(ports: SubscriptionPorts, code: string
   const asset = assets.find((a) => a.code === code);
   if (!asset) throw invalid("FUNDING_ASSET_NOT_SUPPORTED", `fundingAsset: ${code} is not an asset of the wallet`);
   return asset;
+}
+
+/**
+ * One funding option as the hosted page shows it: an account of the customer,
+ * what the approval would take from it, and whether its balance covers that.
+ */
+export function fundingOption(
+  asset: { code: string; name: string; network: string; currency: string },
+  account: { balance: string; frozen: boolean },
+  quote: { assetAmount: string; rate: string },
+) {
+  return {
+    asset: asset.code,
+    name: asset.name,
+    network: asset.network,
+    currency: asset.currency,
+    balance: account.balance,
+    amountDue: quote.assetAmount,
+    rate: quote.rate,
+    frozen: account.frozen,
+    sufficient: !account.frozen && compare(amount(account.balance), amount(quote.assetAmount)) >= 0,
+  };
 }

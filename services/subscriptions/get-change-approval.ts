@@ -2,12 +2,12 @@ import { OwnerType } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { DomainError } from "../platform/errors.ts";
-import { amount, compare, formatAmount, isZero } from "../platform/money.ts";
+import { amount, formatAmount, isZero } from "../platform/money.ts";
 import type { SubscriptionRow } from "./entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { effectiveChangeStatus, findByChangeToken } from "./change-session-store.ts";
 import type { FundingOption } from "./list-funding-options.ts";
-import { quotePlan } from "./funding.ts";
+import { fundingOption, quotePlan } from "./funding.ts";
 import { fetchMerchantName, fetchPlan, type SubscriptionPorts } from "./ports.ts";
 
 export interface ChangeApprovalView {
@@ -59,17 +59,5 @@ export async function listChangeFundingOptions(
   const charge = session.effectiveMode === "IMMEDIATE" ? formatAmount(session.immediateChargeAmount) : "0";
   const quote = isZero(amount(charge)) ? { assetAmount: "0", rate: "" } : await quotePlan(ports, { ...requested, amount: charge }, code);
   if (!quote) return [];
-  return [
-    {
-      asset: asset.code,
-      name: asset.name,
-      network: asset.network,
-      currency: asset.currency,
-      balance: account.balance,
-      amountDue: quote.assetAmount,
-      rate: quote.rate,
-      frozen: account.frozen,
-      sufficient: !account.frozen && compare(amount(account.balance), amount(quote.assetAmount)) >= 0,
-    },
-  ];
+  return [fundingOption(asset, account, quote)];
 }

@@ -1,10 +1,9 @@
 import { OwnerType } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { DomainError } from "../platform/errors.ts";
-import { amount, compare } from "../platform/money.ts";
 import { findByToken } from "./authorization-lookup.ts";
 import { fetchPlan, type SubscriptionPorts } from "./ports.ts";
-import { quotePlan } from "./funding.ts";
+import { fundingOption, quotePlan } from "./funding.ts";
 
 export interface FundingOption {
   asset: string;
@@ -43,17 +42,7 @@ export async function listFundingOptions(
       if (!asset) return undefined;
       const quote = await quotePlan(ports, plan, asset.code);
       if (!quote) return undefined;
-      return {
-        asset: asset.code,
-        name: asset.name,
-        network: asset.network,
-        currency: asset.currency,
-        balance: account.balance,
-        amountDue: quote.assetAmount,
-        rate: quote.rate,
-        frozen: account.frozen,
-        sufficient: !account.frozen && compare(amount(account.balance), amount(quote.assetAmount)) >= 0,
-      };
+      return fundingOption(asset, account, quote);
     }),
   );
   // Same-currency assets first (no conversion), then by code: a stable order for the page.
