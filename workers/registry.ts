@@ -2,7 +2,7 @@ import type { JobDefinition } from "../services/platform/queue/define-job.ts";
 import { orderJobs } from "../services/orders/jobs.ts";
 import { webhookJobs } from "../services/events/jobs.ts";
 import { subscriptionJobs } from "../services/subscriptions/jobs.ts";
-import { changeSessionJobs } from "../services/subscriptions/change-session-jobs.ts";
+import { changeSessionJobs } from "../services/subscriptions/change-sessions/change-session-jobs.ts";
 import { renewalJobs } from "../services/subscriptions/renewals/jobs.ts";
 
 /**

@@ -1,6 +1,6 @@
-import { CHANGE_SESSION_STATUSES } from "../../services/subscriptions/change-session-status-machine.ts";
-import { EFFECTIVE_MODES } from "../../services/subscriptions/change-session-entities.ts";
-import { REASON_MAX_LENGTH } from "../../services/subscriptions/create-change-session.ts";
+import { CHANGE_SESSION_STATUSES } from "../../services/subscriptions/change-sessions/change-session-status-machine.ts";
+import { EFFECTIVE_MODES } from "../../services/subscriptions/change-sessions/change-session-entities.ts";
+import { REASON_MAX_LENGTH } from "../../services/subscriptions/change-sessions/create-change-session.ts";
 import { URL_MAX_LENGTH } from "../../services/subscriptions/create-subscription.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 

@@ -5,8 +5,8 @@ import { transitionSubscription } from "./transition-subscription.ts";
 import { pendingFirstCharge } from "./subscription-store.ts";
 import { settleCharge } from "./first-payment.ts";
 import type { SubscriptionPorts } from "./ports.ts";
-import { pendingChangeCharge } from "./change-session-store.ts";
-import { cancelChangeSessionsOf } from "./cancel-change-sessions.ts";
+import { pendingChangeCharge } from "./change-sessions/change-session-store.ts";
+import { cancelChangeSessionsOf } from "./change-sessions/cancel-change-sessions.ts";
 import { pendingRenewalCharge } from "./renewals/pending-renewal-charge.ts";
 
 class FirstPaymentInFlight extends Error {

@@ -12,7 +12,7 @@ import { chargeRecord, subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription } from "./subscription-store.ts";
 import type { SubscriptionPorts } from "./ports.ts";
 import { isRenewalCharge, renewalSettled } from "./renewals/renewal-outcome.ts";
-import { applyPaidChange } from "./apply-paid-change.ts";
+import { applyPaidChange } from "./change-sessions/apply-paid-change.ts";
 
 /**
  * The first payment, taken when a customer approves a plan without a trial.

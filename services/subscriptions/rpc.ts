@@ -19,7 +19,7 @@ import { approveAuthorization, type ApprovalOutcome as Outcome } from "./approve
 import { declineAuthorization } from "./decline-authorization.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
 import { listSubscriptionCharges } from "./list-subscription-charges.ts";
-import { changeSessionMethods } from "./change-session-rpc.ts";
+import { changeSessionMethods } from "./change-sessions/change-session-rpc.ts";
 
 const ts = (iso: string) => timestampFromDate(new Date(iso));
 const optionalTs = (iso: string | null) => (iso === null ? undefined : ts(iso));

@@ -1,7 +1,7 @@
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, type SubscriptionRow } from "../entities.ts";
-import { SubscriptionChangeSession } from "../change-session-entities.ts";
+import { SubscriptionChangeSession } from "../change-sessions/change-session-entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { quotePlan } from "../funding.ts";
 import { fetchPlan, type SubscriptionPorts } from "../ports.ts";

@@ -6,7 +6,7 @@ import { lockSubscription } from "../subscription-store.ts";
 import { openPeriodCharge, settleCharge, type PeriodFailureReason } from "../first-payment.ts";
 import { quotePlan } from "../funding.ts";
 import { fetchPlan, planInterval, type SubscriptionPorts } from "../ports.ts";
-import { applyDuePlanChange } from "../apply-due-plan-change.ts";
+import { applyDuePlanChange } from "../change-sessions/apply-due-plan-change.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
 import { renewalSettled } from "./renewal-outcome.ts";
 

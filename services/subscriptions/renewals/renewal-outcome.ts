@@ -5,7 +5,7 @@ import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import { nextStatus } from "../status-machine.ts";
 import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization } from "../subscription-store.ts";
-import { cancelChangeSessionsOf } from "../cancel-change-sessions.ts";
+import { cancelChangeSessionsOf } from "../change-sessions/cancel-change-sessions.ts";
 import { DAY_MS, type BillingPolicy } from "./billing-policy.ts";
 
 /** Statuses the renewal engine charges in. */

@@ -5,7 +5,7 @@ import {
   InvalidChangeSessionTransitionError,
   nextChangeStatus,
   type ChangeSessionEvent,
-} from "../../../services/subscriptions/change-session-status-machine.ts";
+} from "../../../services/subscriptions/change-sessions/change-session-status-machine.ts";
 
 const EVENTS: ChangeSessionEvent[] = ["approve_immediate", "approve_next_billing", "decline", "expire", "apply", "supersede", "cancel"];
 

@@ -1,14 +1,14 @@
-import { OwnerType } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import type { Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
-import type { UseCaseContext } from "../platform/use-case.ts";
-import { DomainError } from "../platform/errors.ts";
-import { amount, formatAmount, isZero } from "../platform/money.ts";
-import type { SubscriptionRow } from "./entities.ts";
+import { OwnerType } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import type { Plan } from "../../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { DomainError } from "../../platform/errors.ts";
+import { amount, formatAmount, isZero } from "../../platform/money.ts";
+import type { SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { effectiveChangeStatus, findByChangeToken } from "./change-session-store.ts";
-import type { FundingOption } from "./list-funding-options.ts";
-import { fundingOption, quotePlan } from "./funding.ts";
-import { fetchMerchantName, fetchPlan, type SubscriptionPorts } from "./ports.ts";
+import type { FundingOption } from "../list-funding-options.ts";
+import { fundingOption, quotePlan } from "../funding.ts";
+import { fetchMerchantName, fetchPlan, type SubscriptionPorts } from "../ports.ts";
 
 export interface ChangeApprovalView {
   session: ChangeSessionRow;

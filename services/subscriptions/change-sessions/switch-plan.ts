@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Clock } from "../platform/clock.ts";
-import { recordEvent } from "../events/record-event.ts";
-import type { SubscriptionRow } from "./entities.ts";
+import type { Clock } from "../../platform/clock.ts";
+import { recordEvent } from "../../events/record-event.ts";
+import type { SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
-import { subscriptionRecord } from "./subscription-record.ts";
-import { currentAuthorization } from "./subscription-store.ts";
+import { subscriptionRecord } from "../subscription-record.ts";
+import { currentAuthorization } from "../subscription-store.ts";
 import { scheduledSessionOf } from "./change-session-store.ts";
 
 /**

@@ -1,9 +1,9 @@
-import type { UseCaseContext } from "../platform/use-case.ts";
-import { DomainError } from "../platform/errors.ts";
-import { amount, compare, formatAmount, isZero } from "../platform/money.ts";
-import { jobId } from "../platform/queue/define-job.ts";
-import { recordEvent } from "../events/record-event.ts";
-import type { ChargeRow, SubscriptionRow } from "./entities.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { DomainError } from "../../platform/errors.ts";
+import { amount, compare, formatAmount, isZero } from "../../platform/money.ts";
+import { jobId } from "../../platform/queue/define-job.ts";
+import { recordEvent } from "../../events/record-event.ts";
+import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
@@ -15,10 +15,10 @@ import {
   pendingSessionCharge,
 } from "./change-session-store.ts";
 import { openChangeCharge } from "./change-charge.ts";
-import { settleCharge, type FailureReason } from "./first-payment.ts";
-import { quotePlan } from "./funding.ts";
-import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "./ports.ts";
-import { lockSubscription } from "./subscription-store.ts";
+import { settleCharge, type FailureReason } from "../first-payment.ts";
+import { quotePlan } from "../funding.ts";
+import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../ports.ts";
+import { lockSubscription } from "../subscription-store.ts";
 import { supersedeScheduled, switchPlan } from "./switch-plan.ts";
 import { applyPlanChangeJob } from "./change-session-jobs.ts";
 

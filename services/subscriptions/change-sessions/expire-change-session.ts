@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Clock } from "../platform/clock.ts";
-import type { UseCaseContext } from "../platform/use-case.ts";
-import { recordEvent } from "../events/record-event.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-session-entities.ts";
 import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
-import { lockSubscription } from "./subscription-store.ts";
+import { lockSubscription } from "../subscription-store.ts";
 
 /** PENDING_APPROVAL → EXPIRED with its event, in the caller's transaction (rows locked by the caller). */
 export function expireChangeSessionNow(em: EntityManager, clock: Clock, session: ChangeSessionRow): void {

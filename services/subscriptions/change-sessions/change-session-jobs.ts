@@ -1,10 +1,10 @@
-import { defineJob } from "../platform/queue/define-job.ts";
-import { contextFor } from "../platform/service-deps.ts";
+import { defineJob } from "../../platform/queue/define-job.ts";
+import { contextFor } from "../../platform/service-deps.ts";
 import { applyDuePlanChanges, applyScheduledChange } from "./apply-scheduled-change.ts";
 import { cancelChangeSessionsOfEndedSubscriptions } from "./cancel-change-sessions.ts";
 import { settleStaleChangeCharges } from "./change-charge.ts";
 import { expireChangeSession, expireDueChangeSessions } from "./expire-change-session.ts";
-import { subscriptionPorts } from "./ports.ts";
+import { subscriptionPorts } from "../ports.ts";
 
 /**
  * Delayed job, one per session (jobId "expire-change-session-<id>"), due at

@@ -1,11 +1,11 @@
-import type { UseCaseContext } from "../platform/use-case.ts";
-import { DomainError } from "../platform/errors.ts";
-import { recordEvent } from "../events/record-event.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { DomainError } from "../../platform/errors.ts";
+import { recordEvent } from "../../events/record-event.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { assertChangeAnswerable, findByChangeToken, lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
-import { lockSubscription } from "./subscription-store.ts";
+import { lockSubscription } from "../subscription-store.ts";
 
 /**
  * The customer pressed Cancel on the hosted page: PENDING_APPROVAL →

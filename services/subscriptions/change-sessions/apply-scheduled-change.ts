@@ -1,7 +1,7 @@
-import type { UseCaseContext } from "../platform/use-case.ts";
-import { DomainError } from "../platform/errors.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { DomainError } from "../../platform/errors.ts";
 import { SubscriptionChangeSession } from "./change-session-entities.ts";
-import { lockSubscription } from "./subscription-store.ts";
+import { lockSubscription } from "../subscription-store.ts";
 import { applyDuePlanChange } from "./apply-due-plan-change.ts";
 
 /**

@@ -1,10 +1,10 @@
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { DomainError, notFound } from "../platform/errors.ts";
-import { isUuid } from "../platform/ids.ts";
-import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "./entities.ts";
+import { DomainError, notFound } from "../../platform/errors.ts";
+import { isUuid } from "../../platform/ids.ts";
+import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-session-entities.ts";
-import { changeSessionToken, hashAuthorizationToken, looksLikeAuthorizationToken } from "./authorization-token.ts";
+import { changeSessionToken, hashAuthorizationToken, looksLikeAuthorizationToken } from "../authorization-token.ts";
 
 /** Queries shared by the change-session use cases; each use case owns its transaction. */
 

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
-import type { PlanInterval } from "../catalog/entities.ts";
+import type { PlanInterval } from "../../catalog/entities.ts";
 import type { ChangeSessionStatus } from "./change-session-status-machine.ts";
 
 export const EFFECTIVE_MODES = ["IMMEDIATE", "NEXT_BILLING"] as const;

@@ -1,4 +1,4 @@
-import { DomainError } from "../platform/errors.ts";
+import { DomainError } from "../../platform/errors.ts";
 
 /**
  * The change-session status machine: the one table of legal moves (the

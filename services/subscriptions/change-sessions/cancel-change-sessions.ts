@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Clock } from "../platform/clock.ts";
-import type { UseCaseContext } from "../platform/use-case.ts";
-import { recordEvent } from "../events/record-event.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionChangeSession } from "./change-session-entities.ts";
 import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
-import { lockSubscription } from "./subscription-store.ts";
+import { lockSubscription } from "../subscription-store.ts";
 import { LockMode } from "@mikro-orm/core";
 
 /**

@@ -1,10 +1,10 @@
 import type { FilterQuery } from "@mikro-orm/core";
-import type { UseCaseContext } from "../platform/use-case.ts";
-import { invalid } from "../platform/errors.ts";
-import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../platform/pagination.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { invalid } from "../../platform/errors.ts";
+import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../../platform/pagination.ts";
 import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-session-entities.ts";
 import { CHANGE_SESSION_STATUSES } from "./change-session-status-machine.ts";
-import { findSubscription } from "./subscription-store.ts";
+import { findSubscription } from "../subscription-store.ts";
 
 export interface ListChangeSessionsInput {
   merchantId: string;

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { ChargeRow, SubscriptionRow } from "./entities.ts";
+import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
-import { periodEnd } from "./billing-calendar.ts";
-import type { UseCaseContext } from "../platform/use-case.ts";
-import { insertChargeAttempt, settleCharge, type FailureReason } from "./first-payment.ts";
-import type { SubscriptionPorts } from "./ports.ts";
+import { periodEnd } from "../billing-calendar.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { insertChargeAttempt, settleCharge, type FailureReason } from "../first-payment.ts";
+import type { SubscriptionPorts } from "../ports.ts";
 
 export interface ChangeChargeTerms {
   amount: string;

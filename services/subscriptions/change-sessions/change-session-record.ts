@@ -1,4 +1,4 @@
-import { formatAmount } from "../platform/money.ts";
+import { formatAmount } from "../../platform/money.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);

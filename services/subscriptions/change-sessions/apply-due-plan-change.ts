@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Clock } from "../platform/clock.ts";
-import type { SubscriptionRow } from "./entities.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { SubscriptionRow } from "../entities.ts";
 import { scheduledSessionOf } from "./change-session-store.ts";
 import { switchPlan } from "./switch-plan.ts";
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Clock } from "../platform/clock.ts";
-import type { Logger } from "../platform/logger.ts";
-import type { ChargeRow, SubscriptionRow } from "./entities.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { Logger } from "../../platform/logger.ts";
+import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import { lockChangeSession } from "./change-session-store.ts";
 import { switchPlan } from "./switch-plan.ts";
 
