@@ -10,6 +10,7 @@ export function eventBody(event: Event) {
     object: "event",
     type: event.type,
     createdAt: iso(event.createdAt),
+    sequence: event.sequence === undefined ? null : Number(event.sequence),
     data: JSON.parse(event.dataJson || "{}") as Record<string, unknown>,
   };
 }

@@ -11,7 +11,9 @@ export const eventRoutes = defineRoutes([
     path: "/api/v1/events",
     operationId: "listEvents",
     summary: "List events, newest first",
-    description: "Every state change the merchant cares about, recorded in the same transaction as the change. Poll with `createdAfter` to reconcile.",
+    description:
+      "Every state change the merchant cares about, recorded in the same transaction as the change. " +
+      "To reconcile by polling, follow the feed: `sequenceAfter` = the last `sequence` you processed (oldest first, never skips an event).",
     tag: "Events",
     auth: "apiKey",
     query: listEventsQuery,
@@ -23,6 +25,7 @@ export const eventRoutes = defineRoutes([
         cursor: query.cursor,
         type: query.type,
         createdAfter: query.createdAfter ? timestampFromDate(lowerBound(query.createdAfter)) : undefined,
+        sequenceAfter: query.sequenceAfter === undefined ? undefined : BigInt(query.sequenceAfter),
       });
       return { status: 200, body: toPageBody(res, res.events.map(eventBody)) };
     },

@@ -10,6 +10,12 @@ export const listEventsQuery = {
     ...paginationQueryProperties,
     type: { ...eventTypeSchema, description: "Only events of this type." },
     createdAfter: { ...dateTimeSchema, description: "Only events created strictly after this instant (RFC 3339)." },
+    sequenceAfter: {
+      type: "integer",
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: "Feed mode: events whose `sequence` is above this, oldest first (commit order). Poll with the last `sequence` you processed; never skips an event. Not combinable with `cursor` or `createdAfter`.",
+    },
   },
 } as const;
 
@@ -22,6 +28,10 @@ export const eventSchema = {
     object: { const: "event" },
     type: eventTypeSchema,
     createdAt: { ...dateTimeSchema, description: "When the change happened (service clock)." },
+    sequence: {
+      type: ["integer", "null"],
+      description: "Position in the merchant's event feed, in commit order; null for the fraction of a second before the relay publishes the event.",
+    },
     data: { type: "object", description: "The object as it was right after the change (e.g. the whole subscription)." },
   },
 } as const;

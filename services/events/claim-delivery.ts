@@ -42,6 +42,7 @@ interface DueRow {
   type: string;
   created_at: string;
   data: Record<string, unknown>;
+  published_seq: string | null;
 }
 
 /**
@@ -76,7 +77,7 @@ export async function claimNextDelivery(
     };
     if (endpoint.status !== "ENABLED") return release();
     const [due] = await em.execute<DueRow[]>(
-      `select d.id, d.event_id, d.attempt_count, d.retry_index, e.type, e.created_at, e.data
+      `select d.id, d.event_id, d.attempt_count, d.retry_index, e.type, e.created_at, e.data, e.published_seq
          from webhook_deliveries d join events e on e.id = d.event_id
         where d.endpoint_id = ? and d.status = 'PENDING' and d.next_attempt_at <= ?
         order by d.event_seq, d.id limit 1`,
@@ -118,7 +119,7 @@ export async function claimNextDelivery(
         eventId: due.event_id,
         url: endpoint.url,
         secrets,
-        body: eventBody({ id: due.event_id, type: due.type, createdAt: new Date(due.created_at), data: due.data }),
+        body: eventBody({ id: due.event_id, type: due.type, createdAt: new Date(due.created_at), data: due.data, publishedSeq: due.published_seq }),
       },
     };
   });

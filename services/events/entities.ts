@@ -15,6 +15,8 @@ export const Event = defineEntity({
     data: p.json<Record<string, unknown>>(),
     createdAt: p.datetime(),
     relayedAt: p.datetime().nullable(),
+    /** Position in the merchant-visible feed, given by the relay in commit order (0008). */
+    publishedSeq: p.bigint("string").nullable(),
   },
 });
 

@@ -12,12 +12,34 @@ export interface ListEventsInput {
   type?: string | undefined;
   /** Strictly after. */
   createdAfter?: Date | undefined;
+  /** Feed mode: events with a feed position above this, oldest first. */
+  sequenceAfter?: bigint | undefined;
 }
 
-/** The merchant's own events, newest first: what polling reconciles against. */
+/**
+ * The merchant's own events, newest first; or, with `sequenceAfter`, the feed:
+ * relayed events in commit order, oldest first, which a poller can follow
+ * without ever skipping one (createdAt can commit out of order; the feed cannot).
+ */
 export async function listEvents(ctx: UseCaseContext, input: ListEventsInput): Promise<Page<EventRow>> {
   if (input.type !== undefined && !isEventType(input.type)) throw invalid("INVALID_REQUEST", `type: unknown event type ${input.type}`);
   const limit = clampLimit(input.limit);
+  if (input.sequenceAfter !== undefined) {
+    if (input.cursor !== undefined || input.createdAfter !== undefined) {
+      throw invalid("INVALID_REQUEST", "sequenceAfter: cannot be combined with cursor or createdAfter");
+    }
+    const rows = await ctx.em.find(
+      Event,
+      {
+        merchantId: input.merchantId,
+        publishedSeq: { $gt: String(input.sequenceAfter) },
+        ...(input.type !== undefined && { type: input.type }),
+      } as FilterQuery<EventRow>,
+      { orderBy: { publishedSeq: "asc" }, limit: limit + 1 },
+    );
+    // The next page starts after the last sequence returned; there is no cursor in this mode.
+    return { items: rows.slice(0, limit), hasMore: rows.length > limit, nextCursor: undefined };
+  }
   const cursor = afterCursor(input.cursor);
   const where = {
     $and: [

@@ -56,7 +56,14 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
             [now, now, now, JSON.stringify(planned)],
           )
         : [];
-      await em.execute("update events set relayed_at = ? where id = any(string_to_array(?, ',')::uuid[])", [now, rows.map((r) => r.id).join(",")]);
+      // Feed positions follow the relay (one at a time, committed events only): commit order, no gaps skipped.
+      await em.execute(
+        `update events e set relayed_at = ?, published_seq = b.base + x.ord
+           from (select coalesce(max(published_seq), 0) as base from events) b,
+                jsonb_to_recordset(?::jsonb) as x(id uuid, ord bigint)
+          where e.id = x.id`,
+        [now, JSON.stringify(rows.map((r, i) => ({ id: r.id, ord: i + 1 })))],
+      );
       return { events: rows.length, created };
     });
     if (!result) break; // another relay is running

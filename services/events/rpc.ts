@@ -25,6 +25,7 @@ export function eventMessage(event: EventRow) {
     type: event.type,
     createdAt: timestampFromDate(event.createdAt),
     dataJson: JSON.stringify(event.data),
+    sequence: event.publishedSeq == null ? undefined : BigInt(event.publishedSeq),
   };
 }
 
@@ -80,6 +81,7 @@ export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsServi
         cursor: req.cursor,
         type: req.type,
         createdAfter: req.createdAfter ? timestampDate(req.createdAfter) : undefined,
+        sequenceAfter: req.sequenceAfter,
       });
       return { events: page.items.map(eventMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },

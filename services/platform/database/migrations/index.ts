@@ -6,6 +6,7 @@ import { Migration0004Webhooks } from "./0004-webhooks.ts";
 import { Migration0005PaymentOrders } from "./0005-payment-orders.ts";
 import { Migration0006RecurringBilling } from "./0006-recurring-billing.ts";
 import { Migration0007ChangeSessions } from "./0007-change-sessions.ts";
+import { Migration0008EventFeed } from "./0008-event-feed.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -19,4 +20,5 @@ export const migrations: MigrationObject[] = [
   { name: "0005-payment-orders", class: Migration0005PaymentOrders },
   { name: "0006-recurring-billing", class: Migration0006RecurringBilling },
   { name: "0007-change-sessions", class: Migration0007ChangeSessions },
+  { name: "0008-event-feed", class: Migration0008EventFeed },
 ];

@@ -1,0 +1,95 @@
+import { expect } from "chai";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { emitEvents } from "../../support/events.ts";
+import { relayEvents } from "../../../services/events/relay-events.ts";
+import type { ApiClient } from "../../support/http.ts";
+
+/**
+ * The polling feed: `sequenceAfter` follows commit order, so an event whose
+ * transaction commits late (with an earlier createdAt) is never skipped.
+ */
+describe("event feed (GET /api/v1/events?sequenceAfter=)", () => {
+  let sys: TestSystem;
+  let merchantId: string;
+  let api: ApiClient;
+
+  before(async () => {
+    // No workers: the relay runs by hand so the test decides when events are published.
+    sys = await startTestSystem({ workerGroups: [] });
+    ({ id: merchantId, api } = await sys.createMerchant("Feed"));
+  });
+  after(async () => sys?.close());
+
+  const relay = () => relayEvents(sys.context(), sys.system.queues!);
+  const feed = async (after: number, extra = "") => {
+    const res = await api.get(`/api/v1/events?sequenceAfter=${after}${extra}`);
+    expect(res.status, res.text).to.equal(200);
+    return res.body as { data: { id: string; sequence: number; createdAt: string }[]; hasMore: boolean; nextCursor: null };
+  };
+
+  it("publishes relayed events in commit order with a sequence, oldest first, paged by the last sequence", async () => {
+    const ids = await emitEvents(sys, merchantId, 5);
+    expect((await feed(0)).data.filter((e) => ids.includes(e.id))).to.deep.equal([]); // not relayed yet
+    const unpublished = await api.get(`/api/v1/events/${ids[0]}`);
+    expect(unpublished.body.sequence).to.equal(null);
+    await relay();
+    const first = await feed(0, "&limit=3");
+    expect(first.hasMore).to.equal(true);
+    expect(first.nextCursor).to.equal(null);
+    const rest = await feed(first.data.at(-1)!.sequence);
+    const all = [...first.data, ...rest.data];
+    expect(all.map((e) => e.id)).to.deep.equal(ids);
+    const sequences = all.map((e) => e.sequence);
+    expect(sequences).to.deep.equal([...sequences].sort((a, b) => a - b));
+    expect(new Set(sequences).size).to.equal(sequences.length);
+    expect((await api.get(`/api/v1/events/${ids[0]}`)).body.sequence).to.equal(sequences[0]);
+  });
+
+  it("never skips an event whose transaction commits late, where createdAfter would", async () => {
+    const lateId = randomUUID();
+    const client = new pg.Client({ connectionString: sys.database.url });
+    await client.connect();
+    try {
+      // A change that started first (earlier createdAt) but commits last.
+      await client.query("begin");
+      await client.query(
+        "insert into events (id, merchant_id, type, data, created_at) values ($1, $2, 'plan.created', '{}', now() - interval '1 minute')",
+        [lateId, merchantId],
+      );
+      const [early] = await emitEvents(sys, merchantId, 1);
+      await relay();
+      const seen = (await feed(0)).data;
+      const last = seen.at(-1)!;
+      expect(last.id).to.equal(early);
+      await client.query("commit");
+      await relay();
+      // The feed shows it after the last sequence seen…
+      expect((await feed(last.sequence)).data.map((e) => e.id)).to.deep.equal([lateId]);
+      // …while polling by creation time from the last createdAt seen would have missed it.
+      const byTime = await api.get(`/api/v1/events?createdAfter=${encodeURIComponent(last.createdAt)}`);
+      expect(byTime.body.data.map((e: { id: string }) => e.id)).not.to.include(lateId);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("keeps each merchant's feed to its own events and validates the parameter", async () => {
+    const other = await sys.createMerchant("Other feed");
+    await emitEvents(sys, other.id, 2);
+    await relay();
+    const mine = (await feed(0)).data;
+    const theirs = (await other.api.get("/api/v1/events?sequenceAfter=0")).body.data as { id: string }[];
+    expect(theirs).to.have.length(2);
+    expect(mine.some((e) => theirs.some((t) => t.id === e.id))).to.equal(false);
+    for (const bad of ["-1", "abc", "1.5"]) {
+      const res = await api.get(`/api/v1/events?sequenceAfter=${bad}`);
+      expect(res.status).to.equal(400);
+      expect(res.body.message).to.contain("sequenceAfter");
+    }
+    const mixed = await api.get("/api/v1/events?sequenceAfter=0&createdAfter=2026-01-01T00:00:00Z");
+    expect(mixed.status).to.equal(400);
+    expect(mixed.body.message).to.contain("sequenceAfter");
+  });
+});
