@@ -2,6 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { attachServiceToken } from "./auth.ts";
+import { guardClientSessionErrors } from "./session-error-guard.ts";
 
 /**
  * Connect clients over HTTP/2, one session manager per base URL, all carrying
@@ -13,6 +14,7 @@ export class RpcClients {
   readonly #interceptors: Interceptor[];
 
   constructor(token: string, interceptors: Interceptor[] = []) {
+    guardClientSessionErrors();
     this.#token = token;
     this.#interceptors = interceptors;
   }
