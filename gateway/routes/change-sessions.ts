@@ -70,4 +70,21 @@ export const changeSessionRoutes = defineRoutes([
       return { status: 200, body: changeSessionBody(changeSession!) };
     },
   },
+  {
+    method: "post",
+    path: "/api/v1/subscriptions/:id/change-sessions/:sessionId/cancel",
+    operationId: "cancelChangeSession",
+    summary: "Withdraw a change session awaiting approval or scheduled",
+    description:
+      "The session becomes CANCELLED (reason MERCHANT_CANCELLED) and its approval link stops working. " +
+      "409 INVALID_CHANGE_SESSION_TRANSITION once it was applied, declined or expired; 409 PAYMENT_IN_PROGRESS while its immediate charge is being taken.",
+    tag: "Subscription changes",
+    auth: "apiKey",
+    errors: [404, 409],
+    responses: { 200: { description: "The cancelled change session", schema: changeSessionSchema } },
+    async handler({ params, merchantId }, { clients }) {
+      const { changeSession } = await clients.subscriptions.cancelChangeSession({ merchantId, subscriptionId: params.id!, id: params.sessionId! });
+      return { status: 200, body: changeSessionBody(changeSession!) };
+    },
+  },
 ]);

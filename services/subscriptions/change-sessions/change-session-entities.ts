@@ -6,7 +6,7 @@ export const EFFECTIVE_MODES = ["IMMEDIATE", "NEXT_BILLING"] as const;
 export type EffectiveMode = (typeof EFFECTIVE_MODES)[number];
 
 /** Why a change session ended CANCELLED. */
-export type ChangeCancellationReason = "SUBSCRIPTION_CANCELLED" | "SUPERSEDED";
+export type ChangeCancellationReason = "SUBSCRIPTION_CANCELLED" | "SUPERSEDED" | "MERCHANT_CANCELLED";
 
 /**
  * A merchant-proposed plan change the customer approves on the hosted page

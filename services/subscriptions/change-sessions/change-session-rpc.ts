@@ -17,6 +17,7 @@ import { listChangeSessions } from "./list-change-sessions.ts";
 import { getChangeApproval, listChangeFundingOptions } from "./get-change-approval.ts";
 import { approveChangeSession } from "./approve-change-session.ts";
 import { declineChangeSession } from "./decline-change-session.ts";
+import { cancelChangeSession } from "./cancel-change-session.ts";
 import { chargeMessage, subscriptionMessage } from "../rpc.ts";
 
 const ts = (iso: string) => timestampFromDate(new Date(iso));
@@ -82,6 +83,7 @@ type ChangeSessionMethods = Pick<
   | "listChangeFundingOptions"
   | "approveChangeSession"
   | "declineChangeSession"
+  | "cancelChangeSession"
 >;
 
 /** The change-session procedures of SubscriptionsService (rpc.ts mounts them with the others). */
@@ -100,6 +102,10 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
         metadata: parseMetadataJson(req.metadataJson),
       });
       return { changeSession: toMessage(ports(), created.session), approvalUrl: created.approvalUrl };
+    },
+    async cancelChangeSession(req) {
+      const session = await cancelChangeSession(contextFor(deps), { merchantId: req.merchantId, subscriptionId: req.subscriptionId, sessionId: req.id });
+      return { changeSession: toMessage(ports(), session) };
     },
     async getChangeSession(req) {
       return { changeSession: toMessage(ports(), await getChangeSession(contextFor(deps), req.merchantId, req.subscriptionId, req.id)) };

@@ -17,7 +17,7 @@ export type ChangeSessionEvent =
   | "expire" //               the approval link ran out unanswered
   | "apply" //                the scheduled change's billing date came
   | "supersede" //            another change of the subscription was approved
-  | "cancel"; //              the subscription was cancelled
+  | "cancel"; //              the subscription was cancelled, or the merchant withdrew the session
 
 export const CHANGE_TRANSITIONS: readonly { from: ChangeSessionStatus; event: ChangeSessionEvent; to: ChangeSessionStatus }[] = [
   { from: "PENDING_APPROVAL", event: "approve_immediate", to: "APPLIED" },
