@@ -66,7 +66,10 @@ export function idempotency(store: IdempotencyStore, operationId: string): Middl
     }
     const scoped = `${ctx.state.merchantId}:${operationId}:${sha256(key)}`;
     const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${canonicalJson(ctx.state.body ?? null)}`);
-    const existing = await store.claim(scoped, fingerprint);
+    // Without the store the guarantee cannot be kept: refuse (retryable) rather than risk a duplicate.
+    const existing = await store.claim(scoped, fingerprint).catch(() => {
+      throw new HttpError(503, "SERVICE_UNAVAILABLE", "Idempotency-Key cannot be honoured right now; retry the request");
+    });
     if (existing) {
       if (existing.fingerprint !== fingerprint) {
         throw new HttpError(409, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key was already used with a different request body");

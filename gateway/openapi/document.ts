@@ -11,6 +11,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: "Body is not application/json",
   429: "Too many requests",
   500: "Unexpected failure (no details are exposed)",
+  503: "A dependency is unavailable; retry later",
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -71,7 +72,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl: string) {
     if (route.body || route.query || route.idempotent) errorStatuses.add(400);
     if (route.body) [413, 415].forEach((s) => errorStatuses.add(s));
     if (route.auth !== "none") errorStatuses.add(401);
-    if (route.idempotent) errorStatuses.add(409);
+    if (route.idempotent) [409, 503].forEach((st) => errorStatuses.add(st));
     errorStatuses.add(500);
     for (const status of [...errorStatuses].sort()) {
       responses[String(status)] = {
