@@ -1,4 +1,5 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { ConnectionException } from "@mikro-orm/core";
 import { DomainError, type ErrorKind } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 
@@ -21,6 +22,11 @@ export function toConnectError(err: unknown, logger: Logger, procedure: string):
     return new ConnectError(err.message, CODE_BY_KIND[err.kind], { [ERROR_CODE_HEADER]: err.code }, undefined, err);
   }
   if (err instanceof ConnectError) return err;
+  if (isDatabaseUnavailable(err)) {
+    // Retryable: the caller answers 503, SREs see the cause in the log.
+    logger.error({ err, procedure }, "database unavailable");
+    return new ConnectError("service temporarily unavailable", Code.Unavailable, { [ERROR_CODE_HEADER]: "SERVICE_UNAVAILABLE" }, undefined, err);
+  }
   // Anything else is our bug or an infrastructure failure: log it whole, answer without details.
   logger.error({ err, procedure }, "rpc failed");
   return new ConnectError("internal error", Code.Internal, { [ERROR_CODE_HEADER]: "INTERNAL_ERROR" }, undefined, err);
@@ -39,4 +45,13 @@ export function errorInterceptor(logger: Logger): Interceptor {
 /** Reads the domain code of an RPC failure on the client side. */
 export function errorCodeOf(err: ConnectError): string | undefined {
   return err.metadata.get(ERROR_CODE_HEADER) ?? undefined;
+}
+
+/** Postgres unreachable, restarting, or out of connections: a retry can succeed. */
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P02", "57P03", "53300", "08001", "08006"]);
+
+function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof ConnectionException) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && UNAVAILABLE_CODES.has(code);
 }

@@ -1,0 +1,32 @@
+import { expect } from "chai";
+import { Code } from "@connectrpc/connect";
+import { ConnectionException } from "@mikro-orm/core";
+import { errorCodeOf, toConnectError } from "../../services/platform/rpc/errors.ts";
+import { DomainError } from "../../services/platform/errors.ts";
+import { createLogger } from "../../services/platform/logger.ts";
+
+describe("domain errors → Connect errors (the one translator)", () => {
+  const logger = createLogger("silent");
+
+  it("keeps the domain code and maps the kind", () => {
+    const err = toConnectError(new DomainError("not_found", "PLAN_NOT_FOUND", "plan x not found"), logger, "GetPlan");
+    expect(err.code).to.equal(Code.NotFound);
+    expect(errorCodeOf(err)).to.equal("PLAN_NOT_FOUND");
+    expect(err.rawMessage).to.equal("plan x not found");
+  });
+
+  it("turns an unreachable or restarting database into a retryable UNAVAILABLE without details", () => {
+    for (const cause of [Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:5432"), { code: "ECONNREFUSED" }), Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }), new ConnectionException(new Error("pool closed"))]) {
+      const err = toConnectError(cause, logger, "CreatePlan");
+      expect(err.code).to.equal(Code.Unavailable);
+      expect(errorCodeOf(err)).to.equal("SERVICE_UNAVAILABLE");
+      expect(err.rawMessage).not.to.contain("10.0.0.5");
+    }
+  });
+
+  it("hides anything else behind INTERNAL", () => {
+    const err = toConnectError(Object.assign(new Error('relation "plans" does not exist'), { code: "42P01" }), logger, "CreatePlan");
+    expect(err.code).to.equal(Code.Internal);
+    expect(err.rawMessage).to.equal("internal error");
+  });
+});
