@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { invalid } from "../platform/errors.ts";
 import { characterCount } from "../platform/text.ts";
-import { compare, formatAmount, InvalidAmountError, parseAmount, type Amount } from "../platform/money.ts";
+import { compare, formatAmount } from "../platform/money.ts";
+import { parseAmountField } from "../platform/amount-input.ts";
 import { isCurrency } from "../platform/currencies.ts";
 import { recordEvent } from "../events/record-event.ts";
 import { Plan, PLAN_INTERVALS, type PlanInterval, type PlanRow } from "./entities.ts";
@@ -27,8 +28,8 @@ export interface CreatePlanInput {
  * again here because internal callers reach this over gRPC directly.
  */
 export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): Promise<PlanRow> {
-  const amount = parseMoney("amount", input.amount);
-  const cap = input.maximumChargeAmount === undefined ? undefined : parseMoney("maximumChargeAmount", input.maximumChargeAmount);
+  const amount = parseAmountField("amount", input.amount);
+  const cap = input.maximumChargeAmount === undefined ? undefined : parseAmountField("maximumChargeAmount", input.maximumChargeAmount);
   if (cap && compare(cap, amount) < 0) {
     throw invalid("INVALID_REQUEST", "maximumChargeAmount: must be greater than or equal to amount");
   }
@@ -72,13 +73,4 @@ export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): P
     recordEvent(em, ctx.clock, { merchantId: input.merchantId, type: "plan.created", data: planRecord(plan) });
     return plan;
   });
-}
-
-function parseMoney(field: string, text: string): Amount {
-  try {
-    return parseAmount(text);
-  } catch (err) {
-    if (err instanceof InvalidAmountError) throw invalid("INVALID_REQUEST", `${field}: ${err.message}`);
-    throw err;
-  }
 }

@@ -1,5 +1,6 @@
 import { invalid } from "../platform/errors.ts";
-import { compare, InvalidAmountError, isZero, parseAmount, type Amount } from "../platform/money.ts";
+import { compare, parseAmount, type Amount } from "../platform/money.ts";
+import { parseAmountField } from "../platform/amount-input.ts";
 
 /**
  * Input rules of payment orders. The gateway checks the same rules with JSON
@@ -26,15 +27,7 @@ export function checkReference(field: string, value: string): string {
 }
 
 export function parsePositiveAmount(field: string, text: string): Amount {
-  let value: Amount;
-  try {
-    value = parseAmount(text);
-  } catch (err) {
-    if (err instanceof InvalidAmountError) throw invalid("INVALID_REQUEST", `${field}: ${err.message}`);
-    throw err;
-  }
-  if (isZero(value)) throw invalid("INVALID_REQUEST", `${field}: must be greater than 0`);
-  return value;
+  return parseAmountField(field, text, { positive: true });
 }
 
 export function checkExpiresInMinutes(value: number): number {

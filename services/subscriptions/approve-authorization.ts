@@ -9,7 +9,7 @@ import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription, pendingFirstCharge } from "./subscription-store.ts";
 import { assertAnswerable, findByToken } from "./authorization-lookup.ts";
-import { openFirstCharge, settleCharge, type FailureReason, type FirstChargeTerms } from "./first-payment.ts";
+import { openFirstCharge, settleCharge, type FailureReason, type FirstChargeTerms, paymentInProgress } from "./first-payment.ts";
 import { quotePlan, requireFundingAsset } from "./funding.ts";
 import { fetchPlan, fetchWalletUserById, planInterval, type SubscriptionPorts } from "./ports.ts";
 
@@ -30,8 +30,6 @@ export interface ApprovalResult {
   message: string;
 }
 
-const paymentInProgress = () =>
-  new DomainError("failed_precondition", "PAYMENT_IN_PROGRESS", "a payment for this authorization is being processed; try again in a moment");
 
 /**
  * The customer approved on the hosted page (the gateway has checked their
@@ -51,7 +49,7 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
   const inFlight = await pendingFirstCharge(ctx.em, subscription.id);
   if (inFlight) {
     const settled = await settleCharge(ctx, ports, inFlight.id, false);
-    if (settled.state === "in_progress") throw paymentInProgress();
+    if (settled.state === "in_progress") throw paymentInProgress("this authorization");
     if (settled.charge.status === "SUCCEEDED") return approved(ctx, settled.subscription, settled.charge);
   }
 
@@ -92,7 +90,7 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
     const authorization = await currentAuthorization(em, sub.id);
     if (!authorization) throw new Error(`subscription ${sub.id} has no authorization`);
     assertAnswerable(authorization, sub, ctx.clock.now());
-    if (await pendingFirstCharge(em, sub.id)) throw paymentInProgress();
+    if (await pendingFirstCharge(em, sub.id)) throw paymentInProgress("this authorization");
     return openFirstCharge(em, ctx.clock.now(), sub, terms, capExceeded ? "MAXIMUM_CHARGE_EXCEEDED" : undefined);
   });
   if (capExceeded) {
@@ -101,7 +99,7 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
   }
 
   const settled = await settleCharge(ctx, ports, opened.id, true);
-  if (settled.state === "in_progress") throw paymentInProgress();
+  if (settled.state === "in_progress") throw paymentInProgress("this authorization");
   const { charge } = settled;
   if (charge.status === "SUCCEEDED") return approved(ctx, settled.subscription, charge);
   if (charge.failureReason === "ACCOUNT_FROZEN") {

@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { DomainError } from "../platform/errors.ts";
 import { transitionSubscription } from "./transition-subscription.ts";
 import { pendingFirstCharge } from "./subscription-store.ts";
-import { settleCharge } from "./first-payment.ts";
+import { settleCharge, paymentInProgress } from "./first-payment.ts";
 import type { SubscriptionPorts } from "./ports.ts";
 import { pendingChangeCharge } from "./change-sessions/change-session-store.ts";
 import { cancelChangeSessionsOf } from "./change-sessions/cancel-change-sessions.ts";
@@ -63,7 +62,7 @@ export async function cancelSubscription(ctx: UseCaseContext, ports: Subscriptio
       if (settled.state === "in_progress") {
         // Wall time on purpose: this bounds how long the request waits, it is not business time.
         if (Date.now() > deadline) {
-          throw new DomainError("failed_precondition", "PAYMENT_IN_PROGRESS", "a payment of this subscription is being processed; retry in a few seconds");
+          throw paymentInProgress("this subscription");
         }
         await sleep(100);
       }

@@ -1,5 +1,5 @@
+import { paymentInProgress } from "./first-payment.ts";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { DomainError } from "../platform/errors.ts";
 import { recordEvent } from "../events/record-event.ts";
 import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
@@ -21,7 +21,7 @@ export async function declineAuthorization(ctx: UseCaseContext, token: string) {
     const now = ctx.clock.now();
     assertAnswerable(authorization, sub, now);
     if (await pendingFirstCharge(em, sub.id)) {
-      throw new DomainError("failed_precondition", "PAYMENT_IN_PROGRESS", "a payment for this authorization is being processed; try again in a moment");
+      throw paymentInProgress("this authorization");
     }
     sub.status = nextStatus(sub.status, "decline");
     sub.cancellationReason = "AUTHORIZATION_DECLINED";

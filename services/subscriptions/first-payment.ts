@@ -1,3 +1,4 @@
+import { DomainError } from "../platform/errors.ts";
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { ChargeOutcome } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
@@ -30,6 +31,10 @@ import { applyPaidChange } from "./change-sessions/apply-paid-change.ts";
  * steps (renewals/renew-subscription.ts): openPeriodCharge and settleCharge
  * are shared, and the settle hands the outcome to what the charge pays for.
  */
+/** A charge of `subject` holds its lease: the caller answers 409 and the client retries shortly. */
+export const paymentInProgress = (subject: string) =>
+  new DomainError("failed_precondition", "PAYMENT_IN_PROGRESS", `a payment for ${subject} is being processed; try again in a moment`);
+
 export const CHARGE_LEASE_SECONDS = 30;
 export const WALLET_CALL_TIMEOUT_MS = 10_000;
 

@@ -1,7 +1,8 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { invalid } from "../platform/errors.ts";
 import { isCurrency } from "../platform/currencies.ts";
-import { amount, convert, convertInverse, formatAmount, InvalidAmountError, parseAmount, roundTo, type Amount, type RoundingMode } from "../platform/money.ts";
+import { amount, convert, convertInverse, formatAmount, roundTo, type RoundingMode } from "../platform/money.ts";
+import { parseAmountField } from "../platform/amount-input.ts";
 import type { RateSource } from "./rates.ts";
 import { requireAsset } from "./wallet-input.ts";
 
@@ -33,13 +34,7 @@ const INTERMEDIATE_DECIMALS = 40;
  * currency is 1:1 (only rounding to its decimals applies).
  */
 export async function quote(ctx: UseCaseContext, rates: RateSource, input: QuoteInput): Promise<QuoteResult> {
-  let value: Amount;
-  try {
-    value = parseAmount(input.amount);
-  } catch (err) {
-    if (err instanceof InvalidAmountError) throw invalid("INVALID_REQUEST", `amount: ${err.message}`);
-    throw err;
-  }
+  const value = parseAmountField("amount", input.amount);
   if (!isCurrency(input.currency)) throw invalid("INVALID_REQUEST", `currency: ${input.currency} is not a supported currency`);
   const asset = requireAsset(input.asset);
   const rounding = (input.rounding || "half-even") as RoundingMode;

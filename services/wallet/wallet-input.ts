@@ -1,6 +1,7 @@
 import { invalid } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
-import { fractionDigits, InvalidAmountError, isZero, parseAmount, type Amount } from "../platform/money.ts";
+import { fractionDigits, type Amount } from "../platform/money.ts";
+import { parseAmountField } from "../platform/amount-input.ts";
 import { ASSET_CODES, findAsset, type AssetInfo } from "./assets.ts";
 
 /**
@@ -54,14 +55,7 @@ export function requireUuid(field: string, value: string): string {
 
 /** A positive amount of `asset`, exact to its decimals: more fraction digits than the asset has is refused, not rounded. */
 export function parseAssetAmount(field: string, text: string, asset: AssetInfo): Amount {
-  let value: Amount;
-  try {
-    value = parseAmount(text);
-  } catch (err) {
-    if (err instanceof InvalidAmountError) throw invalid("INVALID_REQUEST", `${field}: ${err.message}`);
-    throw err;
-  }
-  if (isZero(value)) throw invalid("INVALID_REQUEST", `${field}: must be greater than 0`);
+  const value = parseAmountField(field, text, { positive: true });
   if (fractionDigits(value) > asset.decimals) {
     throw invalid("INVALID_REQUEST", `${field}: ${asset.code} has ${asset.decimals} decimals; at most ${asset.decimals} fraction digits are allowed`);
   }

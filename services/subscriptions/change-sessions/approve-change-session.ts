@@ -15,7 +15,7 @@ import {
   pendingSessionCharge,
 } from "./change-session-store.ts";
 import { openChangeCharge } from "./change-charge.ts";
-import { settleCharge, type FailureReason } from "../first-payment.ts";
+import { settleCharge, type FailureReason, paymentInProgress } from "../first-payment.ts";
 import { quotePlan } from "../funding.ts";
 import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../ports.ts";
 import { lockSubscription } from "../subscription-store.ts";
@@ -34,8 +34,6 @@ export interface ChangeApprovalResult {
   charge: ChargeRow | undefined;
 }
 
-const paymentInProgress = () =>
-  new DomainError("failed_precondition", "PAYMENT_IN_PROGRESS", "a payment for this change is being processed; try again in a moment");
 
 /**
  * The customer approved a plan change on the hosted page (the gateway has
@@ -65,7 +63,7 @@ export async function approveChangeSession(
   const inFlight = await pendingSessionCharge(ctx.em, session.id);
   if (inFlight) {
     const settled = await settleCharge(ctx, ports, inFlight.id, false);
-    if (settled.state === "in_progress") throw paymentInProgress();
+    if (settled.state === "in_progress") throw paymentInProgress("this change");
     if (settled.charge.status === "SUCCEEDED") return reload(ctx, input.token, true, settled.charge);
   }
 
@@ -137,7 +135,7 @@ async function approveWithCharge(
     assertChangeAnswerable(row, ctx.clock.now());
     const refused = changeableRefusal(row, sub);
     if (refused) return { refused, row, sub };
-    if (await pendingSessionCharge(em, row.id)) throw paymentInProgress();
+    if (await pendingSessionCharge(em, row.id)) throw paymentInProgress("this change");
     const terms = { amount: chargeAmount, currency: requested.currency, asset, assetAmount: quote.assetAmount, rate: quote.rate };
     return { charge: await openChangeCharge(em, ctx.clock.now(), sub, row, terms, capExceeded ? "MAXIMUM_CHARGE_EXCEEDED" : undefined) };
   });
@@ -148,7 +146,7 @@ async function approveWithCharge(
   }
 
   const settled = await settleCharge(ctx, ports, opened.charge.id, true);
-  if (settled.state === "in_progress") throw paymentInProgress();
+  if (settled.state === "in_progress") throw paymentInProgress("this change");
   const { charge } = settled;
   if (charge.status === "SUCCEEDED") return reload(ctx, token, true, charge);
   if (charge.failureReason === "ACCOUNT_FROZEN") {

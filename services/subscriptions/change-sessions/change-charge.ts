@@ -2,9 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { periodEnd } from "../billing-calendar.ts";
-import type { UseCaseContext } from "../../platform/use-case.ts";
-import { insertChargeAttempt, settleCharge, type FailureReason } from "../first-payment.ts";
-import type { SubscriptionPorts } from "../ports.ts";
+import { insertChargeAttempt, type FailureReason } from "../first-payment.ts";
 
 export interface ChangeChargeTerms {
   amount: string;
@@ -49,27 +47,4 @@ export async function openChangeCharge(
     failureReason,
     changeSessionId: session.id,
   });
-}
-
-/**
- * The sweep's part: immediate charges left PENDING by a crash (lease run
- * out) are finished with the same idempotency key, through settleCharge like
- * first payments; a success applies the change then.
- */
-export async function settleStaleChangeCharges(ctx: UseCaseContext, ports: SubscriptionPorts): Promise<number> {
-  const stale = await ctx.em.execute<{ id: string }[]>(
-    `select id from subscription_charges
-      where status = 'PENDING' and change_session_id is not null and (lease_until is null or lease_until < now())
-      order by created_at limit 100`,
-  );
-  let settled = 0;
-  for (const { id } of stale) {
-    try {
-      const res = await settleCharge({ em: ctx.em.fork(), clock: ctx.clock }, ports, id, false);
-      if (res.state === "settled") settled += 1;
-    } catch (err) {
-      ports.logger.warn({ err, chargeId: id }, "could not settle a pending plan-change charge; the next sweep retries");
-    }
-  }
-  return settled;
 }

@@ -2,9 +2,7 @@ import { defineJob } from "../../platform/queue/define-job.ts";
 import { contextFor } from "../../platform/service-deps.ts";
 import { applyDuePlanChanges, applyScheduledChange } from "./apply-scheduled-change.ts";
 import { cancelChangeSessionsOfEndedSubscriptions } from "./cancel-change-sessions.ts";
-import { settleStaleChangeCharges } from "./change-charge.ts";
 import { expireChangeSession, expireDueChangeSessions } from "./expire-change-session.ts";
-import { subscriptionPorts } from "../ports.ts";
 
 /**
  * Delayed job, one per session (jobId "expire-change-session-<id>"), due at
@@ -34,10 +32,12 @@ export const applyPlanChangeJob = defineJob<{ changeSessionId: string }>({
 });
 
 /**
- * Every sweepIntervalMs, on the service clock: finish immediate charges a
- * crash left in flight, expire sessions past their expiry, apply scheduled
+ * Every sweepIntervalMs, on the service clock: expire sessions past their
+ * expiry, apply scheduled
  * changes that are due, and cancel live sessions of subscriptions that ended
- * by another path than the merchant's cancel.
+ * by another path than the merchant's cancel. (Immediate charges a crash left
+ * in flight are finished by the subscriptions sweep, settleStaleCharges, with
+ * every other pending charge.)
  */
 export const changeSessionsSweepJob = defineJob<Record<string, never>>({
   name: "subscriptions.change-sessions-sweep",
@@ -45,7 +45,6 @@ export const changeSessionsSweepJob = defineJob<Record<string, never>>({
   every: (c) => c.sweepIntervalMs,
   async handle(deps) {
     await deps.clock.sync();
-    await settleStaleChangeCharges(contextFor(deps), subscriptionPorts(deps));
     await expireDueChangeSessions(contextFor(deps));
     await applyDuePlanChanges(contextFor(deps));
     await cancelChangeSessionsOfEndedSubscriptions(contextFor(deps));

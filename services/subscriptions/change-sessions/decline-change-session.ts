@@ -1,5 +1,5 @@
+import { paymentInProgress } from "../first-payment.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
-import { DomainError } from "../../platform/errors.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { nextChangeStatus } from "./change-session-status-machine.ts";
@@ -21,7 +21,7 @@ export async function declineChangeSession(ctx: UseCaseContext, token: string): 
     const now = ctx.clock.now();
     assertChangeAnswerable(session, now);
     if (await pendingSessionCharge(em, session.id)) {
-      throw new DomainError("failed_precondition", "PAYMENT_IN_PROGRESS", "a payment for this change is being processed; try again in a moment");
+      throw paymentInProgress("this change");
     }
     session.status = nextChangeStatus(session.status, "decline");
     session.declinedAt = now;

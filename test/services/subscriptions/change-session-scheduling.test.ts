@@ -6,6 +6,7 @@ import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { DomainError } from "../../../services/platform/errors.ts";
 import { applyPlanChangeJob, changeSessionsSweepJob, expireChangeSessionJob } from "../../../services/subscriptions/change-sessions/change-session-jobs.ts";
+import { subscriptionsSweepJob } from "../../../services/subscriptions/jobs.ts";
 import { createChangeSession } from "../../../services/subscriptions/change-sessions/create-change-session.ts";
 import { subscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
@@ -88,7 +89,7 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
     let api: ApiClient;
     let rpc: ReturnType<typeof subscriptionsRpc>;
     before(async () => {
-      sys = await startTestSystem({ jobs: [changeSessionsSweepJob] });
+      sys = await startTestSystem({ jobs: [changeSessionsSweepJob, subscriptionsSweepJob] });
       api = (await sys.createMerchant()).api;
       rpc = subscriptionsRpc(sys);
     });
