@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { invalid } from "../platform/errors.ts";
-import { characterCount } from "../platform/text.ts";
+import { checkDescription, checkExternalReference, checkPlanName } from "./plan-fields.ts";
 import { compare, formatAmount } from "../platform/money.ts";
 import { parseAmountField } from "../platform/amount-input.ts";
 import { isCurrency } from "../platform/currencies.ts";
@@ -33,13 +33,9 @@ export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): P
   if (cap && compare(cap, amount) < 0) {
     throw invalid("INVALID_REQUEST", "maximumChargeAmount: must be greater than or equal to amount");
   }
-  if (!input.name || characterCount(input.name) > 200) throw invalid("INVALID_REQUEST", "name: must be 1 to 200 characters");
-  if (input.externalReference !== undefined && characterCount(input.externalReference) > 200) {
-    throw invalid("INVALID_REQUEST", "externalReference: must be at most 200 characters");
-  }
-  if (input.description !== undefined && characterCount(input.description) > 2000) {
-    throw invalid("INVALID_REQUEST", "description: must be at most 2000 characters");
-  }
+  checkPlanName(input.name);
+  checkExternalReference(input.externalReference);
+  checkDescription(input.description);
   if (!isCurrency(input.currency)) throw invalid("INVALID_REQUEST", `currency: ${input.currency} is not a supported currency`);
   if (!(PLAN_INTERVALS as readonly string[]).includes(input.interval)) {
     throw invalid("INVALID_REQUEST", "interval: must be one of DAY, WEEK, MONTH, YEAR");
@@ -67,6 +63,7 @@ export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): P
       maximumChargeAmount: cap ? formatAmount(cap) : null,
       metadata: input.metadata,
       status: "ACTIVE",
+      archivedAt: null,
       createdAt: now,
       updatedAt: now,
     });

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import type { PlanStatus } from "./contract.ts";
 
 export const PLAN_INTERVALS = ["DAY", "WEEK", "MONTH", "YEAR"] as const;
 export type PlanInterval = (typeof PLAN_INTERVALS)[number];
@@ -19,7 +20,8 @@ export const Plan = defineEntity({
     trialDays: p.integer(),
     maximumChargeAmount: p.decimal("string").precision(38).scale(18).nullable(),
     metadata: p.json<Record<string, unknown>>(),
-    status: p.string().length(16),
+    status: p.string().length(16).$type<PlanStatus>(),
+    archivedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

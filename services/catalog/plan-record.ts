@@ -20,6 +20,7 @@ export function planRecord(plan: PlanRow) {
     maximumChargeAmount: plan.maximumChargeAmount == null ? null : formatAmount(plan.maximumChargeAmount),
     metadata: plan.metadata,
     status: plan.status,
+    archivedAt: plan.archivedAt ? plan.archivedAt.toISOString() : null,
     createdAt: plan.createdAt.toISOString(),
     updatedAt: plan.updatedAt.toISOString(),
   };

@@ -8,6 +8,8 @@ import type { PlanInterval, PlanRow } from "./entities.ts";
 import { createPlan } from "./create-plan.ts";
 import { getPlan } from "./get-plan.ts";
 import { listPlans } from "./list-plans.ts";
+import { updatePlan } from "./update-plan.ts";
+import { setPlanArchived } from "./set-plan-archived.ts";
 
 const INTERVAL_TO_PROTO: Record<PlanInterval, Interval> = {
   DAY: Interval.DAY,
@@ -35,6 +37,7 @@ export function planMessage(plan: PlanRow) {
     status: plan.status,
     createdAt: timestampFromDate(plan.createdAt),
     updatedAt: timestampFromDate(plan.updatedAt),
+    archivedAt: plan.archivedAt ? timestampFromDate(plan.archivedAt) : undefined,
   };
 }
 
@@ -67,8 +70,26 @@ export function catalogService(deps: ServiceDeps): ServiceImpl<typeof CatalogSer
         externalReference: req.externalReference,
         currency: req.currency,
         interval: req.interval === Interval.UNSPECIFIED ? undefined : intervalFromProto(req.interval),
+        status: req.status,
       });
       return { plans: page.items.map(planMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    async updatePlan(req) {
+      const plan = await updatePlan(contextFor(deps), {
+        merchantId: req.merchantId,
+        id: req.id,
+        name: req.name,
+        description: req.clearDescription ? null : req.description,
+        externalReference: req.clearExternalReference ? null : req.externalReference,
+        metadata: req.metadataJson === undefined ? undefined : parseMetadataJson(req.metadataJson),
+      });
+      return { plan: planMessage(plan) };
+    },
+    async archivePlan(req) {
+      return { plan: planMessage(await setPlanArchived(contextFor(deps), req.merchantId, req.id, "archive")) };
+    },
+    async unarchivePlan(req) {
+      return { plan: planMessage(await setPlanArchived(contextFor(deps), req.merchantId, req.id, "unarchive")) };
     },
   };
 }

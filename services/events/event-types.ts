@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   "subscription.renewed",
   "subscription.unpaid",
   "subscription.plan_changed",
+  "subscription.funding_asset_changed",
   "subscription.change_session.created",
   "subscription.change_session.approved",
   "subscription.change_session.declined",
@@ -32,6 +33,9 @@ export const EVENT_TYPES = [
   "payment_order.expired",
   "payment_order.late_payment",
   "plan.created",
+  "plan.updated",
+  "plan.archived",
+  "plan.unarchived",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

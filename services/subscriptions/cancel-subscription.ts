@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { transitionSubscription } from "./transition-subscription.ts";
-import { pendingFirstCharge } from "./subscription-store.ts";
+import { pendingFirstCharge, type SubscriptionOwner } from "./subscription-store.ts";
 import { settleCharge, paymentInProgress } from "./first-payment.ts";
 import type { SubscriptionPorts } from "./ports.ts";
 import { pendingChangeCharge } from "./change-sessions/change-session-store.ts";
@@ -26,11 +26,22 @@ const WAIT_FOR_PAYMENT_MS = 5_000;
  * then applies to whatever status that left (ACTIVE if it was paid).
  */
 export async function cancelSubscription(ctx: UseCaseContext, ports: SubscriptionPorts, merchantId: string, id: string) {
+  return cancelSubscriptionBy(ctx, ports, { merchantId }, id, "MERCHANT_CANCELLED");
+}
+
+/** The cancel itself, for the merchant or (cancel-subscription-for-customer.ts) the customer. */
+export async function cancelSubscriptionBy(
+  ctx: UseCaseContext,
+  ports: SubscriptionPorts,
+  owner: SubscriptionOwner,
+  id: string,
+  reason: "MERCHANT_CANCELLED" | "CUSTOMER_CANCELLED",
+) {
   const deadline = Date.now() + WAIT_FOR_PAYMENT_MS;
   for (;;) {
     try {
       return await transitionSubscription(ctx, {
-        merchantId,
+        ...owner,
         id,
         event: "cancel",
         eventType: "subscription.cancelled",
@@ -44,7 +55,7 @@ export async function cancelSubscription(ctx: UseCaseContext, ports: Subscriptio
           if (pending) throw new FirstPaymentInFlight(pending.id);
         },
         apply(sub, _from, now, authorization) {
-          sub.cancellationReason = "MERCHANT_CANCELLED";
+          sub.cancellationReason = reason;
           sub.cancelledAt = now;
           sub.pausedFromStatus = null;
           sub.nextBillingAt = null;

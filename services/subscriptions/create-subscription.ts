@@ -8,7 +8,7 @@ import { recordEvent } from "../events/record-event.ts";
 import { Subscription, SubscriptionAuthorization, type AuthorizationRow, type SubscriptionRow } from "./entities.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { authorizationUrl, generateAuthorizationToken } from "./authorization-token.ts";
-import { fetchPlan, fetchWalletUserByEmail, fetchWalletUserById, type SubscriptionPorts } from "./ports.ts";
+import { fetchPlan, fetchWalletUserByEmail, fetchWalletUserById, refuseArchivedPlan, type SubscriptionPorts } from "./ports.ts";
 import { expireAuthorizationJob } from "./jobs.ts";
 
 export const AUTHORIZATION_MINUTES = { min: 5, max: 10080, default: 60 } as const;
@@ -58,6 +58,7 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     throw invalid("INVALID_REQUEST", "customerEmail: names a different wallet user than walletUserId");
   }
   const walletUserId = (byId ?? byEmail)!.id;
+  refuseArchivedPlan(plan, "planId");
 
   const { token, hash } = generateAuthorizationToken();
   const now = ctx.clock.now();

@@ -8,8 +8,8 @@ export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
 export const CHARGE_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
 
-/** PAYMENT_FAILED: dunning ran out with DUNNING_FINAL_STATUS=CANCELLED. */
-export type CancellationReason = "MERCHANT_CANCELLED" | "AUTHORIZATION_DECLINED" | "PAYMENT_FAILED";
+/** PAYMENT_FAILED: dunning ran out with DUNNING_FINAL_STATUS=CANCELLED; CUSTOMER_CANCELLED: the customer, on the self-service page or the wallet app. */
+export type CancellationReason = "MERCHANT_CANCELLED" | "AUTHORIZATION_DECLINED" | "PAYMENT_FAILED" | "CUSTOMER_CANCELLED";
 
 export const Subscription = defineEntity({
   name: "Subscription",

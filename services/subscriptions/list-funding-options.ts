@@ -1,4 +1,5 @@
 import { OwnerType } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import type { Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { DomainError } from "../platform/errors.ts";
 import { findByToken } from "./authorization-lookup.ts";
@@ -31,9 +32,14 @@ export async function listFundingOptions(
   if (subscription.walletUserId !== input.walletUserId) {
     throw new DomainError("failed_precondition", "WALLET_USER_MISMATCH", "this subscription must be approved by the wallet user it names");
   }
-  const [plan, { accounts }, { assets }] = await Promise.all([
-    fetchPlan(ports, subscription.merchantId, subscription.planId),
-    ports.wallet.listAccounts({ ownerType: OwnerType.WALLET_USER, ownerId: input.walletUserId }),
+  const plan = await fetchPlan(ports, subscription.merchantId, subscription.planId);
+  return fundingOptionsForPlan(ports, plan, input.walletUserId);
+}
+
+/** The wallet user's accounts that can pay `plan`, same-currency assets first (also the self-service page's choices). */
+export async function fundingOptionsForPlan(ports: SubscriptionPorts, plan: Plan, walletUserId: string): Promise<FundingOption[]> {
+  const [{ accounts }, { assets }] = await Promise.all([
+    ports.wallet.listAccounts({ ownerType: OwnerType.WALLET_USER, ownerId: walletUserId }),
     ports.wallet.listAssets({}),
   ]);
   const options = await Promise.all(

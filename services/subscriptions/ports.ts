@@ -7,7 +7,8 @@ import type { Config } from "../platform/config.ts";
 import type { Logger } from "../platform/logger.ts";
 import type { Queues } from "../platform/queue/queues.ts";
 import type { RpcClients } from "../platform/rpc/clients.ts";
-import { notFound } from "../platform/errors.ts";
+import { conflict, notFound } from "../platform/errors.ts";
+import { PLAN_ARCHIVED } from "../catalog/contract.ts";
 import { isUuid } from "../platform/ids.ts";
 import { billingPolicy, type BillingPolicy } from "./renewals/billing-policy.ts";
 import { deriveLinkKey } from "./authorization-token.ts";
@@ -62,6 +63,16 @@ export async function fetchPlan(ports: SubscriptionPorts, merchantId: string, pl
     if (isNotFound(err)) throw notFound("PLAN_NOT_FOUND", `plan ${planId} not found`);
     throw err;
   }
+}
+
+/**
+ * New subscriptions and change sessions only: an archived plan is not offered
+ * (409 PLAN_ARCHIVED). The plan is the one fetched for this request (its status
+ * is read from the catalog each time, never from a cache); renewals of existing
+ * subscriptions never ask, so they keep renewing on an archived plan.
+ */
+export function refuseArchivedPlan(plan: Plan, field: string): void {
+  if (plan.status === "ARCHIVED") throw conflict(PLAN_ARCHIVED, `${field}: plan ${plan.id} is archived and takes no new subscriptions or plan changes`);
 }
 
 export async function fetchWalletUserById(ports: SubscriptionPorts, id: string): Promise<WalletUser> {

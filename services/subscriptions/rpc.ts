@@ -20,6 +20,7 @@ import { declineAuthorization } from "./decline-authorization.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
 import { listSubscriptionCharges } from "./list-subscription-charges.ts";
 import { changeSessionMethods } from "./change-sessions/change-session-rpc.ts";
+import { customerMethods } from "./customer/customer-rpc.ts";
 
 const ts = (iso: string) => timestampFromDate(new Date(iso));
 const optionalTs = (iso: string | null) => (iso === null ? undefined : ts(iso));
@@ -108,6 +109,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
   };
   return {
     ...changeSessionMethods(deps, ports),
+    ...customerMethods(deps, ports),
     async createSubscription(req) {
       const created = await createSubscription(contextFor(deps), ports(), {
         merchantId: req.merchantId,

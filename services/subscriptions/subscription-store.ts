@@ -9,13 +9,20 @@ import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type Autho
 export const subscriptionNotFound = (id: string) => notFound("SUBSCRIPTION_NOT_FOUND", `subscription ${id} not found`);
 
 /**
+ * Who acts on a subscription: its merchant (API key) or its customer (the
+ * self-service page, the wallet app). Anyone else's id is not found.
+ */
+export type SubscriptionOwner = { merchantId: string } | { walletUserId: string };
+
+/**
  * The subscription row, locked (`select … for update`) until the transaction
  * ends: every status change goes through here, so two changes of one
- * subscription never interleave. Another merchant's id is not found.
+ * subscription never interleave. Another merchant's (or customer's) id is not found.
  */
-export async function lockSubscription(em: EntityManager, id: string, merchantId?: string): Promise<SubscriptionRow> {
+export async function lockSubscription(em: EntityManager, id: string, owner?: string | SubscriptionOwner): Promise<SubscriptionRow> {
+  const scope = typeof owner === "string" ? { merchantId: owner } : (owner ?? {});
   const sub = isUuid(id)
-    ? await em.findOne(Subscription, { id, ...(merchantId !== undefined && { merchantId }) }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
+    ? await em.findOne(Subscription, { id, ...scope }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
     : null;
   if (!sub) throw subscriptionNotFound(id);
   return sub;

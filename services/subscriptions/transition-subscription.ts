@@ -8,7 +8,9 @@ import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription } from "./subscription-store.ts";
 
 export interface TransitionSpec {
-  merchantId: string;
+  /** The merchant's subscription, or (customer actions) the wallet user's: exactly one of the two. */
+  merchantId?: string;
+  walletUserId?: string;
   id: string;
   event: SubscriptionEvent;
   eventType: EventType;
@@ -21,7 +23,7 @@ export interface TransitionSpec {
 }
 
 /**
- * One status change of a merchant's subscription: lock the row, ask the
+ * One status change of a merchant's (or a customer's) subscription: lock the row, ask the
  * status machine, stamp, record the event, commit. The lock serialises
  * concurrent requests, so each sees the status the previous one left.
  */
@@ -30,7 +32,9 @@ export async function transitionSubscription(
   spec: TransitionSpec,
 ): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow | null }> {
   return ctx.em.transactional(async (em) => {
-    const sub = await lockSubscription(em, spec.id, spec.merchantId);
+    const owner = spec.merchantId !== undefined ? { merchantId: spec.merchantId } : spec.walletUserId !== undefined ? { walletUserId: spec.walletUserId } : undefined;
+    if (!owner) throw new Error("a subscription transition names its merchant or its wallet user");
+    const sub = await lockSubscription(em, spec.id, owner);
     const from = sub.status;
     const to = nextStatus(from, spec.event, sub.pausedFromStatus);
     await spec.guard?.(em, sub);

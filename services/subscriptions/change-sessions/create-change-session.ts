@@ -12,7 +12,7 @@ import { expireChangeSessionNow } from "./expire-change-session.ts";
 import { changeSessionToken } from "../authorization-token.ts";
 import { AUTHORIZATION_MINUTES, isHttpUrl, URL_MAX_LENGTH } from "../create-subscription.ts";
 import { quotePlan } from "../funding.ts";
-import { fetchPlan, planInterval, type SubscriptionPorts } from "../ports.ts";
+import { fetchPlan, planInterval, refuseArchivedPlan, type SubscriptionPorts } from "../ports.ts";
 import { findSubscription, lockSubscription } from "../subscription-store.ts";
 import { expireChangeSessionJob } from "./change-session-jobs.ts";
 
@@ -60,6 +60,7 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
   const requested = await fetchPlan(ports, input.merchantId, input.requestedPlanId);
   if (!CHANGEABLE_STATUSES.includes(sub.status)) throw notChangeable(sub.status);
   if (requested.id === sub.planId) throw conflict("SAME_PLAN", "requestedPlanId: is already the subscription's plan");
+  refuseArchivedPlan(requested, "requestedPlanId");
   if (!sub.fundingAsset || !(await quotePlan(ports, requested, sub.fundingAsset))) {
     throw conflict(
       "CURRENCY_NOT_PAYABLE",

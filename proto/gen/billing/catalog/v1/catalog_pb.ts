@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file billing/catalog/v1/catalog.proto.
  */
 export const file_billing_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("CiBiaWxsaW5nL2NhdGFsb2cvdjEvY2F0YWxvZy5wcm90bxISYmlsbGluZy5jYXRhbG9nLnYxItoDCgRQbGFuEgoKAmlkGAEgASgJEhMKC21lcmNoYW50X2lkGAIgASgJEh8KEmV4dGVybmFsX3JlZmVyZW5jZRgDIAEoCUgAiAEBEgwKBG5hbWUYBCABKAkSGAoLZGVzY3JpcHRpb24YBSABKAlIAYgBARIOCgZhbW91bnQYBiABKAkSEAoIY3VycmVuY3kYByABKAkSLgoIaW50ZXJ2YWwYCCABKA4yHC5iaWxsaW5nLmNhdGFsb2cudjEuSW50ZXJ2YWwSFgoOaW50ZXJ2YWxfY291bnQYCSABKAUSEgoKdHJpYWxfZGF5cxgKIAEoBRIiChVtYXhpbXVtX2NoYXJnZV9hbW91bnQYCyABKAlIAogBARIVCg1tZXRhZGF0YV9qc29uGAwgASgJEg4KBnN0YXR1cxgNIAEoCRIuCgpjcmVhdGVkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIVChNfZXh0ZXJuYWxfcmVmZXJlbmNlQg4KDF9kZXNjcmlwdGlvbkIYChZfbWF4aW11bV9jaGFyZ2VfYW1vdW50IusCChFDcmVhdGVQbGFuUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIfChJleHRlcm5hbF9yZWZlcmVuY2UYAiABKAlIAIgBARIMCgRuYW1lGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSAGIAQESDgoGYW1vdW50GAUgASgJEhAKCGN1cnJlbmN5GAYgASgJEi4KCGludGVydmFsGAcgASgOMhwuYmlsbGluZy5jYXRhbG9nLnYxLkludGVydmFsEhYKDmludGVydmFsX2NvdW50GAggASgFEhIKCnRyaWFsX2RheXMYCSABKAUSIgoVbWF4aW11bV9jaGFyZ2VfYW1vdW50GAogASgJSAKIAQESFQoNbWV0YWRhdGFfanNvbhgLIAEoCUIVChNfZXh0ZXJuYWxfcmVmZXJlbmNlQg4KDF9kZXNjcmlwdGlvbkIYChZfbWF4aW11bV9jaGFyZ2VfYW1vdW50IjwKEkNyZWF0ZVBsYW5SZXNwb25zZRImCgRwbGFuGAEgASgLMhguYmlsbGluZy5jYXRhbG9nLnYxLlBsYW4iMQoOR2V0UGxhblJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSCgoCaWQYAiABKAkiOQoPR2V0UGxhblJlc3BvbnNlEiYKBHBsYW4YASABKAsyGC5iaWxsaW5nLmNhdGFsb2cudjEuUGxhbiLiAQoQTGlzdFBsYW5zUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRITCgZjdXJzb3IYAyABKAlIAIgBARIfChJleHRlcm5hbF9yZWZlcmVuY2UYBCABKAlIAYgBARIVCghjdXJyZW5jeRgFIAEoCUgCiAEBEi4KCGludGVydmFsGAYgASgOMhwuYmlsbGluZy5jYXRhbG9nLnYxLkludGVydmFsQgkKB19jdXJzb3JCFQoTX2V4dGVybmFsX3JlZmVyZW5jZUILCglfY3VycmVuY3kieAoRTGlzdFBsYW5zUmVzcG9uc2USJwoFcGxhbnMYASADKAsyGC5iaWxsaW5nLmNhdGFsb2cudjEuUGxhbhIQCghoYXNfbW9yZRgCIAEoCBIYCgtuZXh0X2N1cnNvchgDIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvcipwCghJbnRlcnZhbBIYChRJTlRFUlZBTF9VTlNQRUNJRklFRBAAEhAKDElOVEVSVkFMX0RBWRABEhEKDUlOVEVSVkFMX1dFRUsQAhISCg5JTlRFUlZBTF9NT05USBADEhEKDUlOVEVSVkFMX1lFQVIQBDKbAgoOQ2F0YWxvZ1NlcnZpY2USWwoKQ3JlYXRlUGxhbhIlLmJpbGxpbmcuY2F0YWxvZy52MS5DcmVhdGVQbGFuUmVxdWVzdBomLmJpbGxpbmcuY2F0YWxvZy52MS5DcmVhdGVQbGFuUmVzcG9uc2USUgoHR2V0UGxhbhIiLmJpbGxpbmcuY2F0YWxvZy52MS5HZXRQbGFuUmVxdWVzdBojLmJpbGxpbmcuY2F0YWxvZy52MS5HZXRQbGFuUmVzcG9uc2USWAoJTGlzdFBsYW5zEiQuYmlsbGluZy5jYXRhbG9nLnYxLkxpc3RQbGFuc1JlcXVlc3QaJS5iaWxsaW5nLmNhdGFsb2cudjEuTGlzdFBsYW5zUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiBiaWxsaW5nL2NhdGFsb2cvdjEvY2F0YWxvZy5wcm90bxISYmlsbGluZy5jYXRhbG9nLnYxIosECgRQbGFuEgoKAmlkGAEgASgJEhMKC21lcmNoYW50X2lkGAIgASgJEh8KEmV4dGVybmFsX3JlZmVyZW5jZRgDIAEoCUgAiAEBEgwKBG5hbWUYBCABKAkSGAoLZGVzY3JpcHRpb24YBSABKAlIAYgBARIOCgZhbW91bnQYBiABKAkSEAoIY3VycmVuY3kYByABKAkSLgoIaW50ZXJ2YWwYCCABKA4yHC5iaWxsaW5nLmNhdGFsb2cudjEuSW50ZXJ2YWwSFgoOaW50ZXJ2YWxfY291bnQYCSABKAUSEgoKdHJpYWxfZGF5cxgKIAEoBRIiChVtYXhpbXVtX2NoYXJnZV9hbW91bnQYCyABKAlIAogBARIVCg1tZXRhZGF0YV9qc29uGAwgASgJEg4KBnN0YXR1cxgNIAEoCRIuCgpjcmVhdGVkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgthcmNoaXZlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCFQoTX2V4dGVybmFsX3JlZmVyZW5jZUIOCgxfZGVzY3JpcHRpb25CGAoWX21heGltdW1fY2hhcmdlX2Ftb3VudCLrAgoRQ3JlYXRlUGxhblJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSHwoSZXh0ZXJuYWxfcmVmZXJlbmNlGAIgASgJSACIAQESDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgBiAEBEg4KBmFtb3VudBgFIAEoCRIQCghjdXJyZW5jeRgGIAEoCRIuCghpbnRlcnZhbBgHIAEoDjIcLmJpbGxpbmcuY2F0YWxvZy52MS5JbnRlcnZhbBIWCg5pbnRlcnZhbF9jb3VudBgIIAEoBRISCgp0cmlhbF9kYXlzGAkgASgFEiIKFW1heGltdW1fY2hhcmdlX2Ftb3VudBgKIAEoCUgCiAEBEhUKDW1ldGFkYXRhX2pzb24YCyABKAlCFQoTX2V4dGVybmFsX3JlZmVyZW5jZUIOCgxfZGVzY3JpcHRpb25CGAoWX21heGltdW1fY2hhcmdlX2Ftb3VudCI8ChJDcmVhdGVQbGFuUmVzcG9uc2USJgoEcGxhbhgBIAEoCzIYLmJpbGxpbmcuY2F0YWxvZy52MS5QbGFuIjEKDkdldFBsYW5SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIjkKD0dldFBsYW5SZXNwb25zZRImCgRwbGFuGAEgASgLMhguYmlsbGluZy5jYXRhbG9nLnYxLlBsYW4iggIKEExpc3RQbGFuc1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSDQoFbGltaXQYAiABKAUSEwoGY3Vyc29yGAMgASgJSACIAQESHwoSZXh0ZXJuYWxfcmVmZXJlbmNlGAQgASgJSAGIAQESFQoIY3VycmVuY3kYBSABKAlIAogBARIuCghpbnRlcnZhbBgGIAEoDjIcLmJpbGxpbmcuY2F0YWxvZy52MS5JbnRlcnZhbBITCgZzdGF0dXMYByABKAlIA4gBAUIJCgdfY3Vyc29yQhUKE19leHRlcm5hbF9yZWZlcmVuY2VCCwoJX2N1cnJlbmN5QgkKB19zdGF0dXMieAoRTGlzdFBsYW5zUmVzcG9uc2USJwoFcGxhbnMYASADKAsyGC5iaWxsaW5nLmNhdGFsb2cudjEuUGxhbhIQCghoYXNfbW9yZRgCIAEoCBIYCgtuZXh0X2N1cnNvchgDIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciKdAgoRVXBkYXRlUGxhblJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSCgoCaWQYAiABKAkSEQoEbmFtZRgDIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAQgASgJSAGIAQESHwoSZXh0ZXJuYWxfcmVmZXJlbmNlGAUgASgJSAKIAQESGgoNbWV0YWRhdGFfanNvbhgGIAEoCUgDiAEBEhkKEWNsZWFyX2Rlc2NyaXB0aW9uGAcgASgIEiAKGGNsZWFyX2V4dGVybmFsX3JlZmVyZW5jZRgIIAEoCEIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb25CFQoTX2V4dGVybmFsX3JlZmVyZW5jZUIQCg5fbWV0YWRhdGFfanNvbiI8ChJVcGRhdGVQbGFuUmVzcG9uc2USJgoEcGxhbhgBIAEoCzIYLmJpbGxpbmcuY2F0YWxvZy52MS5QbGFuIjUKEkFyY2hpdmVQbGFuUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIKCgJpZBgCIAEoCSI9ChNBcmNoaXZlUGxhblJlc3BvbnNlEiYKBHBsYW4YASABKAsyGC5iaWxsaW5nLmNhdGFsb2cudjEuUGxhbiI3ChRVbmFyY2hpdmVQbGFuUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIKCgJpZBgCIAEoCSI/ChVVbmFyY2hpdmVQbGFuUmVzcG9uc2USJgoEcGxhbhgBIAEoCzIYLmJpbGxpbmcuY2F0YWxvZy52MS5QbGFuKnAKCEludGVydmFsEhgKFElOVEVSVkFMX1VOU1BFQ0lGSUVEEAASEAoMSU5URVJWQUxfREFZEAESEQoNSU5URVJWQUxfV0VFSxACEhIKDklOVEVSVkFMX01PTlRIEAMSEQoNSU5URVJWQUxfWUVBUhAEMr4ECg5DYXRhbG9nU2VydmljZRJbCgpDcmVhdGVQbGFuEiUuYmlsbGluZy5jYXRhbG9nLnYxLkNyZWF0ZVBsYW5SZXF1ZXN0GiYuYmlsbGluZy5jYXRhbG9nLnYxLkNyZWF0ZVBsYW5SZXNwb25zZRJSCgdHZXRQbGFuEiIuYmlsbGluZy5jYXRhbG9nLnYxLkdldFBsYW5SZXF1ZXN0GiMuYmlsbGluZy5jYXRhbG9nLnYxLkdldFBsYW5SZXNwb25zZRJYCglMaXN0UGxhbnMSJC5iaWxsaW5nLmNhdGFsb2cudjEuTGlzdFBsYW5zUmVxdWVzdBolLmJpbGxpbmcuY2F0YWxvZy52MS5MaXN0UGxhbnNSZXNwb25zZRJbCgpVcGRhdGVQbGFuEiUuYmlsbGluZy5jYXRhbG9nLnYxLlVwZGF0ZVBsYW5SZXF1ZXN0GiYuYmlsbGluZy5jYXRhbG9nLnYxLlVwZGF0ZVBsYW5SZXNwb25zZRJeCgtBcmNoaXZlUGxhbhImLmJpbGxpbmcuY2F0YWxvZy52MS5BcmNoaXZlUGxhblJlcXVlc3QaJy5iaWxsaW5nLmNhdGFsb2cudjEuQXJjaGl2ZVBsYW5SZXNwb25zZRJkCg1VbmFyY2hpdmVQbGFuEiguYmlsbGluZy5jYXRhbG9nLnYxLlVuYXJjaGl2ZVBsYW5SZXF1ZXN0GikuYmlsbGluZy5jYXRhbG9nLnYxLlVuYXJjaGl2ZVBsYW5SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message billing.catalog.v1.Plan
@@ -96,6 +96,13 @@ export type Plan = Message<"billing.catalog.v1.Plan"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 15;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * Set while status is ARCHIVED.
+   *
+   * @generated from field: google.protobuf.Timestamp archived_at = 16;
+   */
+  archivedAt?: Timestamp | undefined;
 };
 
 /**
@@ -261,6 +268,13 @@ export type ListPlansRequest = Message<"billing.catalog.v1.ListPlansRequest"> & 
    * @generated from field: billing.catalog.v1.Interval interval = 6;
    */
   interval: Interval;
+
+  /**
+   * ACTIVE or ARCHIVED; unset lists both.
+   *
+   * @generated from field: optional string status = 7;
+   */
+  status?: string | undefined;
 };
 
 /**
@@ -296,6 +310,157 @@ export type ListPlansResponse = Message<"billing.catalog.v1.ListPlansResponse"> 
  */
 export const ListPlansResponseSchema: GenMessage<ListPlansResponse> = /*@__PURE__*/
   messageDesc(file_billing_catalog_v1_catalog, 6);
+
+/**
+ * @generated from message billing.catalog.v1.UpdatePlanRequest
+ */
+export type UpdatePlanRequest = Message<"billing.catalog.v1.UpdatePlanRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: optional string external_reference = 5;
+   */
+  externalReference?: string | undefined;
+
+  /**
+   * JSON object replacing the metadata whole; unset keeps it.
+   *
+   * @generated from field: optional string metadata_json = 6;
+   */
+  metadataJson?: string | undefined;
+
+  /**
+   * Set description / external_reference to null.
+   *
+   * @generated from field: bool clear_description = 7;
+   */
+  clearDescription: boolean;
+
+  /**
+   * @generated from field: bool clear_external_reference = 8;
+   */
+  clearExternalReference: boolean;
+};
+
+/**
+ * Describes the message billing.catalog.v1.UpdatePlanRequest.
+ * Use `create(UpdatePlanRequestSchema)` to create a new message.
+ */
+export const UpdatePlanRequestSchema: GenMessage<UpdatePlanRequest> = /*@__PURE__*/
+  messageDesc(file_billing_catalog_v1_catalog, 7);
+
+/**
+ * @generated from message billing.catalog.v1.UpdatePlanResponse
+ */
+export type UpdatePlanResponse = Message<"billing.catalog.v1.UpdatePlanResponse"> & {
+  /**
+   * @generated from field: billing.catalog.v1.Plan plan = 1;
+   */
+  plan?: Plan | undefined;
+};
+
+/**
+ * Describes the message billing.catalog.v1.UpdatePlanResponse.
+ * Use `create(UpdatePlanResponseSchema)` to create a new message.
+ */
+export const UpdatePlanResponseSchema: GenMessage<UpdatePlanResponse> = /*@__PURE__*/
+  messageDesc(file_billing_catalog_v1_catalog, 8);
+
+/**
+ * @generated from message billing.catalog.v1.ArchivePlanRequest
+ */
+export type ArchivePlanRequest = Message<"billing.catalog.v1.ArchivePlanRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message billing.catalog.v1.ArchivePlanRequest.
+ * Use `create(ArchivePlanRequestSchema)` to create a new message.
+ */
+export const ArchivePlanRequestSchema: GenMessage<ArchivePlanRequest> = /*@__PURE__*/
+  messageDesc(file_billing_catalog_v1_catalog, 9);
+
+/**
+ * @generated from message billing.catalog.v1.ArchivePlanResponse
+ */
+export type ArchivePlanResponse = Message<"billing.catalog.v1.ArchivePlanResponse"> & {
+  /**
+   * @generated from field: billing.catalog.v1.Plan plan = 1;
+   */
+  plan?: Plan | undefined;
+};
+
+/**
+ * Describes the message billing.catalog.v1.ArchivePlanResponse.
+ * Use `create(ArchivePlanResponseSchema)` to create a new message.
+ */
+export const ArchivePlanResponseSchema: GenMessage<ArchivePlanResponse> = /*@__PURE__*/
+  messageDesc(file_billing_catalog_v1_catalog, 10);
+
+/**
+ * @generated from message billing.catalog.v1.UnarchivePlanRequest
+ */
+export type UnarchivePlanRequest = Message<"billing.catalog.v1.UnarchivePlanRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message billing.catalog.v1.UnarchivePlanRequest.
+ * Use `create(UnarchivePlanRequestSchema)` to create a new message.
+ */
+export const UnarchivePlanRequestSchema: GenMessage<UnarchivePlanRequest> = /*@__PURE__*/
+  messageDesc(file_billing_catalog_v1_catalog, 11);
+
+/**
+ * @generated from message billing.catalog.v1.UnarchivePlanResponse
+ */
+export type UnarchivePlanResponse = Message<"billing.catalog.v1.UnarchivePlanResponse"> & {
+  /**
+   * @generated from field: billing.catalog.v1.Plan plan = 1;
+   */
+  plan?: Plan | undefined;
+};
+
+/**
+ * Describes the message billing.catalog.v1.UnarchivePlanResponse.
+ * Use `create(UnarchivePlanResponseSchema)` to create a new message.
+ */
+export const UnarchivePlanResponseSchema: GenMessage<UnarchivePlanResponse> = /*@__PURE__*/
+  messageDesc(file_billing_catalog_v1_catalog, 12);
 
 /**
  * @generated from enum billing.catalog.v1.Interval
@@ -368,6 +533,34 @@ export const CatalogService: GenService<{
     methodKind: "unary";
     input: typeof ListPlansRequestSchema;
     output: typeof ListPlansResponseSchema;
+  },
+  /**
+   * Name, description, external reference and metadata only: price and cadence never change.
+   *
+   * @generated from rpc billing.catalog.v1.CatalogService.UpdatePlan
+   */
+  updatePlan: {
+    methodKind: "unary";
+    input: typeof UpdatePlanRequestSchema;
+    output: typeof UpdatePlanResponseSchema;
+  },
+  /**
+   * Idempotent: archiving an archived plan (or unarchiving an active one) returns it unchanged.
+   *
+   * @generated from rpc billing.catalog.v1.CatalogService.ArchivePlan
+   */
+  archivePlan: {
+    methodKind: "unary";
+    input: typeof ArchivePlanRequestSchema;
+    output: typeof ArchivePlanResponseSchema;
+  },
+  /**
+   * @generated from rpc billing.catalog.v1.CatalogService.UnarchivePlan
+   */
+  unarchivePlan: {
+    methodKind: "unary";
+    input: typeof UnarchivePlanRequestSchema;
+    output: typeof UnarchivePlanResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_billing_catalog_v1_catalog, 0);

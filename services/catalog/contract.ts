@@ -1,0 +1,16 @@
+/**
+ * What the catalog and the gateway must agree on about plans. Imports nothing.
+ */
+export const PLAN_STATUSES = ["ACTIVE", "ARCHIVED"] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+
+/** 409 for a new subscription or change session on an archived plan. */
+export const PLAN_ARCHIVED = "PLAN_ARCHIVED";
+
+/** Price and cadence: fixed when the plan is created, never changed (a database trigger enforces it). */
+export const PLAN_IMMUTABLE_FIELDS = ["amount", "currency", "interval", "intervalCount", "trialDays", "maximumChargeAmount"] as const;
+
+export const PLAN_IMMUTABLE_MESSAGE = "cannot be changed: price changes go through a new plan and a change session";
+
+/** Fields PATCH may change. */
+export const PLAN_EDITABLE_FIELDS = ["name", "description", "externalReference", "metadata"] as const;

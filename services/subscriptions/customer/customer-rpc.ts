@@ -1,0 +1,64 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Plan } from "../../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { contextFor, type ServiceDeps } from "../../platform/service-deps.ts";
+import { formatAmount } from "../../platform/money.ts";
+import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
+import type { AuthorizationRow, SubscriptionRow } from "../entities.ts";
+import type { SubscriptionPorts } from "../ports.ts";
+import type { FundingOption } from "../list-funding-options.ts";
+import { chargeMessage, subscriptionMessage } from "../rpc.ts";
+import { listCustomerSubscriptions } from "./list-customer-subscriptions.ts";
+import { cancelSubscriptionForCustomer } from "./cancel-subscription-for-customer.ts";
+import { changeFundingAsset } from "./change-funding-asset.ts";
+
+const INTERVALS = ["UNSPECIFIED", "DAY", "WEEK", "MONTH", "YEAR"];
+
+export function planSummaryMessage(plan: Plan) {
+  return {
+    id: plan.id,
+    name: plan.name,
+    description: plan.description,
+    amount: plan.amount,
+    currency: plan.currency,
+    interval: INTERVALS[plan.interval] ?? "UNSPECIFIED",
+    intervalCount: plan.intervalCount,
+    trialDays: plan.trialDays,
+    maximumChargeAmount: plan.maximumChargeAmount,
+  };
+}
+
+const fundingOptionMessage = (o: FundingOption) => ({ ...o, balance: formatAmount(o.balance), amountDue: formatAmount(o.amountDue), rate: formatAmount(o.rate) });
+
+const toMessage = (s: { subscription: SubscriptionRow; authorization: AuthorizationRow | null }) =>
+  subscriptionMessage(s.subscription.merchantId, subscriptionRecord(s.subscription, s.authorization));
+
+type CustomerMethods = Pick<ServiceImpl<typeof SubscriptionsService>, "listCustomerSubscriptions" | "cancelSubscriptionForCustomer" | "changeFundingAsset">;
+
+/** The customer's RPCs (wallet app, self-service page): keyed by wallet user id, never by merchant. */
+export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): CustomerMethods {
+  return {
+    async listCustomerSubscriptions(req) {
+      const page = await listCustomerSubscriptions(contextFor(deps), ports(), { walletUserId: req.walletUserId, limit: req.limit, cursor: req.cursor });
+      return {
+        subscriptions: page.items.map((item) => ({
+          subscription: toMessage(item),
+          merchantName: item.merchantName,
+          plan: planSummaryMessage(item.plan),
+          charges: item.charges.map((c) => chargeMessage(chargeRecord(c))),
+          fundingOptions: item.fundingOptions.map(fundingOptionMessage),
+          live: item.live,
+        })),
+        hasMore: page.hasMore,
+        nextCursor: page.nextCursor,
+      };
+    },
+    async cancelSubscriptionForCustomer(req) {
+      return { subscription: toMessage(await cancelSubscriptionForCustomer(contextFor(deps), ports(), req.walletUserId, req.subscriptionId)) };
+    },
+    async changeFundingAsset(req) {
+      const result = await changeFundingAsset(contextFor(deps), ports(), { walletUserId: req.walletUserId, subscriptionId: req.subscriptionId, asset: req.asset });
+      return { subscription: toMessage(result), retried: result.retried };
+    },
+  };
+}
