@@ -28,6 +28,7 @@ export function planBody(plan: Plan) {
     maximumChargeAmount: plan.maximumChargeAmount ?? null,
     metadata: JSON.parse(plan.metadataJson || "{}") as Record<string, unknown>,
     status: plan.status,
+    archivedAt: plan.archivedAt ? timestampDate(plan.archivedAt).toISOString() : null,
     createdAt: plan.createdAt ? timestampDate(plan.createdAt).toISOString() : null,
     updatedAt: plan.updatedAt ? timestampDate(plan.updatedAt).toISOString() : null,
   };

@@ -26,7 +26,14 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 
 /** JSON Schema keywords of ours that OpenAPI does not know. */
 function publicSchema(schema: JsonSchema): JsonSchema {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key.startsWith("x-storable") ? undefined : value)));
+  return JSON.parse(
+    JSON.stringify(schema, (key, value) => {
+      if (key.startsWith("x-storable")) return undefined;
+      // A field refused with a reason (x-immutable, gateway/validation/ajv.ts) is documented as never valid.
+      if (value && typeof value === "object" && "x-immutable" in value) return { description: value.description, not: {} };
+      return value;
+    }),
+  );
 }
 
 /**

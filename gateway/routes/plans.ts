@@ -1,5 +1,5 @@
 import { defineRoutes } from "../route.ts";
-import { createPlanBody, listPlansQuery, planSchema } from "../schemas/plans.ts";
+import { createPlanBody, listPlansQuery, planSchema, updatePlanBody } from "../schemas/plans.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { intervalToProto, planBody } from "../mappers/plans.ts";
 
@@ -47,6 +47,7 @@ export const planRoutes = defineRoutes([
         externalReference: query.externalReference,
         currency: query.currency,
         interval: query.interval ? intervalToProto(query.interval) : undefined,
+        status: query.status,
       });
       return { status: 200, body: toPageBody(res, res.plans.map(planBody)) };
     },
@@ -62,6 +63,66 @@ export const planRoutes = defineRoutes([
     responses: { 200: { description: "The plan", schema: planSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { plan } = await clients.catalog.getPlan({ merchantId, id: params.id! });
+      return { status: 200, body: planBody(plan!) };
+    },
+  },
+  {
+    method: "patch",
+    path: "/api/v1/subscription-plans/:id",
+    operationId: "updateSubscriptionPlan",
+    summary: "Rename or re-describe a plan",
+    description:
+      "Changes `name`, `description`, `externalReference` and `metadata` (replaced whole). Price and cadence " +
+      "(`amount`, `currency`, `interval`, `intervalCount`, `trialDays`, `maximumChargeAmount`) never change: sending one is a 400 " +
+      "naming it; a price change is a new plan and a change session. Records `plan.updated`.",
+    tag: "Subscription plans",
+    auth: "apiKey",
+    body: updatePlanBody,
+    errors: [404],
+    responses: { 200: { description: "The updated plan", schema: planSchema } },
+    async handler({ params, body, merchantId }, { clients }) {
+      const { plan } = await clients.catalog.updatePlan({
+        merchantId,
+        id: params.id!,
+        name: body.name,
+        description: body.description ?? undefined,
+        clearDescription: body.description === null,
+        externalReference: body.externalReference ?? undefined,
+        clearExternalReference: body.externalReference === null,
+        metadataJson: body.metadata === undefined ? undefined : JSON.stringify(body.metadata),
+      });
+      return { status: 200, body: planBody(plan!) };
+    },
+  },
+  {
+    method: "post",
+    path: "/api/v1/subscription-plans/:id/archive",
+    operationId: "archiveSubscriptionPlan",
+    summary: "Archive a plan",
+    description:
+      "No new subscriptions or change sessions on it (409 `PLAN_ARCHIVED`); existing subscriptions keep renewing. " +
+      "Idempotent: archiving an archived plan returns it unchanged. Records `plan.archived`.",
+    tag: "Subscription plans",
+    auth: "apiKey",
+    errors: [404],
+    responses: { 200: { description: "The plan, ARCHIVED", schema: planSchema } },
+    async handler({ params, merchantId }, { clients }) {
+      const { plan } = await clients.catalog.archivePlan({ merchantId, id: params.id! });
+      return { status: 200, body: planBody(plan!) };
+    },
+  },
+  {
+    method: "post",
+    path: "/api/v1/subscription-plans/:id/unarchive",
+    operationId: "unarchiveSubscriptionPlan",
+    summary: "Offer an archived plan again",
+    description: "Idempotent: unarchiving an active plan returns it unchanged. Records `plan.unarchived`.",
+    tag: "Subscription plans",
+    auth: "apiKey",
+    errors: [404],
+    responses: { 200: { description: "The plan, ACTIVE", schema: planSchema } },
+    async handler({ params, merchantId }, { clients }) {
+      const { plan } = await clients.catalog.unarchivePlan({ merchantId, id: params.id! });
       return { status: 200, body: planBody(plan!) };
     },
   },

@@ -1,5 +1,6 @@
 import { CURRENCIES } from "../../services/platform/currencies.ts";
 import { PLAN_INTERVALS } from "../../services/catalog/entities.ts";
+import { PLAN_IMMUTABLE_FIELDS, PLAN_IMMUTABLE_MESSAGE, PLAN_STATUSES } from "../../services/catalog/contract.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 export const createPlanBody = {
@@ -28,6 +29,26 @@ export const listPlansQuery = {
     externalReference: { type: "string", maxLength: 200 },
     currency: { type: "string", enum: [...CURRENCIES] },
     interval: { type: "string", enum: [...PLAN_INTERVALS] },
+    status: { type: "string", enum: [...PLAN_STATUSES], description: "ACTIVE or ARCHIVED; both when absent." },
+  },
+} as const;
+
+const immutable = (field: string) => ({
+  "x-immutable": PLAN_IMMUTABLE_MESSAGE,
+  description: `Not accepted: ${field} never changes. Create a new plan and move subscriptions to it with a change session.`,
+});
+
+/** Descriptive fields only (same rules as create); `null` clears description / externalReference; metadata replaces the old object. */
+export const updatePlanBody = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 200 },
+    description: { type: ["string", "null"], maxLength: 2000 },
+    externalReference: { type: ["string", "null"], maxLength: 200 },
+    metadata: metadataSchema,
+    ...Object.fromEntries(PLAN_IMMUTABLE_FIELDS.map((f) => [f, immutable(f)])),
   },
 } as const;
 
@@ -47,7 +68,8 @@ export const planSchema = {
     trialDays: { type: "integer" },
     maximumChargeAmount: nullable(amountOutSchema),
     metadata: metadataSchema,
-    status: { type: "string", enum: ["ACTIVE"] },
+    status: { type: "string", enum: [...PLAN_STATUSES] },
+    archivedAt: { ...nullable(dateTimeSchema), description: "When the plan was archived (null while ACTIVE)." },
     createdAt: dateTimeSchema,
     updatedAt: dateTimeSchema,
   },

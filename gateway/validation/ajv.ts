@@ -24,6 +24,17 @@ function createAjv(coerceTypes: boolean): Ajv {
       return false;
     },
   });
+  // A field that exists on the resource but may not be sent here (a plan's price on PATCH):
+  // present → 400 naming it, with the schema's own sentence saying why.
+  ajv.addKeyword({
+    keyword: "x-immutable",
+    schemaType: "string",
+    errors: true,
+    validate: function immutable(message: string) {
+      (immutable as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: "x-immutable", message, params: {} }];
+      return false;
+    },
+  });
   return ajv;
 }
 
