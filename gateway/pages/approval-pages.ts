@@ -20,7 +20,7 @@ export interface ApprovalPagesOptions {
   logger: Logger;
 }
 
-type Ctx = ParameterizedContext & { params: Record<string, string> };
+export type Ctx = ParameterizedContext & { params: Record<string, string> };
 
 interface Screen {
   status?: number;
@@ -30,7 +30,7 @@ interface Screen {
   email?: string;
 }
 
-const PIN = /^\d{6}$/;
+export const PIN = /^\d{6}$/;
 
 /**
  * The hosted approval flow, generic over what is approved (the provider):
@@ -205,7 +205,7 @@ export function approvalPages(options: ApprovalPagesOptions): Router {
   return router;
 }
 
-function formBody(ctx: Ctx): Record<string, string | undefined> {
+export function formBody(ctx: Ctx): Record<string, string | undefined> {
   const body = (ctx.request as { body?: unknown }).body;
   if (!body || typeof body !== "object") return {};
   const out: Record<string, string | undefined> = {};
@@ -217,19 +217,19 @@ function formBody(ctx: Ctx): Record<string, string | undefined> {
   return out;
 }
 
-function send(ctx: Ctx, status: number, html: string): void {
+export function send(ctx: Ctx, status: number, html: string): void {
   ctx.status = status;
   ctx.type = "text/html; charset=utf-8";
   ctx.body = html;
 }
 
-function redirect(ctx: Ctx, url: string): void {
+export function redirect(ctx: Ctx, url: string): void {
   ctx.redirect(url);
   ctx.status = 303;
 }
 
 /** No caching, no framing, no referrer (the URL holds the token), no scripts at all. */
-function securityHeaders(ctx: Ctx, redirectOrigins: string[]): void {
+export function securityHeaders(ctx: Ctx, redirectOrigins: string[]): void {
   ctx.set("Cache-Control", "no-store");
   ctx.set("Referrer-Policy", "no-referrer");
   ctx.set("X-Frame-Options", "DENY");
@@ -241,7 +241,7 @@ function securityHeaders(ctx: Ctx, redirectOrigins: string[]): void {
 }
 
 /** Any failure becomes a page: logged whole, shown without details. */
-async function guarded(ctx: Ctx, logger: Logger, fn: () => Promise<void>): Promise<void> {
+export async function guarded(ctx: Ctx, logger: Logger, fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (err) {

@@ -6,6 +6,7 @@ import { redisLoginLimiter } from "./login-limiter.ts";
 import { deriveSessionKey, sessionCodec } from "./page-session.ts";
 import { subscriptionApproval } from "./subscription-approval.ts";
 import { changeApproval } from "./change-approval.ts";
+import { selfServicePages } from "./self-service-pages.ts";
 
 /** The customer-facing pages, mounted by the gateway after the API routes. */
 export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
@@ -15,5 +16,6 @@ export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
   return [
     approvalPages({ ...shared, basePath: "/authorize", provider: subscriptionApproval(deps.clients.subscriptions) }),
     approvalPages({ ...shared, basePath: "/change", provider: changeApproval(deps.clients.subscriptions) }),
+    selfServicePages({ ...shared, subscriptions: deps.clients.subscriptions }),
   ];
 }

@@ -50,7 +50,8 @@ button{font:inherit;font-weight:600;border-radius:8px;padding:13px;border:0;curs
 @media (max-width:380px){main{padding:0}.card{border-radius:0}}
 `;
 
-export function layout(title: string, body: string): string {
+/** `extraStyle`: a page's own rules after the shared ones (the self-service list is wider). */
+export function layout(title: string, body: string, extraStyle = ""): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -58,7 +59,7 @@ export function layout(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${extraStyle}</style>
 </head>
 <body><main>${body}<p class="foot">Secured by your wallet provider · Never share your PIN</p></main></body>
 </html>`;
@@ -78,7 +79,7 @@ function summaryBlock(summary: ApprovalSummary, expiresAt: Date): string {
 </div>`;
 }
 
-function alert(message: string | undefined, kind: "error" | "info" = "error"): string {
+export function alert(message: string | undefined, kind: "error" | "info" = "error"): string {
   return message ? `<div class="alert${kind === "info" ? " info" : ""}" role="alert">${escapeHtml(message)}</div>` : "";
 }
 

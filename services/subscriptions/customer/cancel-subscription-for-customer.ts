@@ -3,6 +3,7 @@ import { invalid } from "../../platform/errors.ts";
 import { isUuid } from "../../platform/ids.ts";
 import { cancelSubscriptionBy } from "../cancel-subscription.ts";
 import type { SubscriptionPorts } from "../ports.ts";
+import { CUSTOMER_CANCELLED } from "../contract.ts";
 
 /**
  * The customer cancels one of their subscriptions (any merchant's): the
@@ -14,5 +15,5 @@ import type { SubscriptionPorts } from "../ports.ts";
  */
 export async function cancelSubscriptionForCustomer(ctx: UseCaseContext, ports: SubscriptionPorts, walletUserId: string, subscriptionId: string) {
   if (!isUuid(walletUserId)) throw invalid("INVALID_REQUEST", "walletUserId: must be a UUID");
-  return cancelSubscriptionBy(ctx, ports, { walletUserId }, subscriptionId, "CUSTOMER_CANCELLED");
+  return cancelSubscriptionBy(ctx, ports, { walletUserId }, subscriptionId, CUSTOMER_CANCELLED);
 }

@@ -4,6 +4,7 @@ import { isUuid } from "../../platform/ids.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, type AuthorizationRow, type SubscriptionRow } from "../entities.ts";
 import type { SubscriptionStatus } from "../status-machine.ts";
+import { FUNDING_CHANGEABLE_STATUSES } from "../contract.ts";
 import { subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization, lockSubscription, subscriptionNotFound } from "../subscription-store.ts";
 import { paymentInProgress } from "../first-payment.ts";
@@ -13,8 +14,7 @@ import { pendingChangeCharge } from "../change-sessions/change-session-store.ts"
 import { pendingRenewalCharge } from "../renewals/pending-renewal-charge.ts";
 import { renewSubscription } from "../renewals/renew-subscription.ts";
 
-/** Statuses whose later charges a funding asset pays (UNPAID is charged no more; ended ones never). */
-export const FUNDING_CHANGEABLE: readonly SubscriptionStatus[] = ["ACTIVE", "TRIALING", "PAUSED", "PAST_DUE"];
+const FUNDING_CHANGEABLE: readonly SubscriptionStatus[] = FUNDING_CHANGEABLE_STATUSES;
 
 const ASSET_CODE = /^[A-Z0-9_]{1,16}$/;
 

@@ -6,6 +6,7 @@ import { isUuid } from "../../platform/ids.ts";
 import { afterCursor, clampLimit, decodeCursor, encodeCursor, KEYSET_ORDER } from "../../platform/pagination.ts";
 import { Subscription, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { TERMINAL_STATUSES } from "../status-machine.ts";
+import { FUNDING_CHANGEABLE_STATUSES } from "../contract.ts";
 import { currentAuthorizations } from "../subscription-store.ts";
 import { fetchMerchantName, fetchPlan, type SubscriptionPorts } from "../ports.ts";
 import { fundingOptionsForPlan, type FundingOption } from "../list-funding-options.ts";
@@ -100,7 +101,7 @@ export async function listCustomerSubscriptions(
       merchantName: await names.get(row.merchantId)!,
       plan,
       charges,
-      fundingOptions: group === "live" && row.status !== "PENDING_APPROVAL" ? await fundingOptionsForPlan(ports, plan, input.walletUserId) : [],
+      fundingOptions: (FUNDING_CHANGEABLE_STATUSES as readonly string[]).includes(row.status) ? await fundingOptionsForPlan(ports, plan, input.walletUserId) : [],
       live: group === "live",
     });
   }

@@ -1,0 +1,209 @@
+import { Router } from "@koa/router";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import type { CustomerSubscription, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import type { Logger } from "../../services/platform/logger.ts";
+import { errorCodeOf } from "../../services/platform/rpc/errors.ts";
+import type { LoginLimiter } from "./login-limiter.ts";
+import { safeEqual, type PageSession, type SessionCodec } from "./page-session.ts";
+import { formBody, guarded, PIN, redirect, securityHeaders, send, type Ctx } from "./approval-pages.ts";
+import { selfServiceLoginPage, selfServicePage, type SelfServiceScreen } from "./self-service-templates.ts";
+import { formatUtc, statusPage } from "./templates.ts";
+
+export const SELF_SERVICE_PATH = "/wallet/subscriptions";
+/** The session is bound to this page as approval sessions are bound to their token (page-session.ts). */
+const SESSION_SCOPE = "wallet-subscriptions";
+const PAGE_SIZE = 50;
+
+export interface SelfServicePagesOptions {
+  subscriptions: Client<typeof SubscriptionsService>;
+  wallet: Client<typeof WalletService>;
+  sessions: SessionCodec;
+  limiter: LoginLimiter;
+  logger: Logger;
+}
+
+type Form = Record<string, string | undefined>;
+
+interface Screen {
+  status?: number;
+  error?: string;
+  errorFor?: string;
+  done?: { notice: (about: CustomerSubscription | undefined) => string; subscriptionId: string };
+  selected?: { subscriptionId: string; asset: string };
+  email?: string;
+  cursor?: string;
+}
+
+const NOTICES: Record<string, (item: CustomerSubscription | undefined) => string> = {
+  cancelled: (s) => `${describe(s)} is cancelled. Nothing more will be charged.`,
+  "funding-asset-changed": (s) => `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}.`,
+  "funding-asset-changed-retried": (s) =>
+    `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}. The overdue charge was retried: the status is ${s?.subscription?.status ?? "updated"}.`,
+};
+const describe = (s: CustomerSubscription | undefined) => (s ? `Your subscription to ${s.plan?.name} with ${s.merchantName}` : "The subscription");
+
+/**
+ * The customer's own page: every subscription of the wallet user across
+ * merchants, with a PIN-confirmed cancel and funding-asset change. The
+ * approval pages' pieces: the same login (wallet password check, per-email
+ * limit in the wallet, per-address limit here), signed path-scoped session
+ * cookie, CSRF token on every form, PIN checked by the wallet before every
+ * change (lockout after 5), security headers and error pages. The wallet user
+ * id comes only from the session: a subscription id of someone else in the
+ * form gets the same answer as an unknown one, from the service.
+ */
+export function selfServicePages(options: SelfServicePagesOptions): Router {
+  const { subscriptions, wallet, sessions, limiter, logger } = options;
+  const router = new Router();
+  const path = SELF_SERVICE_PATH;
+
+  async function render(ctx: Ctx, session: PageSession, screen: Screen = {}) {
+    if (!session.uid) {
+      return send(ctx, screen.status ?? 200, selfServiceLoginPage({ action: path, csrf: session.csrf, ...pick(screen, "error", "email") }));
+    }
+    const list = (cursor?: string) => subscriptions.listCustomerSubscriptions({ walletUserId: session.uid, limit: PAGE_SIZE, cursor });
+    let page;
+    try {
+      page = await list(screen.cursor);
+    } catch (err) {
+      // A cursor that is not one of ours (edited by hand) shows the first page.
+      if (!(screen.cursor && err instanceof ConnectError && err.code === Code.InvalidArgument)) throw err;
+      page = await list();
+    }
+    const about = screen.done ? page.subscriptions.find((s) => s.subscription?.id === screen.done!.subscriptionId) : undefined;
+    const view: SelfServiceScreen = {
+      action: path,
+      csrf: session.csrf,
+      email: session.email,
+      subscriptions: page.subscriptions,
+      moreUrl: page.hasMore && page.nextCursor ? `${path}?cursor=${encodeURIComponent(page.nextCursor)}` : undefined,
+      ...(screen.done && { notice: screen.done.notice(about) }),
+      ...pick(screen, "error", "errorFor", "selected"),
+    };
+    send(ctx, screen.status ?? 200, selfServicePage(view));
+  }
+
+  router.get(path, async (ctx) => {
+    const c = ctx as unknown as Ctx;
+    await guarded(c, logger, async () => {
+      securityHeaders(c, []);
+      const session = sessions.read(c, SESSION_SCOPE) ?? sessions.issue(c, SESSION_SCOPE, path);
+      const query = c.query as Record<string, string | string[] | undefined>;
+      const cursor = typeof query.cursor === "string" && query.cursor.length <= 500 ? query.cursor : undefined;
+      // After a change (POST → 303 → here) the page says it is done; the words come from the customer's own list, only the id from the URL.
+      const notice = typeof query.done === "string" ? NOTICES[query.done] : undefined;
+      const subscriptionId = typeof query.subscriptionId === "string" ? query.subscriptionId : "";
+      return render(c, session, { ...(cursor && { cursor }), ...(notice && { done: { notice, subscriptionId } }) });
+    });
+  });
+
+  router.post(path, async (ctx) => {
+    const c = ctx as unknown as Ctx;
+    await guarded(c, logger, async () => {
+      securityHeaders(c, []);
+      const form = formBody(c);
+      const session = sessions.read(c, SESSION_SCOPE);
+      if (!session || !safeEqual(form.csrf ?? "", session.csrf)) {
+        send(c, 403, statusPage("Please reload the page", "Your session on this page has expired or the form is stale. Reload the page and try again."));
+        return;
+      }
+      const action = form.action ?? (session.uid ? "" : "login");
+      switch (action) {
+        case "login":
+          return login(c, session, form);
+        case "logout":
+          sessions.issue(c, SESSION_SCOPE, path);
+          return redirect(c, path);
+        case "cancel-subscription":
+        case "change-funding-asset":
+          return change(c, session, form, action);
+        default:
+          return render(c, session, { status: 400, error: "Choose what to do: cancel a subscription or change how it is paid." });
+      }
+    });
+  });
+
+  async function login(ctx: Ctx, session: PageSession, form: Form) {
+    const email = (form.email ?? "").trim();
+    const password = form.password ?? "";
+    if (!email || !password) return render(ctx, session, { status: 422, error: "Enter your email and password.", email });
+    if (await limiter.blocked(ctx.ip)) {
+      return render(ctx, session, { status: 429, error: "Too many failed logins from this device. Try again in 15 minutes.", email });
+    }
+    let userId: string;
+    try {
+      const { user } = await wallet.verifyPassword({ email, password });
+      userId = user!.id;
+    } catch (err) {
+      if (err instanceof ConnectError && err.code === Code.ResourceExhausted) {
+        return render(ctx, session, { status: 429, error: "Too many failed logins for this account. Try again later.", email });
+      }
+      if (err instanceof ConnectError && (err.code === Code.Unauthenticated || err.code === Code.InvalidArgument)) {
+        await limiter.failed(ctx.ip);
+        return render(ctx, session, { status: 401, error: "The email or password is incorrect.", email });
+      }
+      throw err;
+    }
+    // A new session (and CSRF token) at the privilege change.
+    sessions.issue(ctx, SESSION_SCOPE, path, { uid: userId, email });
+    return redirect(ctx, path);
+  }
+
+  async function change(ctx: Ctx, session: PageSession, form: Form, action: "cancel-subscription" | "change-funding-asset") {
+    if (!session.uid) return render(ctx, session, { status: 401, error: "Log in first." });
+    const subscriptionId = form.subscriptionId ?? "";
+    const asset = form.fundingAsset ?? "";
+    const screen = (status: number, error: string) =>
+      render(ctx, session, { status, error, errorFor: subscriptionId, ...(asset && { selected: { subscriptionId, asset } }) });
+    if (!subscriptionId) return screen(422, "Choose a subscription.");
+    if (action === "change-funding-asset" && !asset) return screen(422, "Choose the asset to pay with.");
+    const pin = form.pin ?? "";
+    if (!PIN.test(pin)) return screen(422, "Your payment PIN is six digits.");
+    const check = await wallet.verifyPin({ walletUserId: session.uid, pin });
+    if (check.locked) {
+      const until = check.lockedUntil ? ` until ${formatUtc(timestampDate(check.lockedUntil))}` : "";
+      return screen(423, `Too many wrong PINs: your PIN is locked${until}. Nothing can be changed while it is locked.`);
+    }
+    if (!check.ok) {
+      const left = check.attemptsLeft;
+      return screen(401, `Wrong PIN. ${left} ${left === 1 ? "attempt" : "attempts"} left before your PIN is locked.`);
+    }
+    try {
+      if (action === "cancel-subscription") {
+        await subscriptions.cancelSubscriptionForCustomer({ walletUserId: session.uid, subscriptionId });
+        return redirect(ctx, `${path}?done=cancelled&subscriptionId=${encodeURIComponent(subscriptionId)}`);
+      }
+      const res = await subscriptions.changeFundingAsset({ walletUserId: session.uid, subscriptionId, asset });
+      const done = res.retried ? "funding-asset-changed-retried" : "funding-asset-changed";
+      return redirect(ctx, `${path}?done=${done}&subscriptionId=${encodeURIComponent(subscriptionId)}`);
+    } catch (err) {
+      if (!(err instanceof ConnectError)) throw err;
+      const message = REFUSALS[errorCodeOf(err) ?? ""];
+      if (!message) throw err;
+      return screen(message[0], message[1]);
+    }
+  }
+
+  return router;
+}
+
+/** Service refusals the customer can act on; anything else is the generic error page. */
+const REFUSALS: Record<string, [number, string]> = {
+  // Another customer's subscription reads exactly like a missing one.
+  SUBSCRIPTION_NOT_FOUND: [404, "This subscription was not found in your wallet."],
+  INVALID_STATUS_TRANSITION: [409, "This subscription has already ended."],
+  SUBSCRIPTION_NOT_CHANGEABLE: [409, "The funding asset of this subscription cannot be changed in its current status."],
+  SUBSCRIPTION_CHANGED: [409, "This subscription changed meanwhile. Check it and try again."],
+  PAYMENT_IN_PROGRESS: [409, "A payment for this subscription is being processed. Try again in a moment."],
+  FUNDING_ASSET_NOT_SUPPORTED: [422, "This asset cannot pay for this subscription. Choose another one."],
+  ACCOUNT_FROZEN: [422, "This account is frozen. Choose another asset."],
+  PIN_LOCKED: [423, "Your PIN is locked after too many wrong tries."],
+};
+
+function pick<T extends object, K extends keyof T>(obj: T, ...keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
+}
