@@ -26,10 +26,10 @@ th{color:#5b6478;font-weight:600}
 .top{display:flex;justify-content:space-between;align-items:center;gap:12px;margin:0 0 16px}
 .top h1{font-size:22px}
 .top form{padding:0}
-.row{display:flex;gap:10px;flex-wrap:wrap}.row button{flex:1 1 180px}
+.row{display:flex;flex-direction:row;gap:10px;flex-wrap:wrap}.row button{flex:1 1 180px}
 .danger{background:#fff;color:#b42318;border:1px solid #f3b8b3}
 .ended{opacity:.85}
-@media (max-width:480px){main{padding:12px 8px 32px}.head,.summary,form{padding-left:16px;padding-right:16px}.charges{padding-left:16px;padding-right:16px}th,td{padding-right:6px}}
+@media (max-width:480px){main{padding:12px 8px 32px}.head,.summary,form{padding-left:16px;padding-right:16px}.charges{padding-left:16px;padding-right:16px}th,td{padding-right:6px;white-space:normal}.asset{flex-wrap:wrap}.asset .due{flex-basis:100%;text-align:left;padding-left:28px}.top{flex-wrap:wrap}}
 `;
 
 const date = (t: Timestamp | undefined) => (t ? formatUtc(timestampDate(t)) : "—");
