@@ -54,7 +54,7 @@ export const updatePlanBody = {
 
 export const planSchema = {
   type: "object",
-  required: ["id", "object", "name", "amount", "currency", "interval", "intervalCount", "trialDays", "metadata", "status", "createdAt", "updatedAt"],
+  required: ["id", "object", "name", "amount", "currency", "interval", "intervalCount", "trialDays", "metadata", "status", "archivedAt", "createdAt", "updatedAt"],
   properties: {
     id: uuidSchema,
     object: { const: "plan" },
