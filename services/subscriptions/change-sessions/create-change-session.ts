@@ -3,7 +3,6 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { conflict, DomainError, invalid } from "../../platform/errors.ts";
 import { amount, compare, formatAmount, isStorableAmountText, isZero } from "../../platform/money.ts";
-import { jobId } from "../../platform/queue/define-job.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionChangeSession, EFFECTIVE_MODES, type ChangeSessionRow, type EffectiveMode } from "./change-session-entities.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
@@ -14,7 +13,7 @@ import { AUTHORIZATION_MINUTES, isHttpUrl, URL_MAX_LENGTH } from "../create-subs
 import { quotePlan } from "../funding.ts";
 import { fetchPlan, planInterval, type SubscriptionPorts } from "../ports.ts";
 import { findSubscription, lockSubscription } from "../subscription-store.ts";
-import { expireChangeSessionJob } from "./change-session-jobs.ts";
+import { scheduleChangeSessionExpiry } from "./change-session-queue.ts";
 
 export const REASON_MAX_LENGTH = 1000;
 /** Same lifetime as a subscription authorization's default. */
@@ -128,12 +127,7 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
     throw err;
   }
 
-  // After commit only. If Redis is down the expiry sweep still finds it in Postgres.
-  await ports.queues.add(
-    expireChangeSessionJob,
-    { changeSessionId: session.id },
-    { jobId: jobId("expire-change-session", session.id), delay: Math.max(0, session.expiresAt.getTime() - ctx.clock.now().getTime()) },
-  );
+  await scheduleChangeSessionExpiry(ports.queues, session.id, session.expiresAt.getTime() - ctx.clock.now().getTime());
   return { session, approvalUrl: changeApprovalUrl(ports.publicBaseUrl, token) };
 }
 
