@@ -1,5 +1,5 @@
 import { CURRENCIES } from "../../services/platform/currencies.ts";
-import { PLAN_INTERVALS } from "../../services/catalog/entities.ts";
+import { PLAN_INTERVALS } from "../../services/catalog/contract.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 export const createPlanBody = {

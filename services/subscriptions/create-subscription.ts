@@ -9,9 +9,8 @@ import { subscriptionRecord } from "./subscription-record.ts";
 import { authorizationUrl, generateAuthorizationToken } from "./authorization-token.ts";
 import { fetchPlan, fetchWalletUserByEmail, fetchWalletUserById, type SubscriptionPorts } from "./ports.ts";
 import { scheduleAuthorizationExpiry } from "./subscription-queue.ts";
+import { AUTHORIZATION_MINUTES, URL_MAX_LENGTH } from "./contract.ts";
 
-export const AUTHORIZATION_MINUTES = { min: 5, max: 10080, default: 60 } as const;
-export const URL_MAX_LENGTH = 2048;
 
 export interface CreateSubscriptionInput {
   merchantId: string;

@@ -9,13 +9,13 @@ import { changeSessionRecord } from "./change-session-record.ts";
 import { CHANGEABLE_STATUSES, changeApprovalUrl, openSessionOf } from "./change-session-store.ts";
 import { expireChangeSessionNow } from "./expire-change-session.ts";
 import { changeSessionToken } from "../authorization-token.ts";
-import { AUTHORIZATION_MINUTES, isHttpUrl, URL_MAX_LENGTH } from "../create-subscription.ts";
+import { isHttpUrl } from "../create-subscription.ts";
 import { quotePlan } from "../funding.ts";
 import { fetchPlan, planInterval, type SubscriptionPorts } from "../ports.ts";
 import { findSubscription, lockSubscription } from "../subscription-store.ts";
 import { scheduleChangeSessionExpiry } from "./change-session-queue.ts";
+import { AUTHORIZATION_MINUTES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../contract.ts";
 
-export const REASON_MAX_LENGTH = 1000;
 /** Same lifetime as a subscription authorization's default. */
 export const CHANGE_SESSION_MINUTES = AUTHORIZATION_MINUTES.default;
 
