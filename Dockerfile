@@ -8,7 +8,8 @@ COPY proto ./proto
 COPY services ./services
 COPY gateway ./gateway
 COPY workers ./workers
+COPY cli ./cli
 USER node
 EXPOSE 3000 50051
-ENTRYPOINT ["node", "services/cli/billing.ts"]
+ENTRYPOINT ["node", "cli/billing.ts"]
 CMD ["start", "gateway"]

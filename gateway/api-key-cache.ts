@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { keyRevocationChannel } from "../services/merchants/key-revocations.ts";
+import { keyRevocationChannel } from "../services/merchants/contract.ts";
 import type { Logger } from "../services/platform/logger.ts";
 
 interface Entry {

@@ -7,6 +7,7 @@ import { catalogService } from "./catalog/rpc.ts";
 import { merchantService } from "./merchants/rpc.ts";
 import { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { sandboxService } from "./sandbox/rpc.ts";
+import { ALL_SWEEPS } from "./job-kinds.ts";
 import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { walletService } from "./wallet/rpc.ts";
 import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
@@ -20,7 +21,7 @@ import { ordersService } from "./orders/rpc.ts";
 const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: ServiceDeps) => void>> = {
   merchants: (router, deps) => router.service(MerchantService, merchantService(deps)),
   catalog: (router, deps) => router.service(CatalogService, catalogService(deps)),
-  sandbox: (router, deps) => router.service(SandboxService, sandboxService(deps)),
+  sandbox: (router, deps) => router.service(SandboxService, sandboxService(deps, ALL_SWEEPS)),
   wallet: (router, deps) => router.service(WalletService, walletService(deps)),
   subscriptions: (router, deps) => router.service(SubscriptionsService, subscriptionsService(deps)),
   events: (router, deps) => router.service(EventsService, eventsService(deps)),

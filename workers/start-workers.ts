@@ -1,9 +1,8 @@
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { WorkerGroup } from "../services/platform/config.ts";
-import type { JobDeps } from "../services/platform/queue/define-job.ts";
-import { jobsByName, ALL_JOBS } from "./registry.ts";
-import type { JobDefinition } from "../services/platform/queue/define-job.ts";
+import { isSweep, type AnyHandler, type JobDeps } from "../services/platform/queue/define-job.ts";
+import { buildJobRegistry } from "./registry.ts";
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -18,14 +17,13 @@ export interface RunningWorkers {
 export async function startWorkers(
   deps: JobDeps,
   groups: readonly WorkerGroup[],
-  jobs: JobDefinition<any>[] = ALL_JOBS,
+  registry: Map<string, AnyHandler> = buildJobRegistry(),
 ): Promise<RunningWorkers> {
-  const registry = jobsByName(jobs);
   const workers: Worker[] = [];
   const connections: Redis[] = [];
   const listeners: (() => void)[] = [];
   for (const group of groups) {
-    const groupJobs = [...registry.values()].filter((j) => j.group === group);
+    const groupJobs = [...registry.values()].filter((j) => j.kind.group === group);
     const connection = new Redis(deps.config.redisUrl, { maxRetriesPerRequest: null });
     connection.on("error", (err) => deps.logger.warn({ err: err.message, group }, "worker redis connection error"));
     connections.push(connection);
@@ -33,7 +31,7 @@ export async function startWorkers(
       group,
       async (job) => {
         const def = registry.get(job.name);
-        if (!def || def.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
+        if (!def || def.kind.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
         await def.handle(deps, job.data);
       },
       { connection, prefix: deps.config.queuePrefix, concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency, autorun: true },
@@ -44,10 +42,9 @@ export async function startWorkers(
 
     const queue = deps.queues.queue(group);
     const declareSweeps = async () => {
-      for (const def of groupJobs) {
-        if (def.every === undefined) continue;
-        const every = typeof def.every === "function" ? def.every(deps.config) : def.every;
-        await queue.upsertJobScheduler(def.name, { every }, { name: def.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+      for (const { kind } of groupJobs) {
+        if (!isSweep(kind)) continue;
+        await queue.upsertJobScheduler(kind.name, { every: kind.every(deps.config) }, { name: kind.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
       }
     };
     await declareSweeps();
@@ -55,7 +52,7 @@ export async function startWorkers(
     const redeclare = () => void declareSweeps().catch((err) => deps.logger.warn({ err: err.message, group }, "could not declare sweeps"));
     deps.queues.connection.on("ready", redeclare);
     listeners.push(redeclare);
-    deps.logger.info({ group, jobs: groupJobs.map((j) => j.name) }, "worker group started");
+    deps.logger.info({ group, jobs: groupJobs.map((j) => j.kind.name) }, "worker group started");
   }
   return {
     async close() {

@@ -1,6 +1,6 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Subscription } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { authorizationMinutes } from "../../services/subscriptions/subscription-record.ts";
+import { authorizationMinutes } from "../../services/subscriptions/contract.ts";
 
 const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
 

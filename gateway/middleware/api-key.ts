@@ -1,6 +1,6 @@
 import type { Middleware } from "koa";
 import { ConnectError, Code } from "@connectrpc/connect";
-import { hashApiKey } from "../../services/merchants/api-key-secret.ts";
+import { hashApiKey } from "../../services/merchants/contract.ts";
 import type { GatewayClients } from "../deps.ts";
 import type { GatewayState } from "../route.ts";
 import { HttpError } from "../http-errors.ts";

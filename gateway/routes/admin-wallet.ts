@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { OwnerType } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { ASSET_CODES } from "../../services/wallet/assets.ts";
+import { ASSET_CODES } from "../../services/wallet/contract.ts";
 import { defineRoutes } from "../route.ts";
 import { IDEMPOTENCY_HEADER } from "../idempotency.ts";
 import { assetBody, balanceBody, walletUserBody } from "../mappers/wallet.ts";

@@ -1,7 +1,4 @@
-import { CHANGE_SESSION_STATUSES } from "../../services/subscriptions/change-sessions/change-session-status-machine.ts";
-import { EFFECTIVE_MODES } from "../../services/subscriptions/change-sessions/change-session-entities.ts";
-import { REASON_MAX_LENGTH } from "../../services/subscriptions/change-sessions/create-change-session.ts";
-import { URL_MAX_LENGTH } from "../../services/subscriptions/create-subscription.ts";
+import { CHANGE_SESSION_STATUSES, EFFECTIVE_MODES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;

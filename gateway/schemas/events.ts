@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from "../../services/events/event-types.ts";
+import { EVENT_TYPES } from "../../services/events/contract.ts";
 import { dateTimeSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 export const eventTypeSchema = { type: "string", enum: [...EVENT_TYPES] } as const;

@@ -1,7 +1,6 @@
 import { CURRENCIES } from "../../services/platform/currencies.ts";
-import { ASSET_CODES } from "../../services/wallet/assets.ts";
-import { ORDER_STATUSES } from "../../services/orders/order-status.ts";
-import { CONFIRMATIONS_MAX, EXPIRES_IN_MINUTES } from "../../services/orders/order-input.ts";
+import { ASSET_CODES } from "../../services/wallet/contract.ts";
+import { CONFIRMATIONS_MAX, EXPIRES_IN_MINUTES, ORDER_STATUSES } from "../../services/orders/contract.ts";
 import { amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 /** Merchant references: no control characters (they end up in URLs, logs, exports). */

@@ -1,6 +1,5 @@
 import { CURRENCIES } from "../../services/platform/currencies.ts";
-import { PLAN_INTERVALS } from "../../services/catalog/entities.ts";
-import { PLAN_IMMUTABLE_FIELDS, PLAN_IMMUTABLE_MESSAGE, PLAN_STATUSES } from "../../services/catalog/contract.ts";
+import { PLAN_IMMUTABLE_FIELDS, PLAN_IMMUTABLE_MESSAGE, PLAN_INTERVALS, PLAN_STATUSES } from "../../services/catalog/contract.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 export const createPlanBody = {

@@ -1,4 +1,4 @@
-import { CHARGE_STATUSES } from "../../services/subscriptions/entities.ts";
+import { CHARGE_STATUSES } from "../../services/subscriptions/contract.ts";
 import { amountOutSchema, dateTimeSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 export const listChargesQuery = {

@@ -1,6 +1,4 @@
-import { SUBSCRIPTION_STATUSES } from "../../services/subscriptions/status-machine.ts";
-import { AUTHORIZATION_STATUSES } from "../../services/subscriptions/entities.ts";
-import { AUTHORIZATION_MINUTES, URL_MAX_LENGTH } from "../../services/subscriptions/create-subscription.ts";
+import { AUTHORIZATION_MINUTES, AUTHORIZATION_STATUSES, SUBSCRIPTION_STATUSES, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
 import { dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 /** Redirect targets: absolute http(s) URLs (the customer's browser is sent there). */

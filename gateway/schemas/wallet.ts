@@ -1,5 +1,4 @@
-import { ASSET_CODES } from "../../services/wallet/assets.ts";
-import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN } from "../../services/wallet/wallet-input.ts";
+import { ASSET_CODES, EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN } from "../../services/wallet/contract.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, nullable, uuidSchema } from "./common.ts";
 
 export const createWalletUserBody = {

@@ -1,6 +1,7 @@
-/**
- * What the catalog and the gateway must agree on about plans. Imports nothing.
- */
+/** What the edge and the catalog agree on (imports nothing). */
+export const PLAN_INTERVALS = ["DAY", "WEEK", "MONTH", "YEAR"] as const;
+export type PlanInterval = (typeof PLAN_INTERVALS)[number];
+
 export const PLAN_STATUSES = ["ACTIVE", "ARCHIVED"] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 

@@ -1,8 +1,7 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
-import type { PlanStatus } from "./contract.ts";
+import { PLAN_INTERVALS, type PlanInterval, type PlanStatus } from "./contract.ts";
 
-export const PLAN_INTERVALS = ["DAY", "WEEK", "MONTH", "YEAR"] as const;
-export type PlanInterval = (typeof PLAN_INTERVALS)[number];
+export { PLAN_INTERVALS, type PlanInterval };
 
 export const Plan = defineEntity({
   name: "Plan",

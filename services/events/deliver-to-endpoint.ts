@@ -4,7 +4,7 @@ import { claimNextDelivery, newLeaseHolder, releaseEndpoint } from "./claim-deli
 import { recordAttempt } from "./record-attempt.ts";
 import { createSenderAgents, sendWebhook, type SenderAgents } from "./send-webhook.ts";
 import { signatureHeader } from "./webhook-secret.ts";
-import { enqueueDelivery, enqueueEndpointDrain } from "./enqueue-deliveries.ts";
+import { enqueueDelivery, enqueueEndpointDrain } from "./webhook-queue.ts";
 
 /** A worker's turn on one endpoint; then it yields the slot so other endpoints are served too. */
 const MAX_DELIVERIES_PER_TURN = 50;

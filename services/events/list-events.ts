@@ -3,7 +3,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { invalid } from "../platform/errors.ts";
 import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../platform/pagination.ts";
 import { Event, type EventRow } from "./entities.ts";
-import { isEventType } from "./event-types.ts";
+import { isEventType } from "./contract.ts";
 
 export interface ListEventsInput {
   merchantId: string;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../platform/clock.ts";
 import { Event, type EventRow } from "./entities.ts";
-import type { EventType } from "./event-types.ts";
+import type { EventType } from "./contract.ts";
 
 /**
  * Adds an event to the unit of work of `em`. Call it inside the transaction

@@ -7,7 +7,7 @@ import { getEvent } from "./get-event.ts";
 import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
 import { subscribesTo } from "./webhook-endpoint-input.ts";
 import { deliveryTransition } from "./delivery-status.ts";
-import { enqueueDelivery } from "./enqueue-deliveries.ts";
+import { enqueueDelivery } from "./webhook-queue.ts";
 import { withAttempts, type DeliveryWithAttempts } from "./list-webhook-deliveries.ts";
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Queues } from "../platform/queue/queues.ts";
 import { subscribesTo } from "./webhook-endpoint-input.ts";
-import { enqueueDelivery } from "./enqueue-deliveries.ts";
+import { enqueueDelivery } from "./webhook-queue.ts";
 
 const BATCH_SIZE = 500;
 const MAX_BATCHES_PER_RUN = 20;

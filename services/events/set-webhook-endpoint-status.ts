@@ -3,7 +3,7 @@ import type { Queues } from "../platform/queue/queues.ts";
 import type { WebhookEndpointRow } from "./webhook-entities.ts";
 import { endpointTransition } from "./endpoint-status.ts";
 import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
-import { enqueueEndpointDrain } from "./enqueue-deliveries.ts";
+import { enqueueEndpointDrain } from "./webhook-queue.ts";
 
 /**
  * Re-enables an endpoint (after a 410 or a manual disable). Deliveries that

@@ -1,6 +1,6 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Queues } from "../platform/queue/queues.ts";
-import { enqueueDelivery } from "./enqueue-deliveries.ts";
+import { enqueueDelivery } from "./webhook-queue.ts";
 
 const MAX_ENDPOINTS_PER_SWEEP = 1000;
 

@@ -1,6 +1,6 @@
 import { invalid } from "../platform/errors.ts";
 import { characterCount } from "../platform/text.ts";
-import { isEventType } from "./event-types.ts";
+import { isEventType } from "./contract.ts";
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 500;

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { hashApiKey } from "./contract.ts";
 
 /**
  * API keys: `sk_<mode>_` + 32 random bytes (base64url). Only the SHA-256 of
@@ -10,8 +11,6 @@ export function generateApiKey(mode: "test" | "live"): { key: string; prefix: st
   return { key, prefix: key.slice(0, 12), hash: hashApiKey(key) };
 }
 
-export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
-}
+export { hashApiKey };
 
 export const looksLikeApiKey = (value: string) => /^sk_(test|live)_[A-Za-z0-9_-]{43}$/.test(value);

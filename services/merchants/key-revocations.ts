@@ -1,11 +1,11 @@
 import { Redis } from "ioredis";
+import { keyRevocationChannel } from "./contract.ts";
 
 /**
  * Gateways cache API-key lookups; a revocation is announced on this Redis
  * channel so every gateway forgets the key at once. If Redis cannot be
  * reached the cache TTL bounds how long a revoked key still works.
  */
-export const keyRevocationChannel = (queuePrefix: string) => `${queuePrefix}:api-key-revoked`;
 
 export type AnnounceRevocation = (keyHash: string) => Promise<void>;
 

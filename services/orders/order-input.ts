@@ -1,6 +1,7 @@
 import { invalid } from "../platform/errors.ts";
 import { compare, parseAmount, type Amount } from "../platform/money.ts";
 import { parseAmountField } from "../platform/amount-input.ts";
+import { CONFIRMATIONS_MAX, EXPIRES_IN_MINUTES } from "./contract.ts";
 
 /**
  * Input rules of payment orders. The gateway checks the same rules with JSON
@@ -8,11 +9,10 @@ import { parseAmountField } from "../platform/amount-input.ts";
  * cases check again. Messages name the field as it is spelled on REST.
  */
 export const EXTERNAL_ID_MAX = 200;
-export const EXPIRES_IN_MINUTES = { min: 5, max: 1440, default: 30 } as const;
+export { CONFIRMATIONS_MAX, EXPIRES_IN_MINUTES };
 export const TOLERANCE_PERCENT_MAX = "10";
 export const TX_ID_MAX = 200;
 export const ADDRESS_MAX = 128;
-export const CONFIRMATIONS_MAX = 1_000_000;
 
 /** No control characters: these references end up in URLs, logs and CSV exports. */
 const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;

@@ -1,5 +1,6 @@
 import { DomainError } from "../platform/errors.ts";
-import type { EventType } from "../events/event-types.ts";
+import type { EventType } from "../events/contract.ts";
+import { ORDER_STATUSES, type OrderStatus } from "./contract.ts";
 
 /**
  * The payment-order status machine: the one table of `from → event → to`.
@@ -18,8 +19,7 @@ import type { EventType } from "../events/event-types.ts";
  * "status == PAID" stays the one test a merchant needs; a transfer after
  * expiry is recorded as late on any status (event payment_order.late_payment).
  */
-export const ORDER_STATUSES = ["PENDING", "UNDERPAID", "CONFIRMING", "PAID", "EXPIRED"] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export { ORDER_STATUSES, type OrderStatus };
 
 export type OrderTransitionEvent = "partial_payment" | "paid_unconfirmed" | "paid_confirmed" | "expire";
 

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../platform/clock.ts";
 import { add, amount, compare, formatAtScale, isNegative, percentOf, sub, zero, type Amount } from "../platform/money.ts";
 import { recordEvent } from "../events/record-event.ts";
-import type { EventType } from "../events/event-types.ts";
+import type { EventType } from "../events/contract.ts";
 import { OrderCredit, type OrderPaymentRow } from "./entities.ts";
 import { OPEN_STATUSES, transition, type OrderTransitionEvent } from "./order-status.ts";
 import { orderRecord } from "./order-record.ts";

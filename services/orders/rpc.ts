@@ -13,7 +13,7 @@ import { getPaymentOrder, getPaymentOrderByExternalId, getPaymentOrderStatus } f
 import { listPaymentOrders } from "./list-payment-orders.ts";
 import { reportDeposit, type DepositOutcome as Outcome } from "./report-deposit.ts";
 import { expireDueOrders } from "./expire-payment-order.ts";
-import { scheduleCredits, scheduleExpiry } from "./jobs.ts";
+import { scheduleCredits, scheduleExpiry } from "./order-queue.ts";
 
 const OUTCOME_TO_PROTO: Record<Outcome, DepositOutcome> = {
   RECORDED: DepositOutcome.RECORDED,

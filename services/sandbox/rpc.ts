@@ -4,8 +4,9 @@ import { SandboxService } from "../../proto/gen/billing/sandbox/v1/sandbox_pb.ts
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { advanceClock, getClock } from "./advance-clock.ts";
 import { runDueSweeps } from "./run-due-sweeps.ts";
+import type { SweepKind } from "../platform/queue/job-kind.ts";
 
-export function sandboxService(deps: ServiceDeps): ServiceImpl<typeof SandboxService> {
+export function sandboxService(deps: ServiceDeps, sweeps: readonly SweepKind[]): ServiceImpl<typeof SandboxService> {
   return {
     async getClock() {
       const res = await getClock(contextFor(deps));
@@ -13,7 +14,7 @@ export function sandboxService(deps: ServiceDeps): ServiceImpl<typeof SandboxSer
     },
     async advanceClock(req) {
       const res = await advanceClock(contextFor(deps), Number(req.seconds));
-      await runDueSweeps(deps.queues, res.offsetSeconds * 1000);
+      await runDueSweeps(deps.queues, sweeps, res.offsetSeconds * 1000);
       return { now: timestampFromDate(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
     },
   };

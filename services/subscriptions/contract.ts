@@ -1,9 +1,43 @@
 /**
- * What the subscriptions service and the gateway agree on for the customer's
- * self-service. Imports nothing.
+ * What the edge and the subscriptions service agree on: status names, input
+ * limits, and the one derived field the REST record computes (imports
+ * nothing). The status machines themselves are status-machine.ts and
+ * change-sessions/change-session-status-machine.ts.
  */
+export const SUBSCRIPTION_STATUSES = [
+  "PENDING_APPROVAL",
+  "ACTIVE",
+  "TRIALING",
+  "PAUSED",
+  "PAST_DUE", // a renewal charge failed; retries on the dunning schedule
+  "UNPAID", //   the retries ran out (DUNNING_FINAL_STATUS=UNPAID); nothing is charged any more
+  "CANCELLED",
+  "EXPIRED",
+] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+export const AUTHORIZATION_STATUSES = ["PENDING", "APPROVED", "DECLINED", "EXPIRED", "CANCELLED"] as const;
+export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
+
+export const CHARGE_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+
+export const CHANGE_SESSION_STATUSES = ["PENDING_APPROVAL", "SCHEDULED", "APPLIED", "DECLINED", "EXPIRED", "CANCELLED"] as const;
+export type ChangeSessionStatus = (typeof CHANGE_SESSION_STATUSES)[number];
+
+export const EFFECTIVE_MODES = ["IMMEDIATE", "NEXT_BILLING"] as const;
+export type EffectiveMode = (typeof EFFECTIVE_MODES)[number];
+
+export const AUTHORIZATION_MINUTES = { min: 5, max: 10080, default: 60 } as const;
+export const URL_MAX_LENGTH = 2048;
+/** Change-session reasons (and the customer-facing text around them). */
+export const REASON_MAX_LENGTH = 1000;
+
+/** The authorization window as the merchant asked for it, in whole minutes. */
+export const authorizationMinutes = (createdAt: Date, expiresAt: Date): number => Math.round((expiresAt.getTime() - createdAt.getTime()) / 60_000);
 
 /** Statuses whose later charges a new funding asset pays (UNPAID is charged no more; ended ones never). */
 export const FUNDING_CHANGEABLE_STATUSES = ["ACTIVE", "TRIALING", "PAUSED", "PAST_DUE"] as const;
 
+/** The reason a customer's own cancel (self-service page or wallet app) stamps. */
 export const CUSTOMER_CANCELLED = "CUSTOMER_CANCELLED";

@@ -3,16 +3,14 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { conflict, invalid } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
-import { jobId } from "../platform/queue/define-job.ts";
 import { recordEvent } from "../events/record-event.ts";
 import { Subscription, SubscriptionAuthorization, type AuthorizationRow, type SubscriptionRow } from "./entities.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { authorizationUrl, generateAuthorizationToken } from "./authorization-token.ts";
 import { fetchPlan, fetchWalletUserByEmail, fetchWalletUserById, refuseArchivedPlan, type SubscriptionPorts } from "./ports.ts";
-import { expireAuthorizationJob } from "./jobs.ts";
+import { scheduleAuthorizationExpiry } from "./subscription-queue.ts";
+import { AUTHORIZATION_MINUTES, URL_MAX_LENGTH } from "./contract.ts";
 
-export const AUTHORIZATION_MINUTES = { min: 5, max: 10080, default: 60 } as const;
-export const URL_MAX_LENGTH = 2048;
 
 export interface CreateSubscriptionInput {
   merchantId: string;
@@ -124,11 +122,7 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
   }
 
   // After commit only. If Redis is down the expiry sweep still finds it in Postgres.
-  await ports.queues.add(
-    expireAuthorizationJob,
-    { subscriptionId: created.subscription.id },
-    { jobId: jobId("expire-authorization", created.subscription.id), delay: Math.max(0, expiresAt.getTime() - now.getTime()) },
-  );
+  await scheduleAuthorizationExpiry(ports.queues, created.subscription.id, expiresAt.getTime() - now.getTime());
   return { ...created, authorizationUrl: authorizationUrl(ports.publicBaseUrl, token) };
 }
 

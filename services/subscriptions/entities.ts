@@ -1,12 +1,11 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import type { SubscriptionStatus } from "./status-machine.ts";
+import { AUTHORIZATION_STATUSES, CHARGE_STATUSES, type AuthorizationStatus, type ChargeStatus } from "./contract.ts";
 
 /** CANCELLED: the merchant cancelled the subscription before the customer answered. */
-export const AUTHORIZATION_STATUSES = ["PENDING", "APPROVED", "DECLINED", "EXPIRED", "CANCELLED"] as const;
-export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
+export { AUTHORIZATION_STATUSES, type AuthorizationStatus };
 
-export const CHARGE_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
-export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+export { CHARGE_STATUSES, type ChargeStatus };
 
 /** PAYMENT_FAILED: dunning ran out with DUNNING_FINAL_STATUS=CANCELLED; CUSTOMER_CANCELLED: the customer, on the self-service page or the wallet app. */
 export type CancellationReason = "MERCHANT_CANCELLED" | "AUTHORIZATION_DECLINED" | "PAYMENT_FAILED" | "CUSTOMER_CANCELLED";

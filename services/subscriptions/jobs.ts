@@ -1,37 +1,19 @@
-import { defineJob } from "../platform/queue/define-job.ts";
+import { handleJob, handleSweep } from "../platform/queue/define-job.ts";
 import { contextFor } from "../platform/service-deps.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
 import { settleStaleCharges } from "./first-payment.ts";
 import { subscriptionPorts } from "./ports.ts";
+import { expireAuthorizationKind, subscriptionsSweep } from "./subscription-queue.ts";
 
-/**
- * Delayed job, one per subscription (jobId "expire-authorization-<id>"),
- * due at authorizationExpiresAt. Only makes expiry prompt: the sweep below
- * finds anything it missed (Redis flushed, sandbox clock advanced).
- */
-export const expireAuthorizationJob = defineJob<{ subscriptionId: string }>({
-  name: "subscriptions.expire-authorization",
-  group: "scheduler",
-  async handle(deps, payload) {
+/** Handlers of the subscriptions' `scheduler` jobs (kinds and enqueueing: subscription-queue.ts). */
+export const subscriptionJobs = [
+  handleJob(expireAuthorizationKind, async (deps, payload) => {
     await deps.clock.sync();
     await expireAuthorization(contextFor(deps), payload.subscriptionId);
-  },
-});
-
-/**
- * Every sweepIntervalMs, on the service clock: finish charges a crash left
- * in flight (first payments, renewals, immediate plan-change charges), then
- * expire every authorization that is due.
- */
-export const subscriptionsSweepJob = defineJob<Record<string, never>>({
-  name: "subscriptions.sweep",
-  group: "scheduler",
-  every: (c) => c.sweepIntervalMs,
-  async handle(deps) {
+  }),
+  handleSweep(subscriptionsSweep, async (deps) => {
     await deps.clock.sync();
     await settleStaleCharges(contextFor(deps), subscriptionPorts(deps));
     await expireDueAuthorizations(contextFor(deps));
-  },
-});
-
-export const subscriptionJobs = [expireAuthorizationJob, subscriptionsSweepJob];
+  }),
+];

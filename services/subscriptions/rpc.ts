@@ -5,7 +5,8 @@ import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
 import { formatAmount } from "../platform/money.ts";
 import type { AuthorizationRow, ChargeRow, SubscriptionRow } from "./entities.ts";
-import { chargeRecord, subscriptionRecord, type ChargeRecord, type SubscriptionRecord } from "./subscription-record.ts";
+import { chargeRecord, subscriptionRecord } from "./subscription-record.ts";
+import { chargeMessage, subscriptionMessage } from "./subscription-messages.ts";
 import { subscriptionPorts, type SubscriptionPorts } from "./ports.ts";
 import { createSubscription } from "./create-subscription.ts";
 import { getSubscription } from "./get-subscription.ts";
@@ -22,75 +23,8 @@ import { listSubscriptionCharges } from "./list-subscription-charges.ts";
 import { changeSessionMethods } from "./change-sessions/change-session-rpc.ts";
 import { customerMethods } from "./customer/customer-rpc.ts";
 
-const ts = (iso: string) => timestampFromDate(new Date(iso));
-const optionalTs = (iso: string | null) => (iso === null ? undefined : ts(iso));
-
-/** The RPC message is the record (subscription-record.ts) field by field: REST and events share one shape. */
-export function subscriptionMessage(merchantId: string, r: SubscriptionRecord) {
-  return {
-    id: r.id,
-    merchantId,
-    planId: r.planId,
-    status: r.status,
-    externalReference: r.externalReference,
-    serviceReference: r.serviceReference ?? undefined,
-    walletUserId: r.walletUserId,
-    customerEmail: r.customerEmail ?? undefined,
-    successUrl: r.successUrl,
-    cancelUrl: r.cancelUrl,
-    metadataJson: JSON.stringify(r.metadata),
-    fundingAsset: r.fundingAsset ?? undefined,
-    billingAnchor: optionalTs(r.billingAnchor),
-    currentPeriodStart: optionalTs(r.currentPeriodStart),
-    currentPeriodEnd: optionalTs(r.currentPeriodEnd),
-    nextBillingAt: optionalTs(r.nextBillingAt),
-    trialEnd: optionalTs(r.trialEnd),
-    cancellationReason: r.cancellationReason ?? undefined,
-    authorization: r.authorization
-      ? {
-          id: r.authorization.id,
-          status: r.authorization.status,
-          expiresAt: ts(r.authorization.expiresAt),
-          approvedAt: optionalTs(r.authorization.approvedAt),
-          declinedAt: optionalTs(r.authorization.declinedAt),
-          expiredAt: optionalTs(r.authorization.expiredAt),
-          createdAt: ts(r.authorization.createdAt),
-        }
-      : undefined,
-    createdAt: ts(r.createdAt),
-    updatedAt: ts(r.updatedAt),
-    activatedAt: optionalTs(r.activatedAt),
-    pausedAt: optionalTs(r.pausedAt),
-    cancelledAt: optionalTs(r.cancelledAt),
-    expiredAt: optionalTs(r.expiredAt),
-    pastDueSince: optionalTs(r.pastDueSince),
-    nextRetryAt: optionalTs(r.nextRetryAt),
-    unpaidAt: optionalTs(r.unpaidAt),
-  };
-}
-
 const toMessage = (s: { subscription: SubscriptionRow; authorization: AuthorizationRow | null }) =>
   subscriptionMessage(s.subscription.merchantId, subscriptionRecord(s.subscription, s.authorization));
-
-export function chargeMessage(c: ChargeRecord) {
-  return {
-    id: c.id,
-    subscriptionId: c.subscriptionId,
-    periodIndex: c.periodIndex,
-    periodStart: ts(c.periodStart),
-    periodEnd: ts(c.periodEnd),
-    amount: c.amount,
-    currency: c.currency,
-    asset: c.asset,
-    assetAmount: c.assetAmount ?? undefined,
-    rate: c.rate ?? undefined,
-    status: c.status,
-    failureReason: c.failureReason ?? undefined,
-    attempt: c.attempt,
-    walletTransactionId: c.walletTransactionId ?? undefined,
-    createdAt: ts(c.createdAt),
-  };
-}
 
 const OUTCOME_TO_PROTO: Record<Outcome, ApprovalOutcome> = {
   APPROVED: ApprovalOutcome.APPROVED,

@@ -1,4 +1,5 @@
 import { DomainError } from "../platform/errors.ts";
+import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./contract.ts";
 
 /**
  * The subscription status machine: the one table of legal moves. Every use
@@ -6,17 +7,7 @@ import { DomainError } from "../platform/errors.ts";
  * holds the subscription row lock, so concurrent requests can never make a
  * move this table does not list. The README's status table mirrors it.
  */
-export const SUBSCRIPTION_STATUSES = [
-  "PENDING_APPROVAL",
-  "ACTIVE",
-  "TRIALING",
-  "PAUSED",
-  "PAST_DUE", // a renewal charge failed; retries on the dunning schedule
-  "UNPAID", //   the retries ran out (DUNNING_FINAL_STATUS=UNPAID); nothing is charged any more
-  "CANCELLED",
-  "EXPIRED",
-] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export { SUBSCRIPTION_STATUSES, type SubscriptionStatus };
 
 /** Statuses nothing leaves. A terminal subscription frees its externalReference. */
 export const TERMINAL_STATUSES: readonly SubscriptionStatus[] = ["CANCELLED", "EXPIRED"];

@@ -1,5 +1,6 @@
 import { formatAmount } from "../platform/money.ts";
 import type { AuthorizationRow, ChargeRow, SubscriptionRow } from "./entities.ts";
+import { authorizationMinutes } from "./contract.ts";
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
@@ -46,7 +47,6 @@ export function subscriptionRecord(sub: SubscriptionRow, authorization: Authoriz
 }
 
 /** Whole minutes from an authorization's creation to its expiry (the request's authorizationExpiresInMinutes). */
-export const authorizationMinutes = (createdAt: Date, expiresAt: Date): number => Math.round((expiresAt.getTime() - createdAt.getTime()) / 60_000);
 
 export function authorizationRecord(a: AuthorizationRow) {
   return {

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { recordEvent } from "../events/record-event.ts";
-import type { EventType } from "../events/event-types.ts";
+import type { EventType } from "../events/contract.ts";
 import type { AuthorizationRow, SubscriptionRow } from "./entities.ts";
 import { nextStatus, type SubscriptionEvent, type SubscriptionStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";

@@ -1,4 +1,5 @@
 import type { Currency } from "../platform/currencies.ts";
+import { ASSET_CODES, type AssetCode } from "./contract.ts";
 
 /**
  * The asset registry: what a wallet can hold and a payment can be made in.
@@ -7,7 +8,7 @@ import type { Currency } from "../platform/currencies.ts";
  * their currency; the others are priced by the RateSource.
  */
 export interface AssetInfo {
-  code: string;
+  code: AssetCode;
   network: string;
   /** Smallest unit: amounts of this asset never have more fraction digits. */
   decimals: number;
@@ -25,10 +26,13 @@ export const ASSETS: readonly AssetInfo[] = Object.freeze([
   { code: "ETH", network: "ETHEREUM", decimals: 18, currency: "ETH", name: "Ether", requiredConfirmations: 12 },
 ]);
 
-const BY_CODE = new Map(ASSETS.map((a) => [a.code, a]));
+const BY_CODE = new Map<string, AssetInfo>(ASSETS.map((a) => [a.code, a]));
 
-export const ASSET_CODES = ASSETS.map((a) => a.code);
+export { ASSET_CODES };
 
 export function findAsset(code: string): AssetInfo | undefined {
   return BY_CODE.get(code);
 }
+
+// The contract's code list and this registry must name the same assets, in the same order.
+if (ASSETS.map((a) => a.code).join() !== ASSET_CODES.join()) throw new Error("services/wallet/contract.ts ASSET_CODES and the asset registry disagree");

@@ -20,7 +20,7 @@ import { creditMerchant } from "./credit-merchant.ts";
 import { checkLedger } from "./check-ledger.ts";
 import { freezeWalletUser, unfreezeWalletUser } from "./freeze-wallet-user.ts";
 import { setAccountFrozen } from "./set-account-frozen.ts";
-import { enqueueAccountCredited } from "../subscriptions/renewals/jobs.ts";
+import { enqueueAccountCredited } from "../subscriptions/renewals/renewal-queue.ts";
 
 const OUTCOME_TO_PROTO: Record<Outcome, ChargeOutcome> = {
   SUCCEEDED: ChargeOutcome.SUCCEEDED,
@@ -96,7 +96,7 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
         idempotencyKey: req.idempotencyKey,
       });
       // Committed: past-due subscriptions this account funds may be retried now (recurring billing).
-      if (!res.replayed) await enqueueAccountCredited(deps, { walletUserId: req.walletUserId.toLowerCase(), asset: res.asset, transactionId: res.transactionId });
+      if (!res.replayed) await enqueueAccountCredited(deps.queues, { walletUserId: req.walletUserId.toLowerCase(), asset: res.asset, transactionId: res.transactionId });
       return { transactionId: res.transactionId, account: { id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen } };
     },
     async charge(req) {

@@ -13,9 +13,9 @@ import { ASSET_CODES, findAsset, type AssetInfo } from "./assets.ts";
  * Users are created by operators (and their own sign-up flows), which own the
  * password policy; the service only needs a non-empty secret it can hash.
  */
-export const PASSWORD_MIN = 1;
-export const PASSWORD_MAX = 200;
-export const EMAIL_MAX = 254;
+import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN } from "./contract.ts";
+
+export { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN };
 export const IDEMPOTENCY_KEY_MAX = 200;
 export const DESCRIPTION_MAX = 500;
 

@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "../../services/platform/logger.ts";
-import { startSystem, type RunningSystem } from "../../services/cli/system.ts";
+import { startSystem, type RunningSystem } from "../../cli/system.ts";
 import { startTestSystem } from "../support/system.ts";
 import { dropTemplate } from "../support/database.ts";
 import { credit, subscriptionsRpc } from "../support/subscriptions.ts";
@@ -65,7 +65,7 @@ try {
     workers.push(await startSystem(config, createLogger("silent"), { services: [], gateway: false, workerGroups: ["renewals"] }));
   }
   for (let p = 0; p < PROCESSES; p++) {
-    const cli = fileURLToPath(new URL("../../services/cli/billing.ts", import.meta.url));
+    const cli = fileURLToPath(new URL("../../cli/billing.ts", import.meta.url));
     const child = spawn(process.execPath, [cli, "start", "renewals"], {
       stdio: ["ignore", "ignore", "inherit"],
       env: {

@@ -6,7 +6,7 @@ import { infrastructure } from "../support/infrastructure.ts";
 import { apiClient } from "../support/http.ts";
 
 const run = promisify(execFile);
-const BILLING = "services/cli/billing.ts";
+const BILLING = "cli/billing.ts";
 
 describe("billing CLI", () => {
   let db: TestDatabase;

@@ -177,7 +177,7 @@ describe("operator wallet API over REST", () => {
 
   describe("the billing CLI", () => {
     const cli = (...args: string[]) =>
-      run(process.execPath, ["services/cli/billing.ts", ...args, "--json"], {
+      run(process.execPath, ["cli/billing.ts", ...args, "--json"], {
         env: { ...process.env, DATABASE_URL: sys.database.url, LOG_LEVEL: "silent", SANDBOX: "true" },
       });
 

@@ -57,7 +57,7 @@ describe("API keys and tenant isolation", () => {
     // Warm the gateway's lookup cache.
     for (let i = 0; i < 3; i++) expect((await m.api.get(PLANS)).status).to.equal(200);
     const env = { ...process.env, DATABASE_URL: sys.database.url, REDIS_URL: sys.config.redisUrl, QUEUE_PREFIX: sys.config.queuePrefix, LOG_LEVEL: "silent" };
-    await run(process.execPath, ["services/cli/billing.ts", "api-keys", "revoke", "--merchant", m.id, "--key", m.apiKeyId, "--json"], { env });
+    await run(process.execPath, ["cli/billing.ts", "api-keys", "revoke", "--merchant", m.id, "--key", m.apiKeyId, "--json"], { env });
     const res = await m.api.get(PLANS);
     expect(res.status).to.equal(401);
     expect(res.body.error).to.equal("INVALID_API_KEY");

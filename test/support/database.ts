@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createOrm, migrate } from "../../services/platform/database/orm.ts";
 import { infrastructure } from "./infrastructure.ts";
+import { entities } from "../../services/entities.ts";
 
 /**
  * One database per test system, cloned from a template migrated once per run
@@ -32,7 +33,7 @@ async function ensureTemplate(): Promise<void> {
   templateReady ??= (async () => {
     const { databaseUrl } = await infrastructure();
     await admin((c) => c.query(`create database ${TEMPLATE}`));
-    const orm = await createOrm({ databaseUrl: withDatabase(databaseUrl, TEMPLATE), poolMax: 1 });
+    const orm = await createOrm({ databaseUrl: withDatabase(databaseUrl, TEMPLATE), poolMax: 1, entities });
     try {
       await migrate(orm);
     } finally {

@@ -1,6 +1,6 @@
 import type { TestSystem } from "./system.ts";
 import { recordEvent } from "../../services/events/record-event.ts";
-import type { EventType } from "../../services/events/event-types.ts";
+import type { EventType } from "../../services/events/contract.ts";
 
 /** Records events for a merchant the way producers do (inside a transaction); returns their ids in order. */
 export async function emitEvents(

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { loadConfig, type Config, type ServiceName, type WorkerGroup, SERVICE_NAMES, WORKER_GROUP_NAMES } from "../../services/platform/config.ts";
 import { createLogger } from "../../services/platform/logger.ts";
-import { startSystem, type RunningSystem } from "../../services/cli/system.ts";
-import type { JobDefinition } from "../../services/platform/queue/define-job.ts";
+import { startSystem, type RunningSystem } from "../../cli/system.ts";
+import type { AnyHandler } from "../../services/platform/queue/define-job.ts";
+import type { JobKind, SweepKind } from "../../services/platform/queue/job-kind.ts";
+import { ALL_JOBS } from "../../workers/registry.ts";
 import { contextFor } from "../../services/platform/service-deps.ts";
 import type { UseCaseContext } from "../../services/platform/use-case.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
@@ -16,7 +18,8 @@ export interface TestSystemOptions {
   gateway?: boolean;
   workerGroups?: readonly WorkerGroup[];
   env?: Record<string, string>;
-  jobs?: JobDefinition<any>[];
+  /** Run only the handlers of these job kinds (see handlersOf). */
+  jobs?: readonly AnyHandler[];
 }
 
 export interface TestSystem {
@@ -94,4 +97,13 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
       await database.drop();
     },
   };
+}
+
+/** The production handlers of the given kinds, for a test system that runs only those jobs. */
+export function handlersOf(...kinds: (JobKind<any> | SweepKind)[]): AnyHandler[] {
+  return kinds.map((kind) => {
+    const handler = ALL_JOBS.find((h) => h.kind === kind);
+    if (!handler) throw new Error(`no handler for ${kind.name}`);
+    return handler;
+  });
 }

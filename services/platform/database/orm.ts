@@ -3,7 +3,6 @@ import { Migrator } from "@mikro-orm/migrations";
 import type { EntitySchema } from "@mikro-orm/core";
 import pg from "pg";
 import { migrations } from "./migrations/index.ts";
-import { entities } from "./entities.ts";
 
 export type { EntityManager };
 export type Orm = MikroORM;
@@ -11,13 +10,15 @@ export type Orm = MikroORM;
 export interface OrmOptions {
   databaseUrl: string;
   poolMax: number;
+  /** Every entity the process maps; the composition root passes services/entities.ts. */
+  entities: readonly unknown[];
   debug?: boolean;
 }
 
 export async function createOrm(options: OrmOptions): Promise<Orm> {
   return MikroORM.init({
     clientUrl: options.databaseUrl,
-    entities: entities as EntitySchema[],
+    entities: options.entities as EntitySchema[],
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: "schema_migrations", silent: true, snapshot: false },
     pool: { min: 0, max: options.poolMax },

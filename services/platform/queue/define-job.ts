@@ -1,30 +1,25 @@
 import type { ServiceDeps } from "../service-deps.ts";
-import type { RpcClients } from "../rpc/clients.ts";
-import type { WorkerGroup } from "../config.ts";
+import type { JobKind, SweepKind } from "./job-kind.ts";
 
-/** What a job handler gets: the same dependencies as an RPC adapter, plus the queues. */
-export interface JobDeps extends ServiceDeps {
-  rpc: RpcClients;
-}
+/** What a job handler gets: the same dependencies as an RPC adapter (queues and RPC clients included). */
+export type JobDeps = ServiceDeps;
 
-/**
- * A job kind: its name, the worker group (and so the queue) that runs it, and
- * a thin handler that calls a use case. `every` makes it a recurring sweep
- * (a BullMQ job scheduler) instead of an on-demand job.
- */
-export interface JobDefinition<P = unknown> {
-  name: string;
-  group: WorkerGroup;
-  every?: number | ((deps: { sweepIntervalMs: number }) => number);
+/** A handler bound to its job kind; jobs are thin: one call into a use case. */
+export interface JobHandler<P> {
+  kind: JobKind<P>;
   handle(deps: JobDeps, payload: P): Promise<void>;
 }
 
-export const defineJob = <P>(job: JobDefinition<P>): JobDefinition<P> => job;
-
-/**
- * Job ids de-duplicate: BullMQ refuses a second job with the same id while the
- * first exists. Ids must not contain ":" nor be all digits.
- */
-export function jobId(...parts: string[]): string {
-  return parts.join("-").replace(/:/g, "_");
+/** A handler bound to a recurring sweep. */
+export interface SweepHandler {
+  kind: SweepKind;
+  handle(deps: JobDeps): Promise<void>;
 }
+
+// eslint-style `any`: the registry holds handlers of every payload type; each is typed where it is defined.
+export type AnyHandler = JobHandler<any> | SweepHandler;
+
+export const handleJob = <P>(kind: JobKind<P>, handle: (deps: JobDeps, payload: P) => Promise<void>): JobHandler<P> => ({ kind, handle });
+export const handleSweep = (kind: SweepKind, handle: (deps: JobDeps) => Promise<void>): SweepHandler => ({ kind, handle });
+
+export const isSweep = (kind: JobKind<unknown> | SweepKind): kind is SweepKind => "every" in kind;

@@ -1,9 +1,8 @@
-import { Queue, type JobsOptions } from "bullmq";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { WorkerGroup } from "../config.ts";
-import { WORKER_GROUP_NAMES } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import type { JobDefinition } from "./define-job.ts";
+import { jobId, type JobKind, type SweepKind } from "./job-kind.ts";
 
 /**
  * Producers: one BullMQ queue per worker group. The connection fails fast
@@ -34,13 +33,37 @@ export class Queues {
     return q;
   }
 
-  /** Enqueues; returns false (and logs) when Redis is unreachable. Never throws. */
-  async add<P>(job: JobDefinition<P>, payload: P, options: JobsOptions = {}): Promise<boolean> {
+  /**
+   * Enqueues one job of a kind, its id built by the kind. Returns false (and
+   * logs) when Redis is unreachable; never throws.
+   */
+  async add<P>(kind: JobKind<P>, payload: P, options: { delay?: number } = {}): Promise<boolean> {
+    return this.#attempt(kind.name, () => this.queue(kind.group).add(kind.name, payload, this.#options(kind, payload, options.delay)));
+  }
+
+  /** Enqueues many jobs of one kind in one round trip (a sweep's batch). */
+  async addBulk<P>(kind: JobKind<P>, payloads: readonly P[]): Promise<boolean> {
+    if (payloads.length === 0) return true;
+    const jobs = payloads.map((data) => ({ name: kind.name, data, opts: this.#options(kind, data) }));
+    return this.#attempt(kind.name, () => this.queue(kind.group).addBulk(jobs));
+  }
+
+  /** Runs a sweep once now (besides its schedule); `runId` de-duplicates a burst of identical asks. */
+  async runSweepNow(sweep: SweepKind, runId: string): Promise<boolean> {
+    const opts = { jobId: jobId("sweep-now", sweep.name, runId), removeOnComplete: true, removeOnFail: true };
+    return this.#attempt(sweep.name, () => this.queue(sweep.group).add(sweep.name, {}, opts));
+  }
+
+  #options<P>(kind: JobKind<P>, payload: P, delay?: number) {
+    return { removeOnComplete: 1000, removeOnFail: 5000, ...kind.options, jobId: kind.id(payload), ...(delay !== undefined && delay > 0 && { delay: Math.ceil(delay) }) };
+  }
+
+  async #attempt(name: string, enqueue: () => Promise<unknown>): Promise<boolean> {
     try {
-      await this.queue(job.group).add(job.name, payload, { removeOnComplete: 1000, removeOnFail: 5000, ...options });
+      await enqueue();
       return true;
     } catch (err) {
-      this.#logger.warn({ err, job: job.name }, "enqueue failed; the sweep will pick it up");
+      this.#logger.warn({ err, job: name }, "enqueue failed; the sweep will pick it up");
       return false;
     }
   }
@@ -48,9 +71,5 @@ export class Queues {
   async close(): Promise<void> {
     await Promise.all([...this.#queues.values()].map((q) => q.close().catch(() => {})));
     this.connection.disconnect();
-  }
-
-  static groups(): readonly WorkerGroup[] {
-    return WORKER_GROUP_NAMES;
   }
 }

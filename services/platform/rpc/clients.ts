@@ -1,20 +1,19 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
-import { createConnectTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { createConnectTransport } from "@connectrpc/connect-node";
 import { attachServiceToken } from "./auth.ts";
-import { guardClientSessionErrors } from "./session-error-guard.ts";
+import { GuardedSessionManager } from "./guarded-session-manager.ts";
 
 /**
  * Connect clients over HTTP/2, one session manager per base URL, all carrying
  * the service token. close() aborts the sessions so processes exit promptly.
  */
 export class RpcClients {
-  readonly #sessions = new Map<string, Http2SessionManager>();
+  readonly #sessions = new Map<string, GuardedSessionManager>();
   readonly #token: string;
   readonly #interceptors: Interceptor[];
 
   constructor(token: string, interceptors: Interceptor[] = []) {
-    guardClientSessionErrors();
     this.#token = token;
     this.#interceptors = interceptors;
   }
@@ -22,7 +21,7 @@ export class RpcClients {
   client<S extends DescService>(service: S, baseUrl: string): Client<S> {
     let sessionManager = this.#sessions.get(baseUrl);
     if (!sessionManager) {
-      sessionManager = new Http2SessionManager(baseUrl, { pingIntervalMs: 30_000, idleConnectionTimeoutMs: 60_000 });
+      sessionManager = new GuardedSessionManager(baseUrl, { pingIntervalMs: 30_000, idleConnectionTimeoutMs: 60_000 });
       this.#sessions.set(baseUrl, sessionManager);
     }
     const transport = createConnectTransport({

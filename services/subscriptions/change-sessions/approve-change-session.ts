@@ -1,7 +1,6 @@
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { DomainError } from "../../platform/errors.ts";
 import { amount, compare, formatAmount, isZero } from "../../platform/money.ts";
-import { jobId } from "../../platform/queue/define-job.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
@@ -20,7 +19,7 @@ import { quotePlan } from "../funding.ts";
 import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../ports.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { supersedeScheduled, switchPlan } from "./switch-plan.ts";
-import { applyPlanChangeJob } from "./change-session-jobs.ts";
+import { schedulePlanChange } from "./change-session-queue.ts";
 
 export type ChangeRefusal = FailureReason | "SUBSCRIPTION_NOT_CHANGEABLE" | "PLAN_CHANGED";
 
@@ -104,12 +103,7 @@ export async function approveChangeSession(
     return { approved: true, message: "", session: row, subscription: sub, charge: undefined };
   });
   if (result.approved && result.session.status === "SCHEDULED") {
-    // After commit only. If Redis is down, the sweep (and the renewal engine) still apply it from Postgres.
-    await ports.queues.add(
-      applyPlanChangeJob,
-      { changeSessionId: result.session.id },
-      { jobId: jobId("apply-plan-change", result.session.id), delay: Math.max(0, result.session.scheduledFor!.getTime() - ctx.clock.now().getTime()) },
-    );
+    await schedulePlanChange(ports.queues, result.session.id, result.session.scheduledFor!.getTime() - ctx.clock.now().getTime());
   }
   return result;
 }

@@ -1,9 +1,9 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import type { PlanInterval } from "../../catalog/entities.ts";
 import type { ChangeSessionStatus } from "./change-session-status-machine.ts";
+import { EFFECTIVE_MODES, type EffectiveMode } from "../contract.ts";
 
-export const EFFECTIVE_MODES = ["IMMEDIATE", "NEXT_BILLING"] as const;
-export type EffectiveMode = (typeof EFFECTIVE_MODES)[number];
+export { EFFECTIVE_MODES, type EffectiveMode };
 
 /** Why a change session ended CANCELLED. */
 export type ChangeCancellationReason = "SUBSCRIPTION_CANCELLED" | "SUPERSEDED" | "MERCHANT_CANCELLED";

@@ -18,7 +18,7 @@ import { getChangeApproval, listChangeFundingOptions } from "./get-change-approv
 import { approveChangeSession } from "./approve-change-session.ts";
 import { declineChangeSession } from "./decline-change-session.ts";
 import { cancelChangeSession } from "./cancel-change-session.ts";
-import { chargeMessage, subscriptionMessage } from "../rpc.ts";
+import { chargeMessage, subscriptionMessage } from "../subscription-messages.ts";
 
 const ts = (iso: string) => timestampFromDate(new Date(iso));
 const optionalTs = (iso: string | null) => (iso === null ? undefined : ts(iso));

@@ -1,4 +1,5 @@
 import { DomainError } from "../../platform/errors.ts";
+import { CHANGE_SESSION_STATUSES, type ChangeSessionStatus } from "../contract.ts";
 
 /**
  * The change-session status machine: the one table of legal moves (the
@@ -7,8 +8,7 @@ import { DomainError } from "../../platform/errors.ts";
  * session's), so concurrent approvals, declines, expiries and cancellations
  * can never make a move this table does not list.
  */
-export const CHANGE_SESSION_STATUSES = ["PENDING_APPROVAL", "SCHEDULED", "APPLIED", "DECLINED", "EXPIRED", "CANCELLED"] as const;
-export type ChangeSessionStatus = (typeof CHANGE_SESSION_STATUSES)[number];
+export { CHANGE_SESSION_STATUSES, type ChangeSessionStatus };
 
 export type ChangeSessionEvent =
   | "approve_immediate" //    customer approved an IMMEDIATE change (immediate charge taken, if any)

@@ -3,20 +3,19 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { conflict, DomainError, invalid } from "../../platform/errors.ts";
 import { amount, compare, formatAmount, isStorableAmountText, isZero } from "../../platform/money.ts";
-import { jobId } from "../../platform/queue/define-job.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionChangeSession, EFFECTIVE_MODES, type ChangeSessionRow, type EffectiveMode } from "./change-session-entities.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { CHANGEABLE_STATUSES, changeApprovalUrl, openSessionOf } from "./change-session-store.ts";
 import { expireChangeSessionNow } from "./expire-change-session.ts";
 import { changeSessionToken } from "../authorization-token.ts";
-import { AUTHORIZATION_MINUTES, isHttpUrl, URL_MAX_LENGTH } from "../create-subscription.ts";
+import { isHttpUrl } from "../create-subscription.ts";
 import { quotePlan } from "../funding.ts";
 import { fetchPlan, planInterval, refuseArchivedPlan, type SubscriptionPorts } from "../ports.ts";
 import { findSubscription, lockSubscription } from "../subscription-store.ts";
-import { expireChangeSessionJob } from "./change-session-jobs.ts";
+import { scheduleChangeSessionExpiry } from "./change-session-queue.ts";
+import { AUTHORIZATION_MINUTES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../contract.ts";
 
-export const REASON_MAX_LENGTH = 1000;
 /** Same lifetime as a subscription authorization's default. */
 export const CHANGE_SESSION_MINUTES = AUTHORIZATION_MINUTES.default;
 
@@ -129,12 +128,7 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
     throw err;
   }
 
-  // After commit only. If Redis is down the expiry sweep still finds it in Postgres.
-  await ports.queues.add(
-    expireChangeSessionJob,
-    { changeSessionId: session.id },
-    { jobId: jobId("expire-change-session", session.id), delay: Math.max(0, session.expiresAt.getTime() - ctx.clock.now().getTime()) },
-  );
+  await scheduleChangeSessionExpiry(ports.queues, session.id, session.expiresAt.getTime() - ctx.clock.now().getTime());
   return { session, approvalUrl: changeApprovalUrl(ports.publicBaseUrl, token) };
 }
 

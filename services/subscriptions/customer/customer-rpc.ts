@@ -7,7 +7,7 @@ import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
 import type { AuthorizationRow, SubscriptionRow } from "../entities.ts";
 import type { SubscriptionPorts } from "../ports.ts";
 import type { FundingOption } from "../list-funding-options.ts";
-import { chargeMessage, subscriptionMessage } from "../rpc.ts";
+import { chargeMessage, subscriptionMessage } from "../subscription-messages.ts";
 import { listCustomerSubscriptions } from "./list-customer-subscriptions.ts";
 import { cancelSubscriptionForCustomer } from "./cancel-subscription-for-customer.ts";
 import { changeFundingAsset } from "./change-funding-asset.ts";

@@ -5,11 +5,10 @@ import { fileURLToPath } from "node:url";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
-import { startSystem, type RunningSystem } from "../../../services/cli/system.ts";
-import { jobId } from "../../../services/platform/queue/define-job.ts";
+import { startSystem, type RunningSystem } from "../../../cli/system.ts";
 import { subscriptionPorts, type SubscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
-import { renewSubscriptionJob } from "../../../services/subscriptions/renewals/jobs.ts";
+import { renewSubscriptionKind } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf, waitForCharges, waitForQuiet } from "../../support/billing.ts";
@@ -208,7 +207,7 @@ describe("recurring billing: exactly one charge per period", () => {
       await advanceBy(sys, 5 * DAY + 60); // five periods due for each
       // Besides the sweeps' jobs, extra jobs under other ids: both processes work on the same subscriptions at once.
       for (const id of subs) {
-        for (let k = 0; k < 3; k++) await sys.system.queues!.add(renewSubscriptionJob, { subscriptionId: id }, { jobId: jobId("dup", id, String(k)), removeOnComplete: true });
+        for (let k = 0; k < 3; k++) await sys.system.queues!.add(renewSubscriptionKind, { subscriptionId: id, periodIndex: 1000 + k, attempt: 0 });
       }
       await waitForQuiet(sys);
       for (const id of subs) {

@@ -41,7 +41,9 @@ describe("recurring billing: a long simulated run", () => {
     await sys?.close();
   });
 
-  it("charges every billing date of every funded subscription once, stops the unfunded ones, and the ledger checks out", async () => {
+  it("charges every billing date of every funded subscription once, stops the unfunded ones, and the ledger checks out", async function () {
+    // About 15 s alone; a loaded 2-core machine needs several times that.
+    this.timeout(180_000);
     const merchants = [await sys.createMerchant("Long A"), await sys.createMerchant("Long B")];
     const subs: { id: string; c: Case; userId: string; credited: string; merchantId: string }[] = [];
     for (let round = 0; round < 2; round++) {

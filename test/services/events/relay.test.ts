@@ -6,7 +6,7 @@ import { startWebhookWorkers } from "../../support/webhook-workers.ts";
 import { emitEvents } from "../../support/events.ts";
 import { relayEvents } from "../../../services/events/relay-events.ts";
 import { sweepDueDeliveries } from "../../../services/events/sweep-due-deliveries.ts";
-import { deliveryJobId } from "../../../services/events/enqueue-deliveries.ts";
+import { deliveryJobId } from "../../../services/events/webhook-queue.ts";
 
 describe("outbox relay and delivery queue", () => {
   let sys: TestSystem;

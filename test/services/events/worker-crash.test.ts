@@ -14,7 +14,7 @@ describe("webhooks when a worker process is killed mid-batch", () => {
 
   /** `billing start webhooks` as its own process, on this test's database and queue prefix. */
   function startWorkerProcess(): ChildProcess {
-    const child = spawn(process.execPath, ["services/cli/billing.ts", "start", "webhooks"], {
+    const child = spawn(process.execPath, ["cli/billing.ts", "start", "webhooks"], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "inherit"],
       env: {

@@ -1,15 +1,14 @@
 import { expect } from "chai";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { jobId } from "../../../services/platform/queue/define-job.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { DomainError } from "../../../services/platform/errors.ts";
-import { applyPlanChangeJob, changeSessionsSweepJob, expireChangeSessionJob } from "../../../services/subscriptions/change-sessions/change-session-jobs.ts";
-import { subscriptionsSweepJob } from "../../../services/subscriptions/jobs.ts";
+import { applyPlanChangeKind, changeSessionsSweep, expireChangeSessionKind } from "../../../services/subscriptions/change-sessions/change-session-queue.ts";
+import { subscriptionsSweep } from "../../../services/subscriptions/subscription-queue.ts";
 import { createChangeSession } from "../../../services/subscriptions/change-sessions/create-change-session.ts";
 import { subscriptionPorts } from "../../../services/subscriptions/ports.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { createPlan, createWalletUser, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { advanceClock, approvedSubscription, changeEventTypes, changeOf, createChange, subscriptionOf } from "../../support/change-sessions.ts";
@@ -37,7 +36,7 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
     let api: ApiClient;
     let rpc: ReturnType<typeof subscriptionsRpc>;
     before(async () => {
-      sys = await startTestSystem({ jobs: [applyPlanChangeJob, expireChangeSessionJob] });
+      sys = await startTestSystem({ jobs: handlersOf(applyPlanChangeKind, expireChangeSessionKind) });
       api = (await sys.createMerchant()).api;
       rpc = subscriptionsRpc(sys);
     });
@@ -52,7 +51,7 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
       const change = await createChange(api, subscriptionId, pro.id);
       expect((await rpc.client.approveChangeSession({ token: tokenOf(change.approvalUrl), walletUserId: user.id })).approved).to.equal(true);
       const queue = sys.system.queues!.queue("scheduler");
-      const job = await queue.getJob(jobId("apply-plan-change", change.id));
+      const job = await queue.getJob(applyPlanChangeKind.id({ changeSessionId: change.id }));
       expect(job, "delayed job").to.not.equal(undefined);
       expect(await job!.getState()).to.equal("delayed");
       const expectedDelay = Date.parse(sub.nextBillingAt) - Date.now();
@@ -63,11 +62,11 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
       expect((await changeOf(api, subscriptionId, change.id)).status).to.equal("SCHEDULED");
 
       await advanceClock(sys, 31 * DAY);
-      await sys.system.queues!.add(applyPlanChangeJob, { changeSessionId: change.id }, { jobId: `${jobId("apply-plan-change", change.id)}-retry` });
+      await sys.system.queues!.queue("scheduler").add(applyPlanChangeKind.name, { changeSessionId: change.id }, { jobId: `${applyPlanChangeKind.id({ changeSessionId: change.id })}-retry` });
       await eventually(async () => ((await changeOf(api, subscriptionId, change.id)).status === "APPLIED" ? true : undefined), 5_000, "apply by the job");
       expect((await subscriptionOf(api, subscriptionId)).planId).to.equal(pro.id);
       // Once more: nothing (no second event).
-      await sys.system.queues!.add(applyPlanChangeJob, { changeSessionId: change.id }, { jobId: `${jobId("apply-plan-change", change.id)}-again` });
+      await sys.system.queues!.queue("scheduler").add(applyPlanChangeKind.name, { changeSessionId: change.id }, { jobId: `${applyPlanChangeKind.id({ changeSessionId: change.id })}-again` });
       await eventually(async () => ((await queue.getJobCounts("waiting", "active")).waiting === 0 ? true : undefined), 5_000);
       const types = await changeEventTypes(sys, change.id);
       expect(types.filter((t) => t === "subscription.plan_changed")).to.have.length(1);
@@ -76,7 +75,7 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
     it("one expiry job per session, due at expiresAt", async () => {
       const { pro, subscriptionId } = await arrange(sys, rpc.client, api);
       const change = await createChange(api, subscriptionId, pro.id);
-      const job = await sys.system.queues!.queue("scheduler").getJob(jobId("expire-change-session", change.id));
+      const job = await sys.system.queues!.queue("scheduler").getJob(expireChangeSessionKind.id({ changeSessionId: change.id }));
       expect(job!.opts.delay).to.be.within(59 * 60_000, 60 * 60_000);
       await advanceClock(sys, 61 * 60);
       await job!.promote();
@@ -89,7 +88,7 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
     let api: ApiClient;
     let rpc: ReturnType<typeof subscriptionsRpc>;
     before(async () => {
-      sys = await startTestSystem({ jobs: [changeSessionsSweepJob, subscriptionsSweepJob] });
+      sys = await startTestSystem({ jobs: handlersOf(changeSessionsSweep, subscriptionsSweep) });
       api = (await sys.createMerchant()).api;
       rpc = subscriptionsRpc(sys);
     });
@@ -103,9 +102,9 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
       const change = await createChange(api, subscriptionId, pro.id);
       expect((await rpc.client.approveChangeSession({ token: tokenOf(change.approvalUrl), walletUserId: user.id })).approved).to.equal(true);
       const queue = sys.system.queues!.queue("scheduler");
-      await queue.remove(jobId("apply-plan-change", change.id));
-      await queue.remove(jobId("expire-change-session", change.id));
-      expect(await queue.getJob(jobId("apply-plan-change", change.id))).to.equal(undefined);
+      await queue.remove(applyPlanChangeKind.id({ changeSessionId: change.id }));
+      await queue.remove(expireChangeSessionKind.id({ changeSessionId: change.id }));
+      expect(await queue.getJob(applyPlanChangeKind.id({ changeSessionId: change.id }))).to.equal(undefined);
 
       await new Promise((r) => setTimeout(r, 1_200)); // sweeps run; not due yet
       expect((await changeOf(api, subscriptionId, change.id)).status).to.equal("SCHEDULED");
@@ -117,7 +116,7 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
     it("sessions whose expiry job vanished are expired by the sweep", async () => {
       const { pro, subscriptionId } = await arrange(sys, rpc.client, api);
       const change = await createChange(api, subscriptionId, pro.id);
-      await sys.system.queues!.queue("scheduler").remove(jobId("expire-change-session", change.id));
+      await sys.system.queues!.queue("scheduler").remove(expireChangeSessionKind.id({ changeSessionId: change.id }));
       await advanceClock(sys, 61 * 60);
       await eventually(async () => ((await changeOf(api, subscriptionId, change.id)).status === "EXPIRED" ? true : undefined), 10_000, "expiry by the sweep");
     });

@@ -1,8 +1,7 @@
 import { expect } from "chai";
-import { jobId } from "../../../services/platform/queue/define-job.ts";
-import { expireAuthorizationJob } from "../../../services/subscriptions/jobs.ts";
+import { expireAuthorizationKind } from "../../../services/subscriptions/subscription-queue.ts";
 import { expireAuthorization } from "../../../services/subscriptions/expire-authorization.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { createPlan, createSubscription, createWalletUser, eventsOf, eventually, localUrl, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 
@@ -21,7 +20,7 @@ describe("authorization expiry", () => {
 
     before(async () => {
       // Only the delayed job: whatever expires here, the job did it.
-      sys = await startTestSystem({ jobs: [expireAuthorizationJob] });
+      sys = await startTestSystem({ jobs: handlersOf(expireAuthorizationKind) });
       api = (await sys.createMerchant()).api;
       plan = await createPlan(api);
       userId = (await createWalletUser(sys)).id;
@@ -31,7 +30,7 @@ describe("authorization expiry", () => {
     it("schedules one job per subscription at authorizationExpiresAt; early it does nothing, on time it expires", async () => {
       const s = await createSubscription(api, plan.id, userId, { authorizationExpiresInMinutes: 5 });
       const queue = sys.system.queues!.queue("scheduler");
-      const job = await queue.getJob(jobId("expire-authorization", s.subscriptionId));
+      const job = await queue.getJob(expireAuthorizationKind.id({ subscriptionId: s.subscriptionId }));
       expect(job, "delayed job").to.not.equal(undefined);
       expect(await job!.getState()).to.equal("delayed");
       expect(job!.opts.delay).to.be.within(299_000, 300_000);
@@ -43,7 +42,7 @@ describe("authorization expiry", () => {
 
       // On time (the service clock passed the expiry): EXPIRED, once.
       await advance(sys, 301);
-      await sys.system.queues!.add(expireAuthorizationJob, { subscriptionId: s.subscriptionId }, { jobId: `${jobId("expire-authorization", s.subscriptionId)}-retry` });
+      await sys.system.queues!.queue("scheduler").add(expireAuthorizationKind.name, { subscriptionId: s.subscriptionId }, { jobId: `${expireAuthorizationKind.id({ subscriptionId: s.subscriptionId })}-retry` });
       const expired = await eventually(async () => {
         const body = await statusOf(api, s.subscriptionId);
         return body.status === "EXPIRED" ? body : undefined;
@@ -57,7 +56,7 @@ describe("authorization expiry", () => {
 
     it("an overdue link reads as EXPIRED before anything expired it", async () => {
       const s = await createSubscription(api, plan.id, userId, { authorizationExpiresInMinutes: 5 });
-      await sys.system.queues!.queue("scheduler").remove(jobId("expire-authorization", s.subscriptionId));
+      await sys.system.queues!.queue("scheduler").remove(expireAuthorizationKind.id({ subscriptionId: s.subscriptionId }));
       await advance(sys, 5 * 60);
       const rpc = subscriptionsRpc(sys);
       try {
@@ -101,7 +100,7 @@ describe("authorization expiry", () => {
 
       // Redis lost every delayed job.
       await sys.system.queues!.queue("scheduler").drain(true);
-      expect(await sys.system.queues!.queue("scheduler").getJob(jobId("expire-authorization", lost.subscriptionId))).to.equal(undefined);
+      expect(await sys.system.queues!.queue("scheduler").getJob(expireAuthorizationKind.id({ subscriptionId: lost.subscriptionId }))).to.equal(undefined);
 
       await advance(sys, 6 * 60);
       await eventually(async () => ((await statusOf(api, lost.subscriptionId)).status === "EXPIRED" ? true : undefined), 10_000, "expiry by the sweep");

@@ -5,9 +5,9 @@
  * Output is human text, or JSON with --json.
  */
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "../platform/config.ts";
-import { createLogger } from "../platform/logger.ts";
-import { DomainError } from "../platform/errors.ts";
+import { ConfigError, loadConfig } from "../services/platform/config.ts";
+import { createLogger } from "../services/platform/logger.ts";
+import { DomainError } from "../services/platform/errors.ts";
 import { startCommand } from "./start.ts";
 import { migrateCommand, operatorCommands } from "./operator.ts";
 

@@ -1,13 +1,13 @@
-import type { UseCaseContext } from "../platform/use-case.ts";
+import type { UseCaseContext } from "../services/platform/use-case.ts";
 import { options, print, required, withContext, type OperatorCommand } from "./command-support.ts";
-import { createWalletUser } from "../wallet/create-wallet-user.ts";
-import { creditWalletUser } from "../wallet/credit-wallet-user.ts";
-import { getWalletUser } from "../wallet/get-wallet-user.ts";
-import { listAccounts } from "../wallet/list-accounts.ts";
-import { checkLedger } from "../wallet/check-ledger.ts";
-import { freezeWalletUser, unfreezeWalletUser } from "../wallet/freeze-wallet-user.ts";
-import { walletUserView } from "../wallet/wallet-user-record.ts";
-import type { WalletUserRow } from "../wallet/entities.ts";
+import { createWalletUser } from "../services/wallet/create-wallet-user.ts";
+import { creditWalletUser } from "../services/wallet/credit-wallet-user.ts";
+import { getWalletUser } from "../services/wallet/get-wallet-user.ts";
+import { listAccounts } from "../services/wallet/list-accounts.ts";
+import { checkLedger } from "../services/wallet/check-ledger.ts";
+import { freezeWalletUser, unfreezeWalletUser } from "../services/wallet/freeze-wallet-user.ts";
+import { walletUserView } from "../services/wallet/wallet-user-record.ts";
+import type { WalletUserRow } from "../services/wallet/entities.ts";
 
 /** The same shape as the operator REST API's wallet user. */
 function userJson(ctx: UseCaseContext, user: WalletUserRow) {

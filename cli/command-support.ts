@@ -1,8 +1,9 @@
 import { parseArgs } from "node:util";
-import type { Config } from "../platform/config.ts";
-import { createOrm, type Orm } from "../platform/database/orm.ts";
-import { createClock } from "../platform/clock-factory.ts";
-import type { UseCaseContext } from "../platform/use-case.ts";
+import type { Config } from "../services/platform/config.ts";
+import type { Orm } from "../services/platform/database/orm.ts";
+import { openDatabase } from "./database.ts";
+import { createClock } from "../services/platform/clock-factory.ts";
+import type { UseCaseContext } from "../services/platform/use-case.ts";
 
 /** What every operator command shares: a use-case context on the database, options and output. */
 export interface OperatorCommand {
@@ -12,7 +13,7 @@ export interface OperatorCommand {
 
 /** Runs a use case against the database directly, as an operator's tool. */
 export async function withContext<T>(config: Config, fn: (ctx: UseCaseContext) => Promise<T>): Promise<T> {
-  const orm: Orm = await createOrm({ databaseUrl: config.databaseUrl, poolMax: 2 });
+  const orm: Orm = await openDatabase(config.databaseUrl, 2);
   const clock = await createClock(config, orm);
   try {
     return await fn({ em: orm.em.fork(), clock: clock.clock });

@@ -1,24 +1,18 @@
 import { parseArgs } from "node:util";
-import type { Config } from "../platform/config.ts";
-import { createOrm, ensureDatabase, migrate } from "../platform/database/orm.ts";
+import type { Config } from "../services/platform/config.ts";
+import { migrateDatabase } from "./database.ts";
 import { print, required, withContext, type OperatorCommand } from "./command-support.ts";
 import { walletCommands } from "./wallet-commands.ts";
-import { createMerchant } from "../merchants/create-merchant.ts";
-import { createApiKey } from "../merchants/create-api-key.ts";
-import { revokeApiKey } from "../merchants/revoke-api-key.ts";
-import { announceOnce } from "../merchants/key-revocations.ts";
+import { createMerchant } from "../services/merchants/create-merchant.ts";
+import { createApiKey } from "../services/merchants/create-api-key.ts";
+import { revokeApiKey } from "../services/merchants/revoke-api-key.ts";
+import { announceOnce } from "../services/merchants/key-revocations.ts";
 
 export type { OperatorCommand };
 
 export async function migrateCommand(config: Config, json: boolean): Promise<number> {
-  const created = await ensureDatabase(config.databaseUrl);
-  const orm = await createOrm({ databaseUrl: config.databaseUrl, poolMax: 1 });
-  try {
-    const applied = await migrate(orm);
-    return print(json, { databaseCreated: created, applied }, applied.length ? `applied: ${applied.join(", ")}` : "no pending migrations");
-  } finally {
-    await orm.close();
-  }
+  const { databaseCreated, applied } = await migrateDatabase(config);
+  return print(json, { databaseCreated, applied }, applied.length ? `applied: ${applied.join(", ")}` : "no pending migrations");
 }
 
 export const operatorCommands: Record<string, OperatorCommand> = {

@@ -1,13 +1,15 @@
-import type { Config, ServiceName, WorkerGroup } from "../platform/config.ts";
-import type { Logger } from "../platform/logger.ts";
-import { createOrm, type Orm } from "../platform/database/orm.ts";
-import { createClock, type ManagedClock } from "../platform/clock-factory.ts";
-import { Queues } from "../platform/queue/queues.ts";
-import { RpcClients } from "../platform/rpc/clients.ts";
-import { startServices, type RunningServices } from "../start-services.ts";
-import { startGateway, type RunningGateway } from "../../gateway/start-gateway.ts";
-import { startWorkers, type RunningWorkers } from "../../workers/start-workers.ts";
-import type { JobDefinition } from "../platform/queue/define-job.ts";
+import type { Config, ServiceName, WorkerGroup } from "../services/platform/config.ts";
+import type { Logger } from "../services/platform/logger.ts";
+import type { Orm } from "../services/platform/database/orm.ts";
+import { openDatabase } from "./database.ts";
+import { createClock, type ManagedClock } from "../services/platform/clock-factory.ts";
+import { Queues } from "../services/platform/queue/queues.ts";
+import { RpcClients } from "../services/platform/rpc/clients.ts";
+import { startServices, type RunningServices } from "../services/start-services.ts";
+import { startGateway, type RunningGateway } from "../gateway/start-gateway.ts";
+import { startWorkers, type RunningWorkers } from "../workers/start-workers.ts";
+import type { AnyHandler } from "../services/platform/queue/define-job.ts";
+import { buildJobRegistry } from "../workers/registry.ts";
 
 export interface SystemParts {
   services: readonly ServiceName[];
@@ -16,7 +18,8 @@ export interface SystemParts {
   /** Ports to bind; 0 picks a free one (tests). */
   gatewayPort?: number;
   servicesPort?: number;
-  jobs?: JobDefinition<any>[];
+  /** Only these handlers (tests): the registry is checked against their own kinds. */
+  jobs?: readonly AnyHandler[];
 }
 
 export interface RunningSystem {
@@ -37,7 +40,7 @@ export interface RunningSystem {
 export async function startSystem(baseConfig: Config, logger: Logger, parts: SystemParts): Promise<RunningSystem> {
   let config = baseConfig;
   const needsDb = parts.services.length > 0 || parts.workerGroups.length > 0;
-  const orm = needsDb ? await createOrm({ databaseUrl: config.databaseUrl, poolMax: config.dbPoolMax }) : undefined;
+  const orm = needsDb ? await openDatabase(config.databaseUrl, config.dbPoolMax) : undefined;
   const clock = orm ? await createClock(config, orm) : undefined;
   const queues = needsDb ? new Queues(config.redisUrl, config.queuePrefix, logger) : undefined;
   const rpc = new RpcClients(config.internalApiToken);
@@ -61,7 +64,7 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
       workers = await startWorkers(
         { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc },
         parts.workerGroups,
-        parts.jobs,
+        parts.jobs ? buildJobRegistry(parts.jobs, parts.jobs.map((j) => j.kind)) : buildJobRegistry(),
       );
     }
     if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port);

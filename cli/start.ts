@@ -1,6 +1,6 @@
-import { SERVICE_NAMES, WORKER_GROUP_NAMES, type Config, type ServiceName, type WorkerGroup } from "../platform/config.ts";
-import type { Logger } from "../platform/logger.ts";
-import { createOrm, ensureDatabase, migrate } from "../platform/database/orm.ts";
+import { SERVICE_NAMES, WORKER_GROUP_NAMES, type Config, type ServiceName, type WorkerGroup } from "../services/platform/config.ts";
+import type { Logger } from "../services/platform/logger.ts";
+import { migrateDatabase } from "./database.ts";
 import { startSystem } from "./system.ts";
 
 /**
@@ -29,14 +29,9 @@ export async function startCommand(config: Config, logger: Logger, roles: string
     }
   }
   if (roles.includes("all")) {
-    if (await ensureDatabase(config.databaseUrl)) logger.info("database created");
-    const orm = await createOrm({ databaseUrl: config.databaseUrl, poolMax: 1 });
-    try {
-      const applied = await migrate(orm);
-      if (applied.length) logger.info({ applied }, "migrations applied");
-    } finally {
-      await orm.close();
-    }
+    const { databaseCreated, applied } = await migrateDatabase(config);
+    if (databaseCreated) logger.info("database created");
+    if (applied.length) logger.info({ applied }, "migrations applied");
   }
   const system = await startSystem(config, logger, { services: [...services], gateway, workerGroups: [...groups] });
   let stopping = false;

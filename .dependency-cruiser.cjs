@@ -1,0 +1,52 @@
+/**
+ * The house rules (issue 10), checked in CI by `npm run lint:architecture`:
+ * layers point down only (cli → gateway/workers → services → platform), the
+ * platform knows no domain, the gateway sees only contracts, and nothing cycles.
+ * (process.env outside services/platform/config.ts is caught by .ci/no-process-env.)
+ * TypeScript 7 has no compiler API yet, so swc parses the sources.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-cycles",
+      severity: "error",
+      comment: "An import cycle means two modules are one; split out what both need.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "services-do-not-import-upper-layers",
+      severity: "error",
+      comment: "services/ is the bottom layer: the gateway, workers and CLI depend on it, never the other way.",
+      from: { path: "^services/" },
+      to: { path: "^(gateway|workers|cli)/" },
+    },
+    {
+      name: "platform-knows-no-domain",
+      severity: "error",
+      comment: "services/platform/ is shared plumbing; domains register themselves with it from the composition root.",
+      from: { path: "^services/platform/" },
+      to: { path: "^services/(?!platform/)" },
+    },
+    {
+      name: "gateway-imports-only-contracts",
+      severity: "error",
+      comment: "The gateway speaks to services over RPC: it may import platform code and each domain's contract.ts, never entities or use cases.",
+      from: { path: "^gateway/" },
+      to: { path: "^services/(?!platform/|[a-z-]+/contract\\.ts$)" },
+    },
+    {
+      name: "workers-import-no-gateway",
+      severity: "error",
+      from: { path: "^workers/" },
+      to: { path: "^(gateway|cli)/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|proto/gen)" },
+    tsPreCompilationDeps: true,
+    moduleSystems: ["es6"],
+    parser: "swc",
+  },
+};

@@ -1,0 +1,53 @@
+import { jobId, jobKind, ONE_SHOT, sweepKind } from "../../platform/queue/job-kind.ts";
+import type { Queues } from "../../platform/queue/queues.ts";
+
+/**
+ * Recurring billing's jobs as producers see them (handlers: jobs.ts), all in
+ * the `renewals` worker group so it scales on its own. Postgres is the truth:
+ * the sweep finds everything due; the jobs spread the work over the workers.
+ * Every job is safe to run twice. Jobs are removed when they end, so a
+ * deterministic id only de-duplicates while one waits or runs, never blocks a
+ * later run.
+ */
+
+/** Charges whatever is due for one subscription; one id per period and attempt. */
+export const renewSubscriptionKind = jobKind<{ subscriptionId: string; periodIndex: number; attempt: number }>({
+  name: "renewals.renew-subscription",
+  group: "renewals",
+  id: (p) => jobId("renew", p.subscriptionId, String(p.periodIndex), String(p.attempt)),
+  options: ONE_SHOT,
+});
+
+/** subscription.charge_upcoming for one subscription's next period. */
+export const notifyUpcomingChargeKind = jobKind<{ subscriptionId: string; periodIndex: number }>({
+  name: "renewals.notify-upcoming-charge",
+  group: "renewals",
+  id: (p) => jobId("notice", p.subscriptionId, String(p.periodIndex)),
+  options: ONE_SHOT,
+});
+
+/**
+ * Enqueued by the wallet after a credit to a wallet user's account commits:
+ * past-due subscriptions funded by it are retried at once. Only makes the
+ * retry prompt: if the job is lost, the scheduled retry still runs.
+ */
+export const accountCreditedKind = jobKind<{ walletUserId: string; asset: string; transactionId: string }>({
+  name: "renewals.account-credited",
+  group: "renewals",
+  id: (p) => jobId("account-credited", p.transactionId),
+  options: ONE_SHOT,
+});
+
+/**
+ * Every sweepIntervalMs, on the service clock: claim every subscription due
+ * for a renewal or a retry and enqueue its job; enqueue the advance notices
+ * that are due.
+ */
+export const renewalsSweep = sweepKind({ name: "renewals.sweep", group: "renewals", every: (c) => c.sweepIntervalMs });
+
+export const renewalJobKinds = [renewalsSweep, renewSubscriptionKind, notifyUpcomingChargeKind, accountCreditedKind];
+
+/** For the wallet: call after the credit's transaction committed (never throws). */
+export function enqueueAccountCredited(queues: Queues, credit: { walletUserId: string; asset: string; transactionId: string }): Promise<boolean> {
+  return queues.add(accountCreditedKind, credit);
+}
