@@ -3,7 +3,10 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { createPlan, createSubscription, createWalletUser, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { randomUUID } from "node:crypto";
+import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { RpcClients } from "../../../services/platform/rpc/clients.ts";
+import { balances, createPlan, createSubscription, createWalletUser, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription, createChange, changeOf } from "../../support/change-sessions.ts";
 import { advanceTo, chargesOf, subscriptionOf, waitForCharges, waitForStatus } from "../../support/billing.ts";
 import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
@@ -12,13 +15,14 @@ import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
 describe("customer self-service RPCs", () => {
   let sys: TestSystem;
   let acme: ApiClient;
+  let acmeId: string;
   let globex: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
   before(async () => {
     sys = await startTestSystem();
-    acme = (await sys.createMerchant("Acme Streaming")).api;
+    ({ api: acme, id: acmeId } = await sys.createMerchant("Acme Streaming"));
     globex = (await sys.createMerchant("Globex News")).api;
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
@@ -213,5 +217,44 @@ describe("customer self-service RPCs", () => {
     const res = await client.cancelSubscriptionForCustomer({ walletUserId: user.id, subscriptionId: s.subscriptionId });
     expect(res.subscription).to.include({ status: "CANCELLED", cancellationReason: "CUSTOMER_CANCELLED" });
     expect(res.subscription!.authorization!.status).to.equal("CANCELLED");
+  });
+
+  it("waits for a charge in flight before cancelling, as the merchant's cancel does: debited once, then CANCELLED", async () => {
+    const plan = await createPlan(acme, { amount: "4" });
+    const user = await createWalletUser(sys, { USDT_TRON: "10" });
+    const s = await createSubscription(acme, plan.id, user.id);
+    // What a crashed approval leaves: a PENDING first charge whose lease ran out, the wallet already debited.
+    const chargeId = randomUUID();
+    await sys.sql(
+      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until)
+       select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 month', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second'
+       from subscriptions where id = ?`,
+      [chargeId, s.subscriptionId],
+    );
+    const wallets = new RpcClients(sys.config.internalApiToken);
+    try {
+      await wallets.client(WalletService, `http://127.0.0.1:${sys.system.servicesPort}`).charge({
+        idempotencyKey: `subscription-charge-${chargeId}`,
+        walletUserId: user.id,
+        merchantId: acmeId,
+        asset: "USDT_TRON",
+        amount: "4",
+        description: "crashed before recording",
+      });
+    } finally {
+      wallets.close();
+    }
+
+    const res = await client.cancelSubscriptionForCustomer({ walletUserId: user.id, subscriptionId: s.subscriptionId });
+    expect(res.subscription).to.include({ status: "CANCELLED", cancellationReason: "CUSTOMER_CANCELLED" });
+    expect(res.subscription!.activatedAt).to.not.equal(undefined);
+    expect((await eventsOf(sys, s.subscriptionId)).map((e) => e.type)).to.deep.equal([
+      "subscription.created",
+      "subscription.charge_succeeded",
+      "subscription.activated",
+      "subscription.cancelled",
+    ]);
+    expect((await balances(sys, user.id)).USDT_TRON).to.equal("6");
   });
 });
