@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WorkerGroup } from "../../services/platform/config.ts";
 import { createLogger } from "../../services/platform/logger.ts";
-import type { JobDefinition, JobDeps } from "../../services/platform/queue/define-job.ts";
+import type { JobDeps } from "../../services/platform/queue/define-job.ts";
+import type { SweepKind } from "../../services/platform/queue/job-kind.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
-import { ALL_JOBS } from "../../workers/registry.ts";
-import type { TestSystem } from "./system.ts";
+import { ALL_SWEEPS } from "../../services/job-kinds.ts";
+import { handlersOf, type TestSystem } from "./system.ts";
 
 /**
  * Deterministic waiting for tests that show something did NOT happen: instead
@@ -13,9 +14,9 @@ import type { TestSystem } from "./system.ts";
  * do on its own has then been done, so the assertion that follows can fail.
  */
 
-/** Every recurring sweep in the job registry, or those of the given worker groups. */
-export function sweepsOf(groups?: readonly WorkerGroup[]): JobDefinition<any>[] {
-  return ALL_JOBS.filter((job) => job.every !== undefined && (!groups || groups.includes(job.group)));
+/** Every recurring sweep, or those of the given worker groups. */
+export function sweepsOf(groups?: readonly WorkerGroup[]): SweepKind[] {
+  return ALL_SWEEPS.filter((sweep) => !groups || groups.includes(sweep.group));
 }
 
 /**
@@ -23,7 +24,7 @@ export function sweepsOf(groups?: readonly WorkerGroup[]): JobDefinition<any>[] 
  * (each syncs the service clock first). Any jobs they queue go to the real
  * queues, for the running workers.
  */
-export async function runSweeps(sys: TestSystem, sweeps: readonly JobDefinition<any>[]): Promise<void> {
+export async function runSweeps(sys: TestSystem, sweeps: readonly SweepKind[]): Promise<void> {
   const rpc = new RpcClients(sys.config.internalApiToken);
   const deps: JobDeps = {
     config: sys.config,
@@ -34,7 +35,7 @@ export async function runSweeps(sys: TestSystem, sweeps: readonly JobDefinition<
     rpc,
   };
   try {
-    for (const sweep of sweeps) await sweep.handle(deps, {});
+    for (const handler of handlersOf(...sweeps)) await (handler.handle as (deps: JobDeps) => Promise<void>)(deps);
   } finally {
     rpc.close();
   }
@@ -71,7 +72,7 @@ export async function drainQueues(sys: TestSystem, groups: readonly WorkerGroup[
  * then drains those groups' queues: everything due on the service clock has
  * been carried out when it returns.
  */
-export async function settle(sys: TestSystem, options: { groups?: readonly WorkerGroup[]; sweeps?: readonly JobDefinition<any>[] } = {}): Promise<void> {
+export async function settle(sys: TestSystem, options: { groups?: readonly WorkerGroup[]; sweeps?: readonly SweepKind[] } = {}): Promise<void> {
   const groups = options.groups ?? sys.workerGroups;
   await runSweeps(sys, options.sweeps ?? sweepsOf(groups));
   await drainQueues(sys, groups);
