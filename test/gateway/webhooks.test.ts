@@ -3,7 +3,8 @@ import { Webhook } from "standardwebhooks";
 import { ADMIN_KEY, startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { startWebhookReceiver, eventually, type WebhookReceiver, type ReceivedWebhook } from "../support/webhook-receiver.ts";
-import { emitEvents } from "../support/events.ts";
+import { emitEvents, waitUntilRelayed } from "../support/events.ts";
+import { settle } from "../support/sweeps.ts";
 
 const headersOf = (r: ReceivedWebhook) => ({
   "webhook-id": String(r.headers["webhook-id"]),
@@ -204,7 +205,10 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     const refused = await merchant.api.post(`/api/v1/events/${second}/redeliver`, { endpointId: ep.id });
     expect(refused.status).to.equal(409);
     expect(refused.body.error).to.equal("WEBHOOK_ENDPOINT_DISABLED");
-    await new Promise((r) => setTimeout(r, 800));
+    // The relay has passed the event, then the sweeps ran and every job they queued: nothing was made for this endpoint, nothing sent.
+    await waitUntilRelayed(sys, [second!]);
+    await settle(sys);
+    expect(await sys.sql("select id from webhook_deliveries where event_id = ? and endpoint_id = ?", [second, ep.id])).to.deep.equal([]);
     expect(receiver.received.filter((x) => x.headers["webhook-id"] === second)).to.have.length(0);
 
     receiver.respond = () => ({ status: 200 });
@@ -262,6 +266,12 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     };
     const ids = await emitEvents(sys, merchant.id, 8, "subscription.resumed");
     await receiver.waitFor((r) => r.filter((x) => ids.includes(String(x.headers["webhook-id"]))).length >= 9);
+    // Every delivery has succeeded and nothing is left to run: no further request can come.
+    await eventually(async () => {
+      const rows = await sys.sql<{ status: string }>("select status from webhook_deliveries where endpoint_id = ?", [ep.id]);
+      return rows.length === 8 && rows.every((r) => r.status === "SUCCEEDED");
+    }, 15_000, "every delivery succeeded");
+    await settle(sys);
     const order = receiver.received.filter((x) => ids.includes(String(x.headers["webhook-id"]))).map((x) => ids.indexOf(String(x.headers["webhook-id"])));
     // First attempts in creation order, one at a time.
     expect([...new Set(order)]).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7]);
@@ -300,6 +310,7 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     expect(enabled.body.status).to.equal("ENABLED");
     const [afterwards] = await emitEvents(sys, merchant.id, 1, "subscription.unpaid");
     await receiver.waitFor((r) => r.some((x) => x.headers["webhook-id"] === afterwards));
+    expect(await sys.sql("select id from webhook_deliveries where event_id = ? and endpoint_id = ?", [during, ep.id])).to.deep.equal([]);
     expect(receiver.received.some((x) => x.headers["webhook-id"] === during && x.path === "/hooks/paused")).to.equal(false);
     await merchant.api.delete(`/api/v1/webhook-endpoints/${ep.id}`);
   });
@@ -315,7 +326,9 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     expect(del.status).to.equal(204);
     expect((await merchant.api.get(`/api/v1/webhook-endpoints/${ep.id}`)).status).to.equal(404);
     const [afterDelete] = await emitEvents(sys, merchant.id, 1, "subscription.expired");
-    await new Promise((r) => setTimeout(r, 800));
+    await waitUntilRelayed(sys, [afterDelete!]);
+    await settle(sys);
+    expect(await sys.sql("select id from webhook_deliveries where event_id = ? and endpoint_id = ?", [afterDelete, ep.id])).to.deep.equal([]);
     expect(receiver.received.some((x) => x.headers["webhook-id"] === afterDelete)).to.equal(false);
   });
 });

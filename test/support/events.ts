@@ -19,3 +19,19 @@ export async function emitEvents(
   }
   return ids;
 }
+
+/**
+ * Polls until the outbox relay has passed every one of `eventIds` (relayed_at
+ * set): from then on the deliveries they get, if any, exist in Postgres. A
+ * relay run started before the events committed can miss them and hold the
+ * relay lock meanwhile, so running the relay by hand is not enough to know.
+ */
+export async function waitUntilRelayed(sys: TestSystem, eventIds: readonly string[], timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await sys.sql<{ n: string }>("select count(*) as n from events where id = any(?::uuid[]) and relayed_at is null", [`{${eventIds.join(",")}}`]);
+    if (Number(row!.n) === 0) return;
+    if (Date.now() > deadline) throw new Error(`${row!.n} of ${eventIds.length} events not relayed within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -25,6 +25,8 @@ export interface TestSystemOptions {
 export interface TestSystem {
   config: Config;
   system: RunningSystem;
+  /** The worker groups started with the system (test/support/sweeps.ts drains their queues). */
+  workerGroups: readonly WorkerGroup[];
   database: TestDatabase;
   baseUrl: string;
   /** Unauthenticated client (add headers per call). */
@@ -57,12 +59,13 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
     ...options.env,
   });
   const logger = createLogger(config.logLevel);
+  const workerGroups = options.workerGroups ?? WORKER_GROUP_NAMES;
   let system: RunningSystem;
   try {
     system = await startSystem(config, logger, {
       services: options.services ?? SERVICE_NAMES,
       gateway: options.gateway ?? true,
-      workerGroups: options.workerGroups ?? WORKER_GROUP_NAMES,
+      workerGroups,
       gatewayPort: 0,
       servicesPort: 0,
       jobs: options.jobs,
@@ -77,6 +80,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
   return {
     config: system.config,
     system,
+    workerGroups,
     database,
     baseUrl,
     http,

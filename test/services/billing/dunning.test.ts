@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { creditWalletUser } from "../../../services/wallet/credit-wallet-user.ts";
@@ -7,6 +6,7 @@ import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createWalletUser, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf, waitForCharges, waitForStatus } from "../../support/billing.ts";
+import { drainQueues, settle } from "../../support/sweeps.ts";
 
 const DAY_MS = DAY * 1000;
 
@@ -89,7 +89,7 @@ describe("recurring billing: dunning", () => {
     expect((await types(subscriptionId)).slice(-2)).to.deep.equal(["subscription.charge_failed", "subscription.unpaid"]);
 
     await advanceBy(sys, 40 * DAY);
-    await sleep(1200);
+    await settle(sys); // every sweep has run 40 days on, and every job it queued
     expect(await chargesOf(sys, subscriptionId)).to.have.length(5);
     expect((await api.post(`/api/v1/subscriptions/${subscriptionId}/pause`)).status).to.equal(409);
     expect((await api.post(`/api/v1/subscriptions/${subscriptionId}/resume`)).status).to.equal(409);
@@ -108,14 +108,14 @@ describe("recurring billing: dunning", () => {
     const before = await subscriptionOf(api, older.subscriptionId);
 
     await credit(sys, user.id, "USDT_TRON", "4"); // not enough for either
-    await sleep(1000);
+    await drainQueues(sys); // the top-up's job (queued before the credit answered) has run
     expect(await chargesOf(sys, older.subscriptionId)).to.have.length(2);
     expect(await subscriptionOf(api, older.subscriptionId)).to.include({ status: "PAST_DUE", nextRetryAt: before.nextRetryAt });
 
     await credit(sys, user.id, "USDT_TRON", "11"); // 15: covers one of the two
     const recovered = await waitForStatus(api, older.subscriptionId, "ACTIVE", 5_000);
     expect(Date.parse(recovered.updatedAt)).to.be.lessThan(Date.parse(before.nextRetryAt)); // at once, not at the scheduled retry
-    await sleep(500);
+    await drainQueues(sys); // the same job went on to the newer subscription, or did not
     expect((await subscriptionOf(api, newer.subscriptionId)).status).to.equal("PAST_DUE");
     expect(await chargesOf(sys, newer.subscriptionId)).to.have.length(2); // not attempted: the balance did not cover it
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("5");

@@ -1,10 +1,10 @@
 import { expect } from "chai";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { balances, createWalletUser, eventsOf, eventually, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { settle } from "../../support/sweeps.ts";
 import {
   advanceBy,
   advanceTo,
@@ -140,7 +140,7 @@ describe("recurring billing: renewals", () => {
     expect((await api.post(`/api/v1/subscriptions/${subscriptionId}/pause`)).body.status).to.equal("PAUSED");
 
     await advanceTo(sys, new Date(anchor + 2.5 * week)); // billing dates at weeks 1 and 2 pass while paused
-    await sleep(1200); // two sweeps
+    await settle(sys); // every sweep has run on the new time, and every job it queued
     expect(await chargesOf(sys, subscriptionId)).to.have.length(1);
 
     const resumed = (await api.post(`/api/v1/subscriptions/${subscriptionId}/resume`)).body;
@@ -151,7 +151,7 @@ describe("recurring billing: renewals", () => {
       currentPeriodEnd: new Date(anchor + 3 * week).toISOString(),
       nextBillingAt: new Date(anchor + 3 * week).toISOString(),
     });
-    await sleep(1200);
+    await settle(sys);
     expect(await chargesOf(sys, subscriptionId)).to.have.length(1);
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("27");
 
@@ -178,12 +178,13 @@ describe("recurring billing: renewals", () => {
     const sub = await subscriptionOf(api, subscriptionId);
     const notices = async () => (await eventsOf(sys, subscriptionId)).filter((e) => e.type === "subscription.charge_upcoming");
     await advanceTo(sys, new Date(Date.parse(sub.nextBillingAt) - 4 * DAY * 1000));
-    await sleep(1200);
+    await settle(sys);
     expect(await notices()).to.have.length(0);
     await advanceTo(sys, new Date(Date.parse(sub.nextBillingAt) - 3 * DAY * 1000 + 60_000));
-    await eventually(async () => ((await notices()).length > 0 ? true : undefined), 10_000, "the notice");
-    await sleep(1200); // more sweeps: still one
+    await settle(sys);
+    await settle(sys); // the sweep finds the period again: still one notice
     const [notice, ...more] = await notices();
+    expect(notice, "the notice").to.not.equal(undefined);
     expect(more).to.have.length(0);
     // 20 EUR = 21.6 USDT at the sandbox rate; the balance after the first payment is 8.4.
     expect(notice!.data).to.deep.equal({

@@ -7,6 +7,7 @@ import { emitEvents } from "../../support/events.ts";
 import { relayEvents } from "../../../services/events/relay-events.ts";
 import { sweepDueDeliveries } from "../../../services/events/sweep-due-deliveries.ts";
 import { deliveryJobId } from "../../../services/events/webhook-queue.ts";
+import { settle } from "../../support/sweeps.ts";
 
 describe("outbox relay and delivery queue", () => {
   let sys: TestSystem;
@@ -51,7 +52,8 @@ describe("outbox relay and delivery queue", () => {
     const workers = await startWebhookWorkers(sys);
     try {
       await receiver.waitFor((r) => r.length >= 13);
-      await new Promise((r) => setTimeout(r, 700)); // room for any duplicate to show up
+      // The relay and the sweep run once more, and every job queued so far has run: a duplicate would have arrived by now.
+      await settle(sys, { groups: ["webhooks"] });
       const byPath = (p: string) => receiver.received.filter((x) => x.path === p).map((x) => String(x.headers["webhook-id"]));
       expect(byPath("/hooks/a")).to.deep.equal([...renewals, ...plans]);
       expect(byPath("/hooks/b")).to.deep.equal(renewals);

@@ -12,6 +12,7 @@ import { handlersOf, startTestSystem, type TestSystem } from "../../support/syst
 import type { ApiClient } from "../../support/http.ts";
 import { createPlan, createWalletUser, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { advanceClock, approvedSubscription, changeEventTypes, changeOf, createChange, subscriptionOf } from "../../support/change-sessions.ts";
+import { settle } from "../../support/sweeps.ts";
 
 const DAY = 86_400;
 
@@ -66,8 +67,10 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
       await eventually(async () => ((await changeOf(api, subscriptionId, change.id)).status === "APPLIED" ? true : undefined), 5_000, "apply by the job");
       expect((await subscriptionOf(api, subscriptionId)).planId).to.equal(pro.id);
       // Once more: nothing (no second event).
-      await sys.system.queues!.queue("scheduler").add(applyPlanChangeKind.name, { changeSessionId: change.id }, { jobId: `${applyPlanChangeKind.id({ changeSessionId: change.id })}-again` });
-      await eventually(async () => ((await queue.getJobCounts("waiting", "active")).waiting === 0 ? true : undefined), 5_000);
+      const againId = `${applyPlanChangeKind.id({ changeSessionId: change.id })}-again`;
+      await sys.system.queues!.queue("scheduler").add(applyPlanChangeKind.name, { changeSessionId: change.id }, { jobId: againId });
+      await eventually(async () => ((await queue.getJob(againId))?.finishedOn !== undefined ? true : undefined), 5_000, "the second job to finish");
+      expect(await (await queue.getJob(againId))!.getState()).to.equal("completed");
       const types = await changeEventTypes(sys, change.id);
       expect(types.filter((t) => t === "subscription.plan_changed")).to.have.length(1);
     });
@@ -106,7 +109,8 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
       await queue.remove(expireChangeSessionKind.id({ changeSessionId: change.id }));
       expect(await queue.getJob(applyPlanChangeKind.id({ changeSessionId: change.id }))).to.equal(undefined);
 
-      await new Promise((r) => setTimeout(r, 1_200)); // sweeps run; not due yet
+      // The sweeps run (and whatever they queue): not due yet.
+      await settle(sys, { sweeps: [changeSessionsSweep, subscriptionsSweep], groups: ["scheduler"] });
       expect((await changeOf(api, subscriptionId, change.id)).status).to.equal("SCHEDULED");
       await advanceClock(sys, 31 * DAY);
       await eventually(async () => ((await changeOf(api, subscriptionId, change.id)).status === "APPLIED" ? true : undefined), 10_000, "apply by the sweep");

@@ -219,14 +219,23 @@ describe("wallet ledger over RPC", () => {
     expect(failure).to.include("ledger rows are immutable");
   });
 
-  it("CheckLedger is ok after all of the above, and reports a cached balance that drifted from its entries", async () => {
+  it("CheckLedger is ok over credits, charges and merchant credits, and reports a cached balance that drifted from its entries", async () => {
+    // Its own movements, whatever ran before: two user credits, a charge, a refused charge, a merchant credit.
+    const user = await fundedUser("USDT_TRON", "7");
+    const payer = await fundedUser("BTC", "1");
+    const merchantId = randomUUID();
+    expect((await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: payer.id, merchantId, asset: "BTC", amount: "0.4" })).outcome).to.equal(ChargeOutcome.SUCCEEDED);
+    expect((await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: payer.id, merchantId, asset: "BTC", amount: "2" })).outcome).to.equal(ChargeOutcome.INSUFFICIENT_FUNDS);
+    await wallet.creditMerchant({ idempotencyKey: randomUUID(), merchantId, asset: "BTC", amount: "0.1" });
+
     const clean = await wallet.checkLedger({});
     expect(clean.problems).to.deep.equal([]);
     expect(clean.ok).to.equal(true);
-    expect(Number(clean.transactionsChecked)).to.be.greaterThan(10);
-    expect(Number(clean.accountsChecked)).to.be.greaterThan(10);
+    // Every transaction and account is checked: at least the four transactions and six accounts above.
+    const [all] = await sys.sql("select (select count(*) from ledger_transactions) as transactions, (select count(*) from ledger_accounts) as accounts");
+    expect(Number(clean.transactionsChecked)).to.equal(Number(all.transactions)).and.to.be.at.least(4);
+    expect(Number(clean.accountsChecked)).to.equal(Number(all.accounts)).and.to.be.at.least(6);
 
-    const user = await fundedUser("USDT_TRON", "7");
     const [account] = await sys.sql("select id from ledger_accounts where owner_type = 'WALLET_USER' and owner_id = ?", [user.id]);
     await sys.sql("update ledger_accounts set balance = 8 where id = ?", [account.id]);
     const broken = await wallet.checkLedger({});
