@@ -38,10 +38,26 @@ export async function listFundingOptions(
 
 /** The wallet user's accounts that can pay `plan`, same-currency assets first (also the self-service page's choices). */
 export async function fundingOptionsForPlan(ports: SubscriptionPorts, plan: Plan, walletUserId: string): Promise<FundingOption[]> {
+  return fundingOptionsFrom(ports, plan, await walletHoldings(ports, walletUserId));
+}
+
+export interface WalletHoldings {
+  accounts: { asset: string; balance: string; frozen: boolean }[];
+  assets: { code: string; name: string; network: string; currency: string }[];
+}
+
+/** The customer's accounts and the asset registry: read once per page, however many plans it shows. */
+export async function walletHoldings(ports: SubscriptionPorts, walletUserId: string): Promise<WalletHoldings> {
   const [{ accounts }, { assets }] = await Promise.all([
     ports.wallet.listAccounts({ ownerType: OwnerType.WALLET_USER, ownerId: walletUserId }),
     ports.wallet.listAssets({}),
   ]);
+  return { accounts, assets };
+}
+
+/** The options for one plan from holdings already read: one quote per account. */
+export async function fundingOptionsFrom(ports: SubscriptionPorts, plan: Plan, holdings: WalletHoldings): Promise<FundingOption[]> {
+  const { accounts, assets } = holdings;
   const options = await Promise.all(
     accounts.map(async (account): Promise<FundingOption | undefined> => {
       const asset = assets.find((a) => a.code === account.asset);

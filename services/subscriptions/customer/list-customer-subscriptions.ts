@@ -9,7 +9,7 @@ import { TERMINAL_STATUSES } from "../status-machine.ts";
 import { FUNDING_CHANGEABLE_STATUSES } from "../contract.ts";
 import { currentAuthorizations } from "../subscription-store.ts";
 import { fetchMerchantName, fetchPlan, type SubscriptionPorts } from "../ports.ts";
-import { fundingOptionsForPlan, type FundingOption } from "../list-funding-options.ts";
+import { fundingOptionsFrom, walletHoldings, type FundingOption, type WalletHoldings } from "../list-funding-options.ts";
 
 /** Charges shown per subscription (the newest); the merchant's API has them all. */
 export const CUSTOMER_CHARGES_SHOWN = 24;
@@ -87,13 +87,21 @@ export async function listCustomerSubscriptions(
   }
   const last = rows.at(-1);
   const authorizations = await currentAuthorizations(ctx.em, rows.map((r) => r.row.id));
+  // Each merchant, plan, the customer's accounts and each plan's options are fetched once per page.
   const names = new Map<string, Promise<string>>();
   const plans = new Map<string, Promise<Plan>>();
+  const options = new Map<string, Promise<FundingOption[]>>();
+  let holdings: Promise<WalletHoldings> | undefined;
   const items: CustomerSubscription[] = [];
   for (const { group, row } of rows) {
     if (!names.has(row.merchantId)) names.set(row.merchantId, fetchMerchantName(ports, row.merchantId));
     if (!plans.has(row.planId)) plans.set(row.planId, fetchPlan(ports, row.merchantId, row.planId));
     const plan = await plans.get(row.planId)!;
+    const changeable = (FUNDING_CHANGEABLE_STATUSES as readonly string[]).includes(row.status);
+    if (changeable && !options.has(plan.id)) {
+      holdings ??= walletHoldings(ports, input.walletUserId);
+      options.set(plan.id, holdings.then((h) => fundingOptionsFrom(ports, plan, h)));
+    }
     const charges = await ctx.em.find(SubscriptionCharge, { subscriptionId: row.id }, { orderBy: KEYSET_ORDER, limit: CUSTOMER_CHARGES_SHOWN });
     items.push({
       subscription: row,
@@ -101,7 +109,7 @@ export async function listCustomerSubscriptions(
       merchantName: await names.get(row.merchantId)!,
       plan,
       charges,
-      fundingOptions: (FUNDING_CHANGEABLE_STATUSES as readonly string[]).includes(row.status) ? await fundingOptionsForPlan(ports, plan, input.walletUserId) : [],
+      fundingOptions: changeable ? await options.get(plan.id)! : [],
       live: group === "live",
     });
   }
