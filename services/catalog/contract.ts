@@ -12,6 +12,3 @@ export const PLAN_ARCHIVED = "PLAN_ARCHIVED";
 export const PLAN_IMMUTABLE_FIELDS = ["amount", "currency", "interval", "intervalCount", "trialDays", "maximumChargeAmount"] as const;
 
 export const PLAN_IMMUTABLE_MESSAGE = "cannot be changed: price changes go through a new plan and a change session";
-
-/** Fields PATCH may change. */
-export const PLAN_EDITABLE_FIELDS = ["name", "description", "externalReference", "metadata"] as const;
