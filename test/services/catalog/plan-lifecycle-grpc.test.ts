@@ -12,7 +12,8 @@ describe("catalog plan lifecycle over gRPC (@grpc/grpc-js)", () => {
 
   before(async () => {
     sys = await startTestSystem({ workerGroups: [], gateway: false });
-    merchantId = (await sys.context().em.getConnection().execute("insert into merchants (id, name, created_at) values (gen_random_uuid(), 'gRPC', now()) returning id"))[0].id;
+    const [row] = await sys.sql<{ id: string }>("insert into merchants (id, name, created_at) values (gen_random_uuid(), 'gRPC', now()) returning id");
+    merchantId = row!.id;
     const definition = protoLoader.loadSync(path.resolve("proto/billing/catalog/v1/catalog.proto"), {
       includeDirs: [path.resolve("proto")],
       keepCase: false,
