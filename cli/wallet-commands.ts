@@ -6,7 +6,7 @@ import { getWalletUser } from "../services/wallet/get-wallet-user.ts";
 import { listAccounts } from "../services/wallet/list-accounts.ts";
 import { checkLedger } from "../services/wallet/check-ledger.ts";
 import { freezeWalletUser, unfreezeWalletUser } from "../services/wallet/freeze-wallet-user.ts";
-import { balanceRecord, walletUserRecord } from "../services/wallet/wallet-user-record.ts";
+import { balanceRecord, walletUserRecord } from "../services/wallet/wallet-records.ts";
 import type { WalletUserRow } from "../services/wallet/entities.ts";
 
 /** The operator REST API's wallet user (the same record). */

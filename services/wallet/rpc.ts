@@ -7,7 +7,7 @@ import { withRecordJson } from "../platform/rpc/record-json.ts";
 import type { ChargeOutcome as Outcome, WalletUserRow } from "./entities.ts";
 import { ASSETS, type AssetInfo } from "./assets.ts";
 import { staticRateSource, type RateSource } from "./rates.ts";
-import { assetRecord, balanceRecord, walletUserRecord } from "./wallet-user-record.ts";
+import { assetRecord, balanceRecord, walletUserRecord } from "./wallet-records.ts";
 import { createWalletUser } from "./create-wallet-user.ts";
 import { getWalletUser } from "./get-wallet-user.ts";
 import { findWalletUserByEmail } from "./find-wallet-user-by-email.ts";
@@ -35,7 +35,7 @@ function holderFromProto(ownerType: OwnerType, ownerId: string): AccountHolder {
   throw invalid("INVALID_REQUEST", "ownerType: must be WALLET_USER or MERCHANT");
 }
 
-/** The typed messages are the records (wallet-user-record.ts) field by field, and carry them whole for the gateway. */
+/** The typed messages are the records (wallet-records.ts) field by field, and carry them whole for the gateway. */
 function userMessage(user: WalletUserRow, now: Date) {
   const r = walletUserRecord(user, now);
   return withRecordJson({ ...r, createdAt: toTimestamp(r.createdAt), pinLockedUntil: toOptionalTimestamp(r.pinLockedUntil) }, r);
