@@ -1,7 +1,9 @@
 import { defineRoutes } from "../route.ts";
 import { createPlanBody, listPlansQuery, planSchema } from "../schemas/plans.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
-import { intervalToProto, planBody } from "../mappers/plans.ts";
+import { IntervalSchema } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import { enumValue } from "../../services/platform/rpc/proto-enums.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 export const planRoutes = defineRoutes([
   {
@@ -21,13 +23,13 @@ export const planRoutes = defineRoutes([
         description: body.description,
         amount: body.amount,
         currency: body.currency,
-        interval: intervalToProto(body.interval),
+        interval: enumValue(IntervalSchema, body.interval),
         intervalCount: body.intervalCount,
         trialDays: body.trialDays,
         maximumChargeAmount: body.maximumChargeAmount,
         metadataJson: JSON.stringify(body.metadata ?? {}),
       });
-      return { status: 201, body: planBody(plan!) };
+      return { status: 201, body: recordOf(plan) };
     },
   },
   {
@@ -46,9 +48,9 @@ export const planRoutes = defineRoutes([
         cursor: query.cursor,
         externalReference: query.externalReference,
         currency: query.currency,
-        interval: query.interval ? intervalToProto(query.interval) : undefined,
+        interval: query.interval ? enumValue(IntervalSchema, query.interval) : undefined,
       });
-      return { status: 200, body: toPageBody(res, res.plans.map(planBody)) };
+      return { status: 200, body: toPageBody(res, res.plans.map(recordOf)) };
     },
   },
   {
@@ -62,7 +64,7 @@ export const planRoutes = defineRoutes([
     responses: { 200: { description: "The plan", schema: planSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { plan } = await clients.catalog.getPlan({ merchantId, id: params.id! });
-      return { status: 200, body: planBody(plan!) };
+      return { status: 200, body: recordOf(plan) };
     },
   },
 ]);
