@@ -6,21 +6,11 @@ import { getWalletUser } from "../services/wallet/get-wallet-user.ts";
 import { listAccounts } from "../services/wallet/list-accounts.ts";
 import { checkLedger } from "../services/wallet/check-ledger.ts";
 import { freezeWalletUser, unfreezeWalletUser } from "../services/wallet/freeze-wallet-user.ts";
-import { walletUserView } from "../services/wallet/wallet-user-record.ts";
+import { balanceRecord, walletUserRecord } from "../services/wallet/wallet-records.ts";
 import type { WalletUserRow } from "../services/wallet/entities.ts";
 
-/** The same shape as the operator REST API's wallet user. */
-function userJson(ctx: UseCaseContext, user: WalletUserRow) {
-  const view = walletUserView(user, ctx.clock.now());
-  return {
-    id: view.id,
-    email: view.email,
-    status: view.status,
-    createdAt: view.createdAt.toISOString(),
-    pinLocked: view.pinLocked,
-    pinLockedUntil: view.pinLockedUntil?.toISOString() ?? null,
-  };
-}
+/** The operator REST API's wallet user (the same record). */
+const userJson = (ctx: UseCaseContext, user: WalletUserRow) => walletUserRecord(user, ctx.clock.now());
 
 /** Operator commands of the wallet domain, spread into operatorCommands. */
 export const walletCommands: Record<string, OperatorCommand> = {
@@ -40,7 +30,7 @@ export const walletCommands: Record<string, OperatorCommand> = {
       const body = await withContext(config, async (ctx) => {
         const user = await getWalletUser(ctx, id);
         const accounts = await listAccounts(ctx, { type: "WALLET_USER", id: user.id });
-        return { ...userJson(ctx, user), balances: accounts.map((a) => ({ asset: a.asset, balance: a.balance, frozen: a.frozen })) };
+        return { ...userJson(ctx, user), balances: accounts.map(balanceRecord) };
       });
       const lines = body.balances.map((b) => `  ${b.asset.padEnd(10)} ${b.balance}${b.frozen ? " (frozen)" : ""}`);
       return print(json, body, `wallet user ${body.id} (${body.email}) ${body.status}\n${lines.join("\n")}`);

@@ -1,10 +1,14 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+
 /**
  * What the hosted approval pages approve. The flow (login as the right wallet
  * user → choose the funding asset → PIN → approve, or cancel) and its security
  * rules are the same for every kind of approval; a provider says what is being
  * approved, which assets can pay, and what approving or declining does.
- * Subscriptions are one provider (subscription-approval.ts); a plan change
- * session is another, mounted on its own path with the same pages.
+ * Subscriptions are one kind (subscription-approval.ts); a plan change
+ * session is another (change-approval.ts), mounted on its own path with the
+ * same pages. Each kind says only what differs (its RPCs and how its summary
+ * reads); `approvalProvider` below does the rest the same way for both.
  */
 export type ApprovalState = "PENDING" | "EXPIRED" | "USED" | "CANCELLED";
 
@@ -45,19 +49,6 @@ export interface FundingChoice {
   frozen: boolean;
 }
 
-/** Both approval kinds list funding options with the same fields (FundingOption messages). */
-export function toFundingChoice(o: FundingChoice): FundingChoice {
-  return {
-    asset: o.asset,
-    name: o.name,
-    network: o.network,
-    balance: o.balance,
-    amountDue: o.amountDue,
-    sufficient: o.sufficient,
-    frozen: o.frozen,
-  };
-}
-
 export type ApproveResult =
   | { approved: true; redirectUrl: string }
   | { approved: false; reason: string; message: string };
@@ -69,4 +60,77 @@ export interface ApprovalProvider {
   /** Called after the gateway verified the password and the PIN with the wallet. */
   approve(token: string, walletUserId: string, fundingAsset: string): Promise<ApproveResult>;
   decline(token: string): Promise<{ redirectUrl: string }>;
+}
+
+/** What differs between approval kinds: the RPCs behind the pages and how the loaded approval reads. */
+export interface ApprovalKind<Loaded> {
+  /** NOT_FOUND means the token names nothing (the page answers 404). */
+  fetch(token: string): Promise<Loaded>;
+  view(loaded: Loaded): ApprovalView;
+  fundingOptions(token: string, walletUserId: string): Promise<{ options: FundingChoice[] }>;
+  approve(token: string, walletUserId: string, fundingAsset: string): Promise<ApproveResult>;
+  decline(token: string): Promise<{ redirectUrl: string }>;
+}
+
+export function approvalProvider<Loaded>(kind: ApprovalKind<Loaded>): ApprovalProvider {
+  return {
+    async load(token) {
+      try {
+        return kind.view(await kind.fetch(token));
+      } catch (err) {
+        if (err instanceof ConnectError && err.code === Code.NotFound) return undefined;
+        throw err;
+      }
+    },
+    async fundingChoices(token, walletUserId) {
+      const { options } = await kind.fundingOptions(token, walletUserId);
+      // Only the fields the page shows (the FundingOption message has more).
+      return options.map((o) => ({
+        asset: o.asset,
+        name: o.name,
+        network: o.network,
+        balance: o.balance,
+        amountDue: o.amountDue,
+        sufficient: o.sufficient,
+        frozen: o.frozen,
+      }));
+    },
+    approve: (token, walletUserId, fundingAsset) => kind.approve(token, walletUserId, fundingAsset),
+    decline: (token) => kind.decline(token),
+  };
+}
+
+/** successUrl / cancelUrl (stored by the service) with the outcome added to the query, in the order given. */
+export function withResult(target: string, params: Record<string, string>): string {
+  const url = new URL(target);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return url.toString();
+}
+
+/** The origins of the URLs the flow may redirect to (a URL that does not parse is left out). */
+export function redirectOrigins(...urls: string[]): string[] {
+  return urls.flatMap((url) => {
+    try {
+      return [new URL(url).origin];
+    } catch {
+      return [];
+    }
+  });
+}
+
+const UNIT: Record<string, [string, string]> = { DAY: ["day", "days"], WEEK: ["week", "weeks"], MONTH: ["month", "months"], YEAR: ["year", "years"] };
+
+/** "month", "3 months". */
+export function every(interval: string, count: number): string {
+  const [one, many] = UNIT[interval] ?? [interval.toLowerCase(), interval.toLowerCase()];
+  return count === 1 ? one : `${count} ${many}`;
+}
+
+const FIAT = new Set(["USD", "EUR", "GBP"]);
+
+/** For people: fiat amounts with cents ("10.5 USD" → "10.50 USD"); crypto amounts as they are. */
+export function money(amount: string, currency: string): string {
+  if (!FIAT.has(currency)) return `${amount} ${currency}`;
+  const [whole, fraction = ""] = amount.split(".");
+  return `${whole}.${fraction.padEnd(2, "0")} ${currency}`;
 }

@@ -1,8 +1,7 @@
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import type { Client } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { GetChangeApprovalResponse, PlanSummary, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { type ApprovalProvider, type ApprovalState, type ApprovalView, toFundingChoice } from "./approval-provider.ts";
-import { every, money } from "./subscription-approval.ts";
+import { approvalProvider, every, money, redirectOrigins, withResult, type ApprovalProvider, type ApprovalState, type ApprovalView } from "./approval-provider.ts";
 import { formatUtc } from "./templates.ts";
 
 const STATE: Record<string, ApprovalState> = {
@@ -14,22 +13,9 @@ const STATE: Record<string, ApprovalState> = {
   DECLINED: "USED",
 };
 
-/** successUrl / cancelUrl (stored on the session) with subscriptionId, changeSessionId and status added. */
-export function withChangeResult(target: string, subscriptionId: string, changeSessionId: string, status: string): string {
-  const url = new URL(target);
-  url.searchParams.set("subscriptionId", subscriptionId);
-  url.searchParams.set("changeSessionId", changeSessionId);
-  url.searchParams.set("status", status);
-  return url.toString();
-}
-
-const originOf = (url: string) => {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-};
+/** The session's successUrl / cancelUrl with subscriptionId, changeSessionId and status added. */
+const resultUrl = (target: string, session: { subscriptionId: string; id: string; status: string }) =>
+  withResult(target, { subscriptionId: session.subscriptionId, changeSessionId: session.id, status: session.status });
 
 const isZeroAmount = (amount: string) => /^0+(\.0+)?$/.test(amount);
 const planLine = (plan: PlanSummary) => `${plan.name} · ${money(plan.amount, plan.currency)} / ${every(plan.interval, plan.intervalCount)}`;
@@ -61,7 +47,7 @@ function toView(res: GetChangeApprovalResponse): ApprovalView {
     state: STATE[res.status] ?? "USED",
     walletUserId: res.walletUserId,
     expiresAt: timestampDate(session.expiresAt!),
-    redirectOrigins: [originOf(session.successUrl), originOf(session.cancelUrl)].filter((o): o is string => o !== undefined),
+    redirectOrigins: redirectOrigins(session.successUrl, session.cancelUrl),
     fixedFunding: true,
     summary: {
       title: `Change your plan to ${requested.name}`,
@@ -76,29 +62,19 @@ function toView(res: GetChangeApprovalResponse): ApprovalView {
 
 /** A plan change session as an approval: the hosted page at /change/<token>, same flow and rules as /authorize. */
 export function changeApproval(client: Client<typeof SubscriptionsService>): ApprovalProvider {
-  return {
-    async load(token) {
-      try {
-        return toView(await client.getChangeApproval({ token }));
-      } catch (err) {
-        if (err instanceof ConnectError && err.code === Code.NotFound) return undefined;
-        throw err;
-      }
-    },
-    async fundingChoices(token, walletUserId) {
-      const { options } = await client.listChangeFundingOptions({ token, walletUserId });
-      return options.map(toFundingChoice);
-    },
+  return approvalProvider({
+    fetch: (token) => client.getChangeApproval({ token }),
+    view: toView,
+    fundingOptions: (token, walletUserId) => client.listChangeFundingOptions({ token, walletUserId }),
     // The subscription's funding asset pays: the posted fundingAsset is only the page's display of it.
     async approve(token, walletUserId) {
       const res = await client.approveChangeSession({ token, walletUserId });
-      const session = res.changeSession!;
-      if (res.approved) return { approved: true, redirectUrl: withChangeResult(session.successUrl, session.subscriptionId, session.id, session.status) };
+      if (res.approved) return { approved: true, redirectUrl: resultUrl(res.changeSession!.successUrl, res.changeSession!) };
       return { approved: false, reason: res.refusalReason || "REFUSED", message: res.message };
     },
     async decline(token) {
       const { changeSession } = await client.declineChangeSession({ token });
-      return { redirectUrl: withChangeResult(changeSession!.cancelUrl, changeSession!.subscriptionId, changeSession!.id, changeSession!.status) };
+      return { redirectUrl: resultUrl(changeSession!.cancelUrl, changeSession!) };
     },
-  };
+  });
 }

@@ -1,7 +1,7 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { CustomerSubscription, FundingOption, SubscriptionCharge } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { alert, escapeHtml as e, formatUtc, layout } from "./templates.ts";
-import { every, money } from "./subscription-approval.ts";
+import { every, money } from "./approval-provider.ts";
 
 /**
  * The customer's self-service page (/wallet/subscriptions): server-rendered,

@@ -1,46 +1,13 @@
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import type { Client } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import {
   ApprovalOutcome,
   type GetAuthorizationResponse,
   type SubscriptionsService,
 } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { type ApprovalProvider, type ApprovalState, type ApprovalView, toFundingChoice } from "./approval-provider.ts";
+import { approvalProvider, every, money, redirectOrigins, withResult, type ApprovalProvider, type ApprovalState, type ApprovalView } from "./approval-provider.ts";
 
 const STATE: Record<string, ApprovalState> = { PENDING: "PENDING", EXPIRED: "EXPIRED", APPROVED: "USED", DECLINED: "USED", CANCELLED: "CANCELLED" };
-
-const UNIT: Record<string, [string, string]> = { DAY: ["day", "days"], WEEK: ["week", "weeks"], MONTH: ["month", "months"], YEAR: ["year", "years"] };
-
-/** "month", "3 months". */
-export function every(interval: string, count: number): string {
-  const [one, many] = UNIT[interval] ?? [interval.toLowerCase(), interval.toLowerCase()];
-  return count === 1 ? one : `${count} ${many}`;
-}
-
-const FIAT = new Set(["USD", "EUR", "GBP"]);
-
-/** For people: fiat amounts with cents ("10.5 USD" → "10.50 USD"); crypto amounts as they are. */
-export function money(amount: string, currency: string): string {
-  if (!FIAT.has(currency)) return `${amount} ${currency}`;
-  const [whole, fraction = ""] = amount.split(".");
-  return `${whole}.${fraction.padEnd(2, "0")} ${currency}`;
-}
-
-/** successUrl / cancelUrl (stored on the subscription) with subscriptionId and status added to the query. */
-export function withResult(target: string, subscriptionId: string, status: string): string {
-  const url = new URL(target);
-  url.searchParams.set("subscriptionId", subscriptionId);
-  url.searchParams.set("status", status);
-  return url.toString();
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
 
 function toView(res: GetAuthorizationResponse): ApprovalView {
   const plan = res.plan!;
@@ -64,7 +31,7 @@ function toView(res: GetAuthorizationResponse): ApprovalView {
     state: STATE[res.status] ?? "USED",
     walletUserId: res.walletUserId,
     expiresAt: timestampDate(res.expiresAt!),
-    redirectOrigins: [originOf(res.successUrl), originOf(res.cancelUrl)].filter((o): o is string => o !== undefined),
+    redirectOrigins: redirectOrigins(res.successUrl, res.cancelUrl),
     summary: {
       title: `Subscribe to ${plan.name}`,
       merchantName: res.merchantName,
@@ -82,32 +49,23 @@ const OUTCOME_REASON: Partial<Record<ApprovalOutcome, string>> = {
   [ApprovalOutcome.MAXIMUM_CHARGE_EXCEEDED]: "MAXIMUM_CHARGE_EXCEEDED",
 };
 
+/** The subscription's successUrl / cancelUrl with subscriptionId and status added. */
+const resultUrl = (target: string, sub: { id: string; status: string }) => withResult(target, { subscriptionId: sub.id, status: sub.status });
+
 /** The subscription authorization as an approval: the hosted page at /authorize/<token>. */
 export function subscriptionApproval(client: Client<typeof SubscriptionsService>): ApprovalProvider {
-  return {
-    async load(token) {
-      try {
-        return toView(await client.getAuthorization({ token }));
-      } catch (err) {
-        if (err instanceof ConnectError && err.code === Code.NotFound) return undefined;
-        throw err;
-      }
-    },
-    async fundingChoices(token, walletUserId) {
-      const { options } = await client.listFundingOptions({ token, walletUserId });
-      return options.map(toFundingChoice);
-    },
+  return approvalProvider({
+    fetch: (token) => client.getAuthorization({ token }),
+    view: toView,
+    fundingOptions: (token, walletUserId) => client.listFundingOptions({ token, walletUserId }),
     async approve(token, walletUserId, fundingAsset) {
       const res = await client.approveAuthorization({ token, walletUserId, fundingAsset });
-      if (res.outcome === ApprovalOutcome.APPROVED) {
-        const sub = res.subscription!;
-        return { approved: true, redirectUrl: withResult(sub.successUrl, sub.id, sub.status) };
-      }
+      if (res.outcome === ApprovalOutcome.APPROVED) return { approved: true, redirectUrl: resultUrl(res.subscription!.successUrl, res.subscription!) };
       return { approved: false, reason: OUTCOME_REASON[res.outcome] ?? "REFUSED", message: res.message };
     },
     async decline(token) {
       const { subscription } = await client.declineAuthorization({ token });
-      return { redirectUrl: withResult(subscription!.cancelUrl, subscription!.id, subscription!.status) };
+      return { redirectUrl: resultUrl(subscription!.cancelUrl, subscription!) };
     },
-  };
+  });
 }

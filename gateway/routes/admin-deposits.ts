@@ -1,6 +1,8 @@
 import { defineRoutes } from "../route.ts";
 import { depositResultSchema, reportDepositBody } from "../schemas/payment-orders.ts";
-import { depositOutcomeName, paymentOrderBody } from "../mappers/payment-orders.ts";
+import { DepositOutcomeSchema } from "../../proto/gen/billing/orders/v1/orders_pb.ts";
+import { enumName } from "../../services/platform/rpc/proto-enums.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 /**
  * The chain-watcher contract over REST, for operators and the sandbox: a
@@ -32,8 +34,8 @@ export const adminDepositRoutes = defineRoutes([
         txId: body.txId,
         confirmations: body.confirmations,
       });
-      const outcome = depositOutcomeName(res.outcome);
-      return { status: outcome === "RECORDED" ? 201 : 200, body: { outcome, order: paymentOrderBody(res.order!) } };
+      const outcome = enumName(DepositOutcomeSchema, res.outcome);
+      return { status: outcome === "RECORDED" ? 201 : 200, body: { outcome, order: recordOf(res.order) } };
     },
   },
 ]);

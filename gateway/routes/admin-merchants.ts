@@ -1,4 +1,4 @@
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { isoFromTimestamp } from "../../services/platform/timestamps.ts";
 import { defineRoutes } from "../route.ts";
 import { createdApiKeySchema, createdMerchantSchema, createMerchantBody } from "../schemas/merchants.ts";
 
@@ -21,7 +21,7 @@ export const adminMerchantRoutes = defineRoutes([
           name: res.merchant!.name,
           apiKey: res.apiKey,
           apiKeyId: res.apiKeyId,
-          createdAt: timestampDate(res.merchant!.createdAt!).toISOString(),
+          createdAt: isoFromTimestamp(res.merchant!.createdAt!),
         },
       };
     },

@@ -1,4 +1,4 @@
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { isoFromTimestamp } from "../../services/platform/timestamps.ts";
 import { defineRoutes } from "../route.ts";
 
 const clockSchema = {
@@ -23,7 +23,7 @@ export const adminSandboxRoutes = defineRoutes([
     responses: { 200: { description: "The service clock", schema: clockSchema } },
     async handler(_input, { clients }) {
       const res = await clients.sandbox.getClock({});
-      return { status: 200, body: { now: timestampDate(res.now!).toISOString(), offsetSeconds: Number(res.offsetSeconds) } };
+      return { status: 200, body: { now: isoFromTimestamp(res.now!), offsetSeconds: Number(res.offsetSeconds) } };
     },
   },
   {
@@ -45,7 +45,7 @@ export const adminSandboxRoutes = defineRoutes([
     responses: { 200: { description: "The service clock after the move", schema: clockSchema } },
     async handler({ body }, { clients }) {
       const res = await clients.sandbox.advanceClock({ seconds: BigInt(body.seconds) });
-      return { status: 200, body: { now: timestampDate(res.now!).toISOString(), offsetSeconds: Number(res.offsetSeconds) } };
+      return { status: 200, body: { now: isoFromTimestamp(res.now!), offsetSeconds: Number(res.offsetSeconds) } };
     },
   },
 ]);

@@ -3,7 +3,7 @@ import { OwnerType } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { ASSET_CODES } from "../../services/wallet/contract.ts";
 import { defineRoutes } from "../route.ts";
 import { IDEMPOTENCY_HEADER } from "../idempotency.ts";
-import { assetBody, balanceBody, walletUserBody } from "../mappers/wallet.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 import {
   assetSchema,
   balanceSchema,
@@ -43,7 +43,7 @@ export const adminWalletRoutes = defineRoutes([
     responses: { 201: { description: "The wallet user", schema: walletUserSchema } },
     async handler({ body }, { clients }) {
       const { user } = await clients.wallet.createWalletUser({ email: body.email, password: body.password, pin: body.pin });
-      return { status: 201, body: walletUserBody(user!) };
+      return { status: 201, body: recordOf(user) };
     },
   },
   {
@@ -57,7 +57,7 @@ export const adminWalletRoutes = defineRoutes([
     responses: { 200: { description: "The wallet user and balances", schema: walletUserWithBalancesSchema } },
     async handler({ params }, { clients }) {
       const res = await clients.wallet.getWalletUser({ id: params.id! });
-      return { status: 200, body: { ...walletUserBody(res.user!), balances: res.accounts.map(balanceBody) } };
+      return { status: 200, body: { ...recordOf(res.user), balances: res.accounts.map(recordOf) } };
     },
   },
   {
@@ -96,7 +96,7 @@ export const adminWalletRoutes = defineRoutes([
     responses: { 200: { description: "The wallet user", schema: walletUserSchema } },
     async handler({ params }, { clients }) {
       const { user } = await clients.wallet.freezeWalletUser({ id: params.id! });
-      return { status: 200, body: walletUserBody(user!) };
+      return { status: 200, body: recordOf(user) };
     },
   },
   {
@@ -110,7 +110,7 @@ export const adminWalletRoutes = defineRoutes([
     responses: { 200: { description: "The wallet user", schema: walletUserSchema } },
     async handler({ params }, { clients }) {
       const { user } = await clients.wallet.unfreezeWalletUser({ id: params.id! });
-      return { status: 200, body: walletUserBody(user!) };
+      return { status: 200, body: recordOf(user) };
     },
   },
   {
@@ -125,7 +125,7 @@ export const adminWalletRoutes = defineRoutes([
     responses: { 200: { description: "The account", schema: balanceSchema } },
     async handler({ body, params }, { clients }) {
       const { account } = await clients.wallet.freezeAccount({ ownerType: OwnerType.WALLET_USER, ownerId: params.id!, asset: body.asset });
-      return { status: 200, body: balanceBody(account!) };
+      return { status: 200, body: recordOf(account) };
     },
   },
   {
@@ -140,7 +140,7 @@ export const adminWalletRoutes = defineRoutes([
     responses: { 200: { description: "The account", schema: balanceSchema } },
     async handler({ body, params }, { clients }) {
       const { account } = await clients.wallet.unfreezeAccount({ ownerType: OwnerType.WALLET_USER, ownerId: params.id!, asset: body.asset });
-      return { status: 200, body: balanceBody(account!) };
+      return { status: 200, body: recordOf(account) };
     },
   },
   {
@@ -183,7 +183,7 @@ export const adminWalletRoutes = defineRoutes([
     },
     async handler(_input, { clients }) {
       const { assets } = await clients.wallet.listAssets({});
-      return { status: 200, body: { data: assets.map(assetBody), hasMore: false, nextCursor: null } };
+      return { status: 200, body: { data: assets.map(recordOf), hasMore: false, nextCursor: null } };
     },
   },
 ]);

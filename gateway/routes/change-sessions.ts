@@ -1,7 +1,7 @@
 import { defineRoutes } from "../route.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { changeSessionSchema, createChangeSessionBody, createdChangeSessionSchema, listChangeSessionsQuery } from "../schemas/change-sessions.ts";
-import { changeSessionBody } from "../mappers/change-sessions.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 export const changeSessionRoutes = defineRoutes([
   {
@@ -32,7 +32,7 @@ export const changeSessionRoutes = defineRoutes([
         reason: body.reason,
         metadataJson: JSON.stringify(body.metadata ?? {}),
       });
-      return { status: 201, body: { ...changeSessionBody(res.changeSession!), approvalUrl: res.approvalUrl } };
+      return { status: 201, body: { ...recordOf(res.changeSession), approvalUrl: res.approvalUrl } };
     },
   },
   {
@@ -53,7 +53,7 @@ export const changeSessionRoutes = defineRoutes([
         cursor: query.cursor,
         status: query.status,
       });
-      return { status: 200, body: toPageBody(res, res.changeSessions.map(changeSessionBody)) };
+      return { status: 200, body: toPageBody(res, res.changeSessions.map(recordOf)) };
     },
   },
   {
@@ -67,7 +67,7 @@ export const changeSessionRoutes = defineRoutes([
     responses: { 200: { description: "The change session", schema: changeSessionSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { changeSession } = await clients.subscriptions.getChangeSession({ merchantId, subscriptionId: params.id!, id: params.sessionId! });
-      return { status: 200, body: changeSessionBody(changeSession!) };
+      return { status: 200, body: recordOf(changeSession) };
     },
   },
   {
@@ -84,7 +84,7 @@ export const changeSessionRoutes = defineRoutes([
     responses: { 200: { description: "The cancelled change session", schema: changeSessionSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { changeSession } = await clients.subscriptions.cancelChangeSession({ merchantId, subscriptionId: params.id!, id: params.sessionId! });
-      return { status: 200, body: changeSessionBody(changeSession!) };
+      return { status: 200, body: recordOf(changeSession) };
     },
   },
 ]);

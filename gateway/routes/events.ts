@@ -3,7 +3,7 @@ import { defineRoutes } from "../route.ts";
 import { HttpError } from "../http-errors.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { eventSchema, listEventsQuery, redeliverEventBody, redeliveredSchema } from "../schemas/events.ts";
-import { deliveryBody, eventBody } from "../mappers/events.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 export const eventRoutes = defineRoutes([
   {
@@ -27,7 +27,7 @@ export const eventRoutes = defineRoutes([
         createdAfter: query.createdAfter ? timestampFromDate(lowerBound(query.createdAfter)) : undefined,
         sequenceAfter: query.sequenceAfter === undefined ? undefined : BigInt(query.sequenceAfter),
       });
-      return { status: 200, body: toPageBody(res, res.events.map(eventBody)) };
+      return { status: 200, body: toPageBody(res, res.events.map(recordOf)) };
     },
   },
   {
@@ -41,7 +41,7 @@ export const eventRoutes = defineRoutes([
     responses: { 200: { description: "The event", schema: eventSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { event } = await clients.events.getEvent({ merchantId, id: params.id! });
-      return { status: 200, body: eventBody(event!) };
+      return { status: 200, body: recordOf(event) };
     },
   },
   {
@@ -59,7 +59,7 @@ export const eventRoutes = defineRoutes([
     responses: { 202: { description: "The deliveries now pending", schema: redeliveredSchema } },
     async handler({ params, body, merchantId }, { clients }) {
       const res = await clients.events.redeliverEvent({ merchantId, eventId: params.id!, endpointId: body.endpointId });
-      return { status: 202, body: { eventId: params.id!, deliveries: res.deliveries.map(deliveryBody) } };
+      return { status: 202, body: { eventId: params.id!, deliveries: res.deliveries.map(recordOf) } };
     },
   },
 ]);

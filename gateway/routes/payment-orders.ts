@@ -1,7 +1,7 @@
 import { defineRoutes } from "../route.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { createPaymentOrderBody, listPaymentOrdersQuery, paymentOrderSchema, paymentOrderStatusSchema } from "../schemas/payment-orders.ts";
-import { paymentOrderBody, paymentOrderStatusBody } from "../mappers/payment-orders.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 const TAG = "Payment orders";
 
@@ -36,7 +36,7 @@ export const paymentOrderRoutes = defineRoutes([
         metadataJson: JSON.stringify(body.metadata ?? {}),
         underpaymentTolerancePercent: body.underpaymentTolerancePercent,
       });
-      return { status: res.created ? 201 : 200, body: paymentOrderBody(res.order!) };
+      return { status: res.created ? 201 : 200, body: recordOf(res.order) };
     },
   },
   {
@@ -56,7 +56,7 @@ export const paymentOrderRoutes = defineRoutes([
         status: query.status,
         externalCustomerId: query.externalCustomerId,
       });
-      return { status: 200, body: toPageBody(res, res.orders.map(paymentOrderBody)) };
+      return { status: 200, body: toPageBody(res, res.orders.map(recordOf)) };
     },
   },
   // Registered before /{id}/status so that an externalId spelled "status" still reads by external id.
@@ -71,7 +71,7 @@ export const paymentOrderRoutes = defineRoutes([
     responses: { 200: { description: "The order", schema: paymentOrderSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { order } = await clients.orders.getPaymentOrderByExternalId({ merchantId, externalId: params.externalId! });
-      return { status: 200, body: paymentOrderBody(order!) };
+      return { status: 200, body: recordOf(order) };
     },
   },
   {
@@ -85,7 +85,7 @@ export const paymentOrderRoutes = defineRoutes([
     responses: { 200: { description: "The order's status", schema: paymentOrderStatusSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { status } = await clients.orders.getPaymentOrderStatus({ merchantId, id: params.id! });
-      return { status: 200, body: paymentOrderStatusBody(status!) };
+      return { status: 200, body: recordOf(status) };
     },
   },
   {
@@ -99,7 +99,7 @@ export const paymentOrderRoutes = defineRoutes([
     responses: { 200: { description: "The order", schema: paymentOrderSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { order } = await clients.orders.getPaymentOrder({ merchantId, id: params.id! });
-      return { status: 200, body: paymentOrderBody(order!) };
+      return { status: 200, body: recordOf(order) };
     },
   },
 ]);

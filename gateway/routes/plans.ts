@@ -1,7 +1,9 @@
 import { defineRoutes } from "../route.ts";
 import { createPlanBody, listPlansQuery, planSchema, updatePlanBody } from "../schemas/plans.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
-import { intervalToProto, planBody } from "../mappers/plans.ts";
+import { IntervalSchema } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import { enumValue } from "../../services/platform/rpc/proto-enums.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 export const planRoutes = defineRoutes([
   {
@@ -21,13 +23,13 @@ export const planRoutes = defineRoutes([
         description: body.description,
         amount: body.amount,
         currency: body.currency,
-        interval: intervalToProto(body.interval),
+        interval: enumValue(IntervalSchema, body.interval),
         intervalCount: body.intervalCount,
         trialDays: body.trialDays,
         maximumChargeAmount: body.maximumChargeAmount,
         metadataJson: JSON.stringify(body.metadata ?? {}),
       });
-      return { status: 201, body: planBody(plan!) };
+      return { status: 201, body: recordOf(plan) };
     },
   },
   {
@@ -46,10 +48,10 @@ export const planRoutes = defineRoutes([
         cursor: query.cursor,
         externalReference: query.externalReference,
         currency: query.currency,
-        interval: query.interval ? intervalToProto(query.interval) : undefined,
+        interval: query.interval ? enumValue(IntervalSchema, query.interval) : undefined,
         status: query.status,
       });
-      return { status: 200, body: toPageBody(res, res.plans.map(planBody)) };
+      return { status: 200, body: toPageBody(res, res.plans.map(recordOf)) };
     },
   },
   {
@@ -63,7 +65,7 @@ export const planRoutes = defineRoutes([
     responses: { 200: { description: "The plan", schema: planSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { plan } = await clients.catalog.getPlan({ merchantId, id: params.id! });
-      return { status: 200, body: planBody(plan!) };
+      return { status: 200, body: recordOf(plan) };
     },
   },
   {
@@ -91,7 +93,7 @@ export const planRoutes = defineRoutes([
         clearExternalReference: body.externalReference === null,
         metadataJson: body.metadata === undefined ? undefined : JSON.stringify(body.metadata),
       });
-      return { status: 200, body: planBody(plan!) };
+      return { status: 200, body: recordOf(plan) };
     },
   },
   {
@@ -108,7 +110,7 @@ export const planRoutes = defineRoutes([
     responses: { 200: { description: "The plan, ARCHIVED", schema: planSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { plan } = await clients.catalog.archivePlan({ merchantId, id: params.id! });
-      return { status: 200, body: planBody(plan!) };
+      return { status: 200, body: recordOf(plan) };
     },
   },
   {
@@ -123,7 +125,7 @@ export const planRoutes = defineRoutes([
     responses: { 200: { description: "The plan, ACTIVE", schema: planSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { plan } = await clients.catalog.unarchivePlan({ merchantId, id: params.id! });
-      return { status: 200, body: planBody(plan!) };
+      return { status: 200, body: recordOf(plan) };
     },
   },
 ]);

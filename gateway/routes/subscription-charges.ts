@@ -1,7 +1,7 @@
 import { defineRoutes } from "../route.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { chargeSchema, listChargesQuery } from "../schemas/subscription-charges.ts";
-import { chargeBody } from "../mappers/subscription-charges.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 export const subscriptionChargeRoutes = defineRoutes([
   {
@@ -24,7 +24,7 @@ export const subscriptionChargeRoutes = defineRoutes([
         cursor: query.cursor,
         status: query.status,
       });
-      return { status: 200, body: toPageBody(res, res.charges.map(chargeBody)) };
+      return { status: 200, body: toPageBody(res, res.charges.map(recordOf)) };
     },
   },
 ]);

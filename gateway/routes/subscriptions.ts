@@ -1,9 +1,9 @@
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { isoFromTimestamp } from "../../services/platform/timestamps.ts";
 import { defineRoutes, type RouteSpec } from "../route.ts";
 import { HttpError } from "../http-errors.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { createdSubscriptionSchema, createSubscriptionBody, listSubscriptionsQuery, subscriptionSchema } from "../schemas/subscriptions.ts";
-import { subscriptionBody } from "../mappers/subscriptions.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 type Transition = "pause" | "resume" | "cancel";
 
@@ -31,7 +31,7 @@ function transitionRoute(action: Transition): RouteSpec {
           : action === "resume"
             ? await clients.subscriptions.resumeSubscription(req)
             : await clients.subscriptions.cancelSubscription(req);
-      return { status: 200, body: subscriptionBody(res.subscription!) };
+      return { status: 200, body: recordOf(res.subscription) };
     },
   };
 }
@@ -74,7 +74,7 @@ export const subscriptionRoutes = defineRoutes([
           subscriptionId: res.subscription!.id,
           status: res.subscription!.status,
           authorizationUrl: res.authorizationUrl,
-          authorizationExpiresAt: timestampDate(res.authorizationExpiresAt!).toISOString(),
+          authorizationExpiresAt: isoFromTimestamp(res.authorizationExpiresAt!),
         },
       };
     },
@@ -98,7 +98,7 @@ export const subscriptionRoutes = defineRoutes([
         walletUserId: query.walletUserId,
         externalReference: query.externalReference,
       });
-      return { status: 200, body: toPageBody(res, res.subscriptions.map(subscriptionBody)) };
+      return { status: 200, body: toPageBody(res, res.subscriptions.map(recordOf)) };
     },
   },
   {
@@ -112,7 +112,7 @@ export const subscriptionRoutes = defineRoutes([
     responses: { 200: { description: "The subscription", schema: subscriptionSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { subscription } = await clients.subscriptions.getSubscription({ merchantId, id: params.id! });
-      return { status: 200, body: subscriptionBody(subscription!) };
+      return { status: 200, body: recordOf(subscription) };
     },
   },
   transitionRoute("pause"),

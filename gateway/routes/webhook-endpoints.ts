@@ -7,7 +7,7 @@ import {
   webhookEndpointSchema,
   webhookEndpointWithSecretSchema,
 } from "../schemas/events.ts";
-import { deliveryBody, webhookEndpointBody } from "../mappers/events.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 const TAG = "Webhook endpoints";
 const listQuery = { type: "object", additionalProperties: false, properties: { ...paginationQueryProperties } } as const;
@@ -31,7 +31,7 @@ export const webhookEndpointRoutes = defineRoutes([
         enabledEvents: body.enabledEvents,
         description: body.description,
       });
-      return { status: 201, body: { ...webhookEndpointBody(res.endpoint!), secret: res.secret } };
+      return { status: 201, body: { ...recordOf(res.endpoint), secret: res.secret } };
     },
   },
   {
@@ -45,7 +45,7 @@ export const webhookEndpointRoutes = defineRoutes([
     responses: { 200: { description: "A page of endpoints (without secrets)", schema: pageSchema(webhookEndpointSchema) } },
     async handler({ query, merchantId }, { clients }) {
       const res = await clients.events.listWebhookEndpoints({ merchantId, limit: query.limit, cursor: query.cursor });
-      return { status: 200, body: toPageBody(res, res.endpoints.map(webhookEndpointBody)) };
+      return { status: 200, body: toPageBody(res, res.endpoints.map(recordOf)) };
     },
   },
   {
@@ -59,7 +59,7 @@ export const webhookEndpointRoutes = defineRoutes([
     responses: { 200: { description: "The endpoint (without its secret)", schema: webhookEndpointSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { endpoint } = await clients.events.getWebhookEndpoint({ merchantId, id: params.id! });
-      return { status: 200, body: webhookEndpointBody(endpoint!) };
+      return { status: 200, body: recordOf(endpoint) };
     },
   },
   {
@@ -89,7 +89,7 @@ export const webhookEndpointRoutes = defineRoutes([
     responses: { 200: { description: "The endpoint and its new secret", schema: webhookEndpointWithSecretSchema } },
     async handler({ params, merchantId }, { clients }) {
       const res = await clients.events.rotateWebhookSecret({ merchantId, id: params.id! });
-      return { status: 200, body: { ...webhookEndpointBody(res.endpoint!), secret: res.secret } };
+      return { status: 200, body: { ...recordOf(res.endpoint), secret: res.secret } };
     },
   },
   {
@@ -104,7 +104,7 @@ export const webhookEndpointRoutes = defineRoutes([
     responses: { 200: { description: "The endpoint", schema: webhookEndpointSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { endpoint } = await clients.events.enableWebhookEndpoint({ merchantId, id: params.id! });
-      return { status: 200, body: webhookEndpointBody(endpoint!) };
+      return { status: 200, body: recordOf(endpoint) };
     },
   },
   {
@@ -118,7 +118,7 @@ export const webhookEndpointRoutes = defineRoutes([
     responses: { 200: { description: "The endpoint", schema: webhookEndpointSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { endpoint } = await clients.events.disableWebhookEndpoint({ merchantId, id: params.id! });
-      return { status: 200, body: webhookEndpointBody(endpoint!) };
+      return { status: 200, body: recordOf(endpoint) };
     },
   },
   {
@@ -140,7 +140,7 @@ export const webhookEndpointRoutes = defineRoutes([
         status: query.status,
         eventId: query.eventId,
       });
-      return { status: 200, body: toPageBody(res, res.deliveries.map(deliveryBody)) };
+      return { status: 200, body: toPageBody(res, res.deliveries.map(recordOf)) };
     },
   },
 ]);

@@ -1,9 +1,11 @@
 import { formatAmount } from "../platform/money.ts";
+import { iso } from "../platform/timestamps.ts";
 import type { PlanRow } from "./entities.ts";
 
 /**
- * The merchant-facing plan record (REST bodies and event data). Amounts are
- * in canonical form: numeric(38,18) pads them, this strips that again.
+ * The merchant-facing plan record: the REST body (carried as the message's
+ * record_json) and event data. Amounts are in canonical form: numeric(38,18)
+ * pads them, this strips that again.
  */
 export function planRecord(plan: PlanRow) {
   return {
@@ -20,9 +22,9 @@ export function planRecord(plan: PlanRow) {
     maximumChargeAmount: plan.maximumChargeAmount == null ? null : formatAmount(plan.maximumChargeAmount),
     metadata: plan.metadata,
     status: plan.status,
-    archivedAt: plan.archivedAt ? plan.archivedAt.toISOString() : null,
-    createdAt: plan.createdAt.toISOString(),
-    updatedAt: plan.updatedAt.toISOString(),
+    archivedAt: plan.archivedAt ? iso(plan.archivedAt) : null,
+    createdAt: iso(plan.createdAt),
+    updatedAt: iso(plan.updatedAt),
   };
 }
 

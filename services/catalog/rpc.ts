@@ -1,10 +1,11 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { CatalogService, Interval } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
-import { formatAmount } from "../platform/money.ts";
+import { toTimestamp } from "../platform/timestamps.ts";
+import { withRecordJson } from "../platform/rpc/record-json.ts";
 import type { PlanInterval, PlanRow } from "./entities.ts";
+import { planRecord } from "./plan-record.ts";
 import { createPlan } from "./create-plan.ts";
 import { getPlan } from "./get-plan.ts";
 import { listPlans } from "./list-plans.ts";
@@ -20,25 +21,30 @@ const INTERVAL_TO_PROTO: Record<PlanInterval, Interval> = {
 const intervalFromProto = (i: Interval): string | undefined =>
   (Object.entries(INTERVAL_TO_PROTO).find(([, v]) => v === i)?.[0]);
 
+/** The typed message is the record (plan-record.ts) field by field, and carries it whole for the gateway. */
 export function planMessage(plan: PlanRow) {
-  return {
-    id: plan.id,
-    merchantId: plan.merchantId,
-    externalReference: plan.externalReference ?? undefined,
-    name: plan.name,
-    description: plan.description ?? undefined,
-    amount: formatAmount(plan.amount),
-    currency: plan.currency,
-    interval: INTERVAL_TO_PROTO[plan.interval],
-    intervalCount: plan.intervalCount,
-    trialDays: plan.trialDays,
-    maximumChargeAmount: plan.maximumChargeAmount == null ? undefined : formatAmount(plan.maximumChargeAmount),
-    metadataJson: JSON.stringify(plan.metadata),
-    status: plan.status,
-    createdAt: timestampFromDate(plan.createdAt),
-    updatedAt: timestampFromDate(plan.updatedAt),
-    archivedAt: plan.archivedAt ? timestampFromDate(plan.archivedAt) : undefined,
-  };
+  const r = planRecord(plan);
+  return withRecordJson(
+    {
+      id: r.id,
+      merchantId: plan.merchantId,
+      externalReference: r.externalReference ?? undefined,
+      name: r.name,
+      description: r.description ?? undefined,
+      amount: r.amount,
+      currency: r.currency,
+      interval: INTERVAL_TO_PROTO[r.interval],
+      intervalCount: r.intervalCount,
+      trialDays: r.trialDays,
+      maximumChargeAmount: r.maximumChargeAmount ?? undefined,
+      metadataJson: JSON.stringify(r.metadata),
+      status: r.status,
+      createdAt: toTimestamp(r.createdAt),
+      updatedAt: toTimestamp(r.updatedAt),
+      archivedAt: r.archivedAt ? toTimestamp(r.archivedAt) : undefined,
+    },
+    r,
+  );
 }
 
 export function catalogService(deps: ServiceDeps): ServiceImpl<typeof CatalogService> {

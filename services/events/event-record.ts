@@ -1,3 +1,4 @@
+import { iso } from "../platform/timestamps.ts";
 import type { EventRow } from "./entities.ts";
 
 /**
@@ -9,7 +10,7 @@ export function eventRecord(event: Pick<EventRow, "id" | "type" | "createdAt" | 
     id: event.id,
     object: "event",
     type: event.type,
-    createdAt: event.createdAt.toISOString(),
+    createdAt: iso(event.createdAt),
     sequence: event.publishedSeq == null ? null : Number(event.publishedSeq),
     data: event.data,
   };

@@ -1,10 +1,14 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { EventsService } from "../../proto/gen/billing/events/v1/events_pb.ts";
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import { toOptionalTimestamp, toTimestamp } from "../platform/timestamps.ts";
+import { withRecordJson } from "../platform/rpc/record-json.ts";
 import type { EventRow } from "./entities.ts";
 import type { WebhookEndpointRow } from "./webhook-entities.ts";
 import type { DeliveryWithAttempts } from "./list-webhook-deliveries.ts";
+import { eventRecord } from "./event-record.ts";
+import { webhookDeliveryRecord, webhookEndpointRecord } from "./webhook-records.ts";
 import { listEvents } from "./list-events.ts";
 import { getEvent } from "./get-event.ts";
 import { redeliverEvent } from "./redeliver-event.ts";
@@ -16,59 +20,71 @@ import { rotateWebhookSecret } from "./rotate-webhook-secret.ts";
 import { disableWebhookEndpoint, enableWebhookEndpoint } from "./set-webhook-endpoint-status.ts";
 import { listWebhookDeliveries } from "./list-webhook-deliveries.ts";
 
-const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
-
+/** The typed messages are the records (event-record.ts, webhook-records.ts) field by field, and carry them whole for the gateway. */
 export function eventMessage(event: EventRow) {
-  return {
-    id: event.id,
-    merchantId: event.merchantId,
-    type: event.type,
-    createdAt: timestampFromDate(event.createdAt),
-    dataJson: JSON.stringify(event.data),
-    sequence: event.publishedSeq == null ? undefined : BigInt(event.publishedSeq),
-  };
+  const r = eventRecord(event);
+  return withRecordJson(
+    {
+      id: r.id,
+      merchantId: event.merchantId,
+      type: r.type,
+      createdAt: toTimestamp(r.createdAt),
+      dataJson: JSON.stringify(r.data),
+      // From the row: int64 stays exact on the wire (the record's number is what REST has always shown).
+      sequence: event.publishedSeq == null ? undefined : BigInt(event.publishedSeq),
+    },
+    r,
+  );
 }
 
 export function endpointMessage(endpoint: WebhookEndpointRow) {
-  return {
-    id: endpoint.id,
-    merchantId: endpoint.merchantId,
-    url: endpoint.url,
-    description: endpoint.description ?? undefined,
-    enabledEvents: endpoint.enabledEvents,
-    status: endpoint.status,
-    disabledReason: endpoint.disabledReason ?? undefined,
-    disabledAt: ts(endpoint.disabledAt),
-    previousSecretExpiresAt: ts(endpoint.previousSecretExpiresAt),
-    createdAt: timestampFromDate(endpoint.createdAt),
-    updatedAt: timestampFromDate(endpoint.updatedAt),
-  };
+  const r = webhookEndpointRecord(endpoint);
+  return withRecordJson(
+    {
+      id: r.id,
+      merchantId: endpoint.merchantId,
+      url: r.url,
+      description: r.description ?? undefined,
+      enabledEvents: r.enabledEvents,
+      status: r.status,
+      disabledReason: r.disabledReason ?? undefined,
+      disabledAt: toOptionalTimestamp(r.disabledAt),
+      previousSecretExpiresAt: toOptionalTimestamp(r.previousSecretExpiresAt),
+      createdAt: toTimestamp(r.createdAt),
+      updatedAt: toTimestamp(r.updatedAt),
+    },
+    r,
+  );
 }
 
-export function deliveryMessage({ delivery, eventType, attempts }: DeliveryWithAttempts) {
-  return {
-    id: delivery.id,
-    eventId: delivery.eventId,
-    eventType,
-    endpointId: delivery.endpointId,
-    status: delivery.status,
-    attemptCount: delivery.attemptCount,
-    nextAttemptAt: ts(delivery.nextAttemptAt),
-    lastAttemptAt: ts(delivery.lastAttemptAt),
-    lastStatusCode: delivery.lastStatusCode ?? undefined,
-    lastError: delivery.lastError ?? undefined,
-    createdAt: timestampFromDate(delivery.createdAt),
-    updatedAt: timestampFromDate(delivery.updatedAt),
-    attempts: attempts.map((a) => ({
-      attemptNumber: a.attemptNumber,
-      attemptedAt: timestampFromDate(a.attemptedAt),
-      outcome: a.outcome,
-      statusCode: a.statusCode ?? undefined,
-      error: a.error ?? undefined,
-      durationMs: a.durationMs ?? undefined,
-      responseExcerpt: a.responseExcerpt ?? undefined,
-    })),
-  };
+export function deliveryMessage(found: DeliveryWithAttempts) {
+  const r = webhookDeliveryRecord(found);
+  return withRecordJson(
+    {
+      id: r.id,
+      eventId: r.eventId,
+      eventType: r.eventType,
+      endpointId: r.endpointId,
+      status: r.status,
+      attemptCount: r.attemptCount,
+      nextAttemptAt: toOptionalTimestamp(r.nextAttemptAt),
+      lastAttemptAt: toOptionalTimestamp(r.lastAttemptAt),
+      lastStatusCode: r.lastStatusCode ?? undefined,
+      lastError: r.lastError ?? undefined,
+      createdAt: toTimestamp(r.createdAt),
+      updatedAt: toTimestamp(r.updatedAt),
+      attempts: r.attempts.map((a) => ({
+        attemptNumber: a.attemptNumber,
+        attemptedAt: toTimestamp(a.attemptedAt),
+        outcome: a.outcome,
+        statusCode: a.statusCode ?? undefined,
+        error: a.error ?? undefined,
+        durationMs: a.durationMs ?? undefined,
+        responseExcerpt: a.responseExcerpt ?? undefined,
+      })),
+    },
+    r,
+  );
 }
 
 export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsService> {

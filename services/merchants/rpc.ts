@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { toTimestamp } from "../platform/timestamps.ts";
 import { MerchantService } from "../../proto/gen/billing/merchants/v1/merchants_pb.ts";
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import type { MerchantRow } from "./entities.ts";
@@ -10,7 +10,7 @@ import { revokeApiKey } from "./revoke-api-key.ts";
 import { authenticateApiKey } from "./authenticate-api-key.ts";
 import { announceVia } from "./key-revocations.ts";
 
-const toMessage = (m: MerchantRow) => ({ id: m.id, name: m.name, createdAt: timestampFromDate(m.createdAt) });
+const toMessage = (m: MerchantRow) => ({ id: m.id, name: m.name, createdAt: toTimestamp(m.createdAt) });
 
 export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantService> {
   const keyMode = deps.config.apiKeyMode;

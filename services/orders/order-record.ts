@@ -1,7 +1,6 @@
 import { formatAmount, formatAtScale } from "../platform/money.ts";
+import { iso, isoOrNull } from "../platform/timestamps.ts";
 import type { OrderPaymentRow, PaymentOrderRow } from "./entities.ts";
-
-const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 /** A transfer as the merchant sees it; amounts at the asset's decimals. */
 export function paymentRecord(payment: OrderPaymentRow, decimals: number) {
@@ -10,14 +9,14 @@ export function paymentRecord(payment: OrderPaymentRow, decimals: number) {
     amount: formatAtScale(payment.amount, decimals),
     confirmations: payment.confirmations,
     late: payment.late,
-    seenAt: payment.seenAt.toISOString(),
-    updatedAt: payment.updatedAt.toISOString(),
+    seenAt: iso(payment.seenAt),
+    updatedAt: iso(payment.updatedAt),
   };
 }
 
 /**
- * The merchant-facing order: the REST body and the data of every
- * payment_order.* event (the order as it was right after the change).
+ * The merchant-facing order: the REST body (the message's record_json) and
+ * the data of every payment_order.* event (the order as it was right after the change).
  * Asset amounts are fixed-scale at the asset's decimals ("0.00166667"), so
  * the amount to send is exact and copyable; `amount` is as requested.
  */
@@ -35,9 +34,9 @@ export function orderRecord(order: PaymentOrderRow, payments: readonly OrderPaym
     amount: formatAmount(order.requestedAmount),
     currency: order.requestedCurrency ?? null,
     rate: order.rate ?? null,
-    rateAt: iso(order.rateAt),
+    rateAt: isoOrNull(order.rateAt),
     status: order.status,
-    expiresAt: order.expiresAt.toISOString(),
+    expiresAt: iso(order.expiresAt),
     amountPaid: formatAtScale(order.amountPaid, d),
     overpaidAmount: formatAtScale(order.overpaidAmount, d),
     latePayment: order.latePayment,
@@ -46,12 +45,28 @@ export function orderRecord(order: PaymentOrderRow, payments: readonly OrderPaym
     requiredConfirmations: order.requiredConfirmations,
     payments: payments.map((p) => paymentRecord(p, d)),
     metadata: order.metadata,
-    paidAt: iso(order.paidAt),
-    expiredAt: iso(order.expiredAt),
-    settledAt: iso(order.settledAt),
-    createdAt: order.createdAt.toISOString(),
-    updatedAt: order.updatedAt.toISOString(),
+    paidAt: isoOrNull(order.paidAt),
+    expiredAt: isoOrNull(order.expiredAt),
+    settledAt: isoOrNull(order.settledAt),
+    createdAt: iso(order.createdAt),
+    updatedAt: iso(order.updatedAt),
   };
 }
 
 export type OrderRecord = ReturnType<typeof orderRecord>;
+
+/** The small status body (cheap to poll): the same values as the order record. */
+export function orderStatusRecord(order: PaymentOrderRow) {
+  const d = order.decimals;
+  return {
+    id: order.id,
+    externalId: order.externalId,
+    status: order.status,
+    amountToPay: formatAtScale(order.amountToPay, d),
+    amountPaid: formatAtScale(order.amountPaid, d),
+    expiresAt: iso(order.expiresAt),
+    updatedAt: iso(order.updatedAt),
+  };
+}
+
+export type OrderStatusRecord = ReturnType<typeof orderStatusRecord>;

@@ -1,10 +1,11 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { DepositOutcome, OrdersService } from "../../proto/gen/billing/orders/v1/orders_pb.ts";
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
+import { toOptionalTimestamp, toTimestamp } from "../platform/timestamps.ts";
+import { withRecordJson } from "../platform/rpc/record-json.ts";
 import type { OrderPaymentRow, PaymentOrderRow } from "./entities.ts";
-import { orderRecord } from "./order-record.ts";
+import { orderRecord, orderStatusRecord } from "./order-record.ts";
 import type { OrderWithPayments } from "./order-store.ts";
 import { createDepositAddresses } from "./addresses/deposit-addresses.ts";
 import { walletPort } from "./wallet-port.ts";
@@ -21,48 +22,47 @@ const OUTCOME_TO_PROTO: Record<Outcome, DepositOutcome> = {
   DUPLICATE: DepositOutcome.DUPLICATE,
 };
 
-const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
-
-/** Built from the same record as REST bodies and events, so the three never disagree. */
+/** The typed message is the record (order-record.ts) field by field, and carries it whole for the gateway. */
 export function orderMessage({ order, payments }: { order: PaymentOrderRow; payments: readonly OrderPaymentRow[] }) {
   const r = orderRecord(order, payments);
-  return {
-    id: r.id,
-    merchantId: order.merchantId,
-    externalId: r.externalId,
-    externalCustomerId: r.externalCustomerId,
-    asset: r.asset,
-    network: r.network,
-    address: r.address,
-    amountToPay: r.amountToPay,
-    amount: r.amount,
-    currency: r.currency ?? undefined,
-    rate: r.rate ?? undefined,
-    rateAt: ts(order.rateAt),
-    status: r.status,
-    expiresAt: ts(order.expiresAt),
-    amountPaid: r.amountPaid,
-    overpaidAmount: r.overpaidAmount,
-    latePayment: r.latePayment,
-    amountPaidLate: r.amountPaidLate,
-    underpaymentTolerancePercent: r.underpaymentTolerancePercent,
-    requiredConfirmations: r.requiredConfirmations,
-    decimals: order.decimals,
-    payments: payments.map((p, i) => ({
-      txId: p.txId,
-      amount: r.payments[i]!.amount,
-      confirmations: p.confirmations,
-      late: p.late,
-      seenAt: ts(p.seenAt),
-      updatedAt: ts(p.updatedAt),
-    })),
-    metadataJson: JSON.stringify(order.metadata),
-    paidAt: ts(order.paidAt),
-    expiredAt: ts(order.expiredAt),
-    settledAt: ts(order.settledAt),
-    createdAt: ts(order.createdAt),
-    updatedAt: ts(order.updatedAt),
-  };
+  return withRecordJson(
+    {
+      id: r.id,
+      merchantId: order.merchantId,
+      externalId: r.externalId,
+      externalCustomerId: r.externalCustomerId,
+      asset: r.asset,
+      network: r.network,
+      address: r.address,
+      amountToPay: r.amountToPay,
+      amount: r.amount,
+      currency: r.currency ?? undefined,
+      rate: r.rate ?? undefined,
+      rateAt: toOptionalTimestamp(r.rateAt),
+      status: r.status,
+      expiresAt: toTimestamp(r.expiresAt),
+      amountPaid: r.amountPaid,
+      overpaidAmount: r.overpaidAmount,
+      latePayment: r.latePayment,
+      amountPaidLate: r.amountPaidLate,
+      underpaymentTolerancePercent: r.underpaymentTolerancePercent,
+      requiredConfirmations: r.requiredConfirmations,
+      decimals: order.decimals,
+      payments: r.payments.map((p) => ({ ...p, seenAt: toTimestamp(p.seenAt), updatedAt: toTimestamp(p.updatedAt) })),
+      metadataJson: JSON.stringify(r.metadata),
+      paidAt: toOptionalTimestamp(r.paidAt),
+      expiredAt: toOptionalTimestamp(r.expiredAt),
+      settledAt: toOptionalTimestamp(r.settledAt),
+      createdAt: toTimestamp(r.createdAt),
+      updatedAt: toTimestamp(r.updatedAt),
+    },
+    r,
+  );
+}
+
+function orderStatusMessage(order: PaymentOrderRow) {
+  const r = orderStatusRecord(order);
+  return withRecordJson({ ...r, expiresAt: toTimestamp(r.expiresAt), updatedAt: toTimestamp(r.updatedAt) }, r);
 }
 
 export function ordersService(deps: ServiceDeps): ServiceImpl<typeof OrdersService> {
@@ -93,19 +93,7 @@ export function ordersService(deps: ServiceDeps): ServiceImpl<typeof OrdersServi
       return withPayments(await getPaymentOrderByExternalId(contextFor(deps), req.merchantId, req.externalId));
     },
     async getPaymentOrderStatus(req) {
-      const order = await getPaymentOrderStatus(contextFor(deps), req.merchantId, req.id);
-      const r = orderRecord(order, []);
-      return {
-        status: {
-          id: r.id,
-          externalId: r.externalId,
-          status: r.status,
-          amountToPay: r.amountToPay,
-          amountPaid: r.amountPaid,
-          expiresAt: ts(order.expiresAt),
-          updatedAt: ts(order.updatedAt),
-        },
-      };
+      return { status: orderStatusMessage(await getPaymentOrderStatus(contextFor(deps), req.merchantId, req.id)) };
     },
     async listPaymentOrders(req) {
       const page = await listPaymentOrders(contextFor(deps), {

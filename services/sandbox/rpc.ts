@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { toTimestamp } from "../platform/timestamps.ts";
 import { SandboxService } from "../../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { advanceClock, getClock } from "./advance-clock.ts";
@@ -10,12 +10,12 @@ export function sandboxService(deps: ServiceDeps, sweeps: readonly SweepKind[]):
   return {
     async getClock() {
       const res = await getClock(contextFor(deps));
-      return { now: timestampFromDate(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
+      return { now: toTimestamp(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
     },
     async advanceClock(req) {
       const res = await advanceClock(contextFor(deps), Number(req.seconds));
       await runDueSweeps(deps.queues, sweeps, res.offsetSeconds * 1000);
-      return { now: timestampFromDate(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
+      return { now: toTimestamp(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
     },
   };
 }

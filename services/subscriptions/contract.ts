@@ -1,7 +1,6 @@
 /**
- * What the edge and the subscriptions service agree on: status names, input
- * limits, and the one derived field the REST record computes (imports
- * nothing). The status machines themselves are status-machine.ts and
+ * What the edge and the subscriptions service agree on: status names and
+ * input limits (imports nothing). The status machines themselves are status-machine.ts and
  * change-sessions/change-session-status-machine.ts.
  */
 export const SUBSCRIPTION_STATUSES = [
@@ -32,9 +31,6 @@ export const AUTHORIZATION_MINUTES = { min: 5, max: 10080, default: 60 } as cons
 export const URL_MAX_LENGTH = 2048;
 /** Change-session reasons (and the customer-facing text around them). */
 export const REASON_MAX_LENGTH = 1000;
-
-/** The authorization window as the merchant asked for it, in whole minutes. */
-export const authorizationMinutes = (createdAt: Date, expiresAt: Date): number => Math.round((expiresAt.getTime() - createdAt.getTime()) / 60_000);
 
 /** Statuses whose later charges a new funding asset pays (UNPAID is charged no more; ended ones never). */
 export const FUNDING_CHANGEABLE_STATUSES = ["ACTIVE", "TRIALING", "PAUSED", "PAST_DUE"] as const;

@@ -1,12 +1,12 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ApprovalOutcome, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
 import { formatAmount } from "../platform/money.ts";
+import { toTimestamp } from "../platform/timestamps.ts";
 import type { AuthorizationRow, ChargeRow, SubscriptionRow } from "./entities.ts";
 import { chargeRecord, subscriptionRecord } from "./subscription-record.ts";
-import { chargeMessage, subscriptionMessage } from "./subscription-messages.ts";
+import { chargeMessage, planSummary, subscriptionMessage } from "./subscription-messages.ts";
 import { subscriptionPorts, type SubscriptionPorts } from "./ports.ts";
 import { createSubscription } from "./create-subscription.ts";
 import { getSubscription } from "./get-subscription.ts";
@@ -60,7 +60,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
       return {
         subscription: toMessage(created),
         authorizationUrl: created.authorizationUrl,
-        authorizationExpiresAt: timestampFromDate(created.authorization.expiresAt),
+        authorizationExpiresAt: toTimestamp(created.authorization.expiresAt),
       };
     },
     async getSubscription(req) {
@@ -93,27 +93,16 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
     },
     async getAuthorization(req) {
       const view = await getAuthorization(contextFor(deps), ports(), req.token);
-      const plan = view.plan;
       return {
         authorizationId: view.authorization.id,
         status: view.status,
-        expiresAt: timestampFromDate(view.authorization.expiresAt),
+        expiresAt: toTimestamp(view.authorization.expiresAt),
         subscriptionId: view.subscription.id,
         subscriptionStatus: view.subscription.status,
         merchantId: view.subscription.merchantId,
         merchantName: view.merchantName,
         walletUserId: view.subscription.walletUserId,
-        plan: {
-          id: plan.id,
-          name: plan.name,
-          description: plan.description,
-          amount: plan.amount,
-          currency: plan.currency,
-          interval: ["UNSPECIFIED", "DAY", "WEEK", "MONTH", "YEAR"][plan.interval] ?? "UNSPECIFIED",
-          intervalCount: plan.intervalCount,
-          trialDays: plan.trialDays,
-          maximumChargeAmount: plan.maximumChargeAmount,
-        },
+        plan: planSummary(view.plan),
         successUrl: view.subscription.successUrl,
         cancelUrl: view.subscription.cancelUrl,
       };

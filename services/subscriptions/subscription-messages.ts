@@ -1,69 +1,94 @@
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { IntervalSchema, type Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
+import { toOptionalTimestamp, toTimestamp } from "../platform/timestamps.ts";
+import { withRecordJson } from "../platform/rpc/record-json.ts";
+import { enumName } from "../platform/rpc/proto-enums.ts";
 import type { ChargeRecord, SubscriptionRecord } from "./subscription-record.ts";
 
-const ts = (iso: string) => timestampFromDate(new Date(iso));
-const optionalTs = (iso: string | null) => (iso === null ? undefined : ts(iso));
-
-/** The RPC message is the record (subscription-record.ts) field by field: REST and events share one shape. */
+/**
+ * The RPC message is the record (subscription-record.ts) field by field for
+ * internal callers, and carries the record itself (record_json) for the REST
+ * body: REST and events share one shape, written once.
+ */
 export function subscriptionMessage(merchantId: string, r: SubscriptionRecord) {
-  return {
-    id: r.id,
-    merchantId,
-    planId: r.planId,
-    status: r.status,
-    externalReference: r.externalReference,
-    serviceReference: r.serviceReference ?? undefined,
-    walletUserId: r.walletUserId,
-    customerEmail: r.customerEmail ?? undefined,
-    successUrl: r.successUrl,
-    cancelUrl: r.cancelUrl,
-    metadataJson: JSON.stringify(r.metadata),
-    fundingAsset: r.fundingAsset ?? undefined,
-    billingAnchor: optionalTs(r.billingAnchor),
-    currentPeriodStart: optionalTs(r.currentPeriodStart),
-    currentPeriodEnd: optionalTs(r.currentPeriodEnd),
-    nextBillingAt: optionalTs(r.nextBillingAt),
-    trialEnd: optionalTs(r.trialEnd),
-    cancellationReason: r.cancellationReason ?? undefined,
-    authorization: r.authorization
-      ? {
-          id: r.authorization.id,
-          status: r.authorization.status,
-          expiresAt: ts(r.authorization.expiresAt),
-          approvedAt: optionalTs(r.authorization.approvedAt),
-          declinedAt: optionalTs(r.authorization.declinedAt),
-          expiredAt: optionalTs(r.authorization.expiredAt),
-          createdAt: ts(r.authorization.createdAt),
-        }
-      : undefined,
-    createdAt: ts(r.createdAt),
-    updatedAt: ts(r.updatedAt),
-    activatedAt: optionalTs(r.activatedAt),
-    pausedAt: optionalTs(r.pausedAt),
-    cancelledAt: optionalTs(r.cancelledAt),
-    expiredAt: optionalTs(r.expiredAt),
-    pastDueSince: optionalTs(r.pastDueSince),
-    nextRetryAt: optionalTs(r.nextRetryAt),
-    unpaidAt: optionalTs(r.unpaidAt),
-  };
+  return withRecordJson(
+    {
+      id: r.id,
+      merchantId,
+      planId: r.planId,
+      status: r.status,
+      externalReference: r.externalReference,
+      serviceReference: r.serviceReference ?? undefined,
+      walletUserId: r.walletUserId,
+      customerEmail: r.customerEmail ?? undefined,
+      successUrl: r.successUrl,
+      cancelUrl: r.cancelUrl,
+      metadataJson: JSON.stringify(r.metadata),
+      fundingAsset: r.fundingAsset ?? undefined,
+      billingAnchor: toOptionalTimestamp(r.billingAnchor),
+      currentPeriodStart: toOptionalTimestamp(r.currentPeriodStart),
+      currentPeriodEnd: toOptionalTimestamp(r.currentPeriodEnd),
+      nextBillingAt: toOptionalTimestamp(r.nextBillingAt),
+      trialEnd: toOptionalTimestamp(r.trialEnd),
+      cancellationReason: r.cancellationReason ?? undefined,
+      authorization: r.authorization
+        ? {
+            id: r.authorization.id,
+            status: r.authorization.status,
+            expiresAt: toTimestamp(r.authorization.expiresAt),
+            approvedAt: toOptionalTimestamp(r.authorization.approvedAt),
+            declinedAt: toOptionalTimestamp(r.authorization.declinedAt),
+            expiredAt: toOptionalTimestamp(r.authorization.expiredAt),
+            createdAt: toTimestamp(r.authorization.createdAt),
+          }
+        : undefined,
+      createdAt: toTimestamp(r.createdAt),
+      updatedAt: toTimestamp(r.updatedAt),
+      activatedAt: toOptionalTimestamp(r.activatedAt),
+      pausedAt: toOptionalTimestamp(r.pausedAt),
+      cancelledAt: toOptionalTimestamp(r.cancelledAt),
+      expiredAt: toOptionalTimestamp(r.expiredAt),
+      pastDueSince: toOptionalTimestamp(r.pastDueSince),
+      nextRetryAt: toOptionalTimestamp(r.nextRetryAt),
+      unpaidAt: toOptionalTimestamp(r.unpaidAt),
+    },
+    r,
+  );
 }
 
 export function chargeMessage(c: ChargeRecord) {
+  return withRecordJson(
+    {
+      id: c.id,
+      subscriptionId: c.subscriptionId,
+      periodIndex: c.periodIndex,
+      periodStart: toTimestamp(c.periodStart),
+      periodEnd: toTimestamp(c.periodEnd),
+      amount: c.amount,
+      currency: c.currency,
+      asset: c.asset,
+      assetAmount: c.assetAmount ?? undefined,
+      rate: c.rate ?? undefined,
+      status: c.status,
+      failureReason: c.failureReason ?? undefined,
+      attempt: c.attempt,
+      walletTransactionId: c.walletTransactionId ?? undefined,
+      createdAt: toTimestamp(c.createdAt),
+    },
+    c,
+  );
+}
+
+/** What the hosted approval pages show of a plan (the authorization's and both plans of a change). */
+export function planSummary(plan: Plan) {
   return {
-    id: c.id,
-    subscriptionId: c.subscriptionId,
-    periodIndex: c.periodIndex,
-    periodStart: ts(c.periodStart),
-    periodEnd: ts(c.periodEnd),
-    amount: c.amount,
-    currency: c.currency,
-    asset: c.asset,
-    assetAmount: c.assetAmount ?? undefined,
-    rate: c.rate ?? undefined,
-    status: c.status,
-    failureReason: c.failureReason ?? undefined,
-    attempt: c.attempt,
-    walletTransactionId: c.walletTransactionId ?? undefined,
-    createdAt: ts(c.createdAt),
+    id: plan.id,
+    name: plan.name,
+    description: plan.description,
+    amount: plan.amount,
+    currency: plan.currency,
+    interval: enumName(IntervalSchema, plan.interval),
+    intervalCount: plan.intervalCount,
+    trialDays: plan.trialDays,
+    maximumChargeAmount: plan.maximumChargeAmount,
   };
 }

@@ -1,14 +1,13 @@
 import { formatAmount } from "../platform/money.ts";
+import { iso, isoOrNull } from "../platform/timestamps.ts";
 import type { AuthorizationRow, ChargeRow, SubscriptionRow } from "./entities.ts";
-import { authorizationMinutes } from "./contract.ts";
-
-const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
 /**
  * The merchant-facing subscription record: the one builder for event data
- * and, through the RPC message (rpc.ts maps this record field by field), for
- * REST bodies. The authorization URL is not part of it: only the token's
- * hash is stored, so the URL exists only in the create response.
+ * and REST bodies (the RPC message carries it as record_json; its typed
+ * fields are derived from it in subscription-messages.ts). The authorization
+ * URL is not part of it: only the token's hash is stored, so the URL exists
+ * only in the create response.
  */
 export function subscriptionRecord(sub: SubscriptionRow, authorization: AuthorizationRow | null) {
   return {
@@ -26,23 +25,23 @@ export function subscriptionRecord(sub: SubscriptionRow, authorization: Authoriz
     // A create field too: the authorization's lifetime (its expiry was set to createdAt + these minutes).
     authorizationExpiresInMinutes: authorization ? authorizationMinutes(authorization.createdAt, authorization.expiresAt) : null,
     fundingAsset: sub.fundingAsset ?? null,
-    billingAnchor: iso(sub.billingAnchor),
-    currentPeriodStart: iso(sub.currentPeriodStart),
-    currentPeriodEnd: iso(sub.currentPeriodEnd),
-    nextBillingAt: iso(sub.nextBillingAt),
-    trialEnd: iso(sub.trialEnd),
+    billingAnchor: isoOrNull(sub.billingAnchor),
+    currentPeriodStart: isoOrNull(sub.currentPeriodStart),
+    currentPeriodEnd: isoOrNull(sub.currentPeriodEnd),
+    nextBillingAt: isoOrNull(sub.nextBillingAt),
+    trialEnd: isoOrNull(sub.trialEnd),
     cancellationReason: sub.cancellationReason ?? null,
     authorization: authorization ? authorizationRecord(authorization) : null,
-    createdAt: sub.createdAt.toISOString(),
-    updatedAt: sub.updatedAt.toISOString(),
-    activatedAt: iso(sub.activatedAt),
-    pausedAt: iso(sub.pausedAt),
-    cancelledAt: iso(sub.cancelledAt),
-    expiredAt: iso(sub.expiredAt),
+    createdAt: iso(sub.createdAt),
+    updatedAt: iso(sub.updatedAt),
+    activatedAt: isoOrNull(sub.activatedAt),
+    pausedAt: isoOrNull(sub.pausedAt),
+    cancelledAt: isoOrNull(sub.cancelledAt),
+    expiredAt: isoOrNull(sub.expiredAt),
     // Dunning (renewals/renewal-outcome.ts): the retry is only scheduled while PAST_DUE.
-    pastDueSince: iso(sub.pastDueSince),
-    nextRetryAt: sub.status === "PAST_DUE" ? iso(sub.nextRetryAt) : null,
-    unpaidAt: iso(sub.unpaidAt),
+    pastDueSince: isoOrNull(sub.pastDueSince),
+    nextRetryAt: sub.status === "PAST_DUE" ? isoOrNull(sub.nextRetryAt) : null,
+    unpaidAt: isoOrNull(sub.unpaidAt),
   };
 }
 
@@ -52,23 +51,23 @@ export function authorizationRecord(a: AuthorizationRow) {
   return {
     id: a.id,
     status: a.status,
-    expiresAt: a.expiresAt.toISOString(),
-    approvedAt: iso(a.approvedAt),
-    declinedAt: iso(a.declinedAt),
-    expiredAt: iso(a.expiredAt),
-    createdAt: a.createdAt.toISOString(),
+    expiresAt: iso(a.expiresAt),
+    approvedAt: isoOrNull(a.approvedAt),
+    declinedAt: isoOrNull(a.declinedAt),
+    expiredAt: isoOrNull(a.expiredAt),
+    createdAt: iso(a.createdAt),
   };
 }
 
-/** A charge as merchants see it (event data now; the charges list later). numeric columns reload padded. */
+/** A charge as merchants see it: event data and the charges list. numeric columns reload padded. */
 export function chargeRecord(c: ChargeRow) {
   return {
     id: c.id,
     object: "subscription_charge" as const,
     subscriptionId: c.subscriptionId,
     periodIndex: c.periodIndex,
-    periodStart: c.periodStart.toISOString(),
-    periodEnd: c.periodEnd.toISOString(),
+    periodStart: iso(c.periodStart),
+    periodEnd: iso(c.periodEnd),
     amount: formatAmount(c.amount),
     currency: c.currency,
     asset: c.asset,
@@ -78,10 +77,13 @@ export function chargeRecord(c: ChargeRow) {
     failureReason: c.failureReason ?? null,
     attempt: c.attempt,
     walletTransactionId: c.walletTransactionId ?? null,
-    createdAt: c.createdAt.toISOString(),
+    createdAt: iso(c.createdAt),
   };
 }
 
 export type SubscriptionRecord = ReturnType<typeof subscriptionRecord>;
 export type AuthorizationRecord = ReturnType<typeof authorizationRecord>;
 export type ChargeRecord = ReturnType<typeof chargeRecord>;
+
+/** The authorization window as the merchant asked for it, in whole minutes. */
+const authorizationMinutes = (createdAt: Date, expiresAt: Date): number => Math.round((expiresAt.getTime() - createdAt.getTime()) / 60_000);

@@ -1,12 +1,13 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ChargeOutcome, OwnerType, WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { invalid } from "../platform/errors.ts";
+import { toOptionalTimestamp, toTimestamp } from "../platform/timestamps.ts";
+import { withRecordJson } from "../platform/rpc/record-json.ts";
 import type { ChargeOutcome as Outcome, WalletUserRow } from "./entities.ts";
-import { ASSETS } from "./assets.ts";
+import { ASSETS, type AssetInfo } from "./assets.ts";
 import { staticRateSource, type RateSource } from "./rates.ts";
-import { walletUserView } from "./wallet-user-record.ts";
+import { assetRecord, balanceRecord, walletUserRecord } from "./wallet-records.ts";
 import { createWalletUser } from "./create-wallet-user.ts";
 import { getWalletUser } from "./get-wallet-user.ts";
 import { findWalletUserByEmail } from "./find-wallet-user-by-email.ts";
@@ -34,19 +35,15 @@ function holderFromProto(ownerType: OwnerType, ownerId: string): AccountHolder {
   throw invalid("INVALID_REQUEST", "ownerType: must be WALLET_USER or MERCHANT");
 }
 
+/** The typed messages are the records (wallet-records.ts) field by field, and carry them whole for the gateway. */
 function userMessage(user: WalletUserRow, now: Date) {
-  const view = walletUserView(user, now);
-  return {
-    id: view.id,
-    email: view.email,
-    status: view.status,
-    createdAt: timestampFromDate(view.createdAt),
-    pinLocked: view.pinLocked,
-    pinLockedUntil: view.pinLockedUntil ? timestampFromDate(view.pinLockedUntil) : undefined,
-  };
+  const r = walletUserRecord(user, now);
+  return withRecordJson({ ...r, createdAt: toTimestamp(r.createdAt), pinLockedUntil: toOptionalTimestamp(r.pinLockedUntil) }, r);
 }
 
-const accountMessage = (a: AccountView) => ({ id: a.id, asset: a.asset, balance: a.balance, frozen: a.frozen });
+const accountMessage = (a: AccountView) => withRecordJson({ id: a.id, asset: a.asset, balance: a.balance, frozen: a.frozen }, balanceRecord(a));
+
+const assetMessage = (a: AssetInfo) => withRecordJson({ ...a }, assetRecord(a));
 
 /** Maps messages to use cases; amounts cross as canonical decimal strings, exact at the asset's decimals. */
 export function walletService(deps: ServiceDeps, rates: RateSource = staticRateSource()): ServiceImpl<typeof WalletService> {
@@ -74,15 +71,15 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
         ok: res.ok,
         attemptsLeft: res.attemptsLeft,
         locked: res.locked,
-        lockedUntil: res.lockedUntil ? timestampFromDate(res.lockedUntil) : undefined,
+        lockedUntil: toOptionalTimestamp(res.lockedUntil),
       };
     },
     async listAssets() {
-      return { assets: ASSETS.map((a) => ({ ...a })) };
+      return { assets: ASSETS.map(assetMessage) };
     },
     async quote(req) {
       const res = await quote(contextFor(deps), rates, { amount: req.amount, currency: req.currency, asset: req.asset, rounding: req.rounding });
-      return { assetAmount: res.assetAmount, rate: res.rate, rateAt: timestampFromDate(res.rateAt) };
+      return { assetAmount: res.assetAmount, rate: res.rate, rateAt: toTimestamp(res.rateAt) };
     },
     async listAccounts(req) {
       const accounts = await listAccounts(contextFor(deps), holderFromProto(req.ownerType, req.ownerId));
@@ -97,7 +94,7 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
       });
       // Committed: past-due subscriptions this account funds may be retried now (recurring billing).
       if (!res.replayed) await enqueueAccountCredited(deps.queues, { walletUserId: req.walletUserId.toLowerCase(), asset: res.asset, transactionId: res.transactionId });
-      return { transactionId: res.transactionId, account: { id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen } };
+      return { transactionId: res.transactionId, account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }) };
     },
     async charge(req) {
       const res = await charge(contextFor(deps), {
@@ -118,7 +115,7 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
         amount: req.amount,
         description: req.description,
       });
-      return { transactionId: res.transactionId, account: { id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen } };
+      return { transactionId: res.transactionId, account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }) };
     },
     async checkLedger() {
       const res = await checkLedger(contextFor(deps));

@@ -1,12 +1,12 @@
 import { formatAmount } from "../../platform/money.ts";
+import { iso, isoOrNull } from "../../platform/timestamps.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 
-const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
-
 /**
- * The merchant-facing change session: event data and, through the RPC
- * message, the REST body. The approval URL is not part of it: only the
- * token's hash is stored, so the URL exists only in the create response.
+ * The merchant-facing change session: event data and, with the approval URL
+ * added while it is open (change-session-rpc.ts), the REST body. The URL is
+ * not part of the record: only the token's hash is stored, so the URL exists
+ * only in the create response and in merchant reads.
  */
 export function changeSessionRecord(s: ChangeSessionRow) {
   return {
@@ -23,18 +23,18 @@ export function changeSessionRecord(s: ChangeSessionRow) {
     cancelUrl: s.cancelUrl,
     reason: s.reason ?? null,
     metadata: s.metadata,
-    expiresAt: s.expiresAt.toISOString(),
-    scheduledFor: iso(s.scheduledFor),
+    expiresAt: iso(s.expiresAt),
+    scheduledFor: isoOrNull(s.scheduledFor),
     cancellationReason: s.cancellationReason ?? null,
     supersededBy: s.supersededBy ?? null,
     chargeId: s.chargeId ?? null,
-    createdAt: s.createdAt.toISOString(),
-    updatedAt: s.updatedAt.toISOString(),
-    approvedAt: iso(s.approvedAt),
-    appliedAt: iso(s.appliedAt),
-    declinedAt: iso(s.declinedAt),
-    expiredAt: iso(s.expiredAt),
-    cancelledAt: iso(s.cancelledAt),
+    createdAt: iso(s.createdAt),
+    updatedAt: iso(s.updatedAt),
+    approvedAt: isoOrNull(s.approvedAt),
+    appliedAt: isoOrNull(s.appliedAt),
+    declinedAt: isoOrNull(s.declinedAt),
+    expiredAt: isoOrNull(s.expiredAt),
+    cancelledAt: isoOrNull(s.cancelledAt),
   };
 }
 

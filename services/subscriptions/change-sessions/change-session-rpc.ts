@@ -1,10 +1,10 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { Plan } from "../../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { contextFor, type ServiceDeps } from "../../platform/service-deps.ts";
 import { parseMetadataJson } from "../../platform/metadata.ts";
 import { formatAmount } from "../../platform/money.ts";
+import { toOptionalTimestamp, toTimestamp } from "../../platform/timestamps.ts";
+import { withRecordJson } from "../../platform/rpc/record-json.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { changeSessionRecord, type ChangeSessionRecord } from "./change-session-record.ts";
 import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
@@ -18,12 +18,9 @@ import { getChangeApproval, listChangeFundingOptions } from "./get-change-approv
 import { approveChangeSession } from "./approve-change-session.ts";
 import { declineChangeSession } from "./decline-change-session.ts";
 import { cancelChangeSession } from "./cancel-change-session.ts";
-import { chargeMessage, subscriptionMessage } from "../subscription-messages.ts";
+import { chargeMessage, planSummary, subscriptionMessage } from "../subscription-messages.ts";
 
-const ts = (iso: string) => timestampFromDate(new Date(iso));
-const optionalTs = (iso: string | null) => (iso === null ? undefined : ts(iso));
-
-/** The RPC message is the record (change-session-record.ts) field by field: REST and events share one shape. */
+/** The typed RPC fields are the record (change-session-record.ts) field by field: REST and events share one shape. */
 export function changeSessionMessage(merchantId: string, r: ChangeSessionRecord) {
   return {
     id: r.id,
@@ -39,39 +36,30 @@ export function changeSessionMessage(merchantId: string, r: ChangeSessionRecord)
     cancelUrl: r.cancelUrl,
     reason: r.reason ?? undefined,
     metadataJson: JSON.stringify(r.metadata),
-    expiresAt: ts(r.expiresAt),
-    scheduledFor: optionalTs(r.scheduledFor),
+    expiresAt: toTimestamp(r.expiresAt),
+    scheduledFor: toOptionalTimestamp(r.scheduledFor),
     cancellationReason: r.cancellationReason ?? undefined,
     supersededBy: r.supersededBy ?? undefined,
     chargeId: r.chargeId ?? undefined,
-    createdAt: ts(r.createdAt),
-    updatedAt: ts(r.updatedAt),
-    approvedAt: optionalTs(r.approvedAt),
-    appliedAt: optionalTs(r.appliedAt),
-    declinedAt: optionalTs(r.declinedAt),
-    expiredAt: optionalTs(r.expiredAt),
-    cancelledAt: optionalTs(r.cancelledAt),
+    createdAt: toTimestamp(r.createdAt),
+    updatedAt: toTimestamp(r.updatedAt),
+    approvedAt: toOptionalTimestamp(r.approvedAt),
+    appliedAt: toOptionalTimestamp(r.appliedAt),
+    declinedAt: toOptionalTimestamp(r.declinedAt),
+    expiredAt: toOptionalTimestamp(r.expiredAt),
+    cancelledAt: toOptionalTimestamp(r.cancelledAt),
   };
 }
 
-/** The record plus, while it is open, the approval URL (merchant reads only; not in event data). */
-const toMessage = (ports: SubscriptionPorts, s: ChangeSessionRow) => ({
-  ...changeSessionMessage(s.merchantId, changeSessionRecord(s)),
-  approvalUrl: openApprovalUrl(ports.publicBaseUrl, ports.linkKey, s),
-});
-
-function planSummary(plan: Plan) {
-  return {
-    id: plan.id,
-    name: plan.name,
-    description: plan.description,
-    amount: plan.amount,
-    currency: plan.currency,
-    interval: ["UNSPECIFIED", "DAY", "WEEK", "MONTH", "YEAR"][plan.interval] ?? "UNSPECIFIED",
-    intervalCount: plan.intervalCount,
-    trialDays: plan.trialDays,
-    maximumChargeAmount: plan.maximumChargeAmount,
-  };
+/**
+ * The merchant's view: the record plus, while it is open, the approval URL
+ * (merchant reads only; not in event data). record_json carries exactly this
+ * view, the REST body.
+ */
+function toMessage(ports: SubscriptionPorts, s: ChangeSessionRow) {
+  const approvalUrl = openApprovalUrl(ports.publicBaseUrl, ports.linkKey, s);
+  const record = changeSessionRecord(s);
+  return withRecordJson({ ...changeSessionMessage(s.merchantId, record), approvalUrl }, { ...record, approvalUrl: approvalUrl ?? null });
 }
 
 type ChangeSessionMethods = Pick<
@@ -132,7 +120,7 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
         currentPlan: planSummary(view.currentPlan),
         requestedPlan: planSummary(view.requestedPlan),
         fundingAsset: view.subscription.fundingAsset ?? "",
-        nextBillingAt: view.subscription.nextBillingAt ? timestampFromDate(view.subscription.nextBillingAt) : undefined,
+        nextBillingAt: toOptionalTimestamp(view.subscription.nextBillingAt),
       };
     },
     async listChangeFundingOptions(req) {
