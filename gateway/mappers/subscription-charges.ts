@@ -22,5 +22,7 @@ export function chargeBody(c: SubscriptionCharge) {
     attempt: c.attempt,
     walletTransactionId: c.walletTransactionId ?? null,
     createdAt: iso(c.createdAt),
+    amountRefunded: c.amountRefunded || "0",
+    assetAmountRefunded: c.assetAmountRefunded || "0",
   };
 }

@@ -3,6 +3,7 @@ import { contextFor } from "../platform/service-deps.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
 import { settleStaleCharges } from "./first-payment.ts";
 import { subscriptionPorts } from "./ports.ts";
+import { settleStaleRefunds } from "./refunds/settle-refund.ts";
 
 /**
  * Delayed job, one per subscription (jobId "expire-authorization-<id>"),
@@ -20,7 +21,8 @@ export const expireAuthorizationJob = defineJob<{ subscriptionId: string }>({
 
 /**
  * Every sweepIntervalMs, on the service clock: finish charges a crash left
- * in flight (first payments, renewals, immediate plan-change charges), then
+ * in flight (first payments, renewals, immediate plan-change charges) and
+ * refunds a crash left with the wallet, then
  * expire every authorization that is due.
  */
 export const subscriptionsSweepJob = defineJob<Record<string, never>>({
@@ -30,6 +32,7 @@ export const subscriptionsSweepJob = defineJob<Record<string, never>>({
   async handle(deps) {
     await deps.clock.sync();
     await settleStaleCharges(contextFor(deps), subscriptionPorts(deps));
+    await settleStaleRefunds(contextFor(deps), subscriptionPorts(deps));
     await expireDueAuthorizations(contextFor(deps));
   },
 });

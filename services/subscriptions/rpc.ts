@@ -88,6 +88,8 @@ export function chargeMessage(c: ChargeRecord) {
     attempt: c.attempt,
     walletTransactionId: c.walletTransactionId ?? undefined,
     createdAt: ts(c.createdAt),
+    amountRefunded: c.amountRefunded,
+    assetAmountRefunded: c.assetAmountRefunded,
   };
 }
 

@@ -79,6 +79,8 @@ export function chargeRecord(c: ChargeRow) {
     attempt: c.attempt,
     walletTransactionId: c.walletTransactionId ?? null,
     createdAt: c.createdAt.toISOString(),
+    amountRefunded: formatAmount(c.amountRefunded ?? "0"),
+    assetAmountRefunded: formatAmount(c.assetAmountRefunded ?? "0"),
   };
 }
 

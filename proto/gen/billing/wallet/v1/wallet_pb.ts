@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file billing/wallet/v1/wallet.proto.
  */
 export const file_billing_wallet_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("Ch5iaWxsaW5nL3dhbGxldC92MS93YWxsZXQucHJvdG8SEWJpbGxpbmcud2FsbGV0LnYxIssBCgpXYWxsZXRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpwaW5fbG9ja2VkGAUgASgIEjkKEHBpbl9sb2NrZWRfdW50aWwYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCEwoRX3Bpbl9sb2NrZWRfdW50aWwieAoFQXNzZXQSDAoEY29kZRgBIAEoCRIPCgduZXR3b3JrGAIgASgJEhAKCGRlY2ltYWxzGAMgASgFEhAKCGN1cnJlbmN5GAQgASgJEgwKBG5hbWUYBSABKAkSHgoWcmVxdWlyZWRfY29uZmlybWF0aW9ucxgGIAEoBSJFCgdBY2NvdW50EgoKAmlkGAEgASgJEg0KBWFzc2V0GAIgASgJEg8KB2JhbGFuY2UYAyABKAkSDgoGZnJvemVuGAQgASgIIkcKF0NyZWF0ZVdhbGxldFVzZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEgsKA3BpbhgDIAEoCSJHChhDcmVhdGVXYWxsZXRVc2VyUmVzcG9uc2USKwoEdXNlchgBIAEoCzIdLmJpbGxpbmcud2FsbGV0LnYxLldhbGxldFVzZXIiIgoUR2V0V2FsbGV0VXNlclJlcXVlc3QSCgoCaWQYASABKAkicgoVR2V0V2FsbGV0VXNlclJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyEiwKCGFjY291bnRzGAIgAygLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCItChxGaW5kV2FsbGV0VXNlckJ5RW1haWxSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIkwKHUZpbmRXYWxsZXRVc2VyQnlFbWFpbFJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIjgKFVZlcmlmeVBhc3N3b3JkUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJFChZWZXJpZnlQYXNzd29yZFJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIjcKEFZlcmlmeVBpblJlcXVlc3QSFgoOd2FsbGV0X3VzZXJfaWQYASABKAkSCwoDcGluGAIgASgJIo4BChFWZXJpZnlQaW5SZXNwb25zZRIKCgJvaxgBIAEoCBIVCg1hdHRlbXB0c19sZWZ0GAIgASgFEg4KBmxvY2tlZBgDIAEoCBI1Cgxsb2NrZWRfdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDwoNX2xvY2tlZF91bnRpbCITChFMaXN0QXNzZXRzUmVxdWVzdCI+ChJMaXN0QXNzZXRzUmVzcG9uc2USKAoGYXNzZXRzGAEgAygLMhguYmlsbGluZy53YWxsZXQudjEuQXNzZXQiUQoMUXVvdGVSZXF1ZXN0Eg4KBmFtb3VudBgBIAEoCRIQCghjdXJyZW5jeRgCIAEoCRINCgVhc3NldBgDIAEoCRIQCghyb3VuZGluZxgEIAEoCSJgCg1RdW90ZVJlc3BvbnNlEhQKDGFzc2V0X2Ftb3VudBgBIAEoCRIMCgRyYXRlGAIgASgJEisKB3JhdGVfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKE0xpc3RBY2NvdW50c1JlcXVlc3QSMAoKb3duZXJfdHlwZRgBIAEoDjIcLmJpbGxpbmcud2FsbGV0LnYxLk93bmVyVHlwZRIQCghvd25lcl9pZBgCIAEoCSJEChRMaXN0QWNjb3VudHNSZXNwb25zZRIsCghhY2NvdW50cxgBIAMoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiggEKF0NyZWRpdFdhbGxldFVzZXJSZXF1ZXN0EhYKDndhbGxldF91c2VyX2lkGAEgASgJEg0KBWFzc2V0GAIgASgJEg4KBmFtb3VudBgDIAEoCRIcCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlIAIgBAUISChBfaWRlbXBvdGVuY3lfa2V5Il8KGENyZWRpdFdhbGxldFVzZXJSZXNwb25zZRIWCg50cmFuc2FjdGlvbl9pZBgBIAEoCRIrCgdhY2NvdW50GAIgASgLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCKJAQoNQ2hhcmdlUmVxdWVzdBIXCg9pZGVtcG90ZW5jeV9rZXkYASABKAkSFgoOd2FsbGV0X3VzZXJfaWQYAiABKAkSEwoLbWVyY2hhbnRfaWQYAyABKAkSDQoFYXNzZXQYBCABKAkSDgoGYW1vdW50GAUgASgJEhMKC2Rlc2NyaXB0aW9uGAYgASgJIooBCg5DaGFyZ2VSZXNwb25zZRIxCgdvdXRjb21lGAEgASgOMiAuYmlsbGluZy53YWxsZXQudjEuQ2hhcmdlT3V0Y29tZRIbCg50cmFuc2FjdGlvbl9pZBgCIAEoCUgAiAEBEhUKDWJhbGFuY2VfYWZ0ZXIYAyABKAlCEQoPX3RyYW5zYWN0aW9uX2lkInkKFUNyZWRpdE1lcmNoYW50UmVxdWVzdBIXCg9pZGVtcG90ZW5jeV9rZXkYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhMKC2Rlc2NyaXB0aW9uGAUgASgJIl0KFkNyZWRpdE1lcmNoYW50UmVzcG9uc2USFgoOdHJhbnNhY3Rpb25faWQYASABKAkSKwoHYWNjb3VudBgCIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiFAoSQ2hlY2tMZWRnZXJSZXF1ZXN0ImsKE0NoZWNrTGVkZ2VyUmVzcG9uc2USCgoCb2sYASABKAgSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSGAoQYWNjb3VudHNfY2hlY2tlZBgDIAEoAxIQCghwcm9ibGVtcxgEIAMoCSIlChdGcmVlemVXYWxsZXRVc2VyUmVxdWVzdBIKCgJpZBgBIAEoCSJHChhGcmVlemVXYWxsZXRVc2VyUmVzcG9uc2USKwoEdXNlchgBIAEoCzIdLmJpbGxpbmcud2FsbGV0LnYxLldhbGxldFVzZXIiJwoZVW5mcmVlemVXYWxsZXRVc2VyUmVxdWVzdBIKCgJpZBgBIAEoCSJJChpVbmZyZWV6ZVdhbGxldFVzZXJSZXNwb25zZRIrCgR1c2VyGAEgASgLMh0uYmlsbGluZy53YWxsZXQudjEuV2FsbGV0VXNlciJpChRGcmVlemVBY2NvdW50UmVxdWVzdBIwCgpvd25lcl90eXBlGAEgASgOMhwuYmlsbGluZy53YWxsZXQudjEuT3duZXJUeXBlEhAKCG93bmVyX2lkGAIgASgJEg0KBWFzc2V0GAMgASgJIkQKFUZyZWV6ZUFjY291bnRSZXNwb25zZRIrCgdhY2NvdW50GAEgASgLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCJrChZVbmZyZWV6ZUFjY291bnRSZXF1ZXN0EjAKCm93bmVyX3R5cGUYASABKA4yHC5iaWxsaW5nLndhbGxldC52MS5Pd25lclR5cGUSEAoIb3duZXJfaWQYAiABKAkSDQoFYXNzZXQYAyABKAkiRgoXVW5mcmVlemVBY2NvdW50UmVzcG9uc2USKwoHYWNjb3VudBgBIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQqXAoJT3duZXJUeXBlEhoKFk9XTkVSX1RZUEVfVU5TUEVDSUZJRUQQABIaChZPV05FUl9UWVBFX1dBTExFVF9VU0VSEAESFwoTT1dORVJfVFlQRV9NRVJDSEFOVBACKpcBCg1DaGFyZ2VPdXRjb21lEh4KGkNIQVJHRV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHAoYQ0hBUkdFX09VVENPTUVfU1VDQ0VFREVEEAESJQohQ0hBUkdFX09VVENPTUVfSU5TVUZGSUNJRU5UX0ZVTkRTEAISIQodQ0hBUkdFX09VVENPTUVfQUNDT1VOVF9GUk9aRU4QAzLSDAoNV2FsbGV0U2VydmljZRJrChBDcmVhdGVXYWxsZXRVc2VyEiouYmlsbGluZy53YWxsZXQudjEuQ3JlYXRlV2FsbGV0VXNlclJlcXVlc3QaKy5iaWxsaW5nLndhbGxldC52MS5DcmVhdGVXYWxsZXRVc2VyUmVzcG9uc2USYgoNR2V0V2FsbGV0VXNlchInLmJpbGxpbmcud2FsbGV0LnYxLkdldFdhbGxldFVzZXJSZXF1ZXN0GiguYmlsbGluZy53YWxsZXQudjEuR2V0V2FsbGV0VXNlclJlc3BvbnNlEnoKFUZpbmRXYWxsZXRVc2VyQnlFbWFpbBIvLmJpbGxpbmcud2FsbGV0LnYxLkZpbmRXYWxsZXRVc2VyQnlFbWFpbFJlcXVlc3QaMC5iaWxsaW5nLndhbGxldC52MS5GaW5kV2FsbGV0VXNlckJ5RW1haWxSZXNwb25zZRJlCg5WZXJpZnlQYXNzd29yZBIoLmJpbGxpbmcud2FsbGV0LnYxLlZlcmlmeVBhc3N3b3JkUmVxdWVzdBopLmJpbGxpbmcud2FsbGV0LnYxLlZlcmlmeVBhc3N3b3JkUmVzcG9uc2USVgoJVmVyaWZ5UGluEiMuYmlsbGluZy53YWxsZXQudjEuVmVyaWZ5UGluUmVxdWVzdBokLmJpbGxpbmcud2FsbGV0LnYxLlZlcmlmeVBpblJlc3BvbnNlElkKCkxpc3RBc3NldHMSJC5iaWxsaW5nLndhbGxldC52MS5MaXN0QXNzZXRzUmVxdWVzdBolLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RBc3NldHNSZXNwb25zZRJKCgVRdW90ZRIfLmJpbGxpbmcud2FsbGV0LnYxLlF1b3RlUmVxdWVzdBogLmJpbGxpbmcud2FsbGV0LnYxLlF1b3RlUmVzcG9uc2USXwoMTGlzdEFjY291bnRzEiYuYmlsbGluZy53YWxsZXQudjEuTGlzdEFjY291bnRzUmVxdWVzdBonLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RBY2NvdW50c1Jlc3BvbnNlEmsKEENyZWRpdFdhbGxldFVzZXISKi5iaWxsaW5nLndhbGxldC52MS5DcmVkaXRXYWxsZXRVc2VyUmVxdWVzdBorLmJpbGxpbmcud2FsbGV0LnYxLkNyZWRpdFdhbGxldFVzZXJSZXNwb25zZRJNCgZDaGFyZ2USIC5iaWxsaW5nLndhbGxldC52MS5DaGFyZ2VSZXF1ZXN0GiEuYmlsbGluZy53YWxsZXQudjEuQ2hhcmdlUmVzcG9uc2USZQoOQ3JlZGl0TWVyY2hhbnQSKC5iaWxsaW5nLndhbGxldC52MS5DcmVkaXRNZXJjaGFudFJlcXVlc3QaKS5iaWxsaW5nLndhbGxldC52MS5DcmVkaXRNZXJjaGFudFJlc3BvbnNlElwKC0NoZWNrTGVkZ2VyEiUuYmlsbGluZy53YWxsZXQudjEuQ2hlY2tMZWRnZXJSZXF1ZXN0GiYuYmlsbGluZy53YWxsZXQudjEuQ2hlY2tMZWRnZXJSZXNwb25zZRJrChBGcmVlemVXYWxsZXRVc2VyEiouYmlsbGluZy53YWxsZXQudjEuRnJlZXplV2FsbGV0VXNlclJlcXVlc3QaKy5iaWxsaW5nLndhbGxldC52MS5GcmVlemVXYWxsZXRVc2VyUmVzcG9uc2UScQoSVW5mcmVlemVXYWxsZXRVc2VyEiwuYmlsbGluZy53YWxsZXQudjEuVW5mcmVlemVXYWxsZXRVc2VyUmVxdWVzdBotLmJpbGxpbmcud2FsbGV0LnYxLlVuZnJlZXplV2FsbGV0VXNlclJlc3BvbnNlEmIKDUZyZWV6ZUFjY291bnQSJy5iaWxsaW5nLndhbGxldC52MS5GcmVlemVBY2NvdW50UmVxdWVzdBooLmJpbGxpbmcud2FsbGV0LnYxLkZyZWV6ZUFjY291bnRSZXNwb25zZRJoCg9VbmZyZWV6ZUFjY291bnQSKS5iaWxsaW5nLndhbGxldC52MS5VbmZyZWV6ZUFjY291bnRSZXF1ZXN0GiouYmlsbGluZy53YWxsZXQudjEuVW5mcmVlemVBY2NvdW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5iaWxsaW5nL3dhbGxldC92MS93YWxsZXQucHJvdG8SEWJpbGxpbmcud2FsbGV0LnYxIssBCgpXYWxsZXRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpwaW5fbG9ja2VkGAUgASgIEjkKEHBpbl9sb2NrZWRfdW50aWwYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCEwoRX3Bpbl9sb2NrZWRfdW50aWwieAoFQXNzZXQSDAoEY29kZRgBIAEoCRIPCgduZXR3b3JrGAIgASgJEhAKCGRlY2ltYWxzGAMgASgFEhAKCGN1cnJlbmN5GAQgASgJEgwKBG5hbWUYBSABKAkSHgoWcmVxdWlyZWRfY29uZmlybWF0aW9ucxgGIAEoBSJFCgdBY2NvdW50EgoKAmlkGAEgASgJEg0KBWFzc2V0GAIgASgJEg8KB2JhbGFuY2UYAyABKAkSDgoGZnJvemVuGAQgASgIIkcKF0NyZWF0ZVdhbGxldFVzZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEgsKA3BpbhgDIAEoCSJHChhDcmVhdGVXYWxsZXRVc2VyUmVzcG9uc2USKwoEdXNlchgBIAEoCzIdLmJpbGxpbmcud2FsbGV0LnYxLldhbGxldFVzZXIiIgoUR2V0V2FsbGV0VXNlclJlcXVlc3QSCgoCaWQYASABKAkicgoVR2V0V2FsbGV0VXNlclJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyEiwKCGFjY291bnRzGAIgAygLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCItChxGaW5kV2FsbGV0VXNlckJ5RW1haWxSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIkwKHUZpbmRXYWxsZXRVc2VyQnlFbWFpbFJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIjgKFVZlcmlmeVBhc3N3b3JkUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJFChZWZXJpZnlQYXNzd29yZFJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIjcKEFZlcmlmeVBpblJlcXVlc3QSFgoOd2FsbGV0X3VzZXJfaWQYASABKAkSCwoDcGluGAIgASgJIo4BChFWZXJpZnlQaW5SZXNwb25zZRIKCgJvaxgBIAEoCBIVCg1hdHRlbXB0c19sZWZ0GAIgASgFEg4KBmxvY2tlZBgDIAEoCBI1Cgxsb2NrZWRfdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDwoNX2xvY2tlZF91bnRpbCITChFMaXN0QXNzZXRzUmVxdWVzdCI+ChJMaXN0QXNzZXRzUmVzcG9uc2USKAoGYXNzZXRzGAEgAygLMhguYmlsbGluZy53YWxsZXQudjEuQXNzZXQiUQoMUXVvdGVSZXF1ZXN0Eg4KBmFtb3VudBgBIAEoCRIQCghjdXJyZW5jeRgCIAEoCRINCgVhc3NldBgDIAEoCRIQCghyb3VuZGluZxgEIAEoCSJgCg1RdW90ZVJlc3BvbnNlEhQKDGFzc2V0X2Ftb3VudBgBIAEoCRIMCgRyYXRlGAIgASgJEisKB3JhdGVfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKE0xpc3RBY2NvdW50c1JlcXVlc3QSMAoKb3duZXJfdHlwZRgBIAEoDjIcLmJpbGxpbmcud2FsbGV0LnYxLk93bmVyVHlwZRIQCghvd25lcl9pZBgCIAEoCSJEChRMaXN0QWNjb3VudHNSZXNwb25zZRIsCghhY2NvdW50cxgBIAMoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiggEKF0NyZWRpdFdhbGxldFVzZXJSZXF1ZXN0EhYKDndhbGxldF91c2VyX2lkGAEgASgJEg0KBWFzc2V0GAIgASgJEg4KBmFtb3VudBgDIAEoCRIcCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlIAIgBAUISChBfaWRlbXBvdGVuY3lfa2V5Il8KGENyZWRpdFdhbGxldFVzZXJSZXNwb25zZRIWCg50cmFuc2FjdGlvbl9pZBgBIAEoCRIrCgdhY2NvdW50GAIgASgLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCKJAQoNQ2hhcmdlUmVxdWVzdBIXCg9pZGVtcG90ZW5jeV9rZXkYASABKAkSFgoOd2FsbGV0X3VzZXJfaWQYAiABKAkSEwoLbWVyY2hhbnRfaWQYAyABKAkSDQoFYXNzZXQYBCABKAkSDgoGYW1vdW50GAUgASgJEhMKC2Rlc2NyaXB0aW9uGAYgASgJIooBCg5DaGFyZ2VSZXNwb25zZRIxCgdvdXRjb21lGAEgASgOMiAuYmlsbGluZy53YWxsZXQudjEuQ2hhcmdlT3V0Y29tZRIbCg50cmFuc2FjdGlvbl9pZBgCIAEoCUgAiAEBEhUKDWJhbGFuY2VfYWZ0ZXIYAyABKAlCEQoPX3RyYW5zYWN0aW9uX2lkInkKFUNyZWRpdE1lcmNoYW50UmVxdWVzdBIXCg9pZGVtcG90ZW5jeV9rZXkYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhMKC2Rlc2NyaXB0aW9uGAUgASgJIl0KFkNyZWRpdE1lcmNoYW50UmVzcG9uc2USFgoOdHJhbnNhY3Rpb25faWQYASABKAkSKwoHYWNjb3VudBgCIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiFAoSQ2hlY2tMZWRnZXJSZXF1ZXN0ImsKE0NoZWNrTGVkZ2VyUmVzcG9uc2USCgoCb2sYASABKAgSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSGAoQYWNjb3VudHNfY2hlY2tlZBgDIAEoAxIQCghwcm9ibGVtcxgEIAMoCSIlChdGcmVlemVXYWxsZXRVc2VyUmVxdWVzdBIKCgJpZBgBIAEoCSJHChhGcmVlemVXYWxsZXRVc2VyUmVzcG9uc2USKwoEdXNlchgBIAEoCzIdLmJpbGxpbmcud2FsbGV0LnYxLldhbGxldFVzZXIiJwoZVW5mcmVlemVXYWxsZXRVc2VyUmVxdWVzdBIKCgJpZBgBIAEoCSJJChpVbmZyZWV6ZVdhbGxldFVzZXJSZXNwb25zZRIrCgR1c2VyGAEgASgLMh0uYmlsbGluZy53YWxsZXQudjEuV2FsbGV0VXNlciJpChRGcmVlemVBY2NvdW50UmVxdWVzdBIwCgpvd25lcl90eXBlGAEgASgOMhwuYmlsbGluZy53YWxsZXQudjEuT3duZXJUeXBlEhAKCG93bmVyX2lkGAIgASgJEg0KBWFzc2V0GAMgASgJIkQKFUZyZWV6ZUFjY291bnRSZXNwb25zZRIrCgdhY2NvdW50GAEgASgLMhouYmlsbGluZy53YWxsZXQudjEuQWNjb3VudCJrChZVbmZyZWV6ZUFjY291bnRSZXF1ZXN0EjAKCm93bmVyX3R5cGUYASABKA4yHC5iaWxsaW5nLndhbGxldC52MS5Pd25lclR5cGUSEAoIb3duZXJfaWQYAiABKAkSDQoFYXNzZXQYAyABKAkiRgoXVW5mcmVlemVBY2NvdW50UmVzcG9uc2USKwoHYWNjb3VudBgBIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiiQEKDVJlZnVuZFJlcXVlc3QSFwoPaWRlbXBvdGVuY3lfa2V5GAEgASgJEhMKC21lcmNoYW50X2lkGAIgASgJEhYKDndhbGxldF91c2VyX2lkGAMgASgJEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoCRITCgtkZXNjcmlwdGlvbhgGIAEoCSKTAQoOUmVmdW5kUmVzcG9uc2USMQoHb3V0Y29tZRgBIAEoDjIgLmJpbGxpbmcud2FsbGV0LnYxLlJlZnVuZE91dGNvbWUSGwoOdHJhbnNhY3Rpb25faWQYAiABKAlIAIgBARIeChZtZXJjaGFudF9iYWxhbmNlX2FmdGVyGAMgASgJQhEKD190cmFuc2FjdGlvbl9pZCL8AQoSQmFsYW5jZVRyYW5zYWN0aW9uEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhUKDWJhbGFuY2VfYWZ0ZXIYBSABKAkSGAoLc291cmNlX3R5cGUYBiABKAlIAIgBARIWCglzb3VyY2VfaWQYByABKAlIAYgBARIWCg50cmFuc2FjdGlvbl9pZBgIIAEoCRIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIOCgxfc291cmNlX3R5cGVCDAoKX3NvdXJjZV9pZCLoAQoeTGlzdEJhbGFuY2VUcmFuc2FjdGlvbnNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhIKBWFzc2V0GAIgASgJSACIAQESEQoEdHlwZRgDIAEoCUgBiAEBEjYKDWNyZWF0ZWRfYWZ0ZXIYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESDQoFbGltaXQYBSABKAUSEwoGY3Vyc29yGAYgASgJSAOIAQFCCAoGX2Fzc2V0QgcKBV90eXBlQhAKDl9jcmVhdGVkX2FmdGVyQgkKB19jdXJzb3IimgEKH0xpc3RCYWxhbmNlVHJhbnNhY3Rpb25zUmVzcG9uc2USOwoMdHJhbnNhY3Rpb25zGAEgAygLMiUuYmlsbGluZy53YWxsZXQudjEuQmFsYW5jZVRyYW5zYWN0aW9uEhAKCGhhc19tb3JlGAIgASgIEhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yKlwKCU93bmVyVHlwZRIaChZPV05FUl9UWVBFX1VOU1BFQ0lGSUVEEAASGgoWT1dORVJfVFlQRV9XQUxMRVRfVVNFUhABEhcKE09XTkVSX1RZUEVfTUVSQ0hBTlQQAiqXAQoNQ2hhcmdlT3V0Y29tZRIeChpDSEFSR0VfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhwKGENIQVJHRV9PVVRDT01FX1NVQ0NFRURFRBABEiUKIUNIQVJHRV9PVVRDT01FX0lOU1VGRklDSUVOVF9GVU5EUxACEiEKHUNIQVJHRV9PVVRDT01FX0FDQ09VTlRfRlJPWkVOEAMqfwoNUmVmdW5kT3V0Y29tZRIeChpSRUZVTkRfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhwKGFJFRlVORF9PVVRDT01FX1NVQ0NFRURFRBABEjAKLFJFRlVORF9PVVRDT01FX01FUkNIQU5UX0JBTEFOQ0VfSU5TVUZGSUNJRU5UEAIypA4KDVdhbGxldFNlcnZpY2USawoQQ3JlYXRlV2FsbGV0VXNlchIqLmJpbGxpbmcud2FsbGV0LnYxLkNyZWF0ZVdhbGxldFVzZXJSZXF1ZXN0GisuYmlsbGluZy53YWxsZXQudjEuQ3JlYXRlV2FsbGV0VXNlclJlc3BvbnNlEmIKDUdldFdhbGxldFVzZXISJy5iaWxsaW5nLndhbGxldC52MS5HZXRXYWxsZXRVc2VyUmVxdWVzdBooLmJpbGxpbmcud2FsbGV0LnYxLkdldFdhbGxldFVzZXJSZXNwb25zZRJ6ChVGaW5kV2FsbGV0VXNlckJ5RW1haWwSLy5iaWxsaW5nLndhbGxldC52MS5GaW5kV2FsbGV0VXNlckJ5RW1haWxSZXF1ZXN0GjAuYmlsbGluZy53YWxsZXQudjEuRmluZFdhbGxldFVzZXJCeUVtYWlsUmVzcG9uc2USZQoOVmVyaWZ5UGFzc3dvcmQSKC5iaWxsaW5nLndhbGxldC52MS5WZXJpZnlQYXNzd29yZFJlcXVlc3QaKS5iaWxsaW5nLndhbGxldC52MS5WZXJpZnlQYXNzd29yZFJlc3BvbnNlElYKCVZlcmlmeVBpbhIjLmJpbGxpbmcud2FsbGV0LnYxLlZlcmlmeVBpblJlcXVlc3QaJC5iaWxsaW5nLndhbGxldC52MS5WZXJpZnlQaW5SZXNwb25zZRJZCgpMaXN0QXNzZXRzEiQuYmlsbGluZy53YWxsZXQudjEuTGlzdEFzc2V0c1JlcXVlc3QaJS5iaWxsaW5nLndhbGxldC52MS5MaXN0QXNzZXRzUmVzcG9uc2USSgoFUXVvdGUSHy5iaWxsaW5nLndhbGxldC52MS5RdW90ZVJlcXVlc3QaIC5iaWxsaW5nLndhbGxldC52MS5RdW90ZVJlc3BvbnNlEl8KDExpc3RBY2NvdW50cxImLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaJy5iaWxsaW5nLndhbGxldC52MS5MaXN0QWNjb3VudHNSZXNwb25zZRJrChBDcmVkaXRXYWxsZXRVc2VyEiouYmlsbGluZy53YWxsZXQudjEuQ3JlZGl0V2FsbGV0VXNlclJlcXVlc3QaKy5iaWxsaW5nLndhbGxldC52MS5DcmVkaXRXYWxsZXRVc2VyUmVzcG9uc2USTQoGQ2hhcmdlEiAuYmlsbGluZy53YWxsZXQudjEuQ2hhcmdlUmVxdWVzdBohLmJpbGxpbmcud2FsbGV0LnYxLkNoYXJnZVJlc3BvbnNlEmUKDkNyZWRpdE1lcmNoYW50EiguYmlsbGluZy53YWxsZXQudjEuQ3JlZGl0TWVyY2hhbnRSZXF1ZXN0GikuYmlsbGluZy53YWxsZXQudjEuQ3JlZGl0TWVyY2hhbnRSZXNwb25zZRJNCgZSZWZ1bmQSIC5iaWxsaW5nLndhbGxldC52MS5SZWZ1bmRSZXF1ZXN0GiEuYmlsbGluZy53YWxsZXQudjEuUmVmdW5kUmVzcG9uc2USgAEKF0xpc3RCYWxhbmNlVHJhbnNhY3Rpb25zEjEuYmlsbGluZy53YWxsZXQudjEuTGlzdEJhbGFuY2VUcmFuc2FjdGlvbnNSZXF1ZXN0GjIuYmlsbGluZy53YWxsZXQudjEuTGlzdEJhbGFuY2VUcmFuc2FjdGlvbnNSZXNwb25zZRJcCgtDaGVja0xlZGdlchIlLmJpbGxpbmcud2FsbGV0LnYxLkNoZWNrTGVkZ2VyUmVxdWVzdBomLmJpbGxpbmcud2FsbGV0LnYxLkNoZWNrTGVkZ2VyUmVzcG9uc2USawoQRnJlZXplV2FsbGV0VXNlchIqLmJpbGxpbmcud2FsbGV0LnYxLkZyZWV6ZVdhbGxldFVzZXJSZXF1ZXN0GisuYmlsbGluZy53YWxsZXQudjEuRnJlZXplV2FsbGV0VXNlclJlc3BvbnNlEnEKElVuZnJlZXplV2FsbGV0VXNlchIsLmJpbGxpbmcud2FsbGV0LnYxLlVuZnJlZXplV2FsbGV0VXNlclJlcXVlc3QaLS5iaWxsaW5nLndhbGxldC52MS5VbmZyZWV6ZVdhbGxldFVzZXJSZXNwb25zZRJiCg1GcmVlemVBY2NvdW50EicuYmlsbGluZy53YWxsZXQudjEuRnJlZXplQWNjb3VudFJlcXVlc3QaKC5iaWxsaW5nLndhbGxldC52MS5GcmVlemVBY2NvdW50UmVzcG9uc2USaAoPVW5mcmVlemVBY2NvdW50EikuYmlsbGluZy53YWxsZXQudjEuVW5mcmVlemVBY2NvdW50UmVxdWVzdBoqLmJpbGxpbmcud2FsbGV0LnYxLlVuZnJlZXplQWNjb3VudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message billing.wallet.v1.WalletUser
@@ -881,6 +881,213 @@ export const UnfreezeAccountResponseSchema: GenMessage<UnfreezeAccountResponse> 
   messageDesc(file_billing_wallet_v1_wallet, 34);
 
 /**
+ * @generated from message billing.wallet.v1.RefundRequest
+ */
+export type RefundRequest = Message<"billing.wallet.v1.RefundRequest"> & {
+  /**
+   * Required, unique across the ledger's movements (the subscriptions service uses refund-<refund id>).
+   *
+   * @generated from field: string idempotency_key = 1;
+   */
+  idempotencyKey: string;
+
+  /**
+   * @generated from field: string merchant_id = 2;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: string wallet_user_id = 3;
+   */
+  walletUserId: string;
+
+  /**
+   * @generated from field: string asset = 4;
+   */
+  asset: string;
+
+  /**
+   * Exact asset amount.
+   *
+   * @generated from field: string amount = 5;
+   */
+  amount: string;
+
+  /**
+   * @generated from field: string description = 6;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message billing.wallet.v1.RefundRequest.
+ * Use `create(RefundRequestSchema)` to create a new message.
+ */
+export const RefundRequestSchema: GenMessage<RefundRequest> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 35);
+
+/**
+ * @generated from message billing.wallet.v1.RefundResponse
+ */
+export type RefundResponse = Message<"billing.wallet.v1.RefundResponse"> & {
+  /**
+   * @generated from field: billing.wallet.v1.RefundOutcome outcome = 1;
+   */
+  outcome: RefundOutcome;
+
+  /**
+   * @generated from field: optional string transaction_id = 2;
+   */
+  transactionId?: string | undefined;
+
+  /**
+   * The merchant's balance in this asset after the attempt.
+   *
+   * @generated from field: string merchant_balance_after = 3;
+   */
+  merchantBalanceAfter: string;
+};
+
+/**
+ * Describes the message billing.wallet.v1.RefundResponse.
+ * Use `create(RefundResponseSchema)` to create a new message.
+ */
+export const RefundResponseSchema: GenMessage<RefundResponse> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 36);
+
+/**
+ * @generated from message billing.wallet.v1.BalanceTransaction
+ */
+export type BalanceTransaction = Message<"billing.wallet.v1.BalanceTransaction"> & {
+  /**
+   * The ledger entry's id (one per movement of the merchant's account).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * SUBSCRIPTION_CHARGE, REFUND, PAYMENT_ORDER or ADJUSTMENT.
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string asset = 3;
+   */
+  asset: string;
+
+  /**
+   * Signed: negative leaves the merchant's account.
+   *
+   * @generated from field: string amount = 4;
+   */
+  amount: string;
+
+  /**
+   * @generated from field: string balance_after = 5;
+   */
+  balanceAfter: string;
+
+  /**
+   * @generated from field: optional string source_type = 6;
+   */
+  sourceType?: string | undefined;
+
+  /**
+   * @generated from field: optional string source_id = 7;
+   */
+  sourceId?: string | undefined;
+
+  /**
+   * @generated from field: string transaction_id = 8;
+   */
+  transactionId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 9;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message billing.wallet.v1.BalanceTransaction.
+ * Use `create(BalanceTransactionSchema)` to create a new message.
+ */
+export const BalanceTransactionSchema: GenMessage<BalanceTransaction> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 37);
+
+/**
+ * @generated from message billing.wallet.v1.ListBalanceTransactionsRequest
+ */
+export type ListBalanceTransactionsRequest = Message<"billing.wallet.v1.ListBalanceTransactionsRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: optional string asset = 2;
+   */
+  asset?: string | undefined;
+
+  /**
+   * @generated from field: optional string type = 3;
+   */
+  type?: string | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp created_after = 4;
+   */
+  createdAfter?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: optional string cursor = 6;
+   */
+  cursor?: string | undefined;
+};
+
+/**
+ * Describes the message billing.wallet.v1.ListBalanceTransactionsRequest.
+ * Use `create(ListBalanceTransactionsRequestSchema)` to create a new message.
+ */
+export const ListBalanceTransactionsRequestSchema: GenMessage<ListBalanceTransactionsRequest> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 38);
+
+/**
+ * @generated from message billing.wallet.v1.ListBalanceTransactionsResponse
+ */
+export type ListBalanceTransactionsResponse = Message<"billing.wallet.v1.ListBalanceTransactionsResponse"> & {
+  /**
+   * @generated from field: repeated billing.wallet.v1.BalanceTransaction transactions = 1;
+   */
+  transactions: BalanceTransaction[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+
+  /**
+   * @generated from field: optional string next_cursor = 3;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message billing.wallet.v1.ListBalanceTransactionsResponse.
+ * Use `create(ListBalanceTransactionsResponseSchema)` to create a new message.
+ */
+export const ListBalanceTransactionsResponseSchema: GenMessage<ListBalanceTransactionsResponse> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 39);
+
+/**
  * @generated from enum billing.wallet.v1.OwnerType
  */
 export const OwnerType = {
@@ -946,6 +1153,37 @@ export type ChargeOutcome = (typeof ChargeOutcome)[keyof typeof ChargeOutcome] |
  */
 export const ChargeOutcomeSchema: GenEnum<ChargeOutcome> = /*@__PURE__*/
   enumDesc(file_billing_wallet_v1_wallet, 1);
+
+/**
+ * @generated from enum billing.wallet.v1.RefundOutcome
+ */
+export const RefundOutcome = {
+  /**
+   * @generated from enum value: REFUND_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * @generated from enum value: REFUND_OUTCOME_SUCCEEDED = 1;
+   */
+  SUCCEEDED: 1,
+
+  /**
+   * @generated from enum value: REFUND_OUTCOME_MERCHANT_BALANCE_INSUFFICIENT = 2;
+   */
+  MERCHANT_BALANCE_INSUFFICIENT: 2,
+} as const;
+
+/**
+ * @generated from enum billing.wallet.v1.RefundOutcome
+ */
+export type RefundOutcome = (typeof RefundOutcome)[keyof typeof RefundOutcome] | UnknownEnum;
+
+/**
+ * Describes the enum billing.wallet.v1.RefundOutcome.
+ */
+export const RefundOutcomeSchema: GenEnum<RefundOutcome> = /*@__PURE__*/
+  enumDesc(file_billing_wallet_v1_wallet, 2);
 
 /**
  * Customers' wallet accounts and the double-entry ledger. Other services call
@@ -1064,6 +1302,31 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof CreditMerchantRequestSchema;
     output: typeof CreditMerchantResponseSchema;
+  },
+  /**
+   * Moves `amount` from the merchant's account back to a wallet user's
+   * account of the same asset (a refund), as one balanced transaction under
+   * both accounts' locks. Never overdraws the merchant: a balance too low is
+   * the outcome REFUND_OUTCOME_MERCHANT_BALANCE_INSUFFICIENT (not final; a retry
+   * evaluates again), nothing moved. Freezes do not stop it: money owed to a
+   * customer is never refused. Idempotent on idempotency_key.
+   *
+   * @generated from rpc billing.wallet.v1.WalletService.Refund
+   */
+  refund: {
+    methodKind: "unary";
+    input: typeof RefundRequestSchema;
+    output: typeof RefundResponseSchema;
+  },
+  /**
+   * Every ledger movement of one merchant's accounts, newest first (keyset).
+   *
+   * @generated from rpc billing.wallet.v1.WalletService.ListBalanceTransactions
+   */
+  listBalanceTransactions: {
+    methodKind: "unary";
+    input: typeof ListBalanceTransactionsRequestSchema;
+    output: typeof ListBalanceTransactionsResponseSchema;
   },
   /**
    * Verifies that every ledger transaction balances and no account is negative.
