@@ -8,7 +8,8 @@ import { add, amount, convert, formatAmount, sub, zero } from "../../../services
 import { lockAccounts, openAccount, postTransaction } from "../../../services/wallet/ledger.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { balances, createWalletUser, eventually, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { balances, createWalletUser, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { createChange } from "../../support/change-sessions.ts";
 import { advanceBy, approvedSubscription, DAY, subscriptionOf, waitForStatus } from "../../support/billing.ts";
 
 /** Refunds through the real stack: REST → gateway → refunds RPC → wallet RPC → Postgres, events in the outbox. */
@@ -148,6 +149,20 @@ describe("refunds of subscription charges", () => {
     expect(last.body).to.include({ amount: "1", assetAmount: "0.000333333333333337" });
     expect(formatAmount(add(total, amount(last.body.assetAmount)))).to.equal("0.003333333333333334");
     expect(await chargeOf(subscriptionId, charge.id)).to.include({ amountRefunded: "10", assetAmountRefunded: "0.003333333333333334" });
+  });
+
+  it("a plan change's immediate charge is refundable like any charge", async () => {
+    const { subscriptionId, user } = await paidCharge({ plan: { amount: "5" }, credits: { USDT_TRON: "50" } });
+    const pro = await api.post("/api/v1/subscription-plans", { name: "Pro+", amount: "9", currency: "USD", interval: "MONTH" });
+    const change = await createChange(api, subscriptionId, pro.body.id, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "4" });
+    const approved = await client.approveChangeSession({ token: tokenOf(change.approvalUrl), walletUserId: user.id });
+    expect(approved.approved).to.equal(true);
+    const [row] = await sys.sql<{ id: string }>("select id from subscription_charges where change_session_id = ? and status = 'SUCCEEDED'", [change.id]);
+    const res = await refund({ chargeId: row!.id, amount: "1.5" });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body).to.include({ amount: "1.5", assetAmount: "1.5", subscriptionId });
+    expect((await balances(sys, user.id)).USDT_TRON).to.equal("42.5");
+    expect((await subscriptionOf(api, subscriptionId)).planId).to.equal(pro.body.id);
   });
 
   it("errors: unknown or another merchant's charge 404 CHARGE_NOT_FOUND; a FAILED charge 409 CHARGE_NOT_REFUNDABLE; bad input 400 naming the field", async () => {
