@@ -11,6 +11,7 @@ import type { SubscriptionPorts } from "../ports.ts";
 import { REFUND_ERRORS } from "./contract.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
 import { refundRecord } from "./refund-record.ts";
+import { nextRefundStatus } from "./refund-status.ts";
 
 /** Outlasts the wallet call's timeout, so one refund's key is never in two wallet calls at once. */
 export const REFUND_LEASE_SECONDS = 30;
@@ -89,12 +90,12 @@ export async function settleRefund(ctx: UseCaseContext, ports: SubscriptionPorts
     row.settledAt = now;
     row.leaseUntil = null;
     if (res.outcome !== RefundOutcome.SUCCEEDED) {
-      row.status = "FAILED";
+      row.status = nextRefundStatus(row.status, "merchant_balance_too_low");
       row.failureReason = REFUND_ERRORS.merchantBalanceInsufficient;
       row.idempotencyKey = null;
       return { state: "failed", refund: row, merchantBalance: res.merchantBalanceAfter };
     }
-    row.status = "SUCCEEDED";
+    row.status = nextRefundStatus(row.status, "wallet_refunded");
     row.walletTransactionId = res.transactionId ?? null;
     charge.amountRefunded = formatAmount(add(amount(charge.amountRefunded), amount(row.amount)));
     charge.assetAmountRefunded = formatAmount(add(amount(charge.assetAmountRefunded), amount(row.assetAmount)));
