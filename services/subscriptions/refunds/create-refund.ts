@@ -13,6 +13,9 @@ import { refundAmounts } from "./refund-amount.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
 import { merchantBalanceInsufficient, refundInProgress, REFUND_LEASE_SECONDS, settleRefund } from "./settle-refund.ts";
 
+/** The wallet's asset registry (code → decimals); the caller may cache it, the registry changes only with a deploy. */
+export type AssetDecimals = (code: string) => Promise<number | undefined>;
+
 export interface CreateRefundInput {
   merchantId: string;
   chargeId: string;
@@ -36,7 +39,12 @@ export const chargeNotFound = (id: string) => notFound(REFUND_ERRORS.chargeNotFo
  *  3. the row becomes SUCCEEDED (charge totals, event) or FAILED (nothing moved).
  * The subscription is not touched: its status and billing dates stay as they are.
  */
-export async function createRefund(ctx: UseCaseContext, ports: SubscriptionPorts, input: CreateRefundInput): Promise<{ refund: RefundRow; charge: ChargeRow }> {
+export async function createRefund(
+  ctx: UseCaseContext,
+  ports: SubscriptionPorts,
+  input: CreateRefundInput,
+  assetDecimals: AssetDecimals = registryDecimals(ports),
+): Promise<{ refund: RefundRow; charge: ChargeRow }> {
   const requested = input.amount === undefined || input.amount === "" ? undefined : parseAmountField("amount", input.amount, { positive: true });
   if (input.reason !== undefined && characterCount(input.reason) > REFUND_REASON_MAX_LENGTH) {
     throw invalid("INVALID_REQUEST", `reason: must be at most ${REFUND_REASON_MAX_LENGTH} characters`);
@@ -49,11 +57,14 @@ export async function createRefund(ctx: UseCaseContext, ports: SubscriptionPorts
   const earlier = await findByKey(ctx, input);
   if (earlier) return finish(ctx, ports, earlier.id, false);
 
-  // The asset registry (decimals) is read before any lock is taken.
-  const { assets } = await ports.wallet.listAssets({});
-  let refundId: string;
+  // What the charge is in, and its asset's decimals, are read before any lock is taken (the asset never changes).
+  const chargeAsset = await ctx.em.fork().findOne(SubscriptionCharge, { id: input.chargeId, merchantId: input.merchantId }, { fields: ["asset"] });
+  if (!chargeAsset) throw chargeNotFound(input.chargeId);
+  const decimals = await assetDecimals(chargeAsset.asset);
+  if (decimals === undefined) throw new Error(`charge ${input.chargeId} is in ${chargeAsset.asset}, which the wallet no longer lists`);
+  let written: RefundRow;
   try {
-    refundId = await ctx.em.transactional(async (em) => {
+    written = await ctx.em.transactional(async (em) => {
       const charge = await em.findOne(
         SubscriptionCharge,
         { id: input.chargeId, merchantId: input.merchantId },
@@ -63,8 +74,6 @@ export async function createRefund(ctx: UseCaseContext, ports: SubscriptionPorts
       if (charge.status !== "SUCCEEDED" || charge.assetAmount == null || charge.rate == null) {
         throw conflict(REFUND_ERRORS.chargeNotRefundable, `charge ${charge.id} is ${charge.status}: only a SUCCEEDED charge can be refunded`);
       }
-      const asset = assets.find((a) => a.code === charge.asset);
-      if (!asset) throw new Error(`charge ${charge.id} is in ${charge.asset}, which the wallet no longer lists`);
       const [reserved] = await em.execute<{ amount: string; asset_amount: string }[]>(
         `select coalesce(sum(amount), 0)::text as amount, coalesce(sum(asset_amount), 0)::text as asset_amount
            from subscription_refunds where charge_id = ? and status in ('PENDING','SUCCEEDED')`,
@@ -81,7 +90,7 @@ export async function createRefund(ctx: UseCaseContext, ports: SubscriptionPorts
           reservedAssetAmount: reserved!.asset_amount,
         },
         requested,
-        asset.decimals,
+        decimals,
       );
       const refund = em.create(SubscriptionRefund, {
         id: randomUUID(),
@@ -105,7 +114,7 @@ export async function createRefund(ctx: UseCaseContext, ports: SubscriptionPorts
       });
       await em.flush();
       await em.execute("update subscription_refunds set lease_until = now() + make_interval(secs => ?) where id = ?", [REFUND_LEASE_SECONDS, refund.id]);
-      return refund.id;
+      return refund;
     });
   } catch (err) {
     // The same key in parallel: the loser answers with the winner's refund.
@@ -115,8 +124,14 @@ export async function createRefund(ctx: UseCaseContext, ports: SubscriptionPorts
     }
     throw err;
   }
-  return finish(ctx, ports, refundId, true);
+  return finish(ctx, ports, written.id, true, written);
 }
+
+/** Asks the wallet for the registry on every call (the RPC adapter caches it instead). */
+export const registryDecimals =
+  (ports: SubscriptionPorts): AssetDecimals =>
+  async (code) =>
+    (await ports.wallet.listAssets({})).assets.find((a) => a.code === code)?.decimals;
 
 /** A refund recorded under the merchant's Idempotency-Key; the same key for another request is a 409. */
 async function findByKey(ctx: UseCaseContext, input: CreateRefundInput): Promise<RefundRow | null> {
@@ -128,8 +143,8 @@ async function findByKey(ctx: UseCaseContext, input: CreateRefundInput): Promise
   return row;
 }
 
-async function finish(ctx: UseCaseContext, ports: SubscriptionPorts, refundId: string, leased: boolean) {
-  const settled = await settleRefund({ em: ctx.em.fork(), clock: ctx.clock }, ports, refundId, leased);
+async function finish(ctx: UseCaseContext, ports: SubscriptionPorts, refundId: string, leased: boolean, written?: RefundRow) {
+  const settled = await settleRefund({ em: ctx.em.fork(), clock: ctx.clock }, ports, refundId, leased, written);
   if (settled.state === "in_progress") throw refundInProgress();
   if (settled.state === "failed") throw merchantBalanceInsufficient(settled.refund.asset, settled.merchantBalance ?? "too low");
   return { refund: settled.refund, charge: settled.charge };

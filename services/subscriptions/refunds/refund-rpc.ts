@@ -8,7 +8,7 @@ import { chargeRecord } from "../subscription-record.ts";
 import { chargeMessage } from "../rpc.ts";
 import type { RefundRow } from "./refund-entities.ts";
 import { refundRecord, type RefundRecord } from "./refund-record.ts";
-import { createRefund } from "./create-refund.ts";
+import { createRefund, registryDecimals, type AssetDecimals } from "./create-refund.ts";
 import { getRefund } from "./get-refund.ts";
 import { listRefunds } from "./list-refunds.ts";
 
@@ -38,6 +38,15 @@ export function refundsService(deps: ServiceDeps): ServiceImpl<typeof RefundsSer
     if (cached?.config !== deps.config) cached = { config: deps.config, ports: subscriptionPorts(deps) };
     return cached.ports;
   };
+  // The asset registry is code in the wallet (it changes only with a deploy): asked once per service instance.
+  let registry: Promise<Map<string, number>> | undefined;
+  const decimals: AssetDecimals = async (code) => {
+    registry ??= ports()
+      .wallet.listAssets({})
+      .then((res) => new Map(res.assets.map((a) => [a.code, a.decimals])));
+    registry.catch(() => (registry = undefined));
+    return (await registry).get(code) ?? registryDecimals(ports())(code);
+  };
   return {
     async createRefund(req) {
       const res = await createRefund(contextFor(deps), ports(), {
@@ -47,7 +56,7 @@ export function refundsService(deps: ServiceDeps): ServiceImpl<typeof RefundsSer
         reason: req.reason,
         metadata: parseMetadataJson(req.metadataJson),
         idempotencyKey: req.idempotencyKey,
-      });
+      }, decimals);
       return { refund: toMessage(res.refund), charge: chargeMessage(chargeRecord(res.charge)) };
     },
     async getRefund(req) {

@@ -50,12 +50,19 @@ export async function takeRefundLease(ctx: UseCaseContext, refundId: string): Pr
  * Idempotency-Key is freed). An RPC failure leaves it PENDING with the lease
  * given back: the next caller or the sweep repeats the call with the same key.
  */
-export async function settleRefund(ctx: UseCaseContext, ports: SubscriptionPorts, refundId: string, leased: boolean): Promise<RefundSettlement> {
+export async function settleRefund(
+  ctx: UseCaseContext,
+  ports: SubscriptionPorts,
+  refundId: string,
+  leased: boolean,
+  /** The row as the caller just wrote it (saves a read), when it holds the lease. */
+  written?: RefundRow,
+): Promise<RefundSettlement> {
   if (!leased && !(await takeRefundLease(ctx, refundId))) {
     const current = await ctx.em.fork().findOneOrFail(SubscriptionRefund, { id: refundId });
     return current.status === "PENDING" ? { state: "in_progress" } : finished(ctx, current);
   }
-  const refund = await ctx.em.fork().findOneOrFail(SubscriptionRefund, { id: refundId });
+  const refund = leased && written ? written : await ctx.em.fork().findOneOrFail(SubscriptionRefund, { id: refundId });
   if (refund.status !== "PENDING") return finished(ctx, refund);
 
   let res;
