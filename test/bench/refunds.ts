@@ -6,8 +6,12 @@
  * BENCH_CONCURRENCY). Prints two figures: partial refunds spread over many
  * charges (only the merchant account is shared), and all of them on one
  * charge (its row lock serializes them too); then the same number spread
- * over 10 merchants, for what the one merchant account lock costs.
+ * over 10 merchants, for what the one merchant account lock costs; and the
+ * wallet's ledger step alone on one merchant account (the lock's ceiling).
  */
+import { randomUUID } from "node:crypto";
+import { RefundOutcome, WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { startTestSystem } from "../support/system.ts";
 import { dropTemplate } from "../support/database.ts";
 import { createPlan, createSubscription, createWalletUser, subscriptionsRpc, tokenOf } from "../support/subscriptions.ts";
@@ -40,7 +44,7 @@ async function measure(name: string, count: number, fn: (i: number) => Promise<b
 const sys = await startTestSystem({ workerGroups: [], env: { DB_POOL_MAX: "20" } });
 const rpc = subscriptionsRpc(sys);
 try {
-  const { api } = await sys.createMerchant("Bench");
+  const { api, id: merchantId } = await sys.createMerchant("Bench");
   const plan = await createPlan(api, { amount: "10" });
   const big = await createPlan(api, { amount: "100000" });
   const users = await Promise.all(Array.from({ length: CUSTOMERS }, () => createWalletUser(sys, { USDT_TRON: String(CHARGES * 10 + 200000) })));
@@ -81,6 +85,15 @@ try {
     const res = await target.api.post("/api/v1/refunds", { chargeId: target.chargeId, amount: "1.25" });
     return res.status === 201;
   });
+  // The ledger step alone (wallet.Refund RPC straight to the wallet, one merchant account): the ceiling the account lock sets.
+  const rpcClients = new RpcClients(sys.config.internalApiToken);
+  const wallet = rpcClients.client(WalletService, sys.config.serviceUrls.wallet);
+  const run = randomUUID();
+  await measure("wallet.Refund RPC, one merchant account", total, async (i) => {
+    const res = await wallet.refund({ idempotencyKey: `bench-${run}-${i}`, merchantId, walletUserId: users[i % CUSTOMERS]!.id, asset: "USDT_TRON", amount: "0.000001" });
+    return res.outcome === RefundOutcome.SUCCEEDED;
+  });
+  rpcClients.close();
   const ledger = await sys.admin.get("/admin/v1/ledger/check");
   console.log(`ledger check after the run: ok=${ledger.body.ok}`);
 } finally {
