@@ -71,8 +71,11 @@ export async function createRefund(
         { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
       );
       if (!charge) throw chargeNotFound(input.chargeId);
-      if (charge.status !== "SUCCEEDED" || charge.assetAmount == null || charge.rate == null) {
+      if (charge.status !== "SUCCEEDED") {
         throw conflict(REFUND_ERRORS.chargeNotRefundable, `charge ${charge.id} is ${charge.status}: only a SUCCEEDED charge can be refunded`);
+      }
+      if (charge.assetAmount == null || charge.rate == null) {
+        throw conflict(REFUND_ERRORS.chargeNotRefundable, `charge ${charge.id} moved no money: there is nothing to refund`);
       }
       const [reserved] = await em.execute<{ amount: string; asset_amount: string }[]>(
         `select coalesce(sum(amount), 0)::text as amount, coalesce(sum(asset_amount), 0)::text as asset_amount
