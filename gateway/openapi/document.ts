@@ -21,6 +21,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   "Payment orders": "One-time crypto payments to a fresh deposit address.",
   Events: "The merchant's event log, also delivered as signed webhooks.",
   Webhooks: "Webhook endpoints, their secrets and delivery attempts.",
+  Refunds: "Money back to the customer: refunds of subscription charges, in the charged asset.",
+  Balance: "The merchant's balance per asset and every movement of it.",
   Operator: "Operator API (X-ADMIN-KEY): merchants, keys, wallet users, sandbox.",
 };
 
