@@ -18,7 +18,7 @@ export async function startServices(
     requireServiceToken(deps.config.internalApiToken),
     errorInterceptor(deps.logger),
   ]);
-  const bound = await server.listen(port);
+  const bound = await server.listen(port, deps.config.servicesHost);
   deps.logger.info({ port: bound, services: deps.config.services }, "services listening");
   return { port: bound, close: () => server.close() };
 }

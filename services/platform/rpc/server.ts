@@ -21,7 +21,7 @@ export function createServicesServer(routes: (router: ConnectRouter) => void, in
     session.on("close", () => sessions.delete(session));
   });
   return {
-    listen: (port, host = "0.0.0.0") =>
+    listen: (port, host = "127.0.0.1") =>
       new Promise((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
