@@ -30,6 +30,8 @@ export function mountRoutes(
       });
     }
     if (route.auth === "apiKey") chain.push(requireApiKey);
+    // Before validation and idempotency: a refused request costs nothing and is never stored as a key's result.
+    if (route.auth === "apiKey" && deps.rateLimiter) chain.push(deps.rateLimiter.middleware);
     if (route.auth === "admin") chain.push(requireAdmin as Middleware<GatewayState>);
     chain.push(validation(route));
     if (route.idempotent) {

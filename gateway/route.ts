@@ -36,7 +36,7 @@ export interface ResponseSpec {
  * handler) and the OpenAPI document is built from the very same object.
  */
 export interface RouteSpec {
-  method: "get" | "post" | "delete";
+  method: "get" | "post" | "patch" | "delete";
   /** Koa path syntax (`/api/v1/things/:id`). */
   path: string;
   operationId: string;

@@ -9,8 +9,15 @@ import { createApiKey } from "./create-api-key.ts";
 import { revokeApiKey } from "./revoke-api-key.ts";
 import { authenticateApiKey } from "./authenticate-api-key.ts";
 import { announceVia } from "./key-revocations.ts";
+import { setMerchantRateLimit } from "./set-merchant-rate-limit.ts";
 
-const toMessage = (m: MerchantRow) => ({ id: m.id, name: m.name, createdAt: timestampFromDate(m.createdAt) });
+const toMessage = (m: MerchantRow) => ({
+  id: m.id,
+  name: m.name,
+  createdAt: timestampFromDate(m.createdAt),
+  rateLimitPerSecond: m.rateLimitPerSecond ?? undefined,
+  rateLimitBurst: m.rateLimitBurst ?? undefined,
+});
 
 export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantService> {
   const keyMode = deps.config.apiKeyMode;
@@ -32,6 +39,13 @@ export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantS
     },
     async authenticateApiKey(req) {
       return authenticateApiKey(contextFor(deps), req.apiKey);
+    },
+    async setMerchantRateLimit(req) {
+      const merchant = await setMerchantRateLimit(contextFor(deps), req.merchantId, {
+        rateLimitPerSecond: req.rateLimitPerSecond === 0 ? null : req.rateLimitPerSecond,
+        rateLimitBurst: req.rateLimitBurst === 0 ? null : req.rateLimitBurst,
+      });
+      return { merchant: toMessage(merchant) };
     },
   };
 }

@@ -59,9 +59,6 @@ export interface Config {
 /** `false`: forwarded headers are ignored; a number: that many proxy hops are trusted; a list: those peers are. */
 export type TrustProxy = false | number | readonly string[];
 
-/** Bounds of a merchant's own limits (PATCH /admin/v1/merchants/{id}) and of the env defaults. */
-export const RATE_LIMIT_MIN = 1;
-export const RATE_LIMIT_MAX = 100_000;
 
 export const SERVICE_NAMES = ["merchants", "catalog", "wallet", "subscriptions", "orders", "events", "sandbox"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -213,8 +210,8 @@ export function loadConfig(env: Env = process.env): Config {
     dunningFinalStatus: dunningFinalStatus as "UNPAID" | "CANCELLED",
     chargeNoticeDays: int("CHARGE_NOTICE_DAYS", 3, 0, 365),
     servicesHost: str("SERVICES_HOST", "127.0.0.1"),
-    rateLimitBurst: int("RATE_LIMIT_BURST", 200, RATE_LIMIT_MIN, RATE_LIMIT_MAX),
-    rateLimitPerSecond: int("RATE_LIMIT_PER_SECOND", 100, RATE_LIMIT_MIN, RATE_LIMIT_MAX),
+    rateLimitBurst: int("RATE_LIMIT_BURST", 200, 1, 100_000),
+    rateLimitPerSecond: int("RATE_LIMIT_PER_SECOND", 100, 1, 100_000),
     trustProxy: parseTrustProxy(str("TRUST_PROXY", "false"), problems),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
