@@ -5,7 +5,6 @@ import { rateLimiter } from "../../gateway/rate-limit/rate-limit.ts";
 import { pino } from "pino";
 
 const PLANS = "/api/v1/subscription-plans";
-const plan = (name: string) => ({ name, amount: "10", currency: "USD", interval: "MONTH", intervalCount: 1 });
 
 /** Parses `"merchant";r=3;t=1` into its parameters. */
 const params = (header: string | null) =>
@@ -68,16 +67,25 @@ describe("per-merchant rate limits (token bucket in Redis)", () => {
     await limit(m.id, { rateLimitPerSecond: 1, rateLimitBurst: 1 });
     expect((await m.api.get(PLANS)).status).to.equal(200);
     const key = { "idempotency-key": "create-after-429" };
-    const refused = await m.api.post(PLANS, plan("Retry me"), key);
+    const body = {
+      externalReference: "after-429",
+      planId: "00000000-0000-4000-8000-000000000000",
+      walletUserId: "00000000-0000-4000-8000-000000000001",
+      successUrl: "https://merchant.example/ok",
+      cancelUrl: "https://merchant.example/no",
+    };
+    const refused = await m.api.post("/api/v1/subscriptions", body, key);
     expect(refused.status).to.equal(429);
-    // The operator lifts the limit (a new bucket); the retry with the same key creates the plan.
+    // The operator lifts the limit (a new bucket); the retry with the same key runs for real…
     expect((await limit(m.id, { rateLimitPerSecond: 1000, rateLimitBurst: 1000 })).status).to.equal(200);
-    const created = await m.api.post(PLANS, plan("Retry me"), key);
-    expect(created.status, created.text).to.equal(201);
-    expect(created.headers.get("idempotent-replayed")).to.equal(null);
-    const replay = await m.api.post(PLANS, plan("Retry me"), key);
-    expect(replay.status).to.equal(201);
-    expect(replay.body.id).to.equal(created.body.id);
+    const ran = await m.api.post("/api/v1/subscriptions", body, key);
+    expect(ran.status, ran.text).to.equal(404);
+    expect(ran.body.error).to.equal("PLAN_NOT_FOUND");
+    expect(ran.headers.get("idempotent-replayed")).to.equal(null);
+    // …and that answer (not the 429) is what the key now replays.
+    const replay = await m.api.post("/api/v1/subscriptions", body, key);
+    expect(replay.status).to.equal(404);
+    expect(replay.headers.get("idempotent-replayed")).to.equal("true");
   });
 
   it("PATCH /admin/v1/merchants/{id}: null restores the defaults, a field left out stays, bad values are 400 naming the field", async () => {
