@@ -7,6 +7,7 @@ import { apiKey, type ApiKeyLookupCache } from "./middleware/api-key.ts";
 import { adminKey } from "./middleware/admin-key.ts";
 import { compileBody, compileQuery, describeErrors } from "./validation/ajv.ts";
 import { findUnstorable } from "./validation/storable-text.ts";
+import { findInexactNumber } from "./validation/exact-numbers.ts";
 import { idempotency, type IdempotencyStore } from "./idempotency.ts";
 
 /**
@@ -68,6 +69,9 @@ function validation(route: RouteSpec): Middleware<GatewayState> {
         throw new HttpError(400, "INVALID_REQUEST", message, details);
       }
       rejectUnstorable(body);
+      const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+      const inexact = hasBody && typeof raw === "string" ? findInexactNumber(raw) : undefined;
+      if (inexact) throw new HttpError(400, "INVALID_REQUEST", inexact.message, [inexact]);
       ctx.state.body = body;
     }
     const query = { ...ctx.query };

@@ -1,7 +1,7 @@
 import { SUBSCRIPTION_STATUSES } from "../../services/subscriptions/status-machine.ts";
 import { AUTHORIZATION_STATUSES } from "../../services/subscriptions/entities.ts";
 import { AUTHORIZATION_MINUTES, URL_MAX_LENGTH } from "../../services/subscriptions/create-subscription.ts";
-import { dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
+import { dateTimeSchema, emailSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 /** Redirect targets: absolute http(s) URLs (the customer's browser is sent there). */
 const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;
@@ -22,7 +22,7 @@ export const createSubscriptionBody = {
     serviceReference: { type: "string", maxLength: 200 },
     planId: { ...uuidSchema, description: "One of your plans (404 PLAN_NOT_FOUND otherwise)." },
     walletUserId: { ...uuidSchema, description: "The customer's wallet user id (404 WALLET_USER_NOT_FOUND when unknown)." },
-    customerEmail: { type: "string", format: "email", maxLength: 254, description: "Email of an existing wallet user (404 WALLET_USER_NOT_FOUND when unknown)." },
+    customerEmail: { ...emailSchema, maxLength: 354, description: "Email of an existing wallet user (404 WALLET_USER_NOT_FOUND when unknown)." },
     successUrl: { ...redirectUrlSchema, description: "Where the customer returns after approval, with `subscriptionId` and `status` query parameters." },
     cancelUrl: { ...redirectUrlSchema, description: "Where the customer returns after cancelling on the authorization page." },
     authorizationExpiresInMinutes: {
