@@ -2,6 +2,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { withPlainGrpcStatus } from "./grpc-status-text.ts";
 
 export interface ServicesServer {
   listen(port: number, host?: string): Promise<number>;
@@ -14,7 +15,7 @@ export interface ServicesServer {
  */
 export function createServicesServer(routes: (router: ConnectRouter) => void, interceptors: Interceptor[]): ServicesServer {
   const handler = connectNodeAdapter({ routes, grpc: true, connect: true, grpcWeb: false, interceptors });
-  const server = http2.createServer(handler);
+  const server = http2.createServer(withPlainGrpcStatus(handler));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);
