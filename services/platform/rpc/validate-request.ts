@@ -26,7 +26,7 @@ export function validateRequests(options: RequestValidationOptions): Interceptor
       if (merchantField) {
         const merchantId = (req.message as unknown as Record<string, unknown>)[merchantField.localName];
         if (typeof merchantId === "string") {
-          if (!isUuid(merchantId)) throw invalid("INVALID_REQUEST", `${merchantField.jsonName}: must be a merchant id (a uuid)`);
+          if (!isUuid(merchantId)) throw invalid("INVALID_REQUEST", `${merchantField.jsonName}: must be a uuid`);
           if (!(await options.merchantExists(merchantId.toLowerCase()))) {
             throw notFound("MERCHANT_NOT_FOUND", `${merchantField.jsonName}: no merchant ${merchantId}`);
           }
