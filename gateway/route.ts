@@ -51,7 +51,7 @@ export interface RouteSpec {
   /** Honours the Idempotency-Key header (replays the first response). */
   idempotent?: boolean;
   responses: Record<number, ResponseSpec>;
-  /** Extra error statuses this operation can answer (400/401/404/500 are added as they apply). */
+  /** Error statuses its services can answer (those of the middleware chain are derived: openapi/error-statuses.ts). */
   errors?: number[];
   handler(input: RouteInput, deps: GatewayDeps, ctx: GatewayContext): Promise<RouteResult>;
 }

@@ -113,7 +113,9 @@ describe("per-merchant rate limits (token bucket in Redis)", () => {
       expect(res.body.message).to.contain(field);
     }
     expect((await limit("00000000-0000-4000-8000-000000000000", { rateLimitBurst: 5 })).status).to.equal(404);
-    expect((await limit("not-a-uuid", { rateLimitBurst: 5 })).status).to.equal(404);
+    const malformed = await limit("not-a-uuid", { rateLimitBurst: 5 });
+    expect(malformed.status).to.equal(400);
+    expect(malformed.body.message).to.match(/^merchantId: /);
     expect((await sys.http.request("PATCH", `/admin/v1/merchants/${m.id}`, { body: { rateLimitBurst: 5 } })).status).to.equal(401);
   });
 });
