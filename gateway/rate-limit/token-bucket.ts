@@ -64,6 +64,9 @@ export function tokenBuckets(redis: Redis, prefix: string) {
         duration: 3600,
         rejectIfRedisNotReady: true,
         customIncrTtlLuaScript: TOKEN_BUCKET_LUA,
+        // A refused merchant is refused in memory until its next token is due (no token can
+        // arrive sooner), so a flood of over-limit requests costs no Redis round trips.
+        inMemoryBlockOnConsumed: burst + 1,
       });
       limiters.set(id, limiter);
     }
