@@ -7,7 +7,7 @@ import { apiKey, type ApiKeyLookupCache } from "./middleware/api-key.ts";
 import { adminKey } from "./middleware/admin-key.ts";
 import { compileBody, compileQuery, describeErrors } from "./validation/ajv.ts";
 import { findUnstorable } from "./validation/storable-text.ts";
-import { findInexactNumber } from "./validation/exact-numbers.ts";
+import { findInexactNumber } from "../services/platform/exact-numbers.ts";
 import { idempotency, type IdempotencyStore } from "./idempotency.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { sameDecimal } from "../../gateway/validation/exact-numbers.ts";
+import { sameDecimal } from "../../services/platform/exact-numbers.ts";
 
 const PLANS = "/api/v1/subscription-plans";
 const plan = (extra: Record<string, unknown> = {}) => ({ name: "Pro", amount: "10", currency: "USD", interval: "MONTH", ...extra });

@@ -57,6 +57,12 @@ describe("RPC input validation and status text (stock @grpc/grpc-js client)", ()
     expect(err.details).to.equal("name: must not contain the NUL character (U+0000)");
   });
 
+  it("metadata sent as JSON text keeps the REST rule: a number that would change is refused naming its key path", async () => {
+    const err = await call("CreatePlan", { ...plan, merchantId, metadataJson: '{"a":{"n":12345678901234567890123}}' });
+    expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).to.match(/^metadata\.a\.n: the number 12345678901234567890123 cannot be stored exactly/);
+  });
+
   it("a string that is not UTF-8 on the wire: INVALID_ARGUMENT, not INTERNAL", async () => {
     const err = await call("ListPlans", { merchantId: "\ud800" });
     expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);

@@ -1,4 +1,8 @@
-import type { TextProblem } from "./storable-text.ts";
+export interface NumberProblem {
+  field: string;
+  rule: string;
+  message: string;
+}
 
 /**
  * Merchant data is stored exactly as sent or refused. A JSON number becomes an
@@ -7,8 +11,10 @@ import type { TextProblem } from "./storable-text.ts";
  * number is refused with a 400 naming its key path; the merchant can send it as a
  * string. A number that only changes spelling (`2.50` → 2.5, `1e2` → 100) has the
  * same value and is accepted. Uses JSON.parse's source text access (Node ≥ 21).
+ * The gateway applies it to every JSON body; the services to metadata that
+ * internal callers send as JSON text.
  */
-export function findInexactNumber(rawJson: string): TextProblem | undefined {
+export function findInexactNumber(rawJson: string, root = ""): NumberProblem | undefined {
   if (!/[0-9]/.test(rawJson)) return undefined;
   let parsed: unknown;
   try {
@@ -20,7 +26,7 @@ export function findInexactNumber(rawJson: string): TextProblem | undefined {
   } catch {
     return undefined; // the body parser already answered malformed JSON
   }
-  return locate(parsed, "");
+  return locate(parsed, root);
 }
 
 class Inexact {
@@ -32,7 +38,7 @@ class Inexact {
   }
 }
 
-function locate(value: unknown, field: string): TextProblem | undefined {
+function locate(value: unknown, field: string): NumberProblem | undefined {
   if (value instanceof Inexact) {
     const name = field || "body";
     const becomes = Number.isFinite(value.value) ? String(value.value) : "null";
