@@ -67,7 +67,7 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
       await em.execute(
         `update events e set relayed_at = ?, published_seq = coalesce(b.base, 0) + x.ord
            from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, ord bigint)
-           left join lateral (select max(m.published_seq) as base from events m where m.merchant_id = x.merchant_id) b on true
+           left join lateral (select max(m.published_seq) as base from events m where m.merchant_id = x.merchant_id and m.published_seq is not null) b on true
           where e.id = x.id`,
         [now, JSON.stringify(positions)],
       );

@@ -13,7 +13,8 @@ const params = (header: string | null) =>
 describe("per-merchant rate limits (token bucket in Redis)", () => {
   let sys: TestSystem;
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
+    // Empty = unset: the documented defaults (the test harness raises them for other files).
+    sys = await startTestSystem({ workerGroups: [], env: { RATE_LIMIT_BURST: "", RATE_LIMIT_PER_SECOND: "" } });
   });
   after(async () => sys?.close());
 
