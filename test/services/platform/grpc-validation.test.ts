@@ -1,5 +1,7 @@
 import { expect } from "chai";
 import path from "node:path";
+import net from "node:net";
+import os from "node:os";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
@@ -81,5 +83,23 @@ describe("RPC input validation and status text (stock @grpc/grpc-js client)", ()
   it("encodes only what the gRPC spec says must be encoded", () => {
     expect(encodeGrpcMessage("amount: must be ≥ 1 (100%)")).to.equal("amount: must be %E2%89%A5 1 (100%25)");
     expect(decodeURI(encodeGrpcMessage("a: b/c?d#e"))).to.equal("a: b/c?d#e");
+  });
+
+  it("listens on 127.0.0.1 only by default (SERVICES_HOST)", async function () {
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+    if (!external) this.skip();
+    const connects = (host: string) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(sys.system.servicesPort!, host);
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once("error", () => resolve(false));
+      });
+    expect(await connects("127.0.0.1")).to.equal(true);
+    expect(await connects(external!)).to.equal(false);
   });
 });
