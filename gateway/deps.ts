@@ -9,6 +9,7 @@ import type { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1
 import type { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
 import type { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
 import type { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
+import type { RateLimiter } from "./rate-limit/rate-limit.ts";
 
 /** The Connect clients the gateway translates REST calls into. */
 export interface GatewayClients {
@@ -29,4 +30,6 @@ export interface GatewayDeps {
   clients: GatewayClients;
   /** Checks that the gateway's dependencies answer; throws with a reason when not. */
   readiness: () => Promise<Record<string, "ok" | string>>;
+  /** Per-merchant limits on /api/v1 (absent: no limit, e.g. in unit tests of the app). */
+  rateLimiter?: RateLimiter;
 }

@@ -18,6 +18,7 @@ import type { GatewayClients, GatewayDeps } from "./deps.ts";
 import { redisIdempotencyStore } from "./idempotency.ts";
 import { ApiKeyCache, listenForRevocations } from "./api-key-cache.ts";
 import { hostedPages } from "./pages/index.ts";
+import { redisRateLimiter } from "./rate-limit/redis-rate-limiter.ts";
 
 export interface RunningGateway {
   port: number;
@@ -44,10 +45,13 @@ export async function startGateway(config: Config, logger: Logger, port: number)
   // Readiness only: one short-lived connection at a time, no ORM in the gateway.
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, idleTimeoutMillis: 10_000 });
   pool.on("error", () => {});
+  const clients = gatewayClients(rpc, config);
+  const rateLimit = redisRateLimiter(config, clients, logger);
   const deps: GatewayDeps = {
     config,
     logger,
-    clients: gatewayClients(rpc, config),
+    clients,
+    rateLimiter: rateLimit.limiter,
     readiness: async () => ({
       postgres: await pool.query("select 1").then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
       redis: await redis.ping().then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
@@ -76,6 +80,7 @@ export async function startGateway(config: Config, logger: Logger, port: number)
       });
       rpc.close();
       revocations.close();
+      rateLimit.close();
       redis.disconnect();
       await pool.end();
     },
