@@ -31,9 +31,9 @@ module.exports = {
     {
       name: "gateway-imports-only-contracts",
       severity: "error",
-      comment: "The gateway speaks to services over RPC: it may import platform code and each domain's contract.ts, never entities or use cases.",
+      comment: "The gateway speaks to services over RPC: it may import platform code and each domain's (or sub-domain's) contract.ts, never entities or use cases.",
       from: { path: "^gateway/" },
-      to: { path: "^services/(?!platform/|[a-z-]+/contract\\.ts$)" },
+      to: { path: "^services/(?!platform/|[a-z-]+/contract\\.ts$|[a-z-]+/[a-z-]+/contract\\.ts$)" },
     },
     {
       name: "workers-import-no-gateway",

@@ -6,6 +6,7 @@ import type { GatewayState, RouteSpec } from "./route.ts";
 import { errorHandler } from "./middleware/error-handler.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { accessLog } from "./middleware/access-log.ts";
+import { clientAddress } from "./middleware/client-address.ts";
 import { mountRoutes } from "./mount.ts";
 import { allRoutes } from "./routes/index.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
@@ -25,9 +26,11 @@ export interface GatewayOptions {
 
 /** Builds the Koa app; main.ts listens. */
 export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Koa<GatewayState> {
-  const app = new Koa<GatewayState>({ proxy: true });
+  // Forwarded headers count only when TRUST_PROXY says so (clientAddress drops them from untrusted peers).
+  const app = new Koa<GatewayState>({ proxy: deps.config.trustProxy !== false });
   const routes = options.routes ?? allRoutes;
   app.use(errorHandler(deps.logger));
+  app.use(clientAddress(deps.config.trustProxy));
   app.use(requestId());
   app.use(accessLog(deps.logger));
   app.use(bodyParser({ enableTypes: ["json", "form"], jsonLimit: BODY_LIMIT, formLimit: BODY_LIMIT, jsonStrict: true }));

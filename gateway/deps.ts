@@ -6,8 +6,10 @@ import type { MerchantService } from "../proto/gen/billing/merchants/v1/merchant
 import type { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import type { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import type { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
 import type { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
 import type { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
+import type { RateLimiter } from "./rate-limit/rate-limit.ts";
 
 /** The Connect clients the gateway translates REST calls into. */
 export interface GatewayClients {
@@ -16,6 +18,8 @@ export interface GatewayClients {
   sandbox: Client<typeof SandboxService>;
   wallet: Client<typeof WalletService>;
   subscriptions: Client<typeof SubscriptionsService>;
+  /** Served by the subscriptions service. */
+  refunds: Client<typeof RefundsService>;
   orders: Client<typeof OrdersService>;
   events: Client<typeof EventsService>;
 }
@@ -26,4 +30,6 @@ export interface GatewayDeps {
   clients: GatewayClients;
   /** Checks that the gateway's dependencies answer; throws with a reason when not. */
   readiness: () => Promise<Record<string, "ok" | string>>;
+  /** Per-merchant limits on /api/v1 (absent: no limit, e.g. in unit tests of the app). */
+  rateLimiter?: RateLimiter;
 }

@@ -54,7 +54,8 @@ export function redisIdempotencyStore(redis: Redis, prefix: string): Idempotency
  * Same key + same body → the first response again (status and body), nothing
  * created; same key + different body → 409 IDEMPOTENCY_KEY_REUSED; a request
  * while the first is still running → 409 IDEMPOTENCY_KEY_IN_USE. Keys are
- * scoped to the merchant and the operation. Server errors are not stored, so
+ * scoped to the caller (merchant or operator), the operation and its target
+ * (the ids in the path). Server errors are not stored, so
  * the retry runs again; client errors (404, 409) are.
  */
 export function idempotency(store: IdempotencyStore, operationId: string): Middleware<GatewayState> {
@@ -64,7 +65,10 @@ export function idempotency(store: IdempotencyStore, operationId: string): Middl
     if (key.length > IDEMPOTENCY_KEY_MAX) {
       throw new HttpError(400, "INVALID_REQUEST", `Idempotency-Key: must be at most ${IDEMPOTENCY_KEY_MAX} characters`);
     }
-    const scoped = `${ctx.state.merchantId}:${operationId}:${sha256(key)}`;
+    // Per caller (the merchant, or the operator), per operation and per target (the path's ids):
+    // the same key for another wallet user or another subscription is another request.
+    const target = Object.values((ctx as { params?: Record<string, string> }).params ?? {}).map((v) => v.toLowerCase()).join("/");
+    const scoped = `${ctx.state.merchantId ?? "operator"}:${operationId}:${target}:${sha256(key)}`;
     const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${canonicalJson(ctx.state.body ?? null)}`);
     // Without the store the guarantee cannot be kept: refuse (retryable) rather than risk a duplicate.
     const existing = await store.claim(scoped, fingerprint).catch(() => {

@@ -7,6 +7,7 @@ import { apiKey, type ApiKeyLookupCache } from "./middleware/api-key.ts";
 import { adminKey } from "./middleware/admin-key.ts";
 import { compileBody, compileQuery, describeErrors } from "./validation/ajv.ts";
 import { findUnstorable } from "./validation/storable-text.ts";
+import { findInexactNumber } from "../services/platform/exact-numbers.ts";
 import { idempotency, type IdempotencyStore } from "./idempotency.ts";
 
 /**
@@ -30,6 +31,8 @@ export function mountRoutes(
       });
     }
     if (route.auth === "apiKey") chain.push(requireApiKey);
+    // Before validation and idempotency: a refused request costs nothing and is never stored as a key's result.
+    if (route.auth === "apiKey" && deps.rateLimiter) chain.push(deps.rateLimiter.middleware);
     if (route.auth === "admin") chain.push(requireAdmin as Middleware<GatewayState>);
     chain.push(validation(route));
     if (route.idempotent) {
@@ -66,6 +69,9 @@ function validation(route: RouteSpec): Middleware<GatewayState> {
         throw new HttpError(400, "INVALID_REQUEST", message, details);
       }
       rejectUnstorable(body);
+      const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+      const inexact = hasBody && typeof raw === "string" ? findInexactNumber(raw) : undefined;
+      if (inexact) throw new HttpError(400, "INVALID_REQUEST", inexact.message, [inexact]);
       ctx.state.body = body;
     }
     const query = { ...ctx.query };

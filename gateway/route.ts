@@ -1,16 +1,11 @@
 import type { ParameterizedContext } from "koa";
 import type { GatewayDeps } from "./deps.ts";
 import type { Config } from "../services/platform/config.ts";
+import type { GatewayState } from "./state.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
-export interface GatewayState {
-  merchantId?: string;
-  requestId?: string;
-  /** The validated body (defaults applied) and query. */
-  body?: any;
-  query?: any;
-}
+export type { GatewayState };
 
 export type GatewayContext = ParameterizedContext<GatewayState>;
 
@@ -51,7 +46,7 @@ export interface RouteSpec {
   /** Honours the Idempotency-Key header (replays the first response). */
   idempotent?: boolean;
   responses: Record<number, ResponseSpec>;
-  /** Extra error statuses this operation can answer (400/401/404/500 are added as they apply). */
+  /** Error statuses its services can answer (those of the middleware chain are derived: openapi/error-statuses.ts). */
   errors?: number[];
   handler(input: RouteInput, deps: GatewayDeps, ctx: GatewayContext): Promise<RouteResult>;
 }

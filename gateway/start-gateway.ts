@@ -10,6 +10,7 @@ import { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.
 import { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
 import { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
 import { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
 import { createGatewayApp } from "./app.ts";
@@ -17,6 +18,7 @@ import type { GatewayClients, GatewayDeps } from "./deps.ts";
 import { redisIdempotencyStore } from "./idempotency.ts";
 import { ApiKeyCache, listenForRevocations } from "./api-key-cache.ts";
 import { hostedPages } from "./pages/index.ts";
+import { redisRateLimiter } from "./rate-limit/redis-rate-limiter.ts";
 
 export interface RunningGateway {
   port: number;
@@ -30,6 +32,7 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
     sandbox: rpc.client(SandboxService, config.serviceUrls.sandbox),
     wallet: rpc.client(WalletService, config.serviceUrls.wallet),
     subscriptions: rpc.client(SubscriptionsService, config.serviceUrls.subscriptions),
+    refunds: rpc.client(RefundsService, config.serviceUrls.subscriptions),
     orders: rpc.client(OrdersService, config.serviceUrls.orders),
     events: rpc.client(EventsService, config.serviceUrls.events),
   };
@@ -42,10 +45,13 @@ export async function startGateway(config: Config, logger: Logger, port: number)
   // Readiness only: one short-lived connection at a time, no ORM in the gateway.
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, idleTimeoutMillis: 10_000 });
   pool.on("error", () => {});
+  const clients = gatewayClients(rpc, config);
+  const rateLimit = redisRateLimiter(config, clients, logger);
   const deps: GatewayDeps = {
     config,
     logger,
-    clients: gatewayClients(rpc, config),
+    clients,
+    rateLimiter: rateLimit.limiter,
     readiness: async () => ({
       postgres: await pool.query("select 1").then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
       redis: await redis.ping().then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
@@ -74,6 +80,7 @@ export async function startGateway(config: Config, logger: Logger, port: number)
       });
       rpc.close();
       revocations.close();
+      rateLimit.close();
       redis.disconnect();
       await pool.end();
     },

@@ -12,6 +12,8 @@ import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { walletService } from "./wallet/rpc.ts";
 import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { subscriptionsService } from "./subscriptions/rpc.ts";
+import { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
+import { refundsService } from "./subscriptions/refunds/refund-rpc.ts";
 import { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
 import { eventsService } from "./events/rpc.ts";
 import { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
@@ -23,7 +25,7 @@ const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: S
   catalog: (router, deps) => router.service(CatalogService, catalogService(deps)),
   sandbox: (router, deps) => router.service(SandboxService, sandboxService(deps, ALL_SWEEPS)),
   wallet: (router, deps) => router.service(WalletService, walletService(deps)),
-  subscriptions: (router, deps) => router.service(SubscriptionsService, subscriptionsService(deps)),
+  subscriptions: (router, deps) => router.service(SubscriptionsService, subscriptionsService(deps)).service(RefundsService, refundsService(deps)),
   events: (router, deps) => router.service(EventsService, eventsService(deps)),
   orders: (router, deps) => router.service(OrdersService, ordersService(deps)),
 };

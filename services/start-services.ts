@@ -3,6 +3,8 @@ import { createServicesServer } from "./platform/rpc/server.ts";
 import { requireServiceToken } from "./platform/rpc/auth.ts";
 import { errorInterceptor } from "./platform/rpc/errors.ts";
 import { serviceRoutes } from "./routes.ts";
+import { validateRequests } from "./platform/rpc/validate-request.ts";
+import { merchantExistence } from "./merchants/merchant-exists.ts";
 
 export interface RunningServices {
   port: number;
@@ -17,8 +19,9 @@ export async function startServices(
   const server = createServicesServer(serviceRoutes(deps, deps.config.services), [
     requireServiceToken(deps.config.internalApiToken),
     errorInterceptor(deps.logger),
+    validateRequests({ merchantExists: merchantExistence(deps.orm) }),
   ]);
-  const bound = await server.listen(port);
+  const bound = await server.listen(port, deps.config.servicesHost);
   deps.logger.info({ port: bound, services: deps.config.services }, "services listening");
   return { port: bound, close: () => server.close() };
 }

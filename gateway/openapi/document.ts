@@ -1,6 +1,7 @@
 import type { JsonSchema, RouteSpec } from "../route.ts";
 import { errorSchema } from "../schemas/common.ts";
 import { IDEMPOTENCY_KEY_MAX } from "../idempotency.ts";
+import { errorStatusesOf } from "./error-statuses.ts";
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid request: the message names the field and the rule",
@@ -9,7 +10,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: "Conflict with the current state",
   413: "Body larger than the limit",
   415: "Body is not application/json",
-  429: "Too many requests",
+  429: "Over the merchant's rate limit (RATE_LIMITED): see Retry-After and RateLimit",
   500: "Unexpected failure (no details are exposed)",
   503: "A dependency is unavailable; retry later",
 };
@@ -21,6 +22,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   "Payment orders": "One-time crypto payments to a fresh deposit address.",
   Events: "The merchant's event log, also delivered as signed webhooks.",
   Webhooks: "Webhook endpoints, their secrets and delivery attempts.",
+  Refunds: "Money back to the customer: refunds of subscription charges, in the charged asset.",
+  Balance: "The merchant's balance per asset and every movement of it.",
   Operator: "Operator API (X-ADMIN-KEY): merchants, keys, wallet users, sandbox.",
 };
 
@@ -68,22 +71,24 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl: string) {
         }]
       : [];
 
+    const limited = route.auth === "apiKey";
+    const rateLimitHeaders = limited
+      ? { headers: { RateLimit: { $ref: "#/components/headers/RateLimit" }, "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" } } }
+      : {};
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
       responses[status] = {
         description: spec.description,
+        ...rateLimitHeaders,
         ...(spec.schema && { content: { "application/json": { schema: publicSchema(spec.schema) } } }),
       };
     }
-    const errorStatuses = new Set<number>(route.errors ?? []);
-    if (route.body || route.query || route.idempotent) errorStatuses.add(400);
-    if (route.body) [413, 415].forEach((s) => errorStatuses.add(s));
-    if (route.auth !== "none") errorStatuses.add(401);
-    if (route.idempotent) [409, 503].forEach((st) => errorStatuses.add(st));
-    errorStatuses.add(500);
-    for (const status of [...errorStatuses].sort()) {
+    for (const status of errorStatusesOf(route)) {
       responses[String(status)] = {
         description: ERROR_DESCRIPTIONS[status] ?? "Error",
+        ...(status === 429 && {
+          headers: { ...rateLimitHeaders.headers, "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+        }),
         content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
       };
     }
@@ -130,6 +135,17 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl: string) {
         AdminKey: { type: "apiKey", in: "header", name: "X-ADMIN-KEY" },
       },
       schemas: { Error: errorSchema },
+      headers: {
+        RateLimit: {
+          description: 'What is left of the merchant\'s bucket (draft-ietf-httpapi-ratelimit-headers): `"merchant";r=<requests left>;t=<seconds until full>`.',
+          schema: { type: "string" },
+        },
+        "RateLimit-Policy": {
+          description: 'The merchant\'s bucket: `"merchant";q=<bucket size>;w=<seconds to refill it whole>`.',
+          schema: { type: "string" },
+        },
+        "Retry-After": { description: "Whole seconds (at least 1) before a retry can pass.", schema: { type: "integer", minimum: 1 } },
+      },
     },
   };
 }

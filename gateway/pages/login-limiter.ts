@@ -1,11 +1,15 @@
 import type { Redis } from "ioredis";
+import { RateLimiterRedis } from "rate-limiter-flexible";
 import type { Logger } from "../../services/platform/logger.ts";
 
 /**
  * Failed hosted-page logins per client address, in a fixed window (Redis).
  * The wallet already throttles per email; this stops one client spraying
- * passwords across many emails. If Redis is unreachable the check lets the
- * attempt through (the wallet's own throttle still applies).
+ * passwords across many emails. The count and its expiry are set in one
+ * atomic step (rate-limiter-flexible's script), so a crash between the two can
+ * never leave a counter that never expires. The address is `ctx.ip`, which
+ * honours X-Forwarded-For only as TRUST_PROXY allows. If Redis is unreachable
+ * the check lets the attempt through (the wallet's own throttle still applies).
  */
 export interface LoginLimiter {
   blocked(client: string): Promise<boolean>;
@@ -16,11 +20,18 @@ export const PAGE_LOGIN_MAX_FAILURES = 20;
 export const PAGE_LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
 export function redisLoginLimiter(redis: Redis, prefix: string, logger: Logger): LoginLimiter {
-  const key = (client: string) => `${prefix}:page-login-failures:${client}`;
+  const failures = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${prefix}:page-login-failures`,
+    points: PAGE_LOGIN_MAX_FAILURES,
+    duration: PAGE_LOGIN_WINDOW_MS / 1000,
+    rejectIfRedisNotReady: true,
+  });
   return {
     async blocked(client) {
       try {
-        return Number((await redis.get(key(client))) ?? 0) >= PAGE_LOGIN_MAX_FAILURES;
+        const res = await failures.get(client);
+        return (res?.consumedPoints ?? 0) >= PAGE_LOGIN_MAX_FAILURES;
       } catch (err) {
         logger.warn({ err }, "login limiter unavailable");
         return false;
@@ -28,8 +39,7 @@ export function redisLoginLimiter(redis: Redis, prefix: string, logger: Logger):
     },
     async failed(client) {
       try {
-        const count = await redis.incr(key(client));
-        if (count === 1) await redis.pexpire(key(client), PAGE_LOGIN_WINDOW_MS);
+        await failures.penalty(client, 1);
       } catch (err) {
         logger.warn({ err }, "login limiter unavailable");
       }

@@ -128,10 +128,16 @@ function chargesTable(charges: SubscriptionCharge[]): string {
   const rows = charges
     .map(
       (c) =>
-        `<tr><td>${e(date(c.createdAt))}</td><td>${e(money(c.amount, c.currency))}</td><td>${e(c.assetAmount !== undefined ? `${c.assetAmount} ${c.asset}` : c.asset)}</td><td>${e(c.status)}${c.failureReason ? ` (${e(c.failureReason)})` : ""}</td></tr>`,
+        `<tr><td>${e(date(c.createdAt))}</td><td>${e(money(c.amount, c.currency))}</td><td>${e(c.assetAmount !== undefined ? `${c.assetAmount} ${c.asset}` : c.asset)}</td><td>${e(c.status)}${c.failureReason ? ` (${e(c.failureReason)})` : ""}</td><td>${e(refunded(c))}</td></tr>`,
     )
     .join("");
-  return `<div class="charges"><h3>Charges</h3><table><thead><tr><th>Date</th><th>Amount</th><th>Paid</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return `<div class="charges"><h3>Charges</h3><table><thead><tr><th>Date</th><th>Amount</th><th>Paid</th><th>Status</th><th>Refunded</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** Refunds of a charge (refunds/): "—" when none, else the amount back in the plan's currency and in the asset. */
+function refunded(c: SubscriptionCharge): string {
+  if (!c.amountRefunded || c.amountRefunded === "0") return "—";
+  return `${money(c.amountRefunded, c.currency)}${c.assetAmountRefunded ? ` (${c.assetAmountRefunded} ${c.asset})` : ""}`;
 }
 
 function manageForm(screen: SelfServiceScreen, item: CustomerSubscription): string {

@@ -1,6 +1,8 @@
 import { isoFromTimestamp } from "../../services/platform/timestamps.ts";
 import { defineRoutes } from "../route.ts";
-import { createdApiKeySchema, createdMerchantSchema, createMerchantBody } from "../schemas/merchants.ts";
+import { createdApiKeySchema, createdMerchantSchema, createMerchantBody, merchantSchema, updateMerchantBody } from "../schemas/merchants.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
+
 
 export const adminMerchantRoutes = defineRoutes([
   {
@@ -24,6 +26,29 @@ export const adminMerchantRoutes = defineRoutes([
           createdAt: isoFromTimestamp(res.merchant!.createdAt!),
         },
       };
+    },
+  },
+  {
+    method: "patch",
+    path: "/admin/v1/merchants/:id",
+    operationId: "adminUpdateMerchant",
+    summary: "Set a merchant's own rate limit",
+    description:
+      "`rateLimitPerSecond` (refill) and `rateLimitBurst` (bucket size) of the merchant's /api/v1 token bucket, each 1–100000; `null` = back to the default (RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST); a field left out stays as it is. Applies within seconds on every gateway.",
+    tag: "Operator",
+    auth: "admin",
+    body: updateMerchantBody,
+    errors: [404],
+    responses: { 200: { description: "The merchant with its limits", schema: merchantSchema } },
+    async handler({ body, params }, { clients, rateLimiter }) {
+      const field = (v: number | null | undefined) => (v === undefined ? undefined : v ?? 0);
+      const res = await clients.merchants.setMerchantRateLimit({
+        merchantId: params.id!,
+        rateLimitPerSecond: field(body.rateLimitPerSecond),
+        rateLimitBurst: field(body.rateLimitBurst),
+      });
+      rateLimiter?.forget(params.id!);
+      return { status: 200, body: recordOf(res.merchant) };
     },
   },
   {

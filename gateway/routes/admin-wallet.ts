@@ -27,7 +27,9 @@ const accountAssetBody = {
  * to this operation): even if the gateway's Redis replay cache lost it, the
  * ledger refuses to credit twice.
  */
-const ledgerKey = (header: string) => (header ? `admin-credit:${createHash("sha256").update(header).digest("hex")}` : undefined);
+/** Scoped to the wallet user like the gateway's replay store: the same header for another user is another credit. */
+const ledgerKey = (header: string, walletUserId: string) =>
+  header ? `admin-credit:${walletUserId.toLowerCase()}:${createHash("sha256").update(header).digest("hex")}` : undefined;
 
 export const adminWalletRoutes = defineRoutes([
   {
@@ -77,7 +79,7 @@ export const adminWalletRoutes = defineRoutes([
         walletUserId: params.id!,
         asset: body.asset,
         amount: body.amount,
-        idempotencyKey: ledgerKey(ctx.get(IDEMPOTENCY_HEADER)),
+        idempotencyKey: ledgerKey(ctx.get(IDEMPOTENCY_HEADER), params.id!),
       });
       return {
         status: 201,

@@ -10,6 +10,8 @@ import { adminDepositRoutes } from "./admin-deposits.ts";
 import { adminWalletRoutes } from "./admin-wallet.ts";
 import { eventRoutes } from "./events.ts";
 import { webhookEndpointRoutes } from "./webhook-endpoints.ts";
+import { refundRoutes } from "./refunds.ts";
+import { balanceRoutes } from "./balance.ts";
 
 /** Every REST operation: mounted by the app and documented by the OpenAPI builder. */
-export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes];
+export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes];

@@ -18,6 +18,16 @@ export const metadataSchema = {
   additionalProperties: true,
 } as const;
 
+/**
+ * An email address; surrounding spaces are allowed and trimmed by the service (which stores it lower-cased).
+ * A pattern rather than `format: "email"`, which refuses the spaces the README promises to trim.
+ */
+export const emailSchema = {
+  type: "string",
+  pattern: "^\\s*[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+\\s*$",
+  description: "An email address (local@domain.tld); surrounding spaces are trimmed, compared case-insensitively.",
+} as const;
+
 export const uuidSchema = { type: "string", format: "uuid" } as const;
 export const dateTimeSchema = { type: "string", format: "date-time" } as const;
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: "null" }] });

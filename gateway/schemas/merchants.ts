@@ -1,4 +1,5 @@
-import { dateTimeSchema, uuidSchema } from "./common.ts";
+import { MERCHANT_RATE_LIMIT_MAX, MERCHANT_RATE_LIMIT_MIN } from "../../services/merchants/contract.ts";
+import { dateTimeSchema, nullable, uuidSchema } from "./common.ts";
 
 export const createMerchantBody = {
   type: "object",
@@ -23,4 +24,31 @@ export const createdApiKeySchema = {
   type: "object",
   required: ["id", "apiKey"],
   properties: { id: uuidSchema, apiKey: { type: "string", description: "Shown once." } },
+} as const;
+
+const rateLimitField = (description: string) => ({
+  anyOf: [{ type: "integer", minimum: MERCHANT_RATE_LIMIT_MIN, maximum: MERCHANT_RATE_LIMIT_MAX }, { type: "null" }],
+  description,
+});
+
+export const updateMerchantBody = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    rateLimitPerSecond: rateLimitField("Token refill per second of this merchant's /api/v1 bucket; null = RATE_LIMIT_PER_SECOND."),
+    rateLimitBurst: rateLimitField("Capacity of this merchant's /api/v1 bucket; null = RATE_LIMIT_BURST."),
+  },
+} as const;
+
+export const merchantSchema = {
+  type: "object",
+  required: ["id", "name", "createdAt", "rateLimitPerSecond", "rateLimitBurst"],
+  properties: {
+    id: uuidSchema,
+    name: { type: "string" },
+    createdAt: dateTimeSchema,
+    rateLimitPerSecond: { ...nullable({ type: "integer" }), description: "The merchant's own limit; null = the default." },
+    rateLimitBurst: { ...nullable({ type: "integer" }), description: "The merchant's own bucket size; null = the default." },
+  },
 } as const;

@@ -10,7 +10,7 @@ export const createPlanBody = {
     externalReference: { type: "string", maxLength: 200 },
     name: { type: "string", minLength: 1, maxLength: 200 },
     description: { type: "string", maxLength: 2000 },
-    amount: amountSchema,
+    amount: { ...amountSchema, description: "Charged every period; greater than 0 (free plans are refused)." },
     currency: { type: "string", enum: [...CURRENCIES] },
     interval: { type: "string", enum: [...PLAN_INTERVALS] },
     intervalCount: { type: "integer", minimum: 1, maximum: 365, default: 1 },

@@ -15,7 +15,7 @@ export const chargeSchema = {
   type: "object",
   required: [
     "id", "object", "subscriptionId", "periodIndex", "periodStart", "periodEnd", "amount", "currency", "asset",
-    "assetAmount", "rate", "status", "failureReason", "attempt", "walletTransactionId", "createdAt",
+    "assetAmount", "rate", "status", "failureReason", "attempt", "walletTransactionId", "createdAt", "amountRefunded", "assetAmountRefunded",
   ],
   properties: {
     id: { ...uuidSchema, description: "Also the wallet's idempotency key for this attempt (`subscription-charge-<id>`)." },
@@ -37,5 +37,7 @@ export const chargeSchema = {
     attempt: { type: "integer", minimum: 1, description: "1 for the period's first attempt, then one more per retry." },
     walletTransactionId: { ...nullable({ type: "string" }), description: "The balanced ledger transaction of a SUCCEEDED charge." },
     createdAt: dateTimeSchema,
+    amountRefunded: { ...amountOutSchema, description: "Refunded so far, in the charge's currency (\"0\" when none)." },
+    assetAmountRefunded: { ...amountOutSchema, description: "Refunded so far, in the asset: at most `assetAmount`, exactly it once fully refunded." },
   },
 } as const;

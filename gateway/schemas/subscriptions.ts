@@ -1,5 +1,5 @@
 import { AUTHORIZATION_MINUTES, AUTHORIZATION_STATUSES, SUBSCRIPTION_STATUSES, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
-import { dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
+import { dateTimeSchema, emailSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 /** Redirect targets: absolute http(s) URLs (the customer's browser is sent there). */
 const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;
@@ -20,7 +20,7 @@ export const createSubscriptionBody = {
     serviceReference: { type: "string", maxLength: 200 },
     planId: { ...uuidSchema, description: "One of your plans (404 PLAN_NOT_FOUND otherwise)." },
     walletUserId: { ...uuidSchema, description: "The customer's wallet user id (404 WALLET_USER_NOT_FOUND when unknown)." },
-    customerEmail: { type: "string", format: "email", maxLength: 254, description: "Email of an existing wallet user (404 WALLET_USER_NOT_FOUND when unknown)." },
+    customerEmail: { ...emailSchema, maxLength: 354, description: "Email of an existing wallet user (404 WALLET_USER_NOT_FOUND when unknown)." },
     successUrl: { ...redirectUrlSchema, description: "Where the customer returns after approval, with `subscriptionId` and `status` query parameters." },
     cancelUrl: { ...redirectUrlSchema, description: "Where the customer returns after cancelling on the authorization page." },
     authorizationExpiresInMinutes: {

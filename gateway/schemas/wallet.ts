@@ -1,12 +1,12 @@
 import { ASSET_CODES, EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN } from "../../services/wallet/contract.ts";
-import { amountOutSchema, amountSchema, dateTimeSchema, nullable, uuidSchema } from "./common.ts";
+import { amountOutSchema, amountSchema, dateTimeSchema, emailSchema, nullable, uuidSchema } from "./common.ts";
 
 export const createWalletUserBody = {
   type: "object",
   additionalProperties: false,
   required: ["email", "password", "pin"],
   properties: {
-    email: { type: "string", format: "email", maxLength: EMAIL_MAX, description: "Unique, case-insensitive (stored lower-cased)." },
+    email: { ...emailSchema, maxLength: EMAIL_MAX + 100, description: "Unique, case-insensitive (stored trimmed and lower-cased)." },
     password: { type: "string", minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: "Stored as an argon2id hash only." },
     pin: { type: "string", pattern: "^\\d{6}$", description: "Six-digit payment PIN; stored as an argon2id hash only." },
   },

@@ -73,6 +73,8 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, root: s
       message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(", ")}`;
     } else if (e.keyword === "pattern") {
       message = `must match the pattern ${(e.params as { pattern: string }).pattern}`;
+    } else if (e.keyword === "type" && (e.params as { type: string }).type === "integer") {
+      message = "must be a whole number (an integer, no fraction)";
     } else if (e.keyword === "type" && e.instancePath === "" ) {
       message = `must be ${(e.params as { type: string }).type}`;
     }

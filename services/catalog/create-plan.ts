@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { invalid } from "../platform/errors.ts";
 import { checkDescription, checkExternalReference, checkPlanName } from "./plan-fields.ts";
-import { compare, formatAmount } from "../platform/money.ts";
+import { compare, formatAmount, isZero } from "../platform/money.ts";
 import { parseAmountField } from "../platform/amount-input.ts";
 import { isCurrency } from "../platform/currencies.ts";
 import { recordEvent } from "../events/record-event.ts";
@@ -33,7 +33,9 @@ export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): P
   if (cap && compare(cap, amount) < 0) {
     throw invalid("INVALID_REQUEST", "maximumChargeAmount: must be greater than or equal to amount");
   }
-  checkPlanName(input.name);
+  // Plans charge something every period: a free plan would create zero charges forever (issue 11 decision: refused).
+  if (isZero(amount)) throw invalid("INVALID_REQUEST", "amount: must be greater than 0");
+  const name = checkPlanName(input.name);
   checkExternalReference(input.externalReference);
   checkDescription(input.description);
   if (!isCurrency(input.currency)) throw invalid("INVALID_REQUEST", `currency: ${input.currency} is not a supported currency`);
@@ -53,7 +55,7 @@ export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): P
       id: randomUUID(),
       merchantId: input.merchantId,
       externalReference: input.externalReference ?? null,
-      name: input.name,
+      name,
       description: input.description ?? null,
       amount: formatAmount(amount),
       currency: input.currency,

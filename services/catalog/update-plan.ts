@@ -21,12 +21,12 @@ export interface UpdatePlanInput {
  * that cached them can be wrong. One event, `plan.updated`, with the record.
  */
 export async function updatePlan(ctx: UseCaseContext, input: UpdatePlanInput): Promise<PlanRow> {
-  if (input.name !== undefined) checkPlanName(input.name);
+  const name = input.name === undefined ? undefined : checkPlanName(input.name);
   checkExternalReference(input.externalReference);
   checkDescription(input.description);
   return ctx.em.transactional(async (em) => {
     const plan = await lockPlan(em, input.merchantId, input.id);
-    if (input.name !== undefined) plan.name = input.name;
+    if (name !== undefined) plan.name = name;
     if (input.description !== undefined) plan.description = input.description;
     if (input.externalReference !== undefined) plan.externalReference = input.externalReference;
     if (input.metadata !== undefined) plan.metadata = input.metadata;

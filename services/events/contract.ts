@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   "subscription.charge_upcoming",
   "subscription.charge_succeeded",
   "subscription.charge_failed",
+  "subscription.charge_refunded",
   "subscription.past_due",
   "subscription.renewed",
   "subscription.unpaid",

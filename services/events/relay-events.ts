@@ -56,13 +56,20 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
             [now, now, now, JSON.stringify(planned)],
           )
         : [];
-      // Feed positions follow the relay (one at a time, committed events only): commit order, no gaps skipped.
+      // Feed positions follow the relay (one at a time, committed events only): commit order,
+      // numbered per merchant (1, 2, 3… for each), so no gap is skipped and no volume is revealed.
+      const perMerchant = new Map<string, number>();
+      const positions = rows.map((r) => {
+        const ord = (perMerchant.get(r.merchant_id) ?? 0) + 1;
+        perMerchant.set(r.merchant_id, ord);
+        return { id: r.id, merchant_id: r.merchant_id, ord };
+      });
       await em.execute(
-        `update events e set relayed_at = ?, published_seq = b.base + x.ord
-           from (select coalesce(max(published_seq), 0) as base from events) b,
-                jsonb_to_recordset(?::jsonb) as x(id uuid, ord bigint)
+        `update events e set relayed_at = ?, published_seq = coalesce(b.base, 0) + x.ord
+           from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, ord bigint)
+           left join lateral (select max(m.published_seq) as base from events m where m.merchant_id = x.merchant_id and m.published_seq is not null) b on true
           where e.id = x.id`,
-        [now, JSON.stringify(rows.map((r, i) => ({ id: r.id, ord: i + 1 })))],
+        [now, JSON.stringify(positions)],
       );
       return { events: rows.length, created };
     });

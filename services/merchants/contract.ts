@@ -10,3 +10,7 @@ export function hashApiKey(key: string): string {
 }
 
 export const keyRevocationChannel = (queuePrefix: string) => `${queuePrefix}:api-key-revoked`;
+
+/** Bounds of a merchant's own rate limit (requests per second and bucket size), as for RATE_LIMIT_*. */
+export const MERCHANT_RATE_LIMIT_MIN = 1;
+export const MERCHANT_RATE_LIMIT_MAX = 100_000;

@@ -7,6 +7,9 @@ export const Merchant = defineEntity({
     id: p.uuid().primary(),
     name: p.string().length(200),
     createdAt: p.datetime(),
+    /** The merchant's own /api/v1 token bucket; null = the RATE_LIMIT_* defaults. */
+    rateLimitPerSecond: p.integer().nullable(),
+    rateLimitBurst: p.integer().nullable(),
   },
 });
 

@@ -9,8 +9,21 @@ import { createApiKey } from "./create-api-key.ts";
 import { revokeApiKey } from "./revoke-api-key.ts";
 import { authenticateApiKey } from "./authenticate-api-key.ts";
 import { announceVia } from "./key-revocations.ts";
+import { setMerchantRateLimit } from "./set-merchant-rate-limit.ts";
+import { withRecordJson } from "../platform/rpc/record-json.ts";
+import { merchantRecord } from "./merchant-record.ts";
 
-const toMessage = (m: MerchantRow) => ({ id: m.id, name: m.name, createdAt: toTimestamp(m.createdAt) });
+const toMessage = (m: MerchantRow) =>
+  withRecordJson(
+    {
+      id: m.id,
+      name: m.name,
+      createdAt: toTimestamp(m.createdAt),
+      rateLimitPerSecond: m.rateLimitPerSecond ?? undefined,
+      rateLimitBurst: m.rateLimitBurst ?? undefined,
+    },
+    merchantRecord(m),
+  );
 
 export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantService> {
   const keyMode = deps.config.apiKeyMode;
@@ -32,6 +45,13 @@ export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantS
     },
     async authenticateApiKey(req) {
       return authenticateApiKey(contextFor(deps), req.apiKey);
+    },
+    async setMerchantRateLimit(req) {
+      const merchant = await setMerchantRateLimit(contextFor(deps), req.merchantId, {
+        rateLimitPerSecond: req.rateLimitPerSecond === 0 ? null : req.rateLimitPerSecond,
+        rateLimitBurst: req.rateLimitBurst === 0 ? null : req.rateLimitBurst,
+      });
+      return { merchant: toMessage(merchant) };
     },
   };
 }

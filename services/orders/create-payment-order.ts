@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { conflict, DomainError, invalid } from "../platform/errors.ts";
 import { isCurrency, CURRENCIES } from "../platform/currencies.ts";
-import { fitsStorage, formatAmount, formatAtScale, fractionDigits, isZero, parseAmount, type Amount } from "../platform/money.ts";
+import { exceedsStorage, fitsStorage, formatAmount, formatAtScale, fractionDigits, isZero, MAX_INTEGER_DIGITS, parseAmount, type Amount } from "../platform/money.ts";
 import { recordEvent } from "../events/record-event.ts";
 import { PaymentOrder } from "./entities.ts";
 import { orderRecord } from "./order-record.ts";
@@ -156,6 +156,10 @@ async function priceInAsset(wallet: WalletPort, asset: RegistryAsset, amount: Am
     return { amountToPay: amount, rate: null, rateAt: null };
   }
   const quote = await wallet.quote({ amount: formatAmount(amount), currency, asset: asset.code });
+  // A huge amount converted to a cheap asset can exceed what an amount may be: the merchant's input, a 400.
+  if (/^\d+(\.\d+)?$/.test(quote.assetAmount) && exceedsStorage(quote.assetAmount)) {
+    throw invalid("INVALID_REQUEST", `amount: converted to ${asset.code} it is ${quote.assetAmount}, more than the largest amount allowed (less than 10^${MAX_INTEGER_DIGITS})`);
+  }
   const amountToPay = parseAmount(quote.assetAmount);
   if (fractionDigits(amountToPay) > asset.decimals || !fitsStorage(amountToPay)) {
     throw new DomainError("unavailable", "WALLET_UNAVAILABLE", `the wallet quoted ${quote.assetAmount}, not an amount of ${asset.code}`);

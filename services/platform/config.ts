@@ -47,7 +47,18 @@ export interface Config {
   readonly dunningFinalStatus: "UNPAID" | "CANCELLED";
   /** Days before each renewal that subscription.charge_upcoming is sent (CHARGE_NOTICE_DAYS; 0 = never). */
   readonly chargeNoticeDays: number;
+  /** Address the services (RPC) port binds to (SERVICES_HOST, default 127.0.0.1). */
+  readonly servicesHost: string;
+  /** Per-merchant token bucket on /api/v1: capacity (RATE_LIMIT_BURST) and refill per second (RATE_LIMIT_PER_SECOND). */
+  readonly rateLimitBurst: number;
+  readonly rateLimitPerSecond: number;
+  /** Which peers may set X-Forwarded-For/-Proto/-Host (TRUST_PROXY): off, a hop count, or addresses/CIDRs. */
+  readonly trustProxy: TrustProxy;
 }
+
+/** `false`: forwarded headers are ignored; a number: that many proxy hops are trusted; a list: those peers are. */
+export type TrustProxy = false | number | readonly string[];
+
 
 export const SERVICE_NAMES = ["merchants", "catalog", "wallet", "subscriptions", "orders", "events", "sandbox"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -198,6 +209,10 @@ export function loadConfig(env: Env = process.env): Config {
     dunningRetryDays: Object.freeze(dunningRetryDays),
     dunningFinalStatus: dunningFinalStatus as "UNPAID" | "CANCELLED",
     chargeNoticeDays: int("CHARGE_NOTICE_DAYS", 3, 0, 365),
+    servicesHost: str("SERVICES_HOST", "127.0.0.1"),
+    rateLimitBurst: int("RATE_LIMIT_BURST", 200, 1, 100_000),
+    rateLimitPerSecond: int("RATE_LIMIT_PER_SECOND", 100, 1, 100_000),
+    trustProxy: parseTrustProxy(str("TRUST_PROXY", "false"), problems),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
@@ -207,6 +222,28 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return Object.freeze(config);
+}
+
+const IPV4_OR_CIDR = /^(\d{1,3}\.){3}\d{1,3}(\/\d{1,2})?$/;
+const IPV6_OR_CIDR = /^[0-9a-f:.]*:[0-9a-f:.]*(\/\d{1,3})?$/i;
+const PROXY_PRESETS = ["loopback", "linklocal", "uniquelocal"];
+
+/**
+ * TRUST_PROXY: `false` (default) / `0`, a hop count (`1` = one proxy in front),
+ * or a comma-separated list of proxy addresses and CIDRs (also the presets
+ * loopback, linklocal, uniquelocal). `true` is refused: trusting every peer is
+ * what lets a client pick its own address.
+ */
+function parseTrustProxy(raw: string, problems: string[]): TrustProxy {
+  if (raw === "false" || raw === "0") return false;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = items.filter((i) => !PROXY_PRESETS.includes(i) && !IPV4_OR_CIDR.test(i) && !IPV6_OR_CIDR.test(i));
+  if (items.length === 0 || bad.length) {
+    problems.push(`TRUST_PROXY must be false, a hop count (1-99) or comma-separated proxy addresses/CIDRs (got "${raw}")`);
+    return false;
+  }
+  return Object.freeze(items);
 }
 
 /** Worker groups scale separately; each owns the queues named after it. */

@@ -1,4 +1,5 @@
 import { invalid } from "./errors.ts";
+import { findInexactNumber } from "./exact-numbers.ts";
 
 /** Metadata crosses RPC as JSON text; it must be an object. Empty text means {}. */
 export function parseMetadataJson(text: string): Record<string, unknown> {
@@ -14,6 +15,9 @@ export function parseMetadataJson(text: string): Record<string, unknown> {
   }
   // Postgres jsonb refuses the NUL character in any string: refuse it here as bad input, not a 500.
   if (hasNul(value)) throw invalid("INVALID_REQUEST", "metadata: keys and values must not contain the NUL character (\\u0000)");
+  // Stored exactly or refused: a number that would not come back identical is named by its key path.
+  const inexact = findInexactNumber(text, "metadata");
+  if (inexact) throw invalid("INVALID_REQUEST", inexact.message);
   return value as Record<string, unknown>;
 }
 

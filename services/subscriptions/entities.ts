@@ -105,6 +105,9 @@ export const SubscriptionCharge = defineEntity({
     leaseUntil: p.datetime().nullable(),
     /** Set on a plan change's immediate charge (not a period charge; see migration 0007). */
     changeSessionId: p.uuid().nullable(),
+    /** Refunded so far (refunds/, migration 0010), in the currency and in the asset. */
+    amountRefunded: p.decimal("string").precision(38).scale(18).default("0"),
+    assetAmountRefunded: p.decimal("string").precision(38).scale(18).default("0"),
   },
 });
 

@@ -4,6 +4,7 @@ import { expireAuthorization, expireDueAuthorizations } from "./expire-authoriza
 import { settleStaleCharges } from "./first-payment.ts";
 import { subscriptionPorts } from "./ports.ts";
 import { expireAuthorizationKind, subscriptionsSweep } from "./subscription-queue.ts";
+import { settleStaleRefunds } from "./refunds/settle-refund.ts";
 
 /** Handlers of the subscriptions' `scheduler` jobs (kinds and enqueueing: subscription-queue.ts). */
 export const subscriptionJobs = [
@@ -14,6 +15,7 @@ export const subscriptionJobs = [
   handleSweep(subscriptionsSweep, async (deps) => {
     await deps.clock.sync();
     await settleStaleCharges(contextFor(deps), subscriptionPorts(deps));
+    await settleStaleRefunds(contextFor(deps), subscriptionPorts(deps));
     await expireDueAuthorizations(contextFor(deps));
   }),
 ];

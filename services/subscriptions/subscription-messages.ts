@@ -73,6 +73,8 @@ export function chargeMessage(c: ChargeRecord) {
       attempt: c.attempt,
       walletTransactionId: c.walletTransactionId ?? undefined,
       createdAt: toTimestamp(c.createdAt),
+      amountRefunded: c.amountRefunded,
+      assetAmountRefunded: c.assetAmountRefunded,
     },
     c,
   );

@@ -78,6 +78,8 @@ export function chargeRecord(c: ChargeRow) {
     attempt: c.attempt,
     walletTransactionId: c.walletTransactionId ?? null,
     createdAt: iso(c.createdAt),
+    amountRefunded: formatAmount(c.amountRefunded ?? "0"),
+    assetAmountRefunded: formatAmount(c.assetAmountRefunded ?? "0"),
   };
 }
 

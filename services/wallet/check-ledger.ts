@@ -16,7 +16,8 @@ const PER_RULE = 50;
  * read-only): every transaction has at least two legs, one asset, and sums to
  * zero; the positive legs add up to the transaction's amount; each cached
  * balance equals the sum of its account's entries; no user or merchant
- * balance is negative; and each asset's balances sum to zero overall.
+ * balance is negative; each asset's balances sum to zero overall; and each
+ * refund moves money from its merchant's account to its wallet user's only.
  */
 export async function checkLedger(ctx: UseCaseContext): Promise<LedgerCheck> {
   return ctx.em.transactional(
@@ -57,6 +58,17 @@ export async function checkLedger(ctx: UseCaseContext): Promise<LedgerCheck> {
       await rule<{ asset: string; total: string }>(
         `select asset, sum(balance)::text as total from ledger_accounts group by asset having sum(balance) <> 0 order by asset`,
         (r) => `balances in ${r.asset} sum to ${formatAmount(r.total)} instead of 0`,
+      );
+      // Refunds: the named merchant's account gives, the named wallet user's account receives, nothing else.
+      await rule<{ id: string }>(
+        `select t.id from ledger_transactions t join ledger_entries e on e.transaction_id = t.id join ledger_accounts a on a.id = e.account_id
+         where t.kind = 'REFUND'
+         group by t.id, t.merchant_id, t.wallet_user_id
+         having count(*) <> 2
+             or count(*) filter (where e.amount < 0 and a.owner_type = 'MERCHANT' and a.owner_id = t.merchant_id) <> 1
+             or count(*) filter (where e.amount > 0 and a.owner_type = 'WALLET_USER' and a.owner_id = t.wallet_user_id) <> 1
+         order by t.id`,
+        (r) => `refund transaction ${r.id} does not move money from its merchant's account to its wallet user's account`,
       );
       const [counts] = await em.execute<{ transactions: string; accounts: string }[]>(
         "select (select count(*) from ledger_transactions) as transactions, (select count(*) from ledger_accounts) as accounts",

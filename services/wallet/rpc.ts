@@ -1,5 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ChargeOutcome, OwnerType, WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { ChargeOutcome, OwnerType, RefundOutcome, WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { invalid } from "../platform/errors.ts";
 import { toOptionalTimestamp, toTimestamp } from "../platform/timestamps.ts";
@@ -7,7 +8,7 @@ import { withRecordJson } from "../platform/rpc/record-json.ts";
 import type { ChargeOutcome as Outcome, WalletUserRow } from "./entities.ts";
 import { ASSETS, type AssetInfo } from "./assets.ts";
 import { staticRateSource, type RateSource } from "./rates.ts";
-import { assetRecord, balanceRecord, walletUserRecord } from "./wallet-records.ts";
+import { assetRecord, balanceRecord, balanceTransactionRecord, walletUserRecord } from "./wallet-records.ts";
 import { createWalletUser } from "./create-wallet-user.ts";
 import { getWalletUser } from "./get-wallet-user.ts";
 import { findWalletUserByEmail } from "./find-wallet-user-by-email.ts";
@@ -19,6 +20,8 @@ import { creditWalletUser } from "./credit-wallet-user.ts";
 import { charge } from "./charge.ts";
 import { creditMerchant } from "./credit-merchant.ts";
 import { checkLedger } from "./check-ledger.ts";
+import { refund } from "./refund.ts";
+import { listBalanceTransactions } from "./list-balance-transactions.ts";
 import { freezeWalletUser, unfreezeWalletUser } from "./freeze-wallet-user.ts";
 import { setAccountFrozen } from "./set-account-frozen.ts";
 import { enqueueAccountCredited } from "../subscriptions/renewals/renewal-queue.ts";
@@ -116,6 +119,49 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
         description: req.description,
       });
       return { transactionId: res.transactionId, account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }) };
+    },
+    async refund(req) {
+      const res = await refund(contextFor(deps), {
+        idempotencyKey: req.idempotencyKey,
+        merchantId: req.merchantId,
+        walletUserId: req.walletUserId,
+        asset: req.asset,
+        amount: req.amount,
+        description: req.description,
+      });
+      // Committed: for the customer's account this is an ordinary credit (a past-due subscription it funds retries now).
+      // Also on a replay: the job id is the transaction's, so a crash before this line is made good by the caller's retry.
+      if (res.transactionId) await enqueueAccountCredited(deps.queues, { walletUserId: req.walletUserId.toLowerCase(), asset: req.asset, transactionId: res.transactionId });
+      return {
+        outcome: res.outcome === "SUCCEEDED" ? RefundOutcome.SUCCEEDED : RefundOutcome.MERCHANT_BALANCE_INSUFFICIENT,
+        transactionId: res.transactionId,
+        merchantBalanceAfter: res.merchantBalanceAfter,
+      };
+    },
+    async listBalanceTransactions(req) {
+      const page = await listBalanceTransactions(contextFor(deps), {
+        merchantId: req.merchantId,
+        asset: req.asset,
+        type: req.type,
+        createdAfter: req.createdAfter ? timestampDate(req.createdAfter) : undefined,
+        limit: req.limit,
+        cursor: req.cursor,
+      });
+      return {
+        transactions: page.items.map((t) => withRecordJson({
+          id: t.id,
+          type: t.type,
+          asset: t.asset,
+          amount: t.amount,
+          balanceAfter: t.balanceAfter,
+          sourceType: t.sourceType ?? undefined,
+          sourceId: t.sourceId ?? undefined,
+          transactionId: t.transactionId,
+          createdAt: toTimestamp(t.createdAt),
+        }, balanceTransactionRecord(t))),
+        hasMore: page.hasMore,
+        nextCursor: page.nextCursor,
+      };
     },
     async checkLedger() {
       const res = await checkLedger(contextFor(deps));

@@ -2,6 +2,7 @@ import { iso, isoOrNull } from "../platform/timestamps.ts";
 import type { AssetInfo } from "./assets.ts";
 import type { WalletUserRow } from "./entities.ts";
 import type { AccountView } from "./list-accounts.ts";
+import type { BalanceTransactionView } from "./list-balance-transactions.ts";
 
 /**
  * What callers may see of a wallet user (the operator REST body and CLI
@@ -31,6 +32,19 @@ export const assetRecord = (asset: AssetInfo) => ({
   currency: asset.currency,
   name: asset.name,
   requiredConfirmations: asset.requiredConfirmations,
+});
+
+/** One movement of a merchant's account as the merchant sees it (GET /api/v1/balance-transactions). */
+export const balanceTransactionRecord = (t: BalanceTransactionView) => ({
+  id: t.id,
+  object: "balance_transaction" as const,
+  type: t.type,
+  asset: t.asset,
+  amount: t.amount,
+  balanceAfter: t.balanceAfter,
+  sourceType: t.sourceType,
+  sourceId: t.sourceId,
+  createdAt: iso(t.createdAt),
 });
 
 export type WalletUserRecord = ReturnType<typeof walletUserRecord>;

@@ -5,7 +5,7 @@ import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS } from "../support/browser.ts";
-import { createPlan, createWalletUser, eventsOf, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
+import { createPlan, createWalletUser, eventsOf, eventually, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../support/change-sessions.ts";
 
 const VIEWPORTS = [
@@ -91,6 +91,11 @@ describe("customer self-service page (headless Chromium)", function () {
         const { user, acmeSub, globexSub, old } = await customer();
         const stranger = await createWalletUser(sys, { USDT_TRON: "100" });
         const strangers = await approvedSubscription(acme, client, (await createPlan(acme, { name: "Stranger Plan" })).id, stranger.id);
+        // Part of the first Acme charge is refunded: the page shows it.
+        const [charge] = (await acme.get(`/api/v1/subscriptions/${acmeSub}/charges`)).body.data;
+        const refund = await acme.post("/api/v1/refunds", { chargeId: charge.id, amount: "5" });
+        expect(refund.status, refund.text).to.be.oneOf([200, 201, 202]);
+        await eventually(async () => ((await acme.get(`/api/v1/refunds/${refund.body.id}`)).body.status === "SUCCEEDED" ? true : undefined), 15_000, "refund");
         const page = await context.newPage();
         const first = await page.goto(pageUrl());
         expect(first!.status()).to.equal(200);
@@ -108,7 +113,7 @@ describe("customer self-service page (headless Chromium)", function () {
 
         const acmeCard = page.locator(`section[data-subscription-id="${acmeSub}"]`);
         const acmeText = (await acmeCard.textContent())!;
-        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "ACTIVE", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "SUCCEEDED", "10.5 USDT_TRON"]) {
+        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "ACTIVE", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "SUCCEEDED", "10.5 USDT_TRON", "Refunded", "5.00 USD (5 USDT_TRON)"]) {
           expect(acmeText).to.include(part);
         }
         const globexText = (await page.locator(`section[data-subscription-id="${globexSub}"]`).textContent())!;
@@ -124,7 +129,7 @@ describe("customer self-service page (headless Chromium)", function () {
         expect(await form.locator("button[name=action][value=cancel-subscription]").count()).to.equal(1);
         expect(await form.locator("button[name=action][value=change-funding-asset]").count()).to.equal(1);
         expect(await form.locator("[name=fundingAsset][value=USDT_TRON]").isChecked()).to.equal(true);
-        expect(await form.textContent()).to.include("Balance: 79 USDT_TRON").and.include("Balance: 40 USDC_ETH");
+        expect(await form.textContent()).to.include("Balance: 84 USDT_TRON").and.include("Balance: 40 USDC_ETH");
 
         if (isMobile) {
           for (const selector of ["button[name=action][value=cancel-subscription]", "input[name=pin]", "[name=fundingAsset]"]) {

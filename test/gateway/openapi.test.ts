@@ -59,4 +59,25 @@ describe("OpenAPI document", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("lists the 400 that operations without a body schema really answer (a body that is not JSON)", async () => {
+    const { api } = await sys.createMerchant();
+    const id = "00000000-0000-4000-8000-000000000000";
+    for (const [path, template] of [
+      [`/api/v1/subscriptions/${id}/pause`, "/api/v1/subscriptions/{id}/pause"],
+      [`/api/v1/subscriptions/${id}/cancel`, "/api/v1/subscriptions/{id}/cancel"],
+      [`/api/v1/webhook-endpoints/${id}/rotate-secret`, "/api/v1/webhook-endpoints/{id}/rotate-secret"],
+    ]) {
+      const res = await api.request("POST", path!, { raw: "{not json", headers: { "content-type": "application/json" } });
+      expect(res.status, path).to.equal(400);
+      expect(doc.paths[template!].post.responses).to.include.keys("400", "401", "404", "413", "429", "500", "503");
+    }
+  });
+
+  it("documents the rate-limit headers on merchant operations", () => {
+    const list = doc.paths["/api/v1/subscription-plans"].get.responses;
+    expect(list["200"].headers).to.have.keys("RateLimit", "RateLimit-Policy");
+    expect(list["429"].headers).to.include.keys("Retry-After");
+    expect(doc.paths["/admin/v1/merchants/{id}"].patch.requestBody.content["application/json"].schema.properties).to.have.keys("rateLimitPerSecond", "rateLimitBurst");
+  });
 });

@@ -1,3 +1,5 @@
+import { recordAnswer } from "./answers-seen.ts";
+
 /** A small fetch wrapper for black-box REST tests. */
 export interface ApiResponse<T = any> {
   status: number;
@@ -22,6 +24,7 @@ export function apiClient(baseUrl: string, defaultHeaders: Record<string, string
       headers["content-type"] ??= "application/json";
     }
     const res = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: "manual" });
+    recordAnswer(method, `${baseUrl}${path}`, res.status);
     const text = await res.text();
     let parsed: unknown = undefined;
     try {

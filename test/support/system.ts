@@ -56,6 +56,9 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     DB_POOL_MAX: "5",
     SWEEP_INTERVAL_MS: "500",
+    // Tests drive merchants far faster than the default limit; rate-limit tests set their own.
+    RATE_LIMIT_BURST: "100000",
+    RATE_LIMIT_PER_SECOND: "100000",
     ...options.env,
   });
   const logger = createLogger(config.logLevel);

@@ -2,6 +2,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { withPlainGrpcStatus } from "./grpc-status-text.ts";
 
 export interface ServicesServer {
   listen(port: number, host?: string): Promise<number>;
@@ -14,14 +15,14 @@ export interface ServicesServer {
  */
 export function createServicesServer(routes: (router: ConnectRouter) => void, interceptors: Interceptor[]): ServicesServer {
   const handler = connectNodeAdapter({ routes, grpc: true, connect: true, grpcWeb: false, interceptors });
-  const server = http2.createServer(handler);
+  const server = http2.createServer(withPlainGrpcStatus(handler));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
   });
   return {
-    listen: (port, host = "0.0.0.0") =>
+    listen: (port, host = "127.0.0.1") =>
       new Promise((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, host, () => resolve((server.address() as AddressInfo).port));

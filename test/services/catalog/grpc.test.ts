@@ -57,9 +57,14 @@ describe("catalog service over gRPC (@grpc/grpc-js)", () => {
     expect(created.plan.interval).to.equal("INTERVAL_MONTH");
     const got = await call("GetPlan", { merchantId, id: created.plan.id }, authed());
     expect(got.plan.name).to.equal("gRPC plan");
-    const other = await call("GetPlan", { merchantId: "00000000-0000-4000-8000-000000000000", id: created.plan.id }, authed()).catch((e) => e);
+    const otherMerchant = (await sys.createMerchant("Other")).id;
+    const other = await call("GetPlan", { merchantId: otherMerchant, id: created.plan.id }, authed()).catch((e) => e);
     expect(other.code).to.equal(grpc.status.NOT_FOUND);
     expect(other.metadata.get("billing-error-code")).to.deep.equal(["PLAN_NOT_FOUND"]);
+    // A merchant that does not exist at all is NOT_FOUND too, named as such.
+    const unknown = await call("GetPlan", { merchantId: "00000000-0000-4000-8000-000000000000", id: created.plan.id }, authed()).catch((e) => e);
+    expect(unknown.code).to.equal(grpc.status.NOT_FOUND);
+    expect(unknown.metadata.get("billing-error-code")).to.deep.equal(["MERCHANT_NOT_FOUND"]);
   });
 
   it("maps domain validation to INVALID_ARGUMENT", async () => {

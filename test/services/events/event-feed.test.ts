@@ -83,6 +83,8 @@ describe("event feed (GET /api/v1/events?sequenceAfter=)", () => {
     const theirs = (await other.api.get("/api/v1/events?sequenceAfter=0")).body.data as { id: string }[];
     expect(theirs).to.have.length(2);
     expect(mine.some((e) => theirs.some((t) => t.id === e.id))).to.equal(false);
+    // Each merchant's feed is numbered on its own: a new merchant starts at 1, whatever others did.
+    expect((theirs as unknown as { sequence: number }[]).map((e) => e.sequence)).to.deep.equal([1, 2]);
     for (const bad of ["-1", "abc", "1.5"]) {
       const res = await api.get(`/api/v1/events?sequenceAfter=${bad}`);
       expect(res.status).to.equal(400);
@@ -91,5 +93,23 @@ describe("event feed (GET /api/v1/events?sequenceAfter=)", () => {
     const mixed = await api.get("/api/v1/events?sequenceAfter=0&createdAfter=2026-01-01T00:00:00Z");
     expect(mixed.status).to.equal(400);
     expect(mixed.body.message).to.contain("sequenceAfter");
+  });
+
+  it("numbers each merchant's feed gap-free in commit order, even when merchants' events interleave in one relay batch", async () => {
+    const a = await sys.createMerchant("Interleaved A");
+    const b = await sys.createMerchant("Interleaved B");
+    for (let i = 0; i < 3; i++) {
+      await emitEvents(sys, a.id, 1);
+      await emitEvents(sys, b.id, 2);
+    }
+    await relay();
+    await emitEvents(sys, a.id, 2);
+    await relay();
+    const seqA = (await a.api.get("/api/v1/events?sequenceAfter=0")).body.data.map((e: { sequence: number }) => e.sequence);
+    const seqB = (await b.api.get("/api/v1/events?sequenceAfter=0")).body.data.map((e: { sequence: number }) => e.sequence);
+    expect(seqA).to.deep.equal([1, 2, 3, 4, 5]);
+    expect(seqB).to.deep.equal([1, 2, 3, 4, 5, 6]);
+    const afterThree = (await a.api.get("/api/v1/events?sequenceAfter=3")).body.data.map((e: { sequence: number }) => e.sequence);
+    expect(afterThree).to.deep.equal([4, 5]);
   });
 });

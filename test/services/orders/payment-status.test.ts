@@ -135,7 +135,9 @@ describe("payment order status paths (ReportDeposit over gRPC/Connect)", () => {
 
   it("answers text Postgres cannot store (NUL) as a client error over RPC too, never Internal", async () => {
     const lookup = await rpcFailure(orders.getPaymentOrderByExternalId({ merchantId: merchant.id, externalId: "a\u0000b" }));
-    expect(lookup).to.include({ code: Code.NotFound, errorCode: "PAYMENT_ORDER_NOT_FOUND" });
+    // Every RPC checks its strings before any use case (services/platform/rpc/validate-request.ts).
+    expect(lookup).to.include({ code: Code.InvalidArgument });
+    expect(lookup.message).to.match(/^externalId: must not contain the NUL character/);
     const create = await rpcFailure(
       orders.createPaymentOrder({
         merchantId: merchant.id,

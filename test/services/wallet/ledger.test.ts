@@ -20,6 +20,12 @@ describe("wallet ledger over RPC", () => {
     await sys?.close();
   });
 
+  /** Charges and merchant credits are scoped to a merchant that exists (the RPC layer answers NOT_FOUND otherwise). */
+  const newMerchant = async () => {
+    const id = randomUUID();
+    await sys.sql("insert into merchants (id, name, created_at) values (?, 'Ledger merchant', now())", [id]);
+    return id;
+  };
   const newUser = async () => (await wallet.createWalletUser({ email: uniqueEmail(), password: "password-1", pin: "123456" })).user!;
   const fundedUser = async (asset: string, amount: string) => {
     const user = await newUser();
@@ -59,7 +65,7 @@ describe("wallet ledger over RPC", () => {
 
   it("charges: moves the exact amount from the user to the merchant as one balanced transaction", async () => {
     const user = await fundedUser("USDT_TRON", "100");
-    const merchantId = randomUUID();
+    const merchantId = await newMerchant();
     const res = await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId, asset: "USDT_TRON", amount: "10.5", description: "Pro plan" });
     expect(res).to.include({ outcome: ChargeOutcome.SUCCEEDED, balanceAfter: "89.5" });
     expect(res.transactionId).to.be.a("string");
@@ -72,7 +78,7 @@ describe("wallet ledger over RPC", () => {
 
   it("refuses a charge above the balance as INSUFFICIENT_FUNDS and moves nothing", async () => {
     const user = await fundedUser("BTC", "0.001");
-    const merchantId = randomUUID();
+    const merchantId = await newMerchant();
     const res = await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId, asset: "BTC", amount: "0.00100001" });
     expect(res).to.include({ outcome: ChargeOutcome.INSUFFICIENT_FUNDS, balanceAfter: "0.001" });
     expect(res.transactionId).to.equal(undefined);
@@ -83,7 +89,7 @@ describe("wallet ledger over RPC", () => {
 
   it("replays a succeeded charge on retry with the same key: one movement, same answer", async () => {
     const user = await fundedUser("ETH", "1");
-    const merchantId = randomUUID();
+    const merchantId = await newMerchant();
     const request = { idempotencyKey: `renewal-${randomUUID()}`, walletUserId: user.id, merchantId, asset: "ETH", amount: "0.25" };
     const first = await wallet.charge(request);
     const second = await wallet.charge(request);
@@ -96,7 +102,7 @@ describe("wallet ledger over RPC", () => {
 
   it("runs parallel retries with the same key exactly once", async () => {
     const user = await fundedUser("USDC_ETH", "50");
-    const request = { idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: randomUUID(), asset: "USDC_ETH", amount: "20" };
+    const request = { idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: await newMerchant(), asset: "USDC_ETH", amount: "20" };
     const results = await Promise.all(Array.from({ length: 10 }, () => wallet.charge(request)));
     expect(new Set(results.map((r) => r.transactionId)).size).to.equal(1);
     expect(results.every((r) => r.outcome === ChargeOutcome.SUCCEEDED && r.balanceAfter === "30")).to.equal(true);
@@ -105,7 +111,7 @@ describe("wallet ledger over RPC", () => {
 
   it("does not make a refusal final: a retry with the same key after a top-up succeeds (every attempt is recorded)", async () => {
     const user = await fundedUser("USDT_TRON", "5");
-    const request = { idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: randomUUID(), asset: "USDT_TRON", amount: "10" };
+    const request = { idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: await newMerchant(), asset: "USDT_TRON", amount: "10" };
     expect((await wallet.charge(request)).outcome).to.equal(ChargeOutcome.INSUFFICIENT_FUNDS);
     await wallet.creditWalletUser({ walletUserId: user.id, asset: "USDT_TRON", amount: "5" });
     const retried = await wallet.charge(request);
@@ -116,7 +122,7 @@ describe("wallet ledger over RPC", () => {
 
   it("refuses a key reused for a different movement with 409 IDEMPOTENCY_KEY_REUSED", async () => {
     const user = await fundedUser("USDT_TRON", "100");
-    const request = { idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: randomUUID(), asset: "USDT_TRON", amount: "10" };
+    const request = { idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: await newMerchant(), asset: "USDT_TRON", amount: "10" };
     await wallet.charge(request);
     expect(await rpcFailure(wallet.charge({ ...request, amount: "11" }))).to.include({ code: Code.AlreadyExists, errorCode: "IDEMPOTENCY_KEY_REUSED" });
     expect(await rpcFailure(wallet.creditMerchant({ idempotencyKey: request.idempotencyKey, merchantId: request.merchantId, asset: "USDT_TRON", amount: "10" }))).to.include({
@@ -128,7 +134,8 @@ describe("wallet ledger over RPC", () => {
 
   it("answers ACCOUNT_FROZEN when the user or the account is frozen, and charges again once unfrozen", async () => {
     const user = await fundedUser("USDT_TRON", "100");
-    const charge = () => wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: randomUUID(), asset: "USDT_TRON", amount: "1" });
+    const merchantId = await newMerchant();
+    const charge = () => wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId, asset: "USDT_TRON", amount: "1" });
 
     await wallet.freezeWalletUser({ id: user.id });
     expect(await charge()).to.include({ outcome: ChargeOutcome.ACCOUNT_FROZEN, balanceAfter: "100" });
@@ -142,7 +149,7 @@ describe("wallet ledger over RPC", () => {
     // Only that asset's account is frozen.
     await wallet.creditWalletUser({ walletUserId: user.id, asset: "BTC", amount: "1" });
     expect(
-      (await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: randomUUID(), asset: "BTC", amount: "0.5" })).outcome,
+      (await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: await newMerchant(), asset: "BTC", amount: "0.5" })).outcome,
     ).to.equal(ChargeOutcome.SUCCEEDED);
     await wallet.unfreezeAccount({ ownerType: OwnerType.WALLET_USER, ownerId: user.id, asset: "USDT_TRON" });
     expect(await charge()).to.include({ outcome: ChargeOutcome.SUCCEEDED, balanceAfter: "100" });
@@ -150,7 +157,7 @@ describe("wallet ledger over RPC", () => {
 
   it("never overdraws under 20 parallel charges against a balance that covers 5", async () => {
     const user = await fundedUser("USDT_TRON", "50");
-    const merchantId = randomUUID();
+    const merchantId = await newMerchant();
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
         wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId, asset: "USDT_TRON", amount: "10" }),
@@ -166,7 +173,7 @@ describe("wallet ledger over RPC", () => {
   });
 
   it("credits merchants idempotently from the payment-receipts system account", async () => {
-    const merchantId = randomUUID();
+    const merchantId = await newMerchant();
     const request = { idempotencyKey: `order-${randomUUID()}`, merchantId, asset: "BTC", amount: "0.00012345", description: "order 42" };
     const first = await wallet.creditMerchant(request);
     const again = await wallet.creditMerchant(request);
@@ -182,7 +189,7 @@ describe("wallet ledger over RPC", () => {
 
   it("refuses amounts with more fraction digits than the asset has, zero, unknown assets and bad ids, naming the field", async () => {
     const user = await fundedUser("BTC", "1");
-    const base: Record<string, string> = { idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: randomUUID(), asset: "BTC", amount: "0.1" };
+    const base: Record<string, string> = { idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: await newMerchant(), asset: "BTC", amount: "0.1" };
     const cases: [Record<string, string>, string][] = [
       [{ amount: "0.000000001" }, "amount: BTC has 8 decimals"],
       [{ amount: "0" }, "amount: must be greater than 0"],

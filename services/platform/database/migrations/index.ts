@@ -8,7 +8,9 @@ import { Migration0006RecurringBilling } from "./0006-recurring-billing.ts";
 import { Migration0007ChangeSessions } from "./0007-change-sessions.ts";
 import { Migration0008EventFeed } from "./0008-event-feed.ts";
 import { Migration0009MerchantCancelsChange } from "./0009-merchant-cancels-change.ts";
+import { Migration0010Refunds } from "./0010-refunds.ts";
 import { Migration0011PlanLifecycleAndSelfService } from "./0011-plan-lifecycle-and-self-service.ts";
+import { Migration0012RateLimitsAndFeeds } from "./0012-rate-limits-and-feeds.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -24,5 +26,7 @@ export const migrations: MigrationObject[] = [
   { name: "0007-change-sessions", class: Migration0007ChangeSessions },
   { name: "0008-event-feed", class: Migration0008EventFeed },
   { name: "0009-merchant-cancels-change", class: Migration0009MerchantCancelsChange },
+  { name: "0010-refunds", class: Migration0010Refunds },
   { name: "0011-plan-lifecycle-and-self-service", class: Migration0011PlanLifecycleAndSelfService },
+  { name: "0012-rate-limits-and-feeds", class: Migration0012RateLimitsAndFeeds },
 ];

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file billing/merchants/v1/merchants.proto.
  */
 export const file_billing_merchants_v1_merchants: GenFile = /*@__PURE__*/
-  fileDesc("CiRiaWxsaW5nL21lcmNoYW50cy92MS9tZXJjaGFudHMucHJvdG8SFGJpbGxpbmcubWVyY2hhbnRzLnYxIlQKCE1lcmNoYW50EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJQoVQ3JlYXRlTWVyY2hhbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkibwoWQ3JlYXRlTWVyY2hhbnRSZXNwb25zZRIwCghtZXJjaGFudBgBIAEoCzIeLmJpbGxpbmcubWVyY2hhbnRzLnYxLk1lcmNoYW50EhIKCmFwaV9rZXlfaWQYAiABKAkSDwoHYXBpX2tleRgDIAEoCSIgChJHZXRNZXJjaGFudFJlcXVlc3QSCgoCaWQYASABKAkiRwoTR2V0TWVyY2hhbnRSZXNwb25zZRIwCghtZXJjaGFudBgBIAEoCzIeLmJpbGxpbmcubWVyY2hhbnRzLnYxLk1lcmNoYW50IioKE0NyZWF0ZUFwaUtleVJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkiMwoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USCgoCaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCSI6ChNSZXZva2VBcGlLZXlSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCSIWChRSZXZva2VBcGlLZXlSZXNwb25zZSIsChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0Eg8KB2FwaV9rZXkYASABKAkiQQoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USEwoLbWVyY2hhbnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJMqkECg9NZXJjaGFudFNlcnZpY2USawoOQ3JlYXRlTWVyY2hhbnQSKy5iaWxsaW5nLm1lcmNoYW50cy52MS5DcmVhdGVNZXJjaGFudFJlcXVlc3QaLC5iaWxsaW5nLm1lcmNoYW50cy52MS5DcmVhdGVNZXJjaGFudFJlc3BvbnNlEmIKC0dldE1lcmNoYW50EiguYmlsbGluZy5tZXJjaGFudHMudjEuR2V0TWVyY2hhbnRSZXF1ZXN0GikuYmlsbGluZy5tZXJjaGFudHMudjEuR2V0TWVyY2hhbnRSZXNwb25zZRJlCgxDcmVhdGVBcGlLZXkSKS5iaWxsaW5nLm1lcmNoYW50cy52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiouYmlsbGluZy5tZXJjaGFudHMudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USZQoMUmV2b2tlQXBpS2V5EikuYmlsbGluZy5tZXJjaGFudHMudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBoqLmJpbGxpbmcubWVyY2hhbnRzLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEncKEkF1dGhlbnRpY2F0ZUFwaUtleRIvLmJpbGxpbmcubWVyY2hhbnRzLnYxLkF1dGhlbnRpY2F0ZUFwaUtleVJlcXVlc3QaMC5iaWxsaW5nLm1lcmNoYW50cy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiRiaWxsaW5nL21lcmNoYW50cy92MS9tZXJjaGFudHMucHJvdG8SFGJpbGxpbmcubWVyY2hhbnRzLnYxItsBCghNZXJjaGFudBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiIKFXJhdGVfbGltaXRfcGVyX3NlY29uZBgEIAEoBUgAiAEBEh0KEHJhdGVfbGltaXRfYnVyc3QYBSABKAVIAYgBARITCgtyZWNvcmRfanNvbhgGIAEoCUIYChZfcmF0ZV9saW1pdF9wZXJfc2Vjb25kQhMKEV9yYXRlX2xpbWl0X2J1cnN0IiUKFUNyZWF0ZU1lcmNoYW50UmVxdWVzdBIMCgRuYW1lGAEgASgJIm8KFkNyZWF0ZU1lcmNoYW50UmVzcG9uc2USMAoIbWVyY2hhbnQYASABKAsyHi5iaWxsaW5nLm1lcmNoYW50cy52MS5NZXJjaGFudBISCgphcGlfa2V5X2lkGAIgASgJEg8KB2FwaV9rZXkYAyABKAkiIAoSR2V0TWVyY2hhbnRSZXF1ZXN0EgoKAmlkGAEgASgJIkcKE0dldE1lcmNoYW50UmVzcG9uc2USMAoIbWVyY2hhbnQYASABKAsyHi5iaWxsaW5nLm1lcmNoYW50cy52MS5NZXJjaGFudCIqChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJIjMKFENyZWF0ZUFwaUtleVJlc3BvbnNlEgoKAmlkGAEgASgJEg8KB2FwaV9rZXkYAiABKAkiOgoTUmV2b2tlQXBpS2V5UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkiFgoUUmV2b2tlQXBpS2V5UmVzcG9uc2UiLAoZQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBIPCgdhcGlfa2V5GAEgASgJIkEKGkF1dGhlbnRpY2F0ZUFwaUtleVJlc3BvbnNlEhMKC21lcmNoYW50X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCSKkAQobU2V0TWVyY2hhbnRSYXRlTGltaXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEiIKFXJhdGVfbGltaXRfcGVyX3NlY29uZBgCIAEoBUgAiAEBEh0KEHJhdGVfbGltaXRfYnVyc3QYAyABKAVIAYgBAUIYChZfcmF0ZV9saW1pdF9wZXJfc2Vjb25kQhMKEV9yYXRlX2xpbWl0X2J1cnN0IlAKHFNldE1lcmNoYW50UmF0ZUxpbWl0UmVzcG9uc2USMAoIbWVyY2hhbnQYASABKAsyHi5iaWxsaW5nLm1lcmNoYW50cy52MS5NZXJjaGFudDKoBQoPTWVyY2hhbnRTZXJ2aWNlEmsKDkNyZWF0ZU1lcmNoYW50EisuYmlsbGluZy5tZXJjaGFudHMudjEuQ3JlYXRlTWVyY2hhbnRSZXF1ZXN0GiwuYmlsbGluZy5tZXJjaGFudHMudjEuQ3JlYXRlTWVyY2hhbnRSZXNwb25zZRJiCgtHZXRNZXJjaGFudBIoLmJpbGxpbmcubWVyY2hhbnRzLnYxLkdldE1lcmNoYW50UmVxdWVzdBopLmJpbGxpbmcubWVyY2hhbnRzLnYxLkdldE1lcmNoYW50UmVzcG9uc2USZQoMQ3JlYXRlQXBpS2V5EikuYmlsbGluZy5tZXJjaGFudHMudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBoqLmJpbGxpbmcubWVyY2hhbnRzLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEmUKDFJldm9rZUFwaUtleRIpLmJpbGxpbmcubWVyY2hhbnRzLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaKi5iaWxsaW5nLm1lcmNoYW50cy52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJ3ChJBdXRoZW50aWNhdGVBcGlLZXkSLy5iaWxsaW5nLm1lcmNoYW50cy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0GjAuYmlsbGluZy5tZXJjaGFudHMudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USfQoUU2V0TWVyY2hhbnRSYXRlTGltaXQSMS5iaWxsaW5nLm1lcmNoYW50cy52MS5TZXRNZXJjaGFudFJhdGVMaW1pdFJlcXVlc3QaMi5iaWxsaW5nLm1lcmNoYW50cy52MS5TZXRNZXJjaGFudFJhdGVMaW1pdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message billing.merchants.v1.Merchant
@@ -32,6 +32,25 @@ export type Merchant = Message<"billing.merchants.v1.Merchant"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 3;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The merchant's own /api/v1 token bucket; absent = the RATE_LIMIT_* defaults.
+   *
+   * @generated from field: optional int32 rate_limit_per_second = 4;
+   */
+  rateLimitPerSecond?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 rate_limit_burst = 5;
+   */
+  rateLimitBurst?: number | undefined;
+
+  /**
+   * The operator-facing record as JSON (the REST body, built once in the service).
+   *
+   * @generated from field: string record_json = 6;
+   */
+  recordJson: string;
 };
 
 /**
@@ -233,6 +252,52 @@ export const AuthenticateApiKeyResponseSchema: GenMessage<AuthenticateApiKeyResp
   messageDesc(file_billing_merchants_v1_merchants, 10);
 
 /**
+ * @generated from message billing.merchants.v1.SetMerchantRateLimitRequest
+ */
+export type SetMerchantRateLimitRequest = Message<"billing.merchants.v1.SetMerchantRateLimitRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * Each 1-100000; 0 = back to the RATE_LIMIT_* default; absent = unchanged.
+   *
+   * @generated from field: optional int32 rate_limit_per_second = 2;
+   */
+  rateLimitPerSecond?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 rate_limit_burst = 3;
+   */
+  rateLimitBurst?: number | undefined;
+};
+
+/**
+ * Describes the message billing.merchants.v1.SetMerchantRateLimitRequest.
+ * Use `create(SetMerchantRateLimitRequestSchema)` to create a new message.
+ */
+export const SetMerchantRateLimitRequestSchema: GenMessage<SetMerchantRateLimitRequest> = /*@__PURE__*/
+  messageDesc(file_billing_merchants_v1_merchants, 11);
+
+/**
+ * @generated from message billing.merchants.v1.SetMerchantRateLimitResponse
+ */
+export type SetMerchantRateLimitResponse = Message<"billing.merchants.v1.SetMerchantRateLimitResponse"> & {
+  /**
+   * @generated from field: billing.merchants.v1.Merchant merchant = 1;
+   */
+  merchant?: Merchant | undefined;
+};
+
+/**
+ * Describes the message billing.merchants.v1.SetMerchantRateLimitResponse.
+ * Use `create(SetMerchantRateLimitResponseSchema)` to create a new message.
+ */
+export const SetMerchantRateLimitResponseSchema: GenMessage<SetMerchantRateLimitResponse> = /*@__PURE__*/
+  messageDesc(file_billing_merchants_v1_merchants, 12);
+
+/**
  * Merchants and their API keys. Keys are returned in full only by the calls
  * that create them; the service stores a SHA-256 digest.
  *
@@ -280,6 +345,16 @@ export const MerchantService: GenService<{
     methodKind: "unary";
     input: typeof AuthenticateApiKeyRequestSchema;
     output: typeof AuthenticateApiKeyResponseSchema;
+  },
+  /**
+   * Sets the merchant's own rate limit: a field left out stays as it is, 0 = back to the default.
+   *
+   * @generated from rpc billing.merchants.v1.MerchantService.SetMerchantRateLimit
+   */
+  setMerchantRateLimit: {
+    methodKind: "unary";
+    input: typeof SetMerchantRateLimitRequestSchema;
+    output: typeof SetMerchantRateLimitResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_billing_merchants_v1_merchants, 0);

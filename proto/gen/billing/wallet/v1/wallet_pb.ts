@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file billing/wallet/v1/wallet.proto.
  */
 export const file_billing_wallet_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("Ch5iaWxsaW5nL3dhbGxldC92MS93YWxsZXQucHJvdG8SEWJpbGxpbmcud2FsbGV0LnYxIuABCgpXYWxsZXRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpwaW5fbG9ja2VkGAUgASgIEjkKEHBpbl9sb2NrZWRfdW50aWwYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESEwoLcmVjb3JkX2pzb24YByABKAlCEwoRX3Bpbl9sb2NrZWRfdW50aWwijQEKBUFzc2V0EgwKBGNvZGUYASABKAkSDwoHbmV0d29yaxgCIAEoCRIQCghkZWNpbWFscxgDIAEoBRIQCghjdXJyZW5jeRgEIAEoCRIMCgRuYW1lGAUgASgJEh4KFnJlcXVpcmVkX2NvbmZpcm1hdGlvbnMYBiABKAUSEwoLcmVjb3JkX2pzb24YByABKAkiWgoHQWNjb3VudBIKCgJpZBgBIAEoCRINCgVhc3NldBgCIAEoCRIPCgdiYWxhbmNlGAMgASgJEg4KBmZyb3plbhgEIAEoCBITCgtyZWNvcmRfanNvbhgFIAEoCSJHChdDcmVhdGVXYWxsZXRVc2VyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRILCgNwaW4YAyABKAkiRwoYQ3JlYXRlV2FsbGV0VXNlclJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIiIKFEdldFdhbGxldFVzZXJSZXF1ZXN0EgoKAmlkGAEgASgJInIKFUdldFdhbGxldFVzZXJSZXNwb25zZRIrCgR1c2VyGAEgASgLMh0uYmlsbGluZy53YWxsZXQudjEuV2FsbGV0VXNlchIsCghhY2NvdW50cxgCIAMoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiLQocRmluZFdhbGxldFVzZXJCeUVtYWlsUmVxdWVzdBINCgVlbWFpbBgBIAEoCSJMCh1GaW5kV2FsbGV0VXNlckJ5RW1haWxSZXNwb25zZRIrCgR1c2VyGAEgASgLMh0uYmlsbGluZy53YWxsZXQudjEuV2FsbGV0VXNlciI4ChVWZXJpZnlQYXNzd29yZFJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiRQoWVmVyaWZ5UGFzc3dvcmRSZXNwb25zZRIrCgR1c2VyGAEgASgLMh0uYmlsbGluZy53YWxsZXQudjEuV2FsbGV0VXNlciI3ChBWZXJpZnlQaW5SZXF1ZXN0EhYKDndhbGxldF91c2VyX2lkGAEgASgJEgsKA3BpbhgCIAEoCSKOAQoRVmVyaWZ5UGluUmVzcG9uc2USCgoCb2sYASABKAgSFQoNYXR0ZW1wdHNfbGVmdBgCIAEoBRIOCgZsb2NrZWQYAyABKAgSNQoMbG9ja2VkX3VudGlsGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQg8KDV9sb2NrZWRfdW50aWwiEwoRTGlzdEFzc2V0c1JlcXVlc3QiPgoSTGlzdEFzc2V0c1Jlc3BvbnNlEigKBmFzc2V0cxgBIAMoCzIYLmJpbGxpbmcud2FsbGV0LnYxLkFzc2V0IlEKDFF1b3RlUmVxdWVzdBIOCgZhbW91bnQYASABKAkSEAoIY3VycmVuY3kYAiABKAkSDQoFYXNzZXQYAyABKAkSEAoIcm91bmRpbmcYBCABKAkiYAoNUXVvdGVSZXNwb25zZRIUCgxhc3NldF9hbW91bnQYASABKAkSDAoEcmF0ZRgCIAEoCRIrCgdyYXRlX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZChNMaXN0QWNjb3VudHNSZXF1ZXN0EjAKCm93bmVyX3R5cGUYASABKA4yHC5iaWxsaW5nLndhbGxldC52MS5Pd25lclR5cGUSEAoIb3duZXJfaWQYAiABKAkiRAoUTGlzdEFjY291bnRzUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5iaWxsaW5nLndhbGxldC52MS5BY2NvdW50IoIBChdDcmVkaXRXYWxsZXRVc2VyUmVxdWVzdBIWCg53YWxsZXRfdXNlcl9pZBgBIAEoCRINCgVhc3NldBgCIAEoCRIOCgZhbW91bnQYAyABKAkSHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSJfChhDcmVkaXRXYWxsZXRVc2VyUmVzcG9uc2USFgoOdHJhbnNhY3Rpb25faWQYASABKAkSKwoHYWNjb3VudBgCIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiiQEKDUNoYXJnZVJlcXVlc3QSFwoPaWRlbXBvdGVuY3lfa2V5GAEgASgJEhYKDndhbGxldF91c2VyX2lkGAIgASgJEhMKC21lcmNoYW50X2lkGAMgASgJEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoCRITCgtkZXNjcmlwdGlvbhgGIAEoCSKKAQoOQ2hhcmdlUmVzcG9uc2USMQoHb3V0Y29tZRgBIAEoDjIgLmJpbGxpbmcud2FsbGV0LnYxLkNoYXJnZU91dGNvbWUSGwoOdHJhbnNhY3Rpb25faWQYAiABKAlIAIgBARIVCg1iYWxhbmNlX2FmdGVyGAMgASgJQhEKD190cmFuc2FjdGlvbl9pZCJ5ChVDcmVkaXRNZXJjaGFudFJlcXVlc3QSFwoPaWRlbXBvdGVuY3lfa2V5GAEgASgJEhMKC21lcmNoYW50X2lkGAIgASgJEg0KBWFzc2V0GAMgASgJEg4KBmFtb3VudBgEIAEoCRITCgtkZXNjcmlwdGlvbhgFIAEoCSJdChZDcmVkaXRNZXJjaGFudFJlc3BvbnNlEhYKDnRyYW5zYWN0aW9uX2lkGAEgASgJEisKB2FjY291bnQYAiABKAsyGi5iaWxsaW5nLndhbGxldC52MS5BY2NvdW50IhQKEkNoZWNrTGVkZ2VyUmVxdWVzdCJrChNDaGVja0xlZGdlclJlc3BvbnNlEgoKAm9rGAEgASgIEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhgKEGFjY291bnRzX2NoZWNrZWQYAyABKAMSEAoIcHJvYmxlbXMYBCADKAkiJQoXRnJlZXplV2FsbGV0VXNlclJlcXVlc3QSCgoCaWQYASABKAkiRwoYRnJlZXplV2FsbGV0VXNlclJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIicKGVVuZnJlZXplV2FsbGV0VXNlclJlcXVlc3QSCgoCaWQYASABKAkiSQoaVW5mcmVlemVXYWxsZXRVc2VyUmVzcG9uc2USKwoEdXNlchgBIAEoCzIdLmJpbGxpbmcud2FsbGV0LnYxLldhbGxldFVzZXIiaQoURnJlZXplQWNjb3VudFJlcXVlc3QSMAoKb3duZXJfdHlwZRgBIAEoDjIcLmJpbGxpbmcud2FsbGV0LnYxLk93bmVyVHlwZRIQCghvd25lcl9pZBgCIAEoCRINCgVhc3NldBgDIAEoCSJEChVGcmVlemVBY2NvdW50UmVzcG9uc2USKwoHYWNjb3VudBgBIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiawoWVW5mcmVlemVBY2NvdW50UmVxdWVzdBIwCgpvd25lcl90eXBlGAEgASgOMhwuYmlsbGluZy53YWxsZXQudjEuT3duZXJUeXBlEhAKCG93bmVyX2lkGAIgASgJEg0KBWFzc2V0GAMgASgJIkYKF1VuZnJlZXplQWNjb3VudFJlc3BvbnNlEisKB2FjY291bnQYASABKAsyGi5iaWxsaW5nLndhbGxldC52MS5BY2NvdW50KlwKCU93bmVyVHlwZRIaChZPV05FUl9UWVBFX1VOU1BFQ0lGSUVEEAASGgoWT1dORVJfVFlQRV9XQUxMRVRfVVNFUhABEhcKE09XTkVSX1RZUEVfTUVSQ0hBTlQQAiqXAQoNQ2hhcmdlT3V0Y29tZRIeChpDSEFSR0VfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhwKGENIQVJHRV9PVVRDT01FX1NVQ0NFRURFRBABEiUKIUNIQVJHRV9PVVRDT01FX0lOU1VGRklDSUVOVF9GVU5EUxACEiEKHUNIQVJHRV9PVVRDT01FX0FDQ09VTlRfRlJPWkVOEAMy0gwKDVdhbGxldFNlcnZpY2USawoQQ3JlYXRlV2FsbGV0VXNlchIqLmJpbGxpbmcud2FsbGV0LnYxLkNyZWF0ZVdhbGxldFVzZXJSZXF1ZXN0GisuYmlsbGluZy53YWxsZXQudjEuQ3JlYXRlV2FsbGV0VXNlclJlc3BvbnNlEmIKDUdldFdhbGxldFVzZXISJy5iaWxsaW5nLndhbGxldC52MS5HZXRXYWxsZXRVc2VyUmVxdWVzdBooLmJpbGxpbmcud2FsbGV0LnYxLkdldFdhbGxldFVzZXJSZXNwb25zZRJ6ChVGaW5kV2FsbGV0VXNlckJ5RW1haWwSLy5iaWxsaW5nLndhbGxldC52MS5GaW5kV2FsbGV0VXNlckJ5RW1haWxSZXF1ZXN0GjAuYmlsbGluZy53YWxsZXQudjEuRmluZFdhbGxldFVzZXJCeUVtYWlsUmVzcG9uc2USZQoOVmVyaWZ5UGFzc3dvcmQSKC5iaWxsaW5nLndhbGxldC52MS5WZXJpZnlQYXNzd29yZFJlcXVlc3QaKS5iaWxsaW5nLndhbGxldC52MS5WZXJpZnlQYXNzd29yZFJlc3BvbnNlElYKCVZlcmlmeVBpbhIjLmJpbGxpbmcud2FsbGV0LnYxLlZlcmlmeVBpblJlcXVlc3QaJC5iaWxsaW5nLndhbGxldC52MS5WZXJpZnlQaW5SZXNwb25zZRJZCgpMaXN0QXNzZXRzEiQuYmlsbGluZy53YWxsZXQudjEuTGlzdEFzc2V0c1JlcXVlc3QaJS5iaWxsaW5nLndhbGxldC52MS5MaXN0QXNzZXRzUmVzcG9uc2USSgoFUXVvdGUSHy5iaWxsaW5nLndhbGxldC52MS5RdW90ZVJlcXVlc3QaIC5iaWxsaW5nLndhbGxldC52MS5RdW90ZVJlc3BvbnNlEl8KDExpc3RBY2NvdW50cxImLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaJy5iaWxsaW5nLndhbGxldC52MS5MaXN0QWNjb3VudHNSZXNwb25zZRJrChBDcmVkaXRXYWxsZXRVc2VyEiouYmlsbGluZy53YWxsZXQudjEuQ3JlZGl0V2FsbGV0VXNlclJlcXVlc3QaKy5iaWxsaW5nLndhbGxldC52MS5DcmVkaXRXYWxsZXRVc2VyUmVzcG9uc2USTQoGQ2hhcmdlEiAuYmlsbGluZy53YWxsZXQudjEuQ2hhcmdlUmVxdWVzdBohLmJpbGxpbmcud2FsbGV0LnYxLkNoYXJnZVJlc3BvbnNlEmUKDkNyZWRpdE1lcmNoYW50EiguYmlsbGluZy53YWxsZXQudjEuQ3JlZGl0TWVyY2hhbnRSZXF1ZXN0GikuYmlsbGluZy53YWxsZXQudjEuQ3JlZGl0TWVyY2hhbnRSZXNwb25zZRJcCgtDaGVja0xlZGdlchIlLmJpbGxpbmcud2FsbGV0LnYxLkNoZWNrTGVkZ2VyUmVxdWVzdBomLmJpbGxpbmcud2FsbGV0LnYxLkNoZWNrTGVkZ2VyUmVzcG9uc2USawoQRnJlZXplV2FsbGV0VXNlchIqLmJpbGxpbmcud2FsbGV0LnYxLkZyZWV6ZVdhbGxldFVzZXJSZXF1ZXN0GisuYmlsbGluZy53YWxsZXQudjEuRnJlZXplV2FsbGV0VXNlclJlc3BvbnNlEnEKElVuZnJlZXplV2FsbGV0VXNlchIsLmJpbGxpbmcud2FsbGV0LnYxLlVuZnJlZXplV2FsbGV0VXNlclJlcXVlc3QaLS5iaWxsaW5nLndhbGxldC52MS5VbmZyZWV6ZVdhbGxldFVzZXJSZXNwb25zZRJiCg1GcmVlemVBY2NvdW50EicuYmlsbGluZy53YWxsZXQudjEuRnJlZXplQWNjb3VudFJlcXVlc3QaKC5iaWxsaW5nLndhbGxldC52MS5GcmVlemVBY2NvdW50UmVzcG9uc2USaAoPVW5mcmVlemVBY2NvdW50EikuYmlsbGluZy53YWxsZXQudjEuVW5mcmVlemVBY2NvdW50UmVxdWVzdBoqLmJpbGxpbmcud2FsbGV0LnYxLlVuZnJlZXplQWNjb3VudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5iaWxsaW5nL3dhbGxldC92MS93YWxsZXQucHJvdG8SEWJpbGxpbmcud2FsbGV0LnYxIuABCgpXYWxsZXRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpwaW5fbG9ja2VkGAUgASgIEjkKEHBpbl9sb2NrZWRfdW50aWwYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESEwoLcmVjb3JkX2pzb24YByABKAlCEwoRX3Bpbl9sb2NrZWRfdW50aWwijQEKBUFzc2V0EgwKBGNvZGUYASABKAkSDwoHbmV0d29yaxgCIAEoCRIQCghkZWNpbWFscxgDIAEoBRIQCghjdXJyZW5jeRgEIAEoCRIMCgRuYW1lGAUgASgJEh4KFnJlcXVpcmVkX2NvbmZpcm1hdGlvbnMYBiABKAUSEwoLcmVjb3JkX2pzb24YByABKAkiWgoHQWNjb3VudBIKCgJpZBgBIAEoCRINCgVhc3NldBgCIAEoCRIPCgdiYWxhbmNlGAMgASgJEg4KBmZyb3plbhgEIAEoCBITCgtyZWNvcmRfanNvbhgFIAEoCSJHChdDcmVhdGVXYWxsZXRVc2VyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRILCgNwaW4YAyABKAkiRwoYQ3JlYXRlV2FsbGV0VXNlclJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIiIKFEdldFdhbGxldFVzZXJSZXF1ZXN0EgoKAmlkGAEgASgJInIKFUdldFdhbGxldFVzZXJSZXNwb25zZRIrCgR1c2VyGAEgASgLMh0uYmlsbGluZy53YWxsZXQudjEuV2FsbGV0VXNlchIsCghhY2NvdW50cxgCIAMoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiLQocRmluZFdhbGxldFVzZXJCeUVtYWlsUmVxdWVzdBINCgVlbWFpbBgBIAEoCSJMCh1GaW5kV2FsbGV0VXNlckJ5RW1haWxSZXNwb25zZRIrCgR1c2VyGAEgASgLMh0uYmlsbGluZy53YWxsZXQudjEuV2FsbGV0VXNlciI4ChVWZXJpZnlQYXNzd29yZFJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiRQoWVmVyaWZ5UGFzc3dvcmRSZXNwb25zZRIrCgR1c2VyGAEgASgLMh0uYmlsbGluZy53YWxsZXQudjEuV2FsbGV0VXNlciI3ChBWZXJpZnlQaW5SZXF1ZXN0EhYKDndhbGxldF91c2VyX2lkGAEgASgJEgsKA3BpbhgCIAEoCSKOAQoRVmVyaWZ5UGluUmVzcG9uc2USCgoCb2sYASABKAgSFQoNYXR0ZW1wdHNfbGVmdBgCIAEoBRIOCgZsb2NrZWQYAyABKAgSNQoMbG9ja2VkX3VudGlsGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQg8KDV9sb2NrZWRfdW50aWwiEwoRTGlzdEFzc2V0c1JlcXVlc3QiPgoSTGlzdEFzc2V0c1Jlc3BvbnNlEigKBmFzc2V0cxgBIAMoCzIYLmJpbGxpbmcud2FsbGV0LnYxLkFzc2V0IlEKDFF1b3RlUmVxdWVzdBIOCgZhbW91bnQYASABKAkSEAoIY3VycmVuY3kYAiABKAkSDQoFYXNzZXQYAyABKAkSEAoIcm91bmRpbmcYBCABKAkiYAoNUXVvdGVSZXNwb25zZRIUCgxhc3NldF9hbW91bnQYASABKAkSDAoEcmF0ZRgCIAEoCRIrCgdyYXRlX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZChNMaXN0QWNjb3VudHNSZXF1ZXN0EjAKCm93bmVyX3R5cGUYASABKA4yHC5iaWxsaW5nLndhbGxldC52MS5Pd25lclR5cGUSEAoIb3duZXJfaWQYAiABKAkiRAoUTGlzdEFjY291bnRzUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5iaWxsaW5nLndhbGxldC52MS5BY2NvdW50IoIBChdDcmVkaXRXYWxsZXRVc2VyUmVxdWVzdBIWCg53YWxsZXRfdXNlcl9pZBgBIAEoCRINCgVhc3NldBgCIAEoCRIOCgZhbW91bnQYAyABKAkSHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSJfChhDcmVkaXRXYWxsZXRVc2VyUmVzcG9uc2USFgoOdHJhbnNhY3Rpb25faWQYASABKAkSKwoHYWNjb3VudBgCIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiiQEKDUNoYXJnZVJlcXVlc3QSFwoPaWRlbXBvdGVuY3lfa2V5GAEgASgJEhYKDndhbGxldF91c2VyX2lkGAIgASgJEhMKC21lcmNoYW50X2lkGAMgASgJEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoCRITCgtkZXNjcmlwdGlvbhgGIAEoCSKKAQoOQ2hhcmdlUmVzcG9uc2USMQoHb3V0Y29tZRgBIAEoDjIgLmJpbGxpbmcud2FsbGV0LnYxLkNoYXJnZU91dGNvbWUSGwoOdHJhbnNhY3Rpb25faWQYAiABKAlIAIgBARIVCg1iYWxhbmNlX2FmdGVyGAMgASgJQhEKD190cmFuc2FjdGlvbl9pZCJ5ChVDcmVkaXRNZXJjaGFudFJlcXVlc3QSFwoPaWRlbXBvdGVuY3lfa2V5GAEgASgJEhMKC21lcmNoYW50X2lkGAIgASgJEg0KBWFzc2V0GAMgASgJEg4KBmFtb3VudBgEIAEoCRITCgtkZXNjcmlwdGlvbhgFIAEoCSJdChZDcmVkaXRNZXJjaGFudFJlc3BvbnNlEhYKDnRyYW5zYWN0aW9uX2lkGAEgASgJEisKB2FjY291bnQYAiABKAsyGi5iaWxsaW5nLndhbGxldC52MS5BY2NvdW50IhQKEkNoZWNrTGVkZ2VyUmVxdWVzdCJrChNDaGVja0xlZGdlclJlc3BvbnNlEgoKAm9rGAEgASgIEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhgKEGFjY291bnRzX2NoZWNrZWQYAyABKAMSEAoIcHJvYmxlbXMYBCADKAkiJQoXRnJlZXplV2FsbGV0VXNlclJlcXVlc3QSCgoCaWQYASABKAkiRwoYRnJlZXplV2FsbGV0VXNlclJlc3BvbnNlEisKBHVzZXIYASABKAsyHS5iaWxsaW5nLndhbGxldC52MS5XYWxsZXRVc2VyIicKGVVuZnJlZXplV2FsbGV0VXNlclJlcXVlc3QSCgoCaWQYASABKAkiSQoaVW5mcmVlemVXYWxsZXRVc2VyUmVzcG9uc2USKwoEdXNlchgBIAEoCzIdLmJpbGxpbmcud2FsbGV0LnYxLldhbGxldFVzZXIiaQoURnJlZXplQWNjb3VudFJlcXVlc3QSMAoKb3duZXJfdHlwZRgBIAEoDjIcLmJpbGxpbmcud2FsbGV0LnYxLk93bmVyVHlwZRIQCghvd25lcl9pZBgCIAEoCRINCgVhc3NldBgDIAEoCSJEChVGcmVlemVBY2NvdW50UmVzcG9uc2USKwoHYWNjb3VudBgBIAEoCzIaLmJpbGxpbmcud2FsbGV0LnYxLkFjY291bnQiawoWVW5mcmVlemVBY2NvdW50UmVxdWVzdBIwCgpvd25lcl90eXBlGAEgASgOMhwuYmlsbGluZy53YWxsZXQudjEuT3duZXJUeXBlEhAKCG93bmVyX2lkGAIgASgJEg0KBWFzc2V0GAMgASgJIkYKF1VuZnJlZXplQWNjb3VudFJlc3BvbnNlEisKB2FjY291bnQYASABKAsyGi5iaWxsaW5nLndhbGxldC52MS5BY2NvdW50IokBCg1SZWZ1bmRSZXF1ZXN0EhcKD2lkZW1wb3RlbmN5X2tleRgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRIWCg53YWxsZXRfdXNlcl9pZBgDIAEoCRINCgVhc3NldBgEIAEoCRIOCgZhbW91bnQYBSABKAkSEwoLZGVzY3JpcHRpb24YBiABKAkikwEKDlJlZnVuZFJlc3BvbnNlEjEKB291dGNvbWUYASABKA4yIC5iaWxsaW5nLndhbGxldC52MS5SZWZ1bmRPdXRjb21lEhsKDnRyYW5zYWN0aW9uX2lkGAIgASgJSACIAQESHgoWbWVyY2hhbnRfYmFsYW5jZV9hZnRlchgDIAEoCUIRCg9fdHJhbnNhY3Rpb25faWQikQIKEkJhbGFuY2VUcmFuc2FjdGlvbhIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBWFzc2V0GAMgASgJEg4KBmFtb3VudBgEIAEoCRIVCg1iYWxhbmNlX2FmdGVyGAUgASgJEhgKC3NvdXJjZV90eXBlGAYgASgJSACIAQESFgoJc291cmNlX2lkGAcgASgJSAGIAQESFgoOdHJhbnNhY3Rpb25faWQYCCABKAkSLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLcmVjb3JkX2pzb24YCiABKAlCDgoMX3NvdXJjZV90eXBlQgwKCl9zb3VyY2VfaWQi6AEKHkxpc3RCYWxhbmNlVHJhbnNhY3Rpb25zUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRISCgVhc3NldBgCIAEoCUgAiAEBEhEKBHR5cGUYAyABKAlIAYgBARI2Cg1jcmVhdGVkX2FmdGVyGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEg0KBWxpbWl0GAUgASgFEhMKBmN1cnNvchgGIAEoCUgDiAEBQggKBl9hc3NldEIHCgVfdHlwZUIQCg5fY3JlYXRlZF9hZnRlckIJCgdfY3Vyc29yIpoBCh9MaXN0QmFsYW5jZVRyYW5zYWN0aW9uc1Jlc3BvbnNlEjsKDHRyYW5zYWN0aW9ucxgBIAMoCzIlLmJpbGxpbmcud2FsbGV0LnYxLkJhbGFuY2VUcmFuc2FjdGlvbhIQCghoYXNfbW9yZRgCIAEoCBIYCgtuZXh0X2N1cnNvchgDIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvcipcCglPd25lclR5cGUSGgoWT1dORVJfVFlQRV9VTlNQRUNJRklFRBAAEhoKFk9XTkVSX1RZUEVfV0FMTEVUX1VTRVIQARIXChNPV05FUl9UWVBFX01FUkNIQU5UEAIqlwEKDUNoYXJnZU91dGNvbWUSHgoaQ0hBUkdFX09VVENPTUVfVU5TUEVDSUZJRUQQABIcChhDSEFSR0VfT1VUQ09NRV9TVUNDRUVERUQQARIlCiFDSEFSR0VfT1VUQ09NRV9JTlNVRkZJQ0lFTlRfRlVORFMQAhIhCh1DSEFSR0VfT1VUQ09NRV9BQ0NPVU5UX0ZST1pFThADKn8KDVJlZnVuZE91dGNvbWUSHgoaUkVGVU5EX09VVENPTUVfVU5TUEVDSUZJRUQQABIcChhSRUZVTkRfT1VUQ09NRV9TVUNDRUVERUQQARIwCixSRUZVTkRfT1VUQ09NRV9NRVJDSEFOVF9CQUxBTkNFX0lOU1VGRklDSUVOVBACMqQOCg1XYWxsZXRTZXJ2aWNlEmsKEENyZWF0ZVdhbGxldFVzZXISKi5iaWxsaW5nLndhbGxldC52MS5DcmVhdGVXYWxsZXRVc2VyUmVxdWVzdBorLmJpbGxpbmcud2FsbGV0LnYxLkNyZWF0ZVdhbGxldFVzZXJSZXNwb25zZRJiCg1HZXRXYWxsZXRVc2VyEicuYmlsbGluZy53YWxsZXQudjEuR2V0V2FsbGV0VXNlclJlcXVlc3QaKC5iaWxsaW5nLndhbGxldC52MS5HZXRXYWxsZXRVc2VyUmVzcG9uc2USegoVRmluZFdhbGxldFVzZXJCeUVtYWlsEi8uYmlsbGluZy53YWxsZXQudjEuRmluZFdhbGxldFVzZXJCeUVtYWlsUmVxdWVzdBowLmJpbGxpbmcud2FsbGV0LnYxLkZpbmRXYWxsZXRVc2VyQnlFbWFpbFJlc3BvbnNlEmUKDlZlcmlmeVBhc3N3b3JkEiguYmlsbGluZy53YWxsZXQudjEuVmVyaWZ5UGFzc3dvcmRSZXF1ZXN0GikuYmlsbGluZy53YWxsZXQudjEuVmVyaWZ5UGFzc3dvcmRSZXNwb25zZRJWCglWZXJpZnlQaW4SIy5iaWxsaW5nLndhbGxldC52MS5WZXJpZnlQaW5SZXF1ZXN0GiQuYmlsbGluZy53YWxsZXQudjEuVmVyaWZ5UGluUmVzcG9uc2USWQoKTGlzdEFzc2V0cxIkLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RBc3NldHNSZXF1ZXN0GiUuYmlsbGluZy53YWxsZXQudjEuTGlzdEFzc2V0c1Jlc3BvbnNlEkoKBVF1b3RlEh8uYmlsbGluZy53YWxsZXQudjEuUXVvdGVSZXF1ZXN0GiAuYmlsbGluZy53YWxsZXQudjEuUXVvdGVSZXNwb25zZRJfCgxMaXN0QWNjb3VudHMSJi5iaWxsaW5nLndhbGxldC52MS5MaXN0QWNjb3VudHNSZXF1ZXN0GicuYmlsbGluZy53YWxsZXQudjEuTGlzdEFjY291bnRzUmVzcG9uc2USawoQQ3JlZGl0V2FsbGV0VXNlchIqLmJpbGxpbmcud2FsbGV0LnYxLkNyZWRpdFdhbGxldFVzZXJSZXF1ZXN0GisuYmlsbGluZy53YWxsZXQudjEuQ3JlZGl0V2FsbGV0VXNlclJlc3BvbnNlEk0KBkNoYXJnZRIgLmJpbGxpbmcud2FsbGV0LnYxLkNoYXJnZVJlcXVlc3QaIS5iaWxsaW5nLndhbGxldC52MS5DaGFyZ2VSZXNwb25zZRJlCg5DcmVkaXRNZXJjaGFudBIoLmJpbGxpbmcud2FsbGV0LnYxLkNyZWRpdE1lcmNoYW50UmVxdWVzdBopLmJpbGxpbmcud2FsbGV0LnYxLkNyZWRpdE1lcmNoYW50UmVzcG9uc2USTQoGUmVmdW5kEiAuYmlsbGluZy53YWxsZXQudjEuUmVmdW5kUmVxdWVzdBohLmJpbGxpbmcud2FsbGV0LnYxLlJlZnVuZFJlc3BvbnNlEoABChdMaXN0QmFsYW5jZVRyYW5zYWN0aW9ucxIxLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RCYWxhbmNlVHJhbnNhY3Rpb25zUmVxdWVzdBoyLmJpbGxpbmcud2FsbGV0LnYxLkxpc3RCYWxhbmNlVHJhbnNhY3Rpb25zUmVzcG9uc2USXAoLQ2hlY2tMZWRnZXISJS5iaWxsaW5nLndhbGxldC52MS5DaGVja0xlZGdlclJlcXVlc3QaJi5iaWxsaW5nLndhbGxldC52MS5DaGVja0xlZGdlclJlc3BvbnNlEmsKEEZyZWV6ZVdhbGxldFVzZXISKi5iaWxsaW5nLndhbGxldC52MS5GcmVlemVXYWxsZXRVc2VyUmVxdWVzdBorLmJpbGxpbmcud2FsbGV0LnYxLkZyZWV6ZVdhbGxldFVzZXJSZXNwb25zZRJxChJVbmZyZWV6ZVdhbGxldFVzZXISLC5iaWxsaW5nLndhbGxldC52MS5VbmZyZWV6ZVdhbGxldFVzZXJSZXF1ZXN0Gi0uYmlsbGluZy53YWxsZXQudjEuVW5mcmVlemVXYWxsZXRVc2VyUmVzcG9uc2USYgoNRnJlZXplQWNjb3VudBInLmJpbGxpbmcud2FsbGV0LnYxLkZyZWV6ZUFjY291bnRSZXF1ZXN0GiguYmlsbGluZy53YWxsZXQudjEuRnJlZXplQWNjb3VudFJlc3BvbnNlEmgKD1VuZnJlZXplQWNjb3VudBIpLmJpbGxpbmcud2FsbGV0LnYxLlVuZnJlZXplQWNjb3VudFJlcXVlc3QaKi5iaWxsaW5nLndhbGxldC52MS5VbmZyZWV6ZUFjY291bnRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message billing.wallet.v1.WalletUser
@@ -902,6 +902,220 @@ export const UnfreezeAccountResponseSchema: GenMessage<UnfreezeAccountResponse> 
   messageDesc(file_billing_wallet_v1_wallet, 34);
 
 /**
+ * @generated from message billing.wallet.v1.RefundRequest
+ */
+export type RefundRequest = Message<"billing.wallet.v1.RefundRequest"> & {
+  /**
+   * Required, unique across the ledger's movements (the subscriptions service uses refund-<refund id>).
+   *
+   * @generated from field: string idempotency_key = 1;
+   */
+  idempotencyKey: string;
+
+  /**
+   * @generated from field: string merchant_id = 2;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: string wallet_user_id = 3;
+   */
+  walletUserId: string;
+
+  /**
+   * @generated from field: string asset = 4;
+   */
+  asset: string;
+
+  /**
+   * Exact asset amount.
+   *
+   * @generated from field: string amount = 5;
+   */
+  amount: string;
+
+  /**
+   * @generated from field: string description = 6;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message billing.wallet.v1.RefundRequest.
+ * Use `create(RefundRequestSchema)` to create a new message.
+ */
+export const RefundRequestSchema: GenMessage<RefundRequest> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 35);
+
+/**
+ * @generated from message billing.wallet.v1.RefundResponse
+ */
+export type RefundResponse = Message<"billing.wallet.v1.RefundResponse"> & {
+  /**
+   * @generated from field: billing.wallet.v1.RefundOutcome outcome = 1;
+   */
+  outcome: RefundOutcome;
+
+  /**
+   * @generated from field: optional string transaction_id = 2;
+   */
+  transactionId?: string | undefined;
+
+  /**
+   * The merchant's balance in this asset after the attempt.
+   *
+   * @generated from field: string merchant_balance_after = 3;
+   */
+  merchantBalanceAfter: string;
+};
+
+/**
+ * Describes the message billing.wallet.v1.RefundResponse.
+ * Use `create(RefundResponseSchema)` to create a new message.
+ */
+export const RefundResponseSchema: GenMessage<RefundResponse> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 36);
+
+/**
+ * @generated from message billing.wallet.v1.BalanceTransaction
+ */
+export type BalanceTransaction = Message<"billing.wallet.v1.BalanceTransaction"> & {
+  /**
+   * The ledger entry's id (one per movement of the merchant's account).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * SUBSCRIPTION_CHARGE, REFUND, PAYMENT_ORDER or ADJUSTMENT.
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string asset = 3;
+   */
+  asset: string;
+
+  /**
+   * Signed: negative leaves the merchant's account.
+   *
+   * @generated from field: string amount = 4;
+   */
+  amount: string;
+
+  /**
+   * @generated from field: string balance_after = 5;
+   */
+  balanceAfter: string;
+
+  /**
+   * @generated from field: optional string source_type = 6;
+   */
+  sourceType?: string | undefined;
+
+  /**
+   * @generated from field: optional string source_id = 7;
+   */
+  sourceId?: string | undefined;
+
+  /**
+   * @generated from field: string transaction_id = 8;
+   */
+  transactionId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 9;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * The merchant-facing record as JSON (the REST body, built once in the service).
+   *
+   * @generated from field: string record_json = 10;
+   */
+  recordJson: string;
+};
+
+/**
+ * Describes the message billing.wallet.v1.BalanceTransaction.
+ * Use `create(BalanceTransactionSchema)` to create a new message.
+ */
+export const BalanceTransactionSchema: GenMessage<BalanceTransaction> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 37);
+
+/**
+ * @generated from message billing.wallet.v1.ListBalanceTransactionsRequest
+ */
+export type ListBalanceTransactionsRequest = Message<"billing.wallet.v1.ListBalanceTransactionsRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: optional string asset = 2;
+   */
+  asset?: string | undefined;
+
+  /**
+   * @generated from field: optional string type = 3;
+   */
+  type?: string | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp created_after = 4;
+   */
+  createdAfter?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: optional string cursor = 6;
+   */
+  cursor?: string | undefined;
+};
+
+/**
+ * Describes the message billing.wallet.v1.ListBalanceTransactionsRequest.
+ * Use `create(ListBalanceTransactionsRequestSchema)` to create a new message.
+ */
+export const ListBalanceTransactionsRequestSchema: GenMessage<ListBalanceTransactionsRequest> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 38);
+
+/**
+ * @generated from message billing.wallet.v1.ListBalanceTransactionsResponse
+ */
+export type ListBalanceTransactionsResponse = Message<"billing.wallet.v1.ListBalanceTransactionsResponse"> & {
+  /**
+   * @generated from field: repeated billing.wallet.v1.BalanceTransaction transactions = 1;
+   */
+  transactions: BalanceTransaction[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+
+  /**
+   * @generated from field: optional string next_cursor = 3;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message billing.wallet.v1.ListBalanceTransactionsResponse.
+ * Use `create(ListBalanceTransactionsResponseSchema)` to create a new message.
+ */
+export const ListBalanceTransactionsResponseSchema: GenMessage<ListBalanceTransactionsResponse> = /*@__PURE__*/
+  messageDesc(file_billing_wallet_v1_wallet, 39);
+
+/**
  * @generated from enum billing.wallet.v1.OwnerType
  */
 export const OwnerType = {
@@ -967,6 +1181,37 @@ export type ChargeOutcome = (typeof ChargeOutcome)[keyof typeof ChargeOutcome] |
  */
 export const ChargeOutcomeSchema: GenEnum<ChargeOutcome> = /*@__PURE__*/
   enumDesc(file_billing_wallet_v1_wallet, 1);
+
+/**
+ * @generated from enum billing.wallet.v1.RefundOutcome
+ */
+export const RefundOutcome = {
+  /**
+   * @generated from enum value: REFUND_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * @generated from enum value: REFUND_OUTCOME_SUCCEEDED = 1;
+   */
+  SUCCEEDED: 1,
+
+  /**
+   * @generated from enum value: REFUND_OUTCOME_MERCHANT_BALANCE_INSUFFICIENT = 2;
+   */
+  MERCHANT_BALANCE_INSUFFICIENT: 2,
+} as const;
+
+/**
+ * @generated from enum billing.wallet.v1.RefundOutcome
+ */
+export type RefundOutcome = (typeof RefundOutcome)[keyof typeof RefundOutcome] | UnknownEnum;
+
+/**
+ * Describes the enum billing.wallet.v1.RefundOutcome.
+ */
+export const RefundOutcomeSchema: GenEnum<RefundOutcome> = /*@__PURE__*/
+  enumDesc(file_billing_wallet_v1_wallet, 2);
 
 /**
  * Customers' wallet accounts and the double-entry ledger. Other services call
@@ -1085,6 +1330,31 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof CreditMerchantRequestSchema;
     output: typeof CreditMerchantResponseSchema;
+  },
+  /**
+   * Moves `amount` from the merchant's account back to a wallet user's
+   * account of the same asset (a refund), as one balanced transaction under
+   * both accounts' locks. Never overdraws the merchant: a balance too low is
+   * the outcome REFUND_OUTCOME_MERCHANT_BALANCE_INSUFFICIENT (not final; a retry
+   * evaluates again), nothing moved. Freezes do not stop it: money owed to a
+   * customer is never refused. Idempotent on idempotency_key.
+   *
+   * @generated from rpc billing.wallet.v1.WalletService.Refund
+   */
+  refund: {
+    methodKind: "unary";
+    input: typeof RefundRequestSchema;
+    output: typeof RefundResponseSchema;
+  },
+  /**
+   * Every ledger movement of one merchant's accounts, newest first (keyset).
+   *
+   * @generated from rpc billing.wallet.v1.WalletService.ListBalanceTransactions
+   */
+  listBalanceTransactions: {
+    methodKind: "unary";
+    input: typeof ListBalanceTransactionsRequestSchema;
+    output: typeof ListBalanceTransactionsResponseSchema;
   },
   /**
    * Verifies that every ledger transaction balances and no account is negative.

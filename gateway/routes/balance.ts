@@ -1,0 +1,66 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { OwnerType } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { defineRoutes } from "../route.ts";
+import type { GatewayClients } from "../deps.ts";
+import { pageSchema, toPageBody } from "../schemas/common.ts";
+import { balanceObjectSchema, balanceTransactionSchema, listBalanceTransactionsQuery } from "../schemas/balance.ts";
+import { recordOf } from "../../services/platform/rpc/record-json.ts";
+
+async function merchantBalance(clients: GatewayClients, merchantId: string) {
+  const { accounts } = await clients.wallet.listAccounts({ ownerType: OwnerType.MERCHANT, ownerId: merchantId });
+  // Opened accounts only: an asset that never moved is not "held".
+  return { object: "balance", available: accounts.filter((a) => a.id !== "").map((a) => ({ asset: a.asset, amount: a.balance })) };
+}
+
+export const balanceRoutes = defineRoutes([
+  {
+    method: "get",
+    path: "/api/v1/balance",
+    operationId: "getBalance",
+    summary: "Your balance per asset",
+    description: "Straight from your ledger accounts: what subscription charges and paid orders brought in, minus refunds.",
+    tag: "Balance",
+    auth: "apiKey",
+    responses: { 200: { description: "The balance", schema: balanceObjectSchema } },
+    async handler({ merchantId }, { clients }) {
+      return { status: 200, body: await merchantBalance(clients, merchantId) };
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/balance-transactions",
+    operationId: "listBalanceTransactions",
+    summary: "Every movement of your balance, newest first",
+    description: "Signed amounts (refunds negative) with the balance right after each; per asset they add up to your balance.",
+    tag: "Balance",
+    auth: "apiKey",
+    query: listBalanceTransactionsQuery,
+    responses: { 200: { description: "A page of balance transactions", schema: pageSchema(balanceTransactionSchema) } },
+    async handler({ query, merchantId }, { clients }) {
+      const res = await clients.wallet.listBalanceTransactions({
+        merchantId,
+        asset: query.asset,
+        type: query.type,
+        createdAfter: query.createdAfter ? timestampFromDate(new Date(query.createdAfter)) : undefined,
+        limit: query.limit,
+        cursor: query.cursor,
+      });
+      return { status: 200, body: toPageBody(res, res.transactions.map(recordOf)) };
+    },
+  },
+  {
+    method: "get",
+    path: "/admin/v1/merchants/:id/balance",
+    operationId: "adminGetMerchantBalance",
+    summary: "A merchant's balance per asset",
+    description: "The same figures as the merchant's GET /api/v1/balance. 404 MERCHANT_NOT_FOUND.",
+    tag: "Operator",
+    auth: "admin",
+    errors: [404],
+    responses: { 200: { description: "The balance", schema: balanceObjectSchema } },
+    async handler({ params }, { clients }) {
+      await clients.merchants.getMerchant({ id: params.id! });
+      return { status: 200, body: await merchantBalance(clients, params.id!) };
+    },
+  },
+]);

@@ -1,0 +1,24 @@
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { invalid } from "../platform/errors.ts";
+import { Merchant, type MerchantRow } from "./entities.ts";
+import { getMerchant } from "./get-merchant.ts";
+import { MERCHANT_RATE_LIMIT_MAX, MERCHANT_RATE_LIMIT_MIN } from "./contract.ts";
+
+/** Per field: a number sets it, null = back to the RATE_LIMIT_* default, undefined = unchanged. */
+export interface RateLimitInput {
+  rateLimitPerSecond?: number | null;
+  rateLimitBurst?: number | null;
+}
+
+/** An operator sets one merchant's own token bucket (the gateway enforces it). */
+export async function setMerchantRateLimit(ctx: UseCaseContext, merchantId: string, input: RateLimitInput): Promise<MerchantRow> {
+  const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as RateLimitInput;
+  for (const [field, value] of Object.entries(changes)) {
+    if (value !== null && (!Number.isInteger(value) || value < MERCHANT_RATE_LIMIT_MIN || value > MERCHANT_RATE_LIMIT_MAX)) {
+      throw invalid("INVALID_REQUEST", `${field}: must be an integer from ${MERCHANT_RATE_LIMIT_MIN} to ${MERCHANT_RATE_LIMIT_MAX}, or null for the default`);
+    }
+  }
+  const merchant = await getMerchant(ctx, merchantId);
+  if (Object.keys(changes).length) await ctx.em.nativeUpdate(Merchant, { id: merchant.id }, changes);
+  return Object.assign(merchant, changes);
+}

@@ -1,0 +1,105 @@
+import { expect } from "chai";
+import path from "node:path";
+import net from "node:net";
+import os from "node:os";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { encodeGrpcMessage } from "../../../services/platform/rpc/grpc-status-text.ts";
+
+/** What a stock @grpc/grpc-js caller sees when its request is wrong. */
+describe("RPC input validation and status text (stock @grpc/grpc-js client)", () => {
+  let sys: TestSystem;
+  let catalog: any;
+  let merchantId: string;
+
+  before(async () => {
+    sys = await startTestSystem({ workerGroups: [], gateway: true });
+    merchantId = (await sys.createMerchant()).id;
+    const definition = protoLoader.loadSync(path.resolve("proto/billing/catalog/v1/catalog.proto"), {
+      includeDirs: [path.resolve("proto")],
+      longs: String,
+      enums: String,
+      defaults: true,
+    });
+    const pkg = grpc.loadPackageDefinition(definition) as any;
+    catalog = new pkg.billing.catalog.v1.CatalogService(`127.0.0.1:${sys.system.servicesPort}`, grpc.credentials.createInsecure());
+  });
+  after(async () => {
+    catalog?.close();
+    await sys?.close();
+  });
+
+  const call = (method: string, request: object) =>
+    new Promise<grpc.ServiceError>((resolve, reject) => {
+      const md = new grpc.Metadata();
+      md.set("authorization", `Bearer ${sys.config.internalApiToken}`);
+      catalog[method](request, md, (err: grpc.ServiceError | null, res: unknown) => (err ? resolve(err) : reject(new Error(`expected an error, got ${JSON.stringify(res)}`))));
+    });
+  const plan = { name: "gRPC plan", amount: "12.34", currency: "USD", interval: "INTERVAL_MONTH", intervalCount: 1, trialDays: 0, metadataJson: "{}" };
+
+  it("ListPlans with an empty or malformed merchant id: INVALID_ARGUMENT naming merchantId", async () => {
+    for (const bad of ["", "not-a-uuid", "0"]) {
+      const err = await call("ListPlans", { merchantId: bad });
+      expect(err.code, bad).to.equal(grpc.status.INVALID_ARGUMENT);
+      expect(err.details).to.match(/^merchantId: /);
+    }
+  });
+
+  it("CreatePlan for a merchant that does not exist: NOT_FOUND, nothing written", async () => {
+    const err = await call("CreatePlan", { ...plan, merchantId: "00000000-0000-4000-8000-000000000000" });
+    expect(err.code).to.equal(grpc.status.NOT_FOUND);
+    expect(err.metadata.get("billing-error-code")).to.deep.equal(["MERCHANT_NOT_FOUND"]);
+    expect((await sys.sql("select count(*)::int as n from plans"))[0].n).to.equal(0);
+  });
+
+  it("a NUL in any string field: INVALID_ARGUMENT naming the field", async () => {
+    const err = await call("CreatePlan", { ...plan, merchantId, name: "a\u0000b" });
+    expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).to.equal("name: must not contain the NUL character (U+0000)");
+  });
+
+  it("metadata sent as JSON text keeps the REST rule: a number that would change is refused naming its key path", async () => {
+    const err = await call("CreatePlan", { ...plan, merchantId, metadataJson: '{"a":{"n":12345678901234567890123}}' });
+    expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).to.match(/^metadata\.a\.n: the number 12345678901234567890123 cannot be stored exactly/);
+  });
+
+  it("a string that is not UTF-8 on the wire: INVALID_ARGUMENT, not INTERNAL", async () => {
+    const err = await call("ListPlans", { merchantId: "\ud800" });
+    expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).to.contain("not a valid message");
+  });
+
+  it("delivers grpc-message as plain text to a stock client (no %3A)", async () => {
+    const err = await call("CreatePlan", { ...plan, merchantId, amount: "1e5" });
+    expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).to.match(/^amount: /);
+    expect(err.details).not.to.contain("%");
+    const nonAscii = await call("CreatePlan", { ...plan, merchantId, currency: "€uro" });
+    expect(nonAscii.details).to.contain("€uro");
+  });
+
+  it("encodes only what the gRPC spec says must be encoded", () => {
+    expect(encodeGrpcMessage("amount: must be ≥ 1 (100%)")).to.equal("amount: must be %E2%89%A5 1 (100%25)");
+    expect(decodeURI(encodeGrpcMessage("a: b/c?d#e"))).to.equal("a: b/c?d#e");
+  });
+
+  it("listens on 127.0.0.1 only by default (SERVICES_HOST)", async function () {
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+    if (!external) this.skip();
+    const connects = (host: string) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(sys.system.servicesPort!, host);
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once("error", () => resolve(false));
+      });
+    expect(await connects("127.0.0.1")).to.equal(true);
+    expect(await connects(external!)).to.equal(false);
+  });
+});
