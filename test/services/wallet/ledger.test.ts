@@ -230,7 +230,7 @@ describe("wallet ledger over RPC", () => {
     // Its own movements, whatever ran before: two user credits, a charge, a refused charge, a merchant credit.
     const user = await fundedUser("USDT_TRON", "7");
     const payer = await fundedUser("BTC", "1");
-    const merchantId = randomUUID();
+    const merchantId = await newMerchant();
     expect((await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: payer.id, merchantId, asset: "BTC", amount: "0.4" })).outcome).to.equal(ChargeOutcome.SUCCEEDED);
     expect((await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: payer.id, merchantId, asset: "BTC", amount: "2" })).outcome).to.equal(ChargeOutcome.INSUFFICIENT_FUNDS);
     await wallet.creditMerchant({ idempotencyKey: randomUUID(), merchantId, asset: "BTC", amount: "0.1" });
