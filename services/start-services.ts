@@ -3,6 +3,7 @@ import { createServicesServer } from "./platform/rpc/server.ts";
 import { requireServiceToken } from "./platform/rpc/auth.ts";
 import { errorInterceptor } from "./platform/rpc/errors.ts";
 import { serviceRoutes } from "./routes.ts";
+import { postgresCheck, redisCheck } from "./platform/health/readiness.ts";
 
 export interface RunningServices {
   port: number;
@@ -17,7 +18,7 @@ export async function startServices(
   const server = createServicesServer(serviceRoutes(deps, deps.config.services), [
     requireServiceToken(deps.config.internalApiToken),
     errorInterceptor(deps.logger),
-  ]);
+  ], { postgres: postgresCheck(deps.orm), redis: redisCheck(deps.queues.connection) });
   const bound = await server.listen(port);
   deps.logger.info({ port: bound, services: deps.config.services }, "services listening");
   return { port: bound, close: () => server.close() };

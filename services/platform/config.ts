@@ -16,6 +16,12 @@ export interface Config {
   readonly apiKeyMode: "test" | "live";
   readonly queuePrefix: string;
   readonly dbPoolMax: number;
+  /** Server-side bound on one SQL statement (DB_STATEMENT_TIMEOUT_MS); past it the request answers 504. */
+  readonly dbStatementTimeoutMs: number;
+  /** Bound on taking a pool slot or opening a connection (DB_CONNECT_TIMEOUT_MS); past it the request answers 503. */
+  readonly dbConnectTimeoutMs: number;
+  /** Default deadline of an RPC from the gateway or a worker to a service (RPC_TIMEOUT_MS); past it 504. */
+  readonly rpcTimeoutMs: number;
   /** Base URL per Connect service; all default to the local services server. */
   readonly serviceUrls: Readonly<Record<ServiceName, string>>;
   /** Services hosted by a `services` process (SERVICES, default all). */
@@ -184,6 +190,9 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyMode: apiKeyMode as "test" | "live",
     queuePrefix: str("QUEUE_PREFIX", "billing"),
     dbPoolMax: int("DB_POOL_MAX", 10, 1, 200),
+    dbStatementTimeoutMs: int("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),
+    dbConnectTimeoutMs: int("DB_CONNECT_TIMEOUT_MS", 2_000, 100, 60_000),
+    rpcTimeoutMs: int("RPC_TIMEOUT_MS", 8_000, 100, 120_000),
     serviceUrls: Object.freeze(serviceUrls),
     services: Object.freeze(list("SERVICES", SERVICE_NAMES)),
     workerGroups: Object.freeze(list<WorkerGroup>("WORKER_GROUPS", WORKER_GROUP_NAMES)),

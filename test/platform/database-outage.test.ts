@@ -77,6 +77,33 @@ describe("database outage: pool slots survive a crash mid-transaction", function
     });
   }
 
+  it("control: the same stop without the slot guard loses slots for good (the wedge this prevents)", async () => {
+    const unguarded = await createOrm({ databaseUrl: server!.url, poolMax: POOL, connectTimeoutMs: 2_000, guardSlots: false });
+    try {
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const all = Promise.allSettled(Array.from({ length: POOL }, () =>
+        unguarded.em.fork().transactional(async (tx) => {
+          await tx.execute("select 1");
+          await gate;
+          await tx.execute("select 2");
+        }),
+      ));
+      const pool = (await unguarded.em.getConnection().getNativeClient()) as unknown as pg.Pool;
+      while (pool.totalCount < POOL || pool.idleCount > 0) await new Promise((r) => setTimeout(r, 20));
+      await server!.stopImmediate();
+      open();
+      await all;
+      await server!.start();
+      expect(pool.totalCount, "slots still held by dead connections").to.equal(POOL);
+      const wedged = await unguarded.em.fork().execute("select 1").then(() => false, (e: Error) => /timeout/i.test(e.message));
+      expect(wedged, "the next query finds no slot").to.equal(true);
+    } finally {
+      // pool.end() waits for the lost slots forever: do not wait for it.
+      void unguarded.close(true).catch(() => {});
+    }
+  });
+
   it("while the server is down, a query fails fast instead of waiting for a slot", async () => {
     await server!.stopImmediate();
     try {
