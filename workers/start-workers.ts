@@ -4,8 +4,10 @@ import type { WorkerGroup } from "../services/platform/config.ts";
 import type { JobDeps } from "../services/platform/queue/define-job.ts";
 import { jobsByName, ALL_JOBS } from "./registry.ts";
 import type { JobDefinition } from "../services/platform/queue/define-job.ts";
+import { startSweepWatchdog, type SweepWatchdog } from "./sweep-watchdog.ts";
 
 export interface RunningWorkers {
+  watchdog: SweepWatchdog;
   close(): Promise<void>;
 }
 
@@ -57,8 +59,12 @@ export async function startWorkers(
     listeners.push(redeclare);
     deps.logger.info({ group, jobs: groupJobs.map((j) => j.name) }, "worker group started");
   }
+  // Redis can lose the schedulers without a reconnect (FLUSHALL): a per-process timer restores them.
+  const watchdog = startSweepWatchdog(deps, groups, registry.values());
   return {
+    watchdog,
     async close() {
+      watchdog.stop();
       for (const l of listeners) deps.queues.connection.off("ready", l);
       await Promise.all(workers.map((w) => w.close()));
       for (const c of connections) c.disconnect();

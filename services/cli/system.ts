@@ -8,6 +8,8 @@ import { startServices, type RunningServices } from "../start-services.ts";
 import { startGateway, type RunningGateway } from "../../gateway/start-gateway.ts";
 import { startWorkers, type RunningWorkers } from "../../workers/start-workers.ts";
 import type { JobDefinition } from "../platform/queue/define-job.ts";
+import { startHealthServer, type HealthServer } from "../platform/health/health-server.ts";
+import { postgresCheck, redisCheck } from "../platform/health/readiness.ts";
 
 export interface SystemParts {
   services: readonly ServiceName[];
@@ -26,6 +28,7 @@ export interface RunningSystem {
   queues: Queues | undefined;
   gatewayPort: number | undefined;
   servicesPort: number | undefined;
+  healthPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -50,6 +53,7 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
   let services: RunningServices | undefined;
   let gateway: RunningGateway | undefined;
   let workers: RunningWorkers | undefined;
+  let health: HealthServer | undefined;
   try {
     if (parts.services.length > 0) {
       config = { ...config, services: parts.services };
@@ -70,12 +74,17 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
       );
     }
     if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port);
+    // A workers process has no API: HEALTH_PORT gives it /healthz and /readyz (its pool and Redis).
+    if (config.healthPort !== undefined && orm && queues) {
+      health = await startHealthServer(config.healthPort, { postgres: postgresCheck(orm), redis: redisCheck(queues.connection) });
+    }
   } catch (err) {
     await closeAll();
     throw err;
   }
 
   async function closeAll() {
+    await health?.close();
     await gateway?.close();
     await workers?.close();
     await services?.close();
@@ -92,6 +101,7 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     queues,
     gatewayPort: gateway?.port,
     servicesPort: services?.port,
+    healthPort: health?.port,
     close: closeAll,
   };
 }

@@ -22,6 +22,8 @@ export interface Config {
   readonly dbConnectTimeoutMs: number;
   /** Default deadline of an RPC from the gateway or a worker to a service (RPC_TIMEOUT_MS); past it 504. */
   readonly rpcTimeoutMs: number;
+  /** Port of the /healthz + /readyz server of a process without an API of its own (HEALTH_PORT; unset: none). */
+  readonly healthPort: number | undefined;
   /** Base URL per Connect service; all default to the local services server. */
   readonly serviceUrls: Readonly<Record<ServiceName, string>>;
   /** Services hosted by a `services` process (SERVICES, default all). */
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbStatementTimeoutMs: int("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),
     dbConnectTimeoutMs: int("DB_CONNECT_TIMEOUT_MS", 2_000, 100, 60_000),
     rpcTimeoutMs: int("RPC_TIMEOUT_MS", 8_000, 100, 120_000),
+    healthPort: env.HEALTH_PORT ? int("HEALTH_PORT", 0, 0, 65535) : undefined,
     serviceUrls: Object.freeze(serviceUrls),
     services: Object.freeze(list("SERVICES", SERVICE_NAMES)),
     workerGroups: Object.freeze(list<WorkerGroup>("WORKER_GROUPS", WORKER_GROUP_NAMES)),

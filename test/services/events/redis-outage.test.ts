@@ -3,6 +3,7 @@ import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 import { startRedisProcess, type RedisProcess } from "../../support/redis-process.ts";
 import { emitEvents } from "../../support/events.ts";
+import { Redis } from "ioredis";
 
 describe("webhooks across a Redis outage", () => {
   let redis: RedisProcess;
@@ -40,5 +41,23 @@ describe("webhooks across a Redis outage", () => {
     await receiver.waitFor((r) => during.every((id) => r.some((x) => x.headers["webhook-id"] === id)) && r.some((x) => x.body.includes(plan.body.id)), 20_000);
     const ids = receiver.received.map((x) => String(x.headers["webhook-id"]));
     expect(ids.filter((id) => during.includes(id))).to.deep.equal(during); // once each, in order
+  });
+
+  it("after FLUSHALL (connections stay up, no reconnect) the sweeps come back within an interval and deliver", async () => {
+    const { id: merchantId, api } = await sys.createMerchant("Flushed");
+    expect((await api.post("/api/v1/webhook-endpoints", { url: receiver.url })).status).to.equal(201);
+    const admin = new Redis(redis.url);
+    try {
+      await admin.flushall();
+      expect(await sys.system.queues!.queue("webhooks").getJobSchedulers()).to.have.length(0);
+      const started = Date.now();
+      const after = await emitEvents(sys, merchantId, 2);
+      await receiver.waitFor((r) => after.every((id) => r.some((x) => x.headers["webhook-id"] === id)), 10_000);
+      // Nothing reconnected: the per-process watchdog declared the schedulers again.
+      expect((await sys.system.queues!.queue("webhooks").getJobSchedulers()).length).to.be.greaterThan(0);
+      expect(Date.now() - started).to.be.lessThan(10_000);
+    } finally {
+      admin.disconnect();
+    }
   });
 });
