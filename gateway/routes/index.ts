@@ -10,6 +10,7 @@ import { adminDepositRoutes } from "./admin-deposits.ts";
 import { adminWalletRoutes } from "./admin-wallet.ts";
 import { eventRoutes } from "./events.ts";
 import { webhookEndpointRoutes } from "./webhook-endpoints.ts";
+import { adminReconciliationRoutes } from "./admin-reconciliation.ts";
 
 /** Every REST operation: mounted by the app and documented by the OpenAPI builder. */
-export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes];
+export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...adminReconciliationRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes];

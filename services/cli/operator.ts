@@ -3,6 +3,7 @@ import type { Config } from "../platform/config.ts";
 import { createOrm, ensureDatabase, migrate } from "../platform/database/orm.ts";
 import { print, required, withContext, type OperatorCommand } from "./command-support.ts";
 import { walletCommands } from "./wallet-commands.ts";
+import { reconcileCommands } from "./reconcile-command.ts";
 import { createMerchant } from "../merchants/create-merchant.ts";
 import { createApiKey } from "../merchants/create-api-key.ts";
 import { revokeApiKey } from "../merchants/revoke-api-key.ts";
@@ -53,6 +54,7 @@ export const operatorCommands: Record<string, OperatorCommand> = {
     },
   },
   ...walletCommands,
+  ...reconcileCommands,
 };
 
 /**

@@ -39,6 +39,8 @@ export interface Config {
   readonly depositXpubs: Readonly<Record<DepositNetwork, string>>;
   /** Interval of the Postgres sweeps that back every delayed job, in ms. */
   readonly sweepIntervalMs: number;
+  /** Interval of the reconciliation job (RECONCILE_INTERVAL_MS). */
+  readonly reconcileIntervalMs: number;
   /** 32-byte key that encrypts secrets we must be able to read back (webhook secrets). */
   readonly secretsKey: Buffer;
   /** Webhook deliveries: worker concurrency of the `webhooks` group (WEBHOOK_CONCURRENCY). */
@@ -202,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: int("WORKER_CONCURRENCY", 10, 1, 1000),
     depositXpubs: Object.freeze(depositXpubs),
     sweepIntervalMs: int("SWEEP_INTERVAL_MS", 5000, 100, 3_600_000),
+    reconcileIntervalMs: int("RECONCILE_INTERVAL_MS", 300_000, 1_000, 86_400_000),
     secretsKey,
     webhookConcurrency: int("WEBHOOK_CONCURRENCY", 10, 1, 1000),
     webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),

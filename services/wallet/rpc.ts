@@ -18,6 +18,7 @@ import { creditWalletUser } from "./credit-wallet-user.ts";
 import { charge } from "./charge.ts";
 import { creditMerchant } from "./credit-merchant.ts";
 import { checkLedger } from "./check-ledger.ts";
+import { reconcile } from "../reconciliation/reconcile.ts";
 import { freezeWalletUser, unfreezeWalletUser } from "./freeze-wallet-user.ts";
 import { setAccountFrozen } from "./set-account-frozen.ts";
 import { enqueueAccountCredited } from "../subscriptions/renewals/jobs.ts";
@@ -119,6 +120,21 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
         description: req.description,
       });
       return { transactionId: res.transactionId, account: { id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen } };
+    },
+    async reconcile() {
+      const res = await reconcile(contextFor(deps), deps.logger);
+      return {
+        status: res.status,
+        checked: BigInt(res.checked),
+        newlyRecorded: BigInt(res.newlyRecorded),
+        anomalies: res.anomalies.map((a) => ({
+          kind: a.kind,
+          ownerType: a.ownerType,
+          ownerId: a.ownerId,
+          walletTransactionId: a.walletTransactionId ?? undefined,
+          detailsJson: JSON.stringify(a.details),
+        })),
+      };
     },
     async checkLedger() {
       const res = await checkLedger(contextFor(deps));

@@ -15,7 +15,7 @@ export interface JobDeps extends ServiceDeps {
 export interface JobDefinition<P = unknown> {
   name: string;
   group: WorkerGroup;
-  every?: number | ((deps: { sweepIntervalMs: number }) => number);
+  every?: number | ((deps: { sweepIntervalMs: number; reconcileIntervalMs: number }) => number);
   handle(deps: JobDeps, payload: P): Promise<void>;
 }
 
