@@ -67,13 +67,23 @@ export const renewalsSweepJob = defineJob<Record<string, never>>({
   every: (c) => c.sweepIntervalMs,
   async handle(deps) {
     await deps.clock.sync();
-    await claimDueRenewals(contextFor(deps), (due) => enqueueRenewals(deps, due));
+    await claimDueRenewals(contextFor(deps), (due) => enqueueRenewals(deps, due), await renewalBacklog(deps));
     const upcoming = await findUpcomingCharges(contextFor(deps), deps.config.chargeNoticeDays);
     await Promise.all(
       upcoming.map((u) => deps.queues.add(notifyUpcomingChargeJob, { subscriptionId: u.subscriptionId }, { jobId: jobId("notice", u.subscriptionId, String(u.periodIndex)), ...ONE_SHOT })),
     );
   },
 });
+
+/** Jobs waiting or running in the renewals queue, this sweep excluded; undefined when Redis cannot say. */
+async function renewalBacklog(deps: JobDeps): Promise<number | undefined> {
+  try {
+    const counts = await deps.queues.queue("renewals").getJobCounts("waiting", "prioritized", "active");
+    return (counts.waiting ?? 0) + (counts.prioritized ?? 0) + Math.max(0, (counts.active ?? 0) - 1);
+  } catch {
+    return undefined;
+  }
+}
 
 async function enqueueRenewals(deps: JobDeps, due: DueRenewal[]): Promise<void> {
   await Promise.all(
