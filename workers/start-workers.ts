@@ -5,6 +5,8 @@ import type { JobDeps } from "../services/platform/queue/define-job.ts";
 import { jobsByName, ALL_JOBS } from "./registry.ts";
 import type { JobDefinition } from "../services/platform/queue/define-job.ts";
 import { startSweepWatchdog, type SweepWatchdog } from "./sweep-watchdog.ts";
+import { logJobFailures } from "./job-failure-log.ts";
+import { OutageLog } from "../services/platform/outage-log.ts";
 
 export interface RunningWorkers {
   watchdog: SweepWatchdog;
@@ -29,7 +31,9 @@ export async function startWorkers(
   for (const group of groups) {
     const groupJobs = [...registry.values()].filter((j) => j.group === group);
     const connection = new Redis(deps.config.redisUrl, { maxRetriesPerRequest: null });
-    connection.on("error", (err) => deps.logger.warn({ err: err.message, group }, "worker redis connection error"));
+    const redisOutage = new OutageLog(deps.logger, `redis (worker group ${group})`);
+    connection.on("error", (err) => redisOutage.failed(err.message));
+    connection.on("ready", () => redisOutage.succeeded());
     connections.push(connection);
     const worker = new Worker(
       group,
@@ -40,8 +44,9 @@ export async function startWorkers(
       },
       { connection, prefix: deps.config.queuePrefix, concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency, autorun: true },
     );
-    worker.on("error", (err) => deps.logger.error({ err, group }, "worker error"));
-    worker.on("failed", (job, err) => deps.logger.warn({ err: err.message, job: job?.name, id: job?.id }, "job failed"));
+    // Errors while Redis is away are the outage already logged once above.
+    worker.on("error", (err) => (redisOutage.down ? redisOutage.failed(err.message) : deps.logger.error({ err, group }, "worker error")));
+    logJobFailures(worker, deps.logger);
     workers.push(worker);
 
     const queue = deps.queues.queue(group);
