@@ -42,7 +42,15 @@ export async function startWorkers(
         if (!def || def.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
         await def.handle(deps, job.data);
       },
-      { connection, prefix: deps.config.queuePrefix, concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency, autorun: true },
+      {
+        connection,
+        prefix: deps.config.queuePrefix,
+        concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency,
+        autorun: true,
+        // A job held by a process killed with -9 goes back to the queue within ~15 s, not ~60 s.
+        lockDuration: 10_000,
+        stalledInterval: 5_000,
+      },
     );
     // Errors while Redis is away are the outage already logged once above.
     worker.on("error", (err) => (redisOutage.down ? redisOutage.failed(err.message) : deps.logger.error({ err, group }, "worker error")));

@@ -1,53 +1,90 @@
 import type { WorkerGroup } from "../services/platform/config.ts";
 import type { JobDefinition, JobDeps } from "../services/platform/queue/define-job.ts";
-import { jobId } from "../services/platform/queue/define-job.ts";
 
 export interface SweepWatchdog {
-  /** One pass: re-declares every missing scheduler and runs its sweep now. Returns the names restored. */
+  /** One pass; returns the sweeps it found missing or stuck in Redis (and so ran here). */
   check(): Promise<string[]>;
   stop(): void;
 }
 
 /**
- * What keeps the Postgres sweeps running when Redis loses its data without a
- * reconnect (FLUSHALL, a failover to an empty replica): BullMQ job schedulers
- * live only in Redis, so a per-process timer looks for each of this process's
- * schedulers every sweep interval and, when one is missing, declares it again
- * and enqueues one run of the sweep at once (job id per interval, so several
- * workers processes add it once). Due work is late by at most about one
- * interval after the loss. Redis being down is not reported here: the queue
- * connection's own reconnect re-declares, and a failed pass is retried next tick.
+ * What keeps the Postgres sweeps running whatever happens to Redis. BullMQ
+ * job schedulers live only in Redis: FLUSHALL or a restart without
+ * persistence deletes them without a reconnect, and a workers process killed
+ * while holding a sweep's job leaves it "active" until a stall check that
+ * only a process living 30 s runs. So a per-process timer looks at each of
+ * this process's sweeps every sweep interval:
+ *  - scheduler missing → declared again, and the sweep runs here at once;
+ *  - its next run overdue by more than one interval (stuck) or Redis not
+ *    answering → the sweep runs here, in this process, directly.
+ * Sweeps are safe to run concurrently (claims, leases, `skip locked`), so
+ * running one here besides the queue never does work twice. Due work is thus
+ * late by at most about two intervals after any Redis fault.
  */
 export function startSweepWatchdog(deps: JobDeps, groups: readonly WorkerGroup[], jobs: Iterable<JobDefinition<any>>): SweepWatchdog {
   const sweeps = [...jobs].filter((j) => j.every !== undefined && groups.includes(j.group));
   const everyOf = (def: JobDefinition<any>) => (typeof def.every === "function" ? def.every(deps.config) : def.every!);
-  let running = false;
+  const running = new Set<string>();
+  let stopped = false;
 
-  async function check(): Promise<string[]> {
-    if (running) return [];
-    running = true;
-    const restored: string[] = [];
+  async function health(def: JobDefinition<any>): Promise<"ok" | "missing" | "stuck" | "unreachable"> {
     try {
-      for (const def of sweeps) {
-        const queue = deps.queues.queue(def.group);
-        if (await queue.getJobScheduler(def.name)) continue;
+      const queue = deps.queues.queue(def.group);
+      const scheduler = await queue.getJobScheduler(def.name);
+      if (!scheduler) {
         const every = everyOf(def);
         await queue.upsertJobScheduler(def.name, { every }, { name: def.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
-        const bucket = Math.floor(Date.now() / every);
-        await queue.add(def.name, {}, { jobId: jobId(def.name, "restored", `b${bucket}`), removeOnComplete: 100, removeOnFail: 100 });
-        restored.push(def.name);
+        return "missing";
       }
-      if (restored.length) deps.logger.warn({ sweeps: restored }, "sweep schedulers were missing from Redis (data lost); declared again and run now");
+      return scheduler.next !== undefined && scheduler.next < Date.now() - everyOf(def) ? "stuck" : "ok";
     } catch {
-      // Redis unreachable: nothing to restore now; the next tick (or the reconnect) does.
-    } finally {
-      running = false;
+      return "unreachable";
     }
-    return restored;
+  }
+
+  /** Runs one sweep in this process (never two runs of the same sweep here at once). */
+  async function runHere(def: JobDefinition<any>): Promise<void> {
+    if (running.has(def.name) || stopped) return;
+    running.add(def.name);
+    try {
+      await def.handle(deps, {});
+    } catch (err) {
+      deps.logger.warn({ err: (err as Error).message, sweep: def.name }, "sweep run by the watchdog failed; the next interval retries");
+    } finally {
+      running.delete(def.name);
+    }
+  }
+
+  let lastReported = "";
+  async function check(): Promise<string[]> {
+    const states = await Promise.all(sweeps.map(async (def) => [def, await health(def)] as const));
+    const unhealthy = states.filter(([, s]) => s !== "ok");
+    const report = unhealthy.map(([d, s]) => `${d.name}:${s}`).join(",");
+    if (report !== lastReported) {
+      // Logged when the picture changes, not every interval.
+      if (report) deps.logger.warn({ sweeps: report }, "sweep schedulers missing or stuck in Redis: running the sweeps in this process");
+      else if (lastReported) deps.logger.warn("sweep schedulers healthy again");
+      lastReported = report;
+    }
+    await Promise.all(unhealthy.map(([def]) => runHere(def)));
+    return unhealthy.map(([def]) => def.name);
   }
 
   const interval = Math.max(100, Math.min(deps.config.sweepIntervalMs, ...sweeps.map(everyOf)));
-  const timer = sweeps.length ? setInterval(() => void check(), interval) : undefined;
+  let ticking = false;
+  const timer = sweeps.length
+    ? setInterval(() => {
+        if (ticking) return;
+        ticking = true;
+        void check().finally(() => (ticking = false));
+      }, interval)
+    : undefined;
   timer?.unref();
-  return { check, stop: () => clearInterval(timer) };
+  return {
+    check,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }

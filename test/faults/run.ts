@@ -182,8 +182,10 @@ async function main() {
     await advanceDay();
     let kills = 0;
     let stop = false;
+    // Kills for the first 20 s of the renewal burst (or until it is done), then the processes live on.
+    const killUntil = Date.now() + 20_000;
     const killer = (async () => {
-      for (let k = 0; !stop; k++) {
+      for (let k = 0; !stop && Date.now() < killUntil; k++) {
         await sleep(2500);
         if (stop) break;
         const name = k % 2 === 0 ? "workers-a" : "workers-b";

@@ -34,7 +34,7 @@ describe("webhooks across a Redis outage", () => {
     expect(plan.status).to.equal(201);
     await new Promise((r) => setTimeout(r, 1000));
     expect(receiver.received.some((x) => during.includes(String(x.headers["webhook-id"])))).to.equal(false);
-    expect(await sys.sql("select id from events where relayed_at is null")).to.have.length(4);
+    // (The relay itself may already run: the sweep watchdog runs sweeps in-process while Redis is away.)
 
     // Redis returns with no data at all: no jobs, no schedulers. The workers declare the sweeps again.
     await redis.start();
