@@ -2,6 +2,12 @@ import { expect } from "chai";
 import type pg from "pg";
 import { createOrm, migrate, type Orm } from "../../services/platform/database/orm.ts";
 import { startPostgresProcess, type PostgresProcess } from "../support/postgres-process.ts";
+import { randomBytes } from "node:crypto";
+import { loadConfig, SERVICE_NAMES, WORKER_GROUP_NAMES } from "../../services/platform/config.ts";
+import { createLogger } from "../../services/platform/logger.ts";
+import { startSystem } from "../../services/cli/system.ts";
+import { infrastructure } from "../support/infrastructure.ts";
+import { apiClient } from "../support/http.ts";
 
 /**
  * The database wedge: with a small pool and many transactions open when
@@ -116,5 +122,43 @@ describe("database outage: pool slots survive a crash mid-transaction", function
     }
     const ok = await orm!.em.fork().execute<{ ok: number }[]>("select 1 as ok");
     expect(Number(ok[0]!.ok)).to.equal(1);
+  });
+
+  it("a whole system mid-outage: API calls answer 503 fast, /readyz 503, and close() (SIGTERM) ends cleanly", async () => {
+    const config = loadConfig({
+      DATABASE_URL: server!.url,
+      REDIS_URL: (await infrastructure()).redisUrl,
+      QUEUE_PREFIX: `outage${randomBytes(4).toString("hex")}`,
+      ADMIN_API_KEY: "outage-admin-key",
+      SANDBOX: "true",
+      LOG_LEVEL: "silent",
+      DB_POOL_MAX: "3",
+      DB_CONNECT_TIMEOUT_MS: "1000",
+      DB_STATEMENT_TIMEOUT_MS: "2000",
+      RPC_TIMEOUT_MS: "3000",
+      SWEEP_INTERVAL_MS: "200",
+    });
+    const system = await startSystem(config, createLogger("silent"), { services: SERVICE_NAMES, gateway: true, workerGroups: WORKER_GROUP_NAMES, gatewayPort: 0, servicesPort: 0 });
+    let closed = false;
+    try {
+      const admin = apiClient(`http://127.0.0.1:${system.gatewayPort}`, { "x-admin-key": "outage-admin-key" });
+      expect((await admin.post("/admin/v1/merchants", { name: "Before" })).status).to.equal(201);
+      expect((await admin.get("/readyz")).status).to.equal(200);
+      await server!.stopImmediate();
+      const started = Date.now();
+      const answers = await Promise.all(Array.from({ length: 10 }, () => admin.post("/admin/v1/merchants", { name: "During" })));
+      expect(answers.map((a) => a.status).every((s) => s === 503 || s === 504), JSON.stringify(answers.map((a) => a.status))).to.equal(true);
+      expect(answers[0]!.body.error).to.match(/SERVICE_UNAVAILABLE|TIMEOUT/);
+      expect(Date.now() - started).to.be.lessThan(5_000);
+      const ready = await admin.get("/readyz");
+      expect(ready.status).to.equal(503);
+      const t = Date.now();
+      await system.close();
+      closed = true;
+      expect(Date.now() - t, "shutdown mid-outage is bounded").to.be.lessThan(15_000);
+    } finally {
+      if (!closed) await system.close().catch(() => {});
+      await server!.start();
+    }
   });
 });
