@@ -7,7 +7,7 @@
  * SIGTERM of every role. It never touches the shared servers and ends only
  * the processes it started. Prints a table; exits 1 when an invariant fails.
  *
- * Sizes: FAULT_SUBSCRIPTIONS (default 200), FAULT_SWEEP_MS (default 2000).
+ * Sizes: FAULT_SUBSCRIPTIONS (default 100), FAULT_SWEEP_MS (default 2000).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdtempSync } from "node:fs";
@@ -27,7 +27,7 @@ import { apiClient } from "../support/http.ts";
 import { freePort, startRedisProcess, type RedisProcess } from "../support/redis-process.ts";
 import { startPostgresProcess, type PostgresProcess } from "../support/postgres-process.ts";
 
-const N = Number(process.env.FAULT_SUBSCRIPTIONS ?? 200);
+const N = Number(process.env.FAULT_SUBSCRIPTIONS ?? 100);
 const SWEEP_MS = Number(process.env.FAULT_SWEEP_MS ?? 2000);
 const OUTAGE_S = 10;
 const RESPONSE_BOUND_MS = 5_000; // RPC_TIMEOUT_MS below plus slack
