@@ -19,14 +19,23 @@ import type pg from "pg";
  * holder that does release later (a plain query's `finally`) changes nothing.
  */
 export function guardPoolSlots(pool: pg.Pool): void {
+  type Callback = (err: Error | undefined, client?: pg.PoolClient, release?: (err?: Error | boolean) => void) => void;
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-  const guarded = async (): Promise<pg.PoolClient> => {
-    const client = await connect();
-    watchCheckout(client);
-    return client;
+  // Both forms: Kysely calls connect() for a promise; pool.query() calls connect(callback).
+  const guarded = (callback?: Callback): Promise<pg.PoolClient> | undefined => {
+    const checkedOut = connect().then((client) => {
+      watchCheckout(client);
+      return client;
+    });
+    if (!callback) return checkedOut;
+    checkedOut.then(
+      (client) => callback(undefined, client, client.release),
+      (err: Error) => callback(err),
+    );
+    return undefined;
   };
-  // Instance-local: only this pool's connect() changes (Kysely calls it without a callback).
-  (pool as unknown as { connect: () => Promise<pg.PoolClient> }).connect = guarded;
+  // Instance-local: only this pool's connect() changes.
+  (pool as unknown as { connect: typeof guarded }).connect = guarded;
 }
 
 function watchCheckout(client: pg.PoolClient): void {
