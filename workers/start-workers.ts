@@ -77,7 +77,7 @@ export async function startWorkers(
   return {
     watchdog,
     async close() {
-      watchdog.stop();
+      await watchdog.stop();
       for (const l of listeners) deps.queues.connection.off("ready", l);
       await Promise.all(workers.map((w) => w.close()));
       for (const c of connections) c.disconnect();

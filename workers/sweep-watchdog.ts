@@ -4,7 +4,8 @@ import type { JobDefinition, JobDeps } from "../services/platform/queue/define-j
 export interface SweepWatchdog {
   /** One pass; returns the sweeps it found missing or stuck in Redis (and so ran here). */
   check(): Promise<string[]>;
-  stop(): void;
+  /** Stops the timer and waits for a sweep it is running (shutdown: before the pools close). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -24,7 +25,7 @@ export interface SweepWatchdog {
 export function startSweepWatchdog(deps: JobDeps, groups: readonly WorkerGroup[], jobs: Iterable<JobDefinition<any>>): SweepWatchdog {
   const sweeps = [...jobs].filter((j) => j.every !== undefined && groups.includes(j.group));
   const everyOf = (def: JobDefinition<any>) => (typeof def.every === "function" ? def.every(deps.config) : def.every!);
-  const running = new Set<string>();
+  const running = new Map<string, Promise<void>>();
   let stopped = false;
 
   async function health(def: JobDefinition<any>): Promise<"ok" | "missing" | "stuck" | "unreachable"> {
@@ -45,14 +46,12 @@ export function startSweepWatchdog(deps: JobDeps, groups: readonly WorkerGroup[]
   /** Runs one sweep in this process (never two runs of the same sweep here at once). */
   async function runHere(def: JobDefinition<any>): Promise<void> {
     if (running.has(def.name) || stopped) return;
-    running.add(def.name);
-    try {
-      await def.handle(deps, {});
-    } catch (err) {
-      deps.logger.warn({ err: (err as Error).message, sweep: def.name }, "sweep run by the watchdog failed; the next interval retries");
-    } finally {
-      running.delete(def.name);
-    }
+    const run = def
+      .handle(deps, {})
+      .catch((err: Error) => deps.logger.warn({ err: err.message, sweep: def.name }, "sweep run by the watchdog failed; the next interval retries"))
+      .finally(() => running.delete(def.name));
+    running.set(def.name, run);
+    await run;
   }
 
   let lastReported = "";
@@ -82,9 +81,10 @@ export function startSweepWatchdog(deps: JobDeps, groups: readonly WorkerGroup[]
   timer?.unref();
   return {
     check,
-    stop() {
+    async stop() {
       stopped = true;
       clearInterval(timer);
+      await Promise.all(running.values());
     },
   };
 }
