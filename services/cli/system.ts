@@ -40,12 +40,14 @@ export interface RunningSystem {
 export async function startSystem(baseConfig: Config, logger: Logger, parts: SystemParts): Promise<RunningSystem> {
   let config = baseConfig;
   const needsDb = parts.services.length > 0 || parts.workerGroups.length > 0;
-  const orm = needsDb ? await createOrm({
+  const orm = needsDb
+    ? await createOrm({
         databaseUrl: config.databaseUrl,
         poolMax: config.dbPoolMax,
         statementTimeoutMs: config.dbStatementTimeoutMs,
         connectTimeoutMs: config.dbConnectTimeoutMs,
-      }) : undefined;
+      })
+    : undefined;
   const clock = orm ? await createClock(config, orm) : undefined;
   const queues = needsDb ? new Queues(config.redisUrl, config.queuePrefix, logger) : undefined;
   const rpc = new RpcClients(config.internalApiToken, [], { timeoutMs: config.rpcTimeoutMs });
