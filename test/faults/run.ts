@@ -224,6 +224,13 @@ async function main() {
       const u = (await admin.post("/admin/v1/wallet-users", { email: `x${label[0]}${i}@faults.example`, password: "correct horse battery", pin: "246810" })).body;
       pendingAuth.push((await api.post("/api/v1/subscriptions", { externalReference: `x${label[0]}-${i}`, planId: plan.id, walletUserId: u.id, successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no", authorizationExpiresInMinutes: 60 })).body.subscriptionId);
     }
+    // A NEXT_BILLING plan change, approved: it takes effect at the coming billing date.
+    const changed = subs[label.startsWith("2") ? 0 : 1]!;
+    const newPlan = (await api.post("/api/v1/subscription-plans", { name: `Daily v${label[0]}`, amount: "1.5", currency: "USD", interval: "DAY" })).body;
+    const change = (await api.post(`/api/v1/subscriptions/${changed}/change-sessions`, { requestedPlanId: newPlan.id, effectiveMode: "NEXT_BILLING", successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no" })).body;
+    const owner = (await api.get(`/api/v1/subscriptions/${changed}`)).body.walletUserId as string;
+    const approved = await subsClient.approveChangeSession({ token: new URL(change.approvalUrl).pathname.split("/").pop()!, walletUserId: owner });
+    if (!approved.approved) throw new Error("change approval refused");
     const period = ((await q("select max(next_period_index)::int as p from subscriptions where status = 'ACTIVE'"))[0].p as number);
     const eventsBefore = (await q("select count(*)::int as n from events"))[0].n as number;
     // The advance runs the due sweeps at once (jobs enqueued), then Redis loses them all.
@@ -238,7 +245,8 @@ async function main() {
       if ((await periodsPaid(period)) !== N || !(await quiet())) return false;
       const [e] = await q("select count(*)::int as n from subscriptions where id = any($1) and status = 'EXPIRED'", [pendingAuth]);
       const [r] = await q("select count(*)::int as n from events where relayed_at is null");
-      return e.n === pendingAuth.length && r.n === 0;
+      const [c] = await q("select count(*)::int as n from subscription_change_sessions where id = $1 and status = 'APPLIED'", [change.id]);
+      return e.n === pendingAuth.length && r.n === 0 && c.n === 1;
     });
     const done = Date.now();
     const [undelivered] = await q(
@@ -246,7 +254,7 @@ async function main() {
     ).catch(() => [{ n: -1 }]);
     const started = (firstWork - due) / 1000;
     record(label, `due work resumes within 2 sweep intervals (${(2 * SWEEP_MS) / 1000} s)`, `first renewal ${started.toFixed(1)} s after the loss`, started <= (2 * SWEEP_MS) / 1000 + 1);
-    record(label, "renewals, expiries and event relay all done", `${N} renewals + ${pendingAuth.length} expiries + ${(await q("select count(*)::int as n from events"))[0].n - eventsBefore} events in ${((done - due) / 1000).toFixed(1)} s; deliveries not yet done = ${undelivered!.n}`, true);
+    record(label, "renewals, expiries, a NEXT_BILLING change and event relay all done", `${N} renewals + ${pendingAuth.length} expiries + 1 plan change + ${(await q("select count(*)::int as n from events"))[0].n - eventsBefore} events in ${((done - due) / 1000).toFixed(1)} s; deliveries not yet done = ${undelivered!.n}`, true);
   }
 
   // ---- 4. PostgreSQL stop -m immediate under REST load and renewals
