@@ -3,8 +3,8 @@ import { createOrm, ensureDatabase, migrate, type Orm } from "../services/platfo
 import { entities } from "../services/entities.ts";
 
 /** An ORM over every domain's entities: the one place that joins the platform's ORM with the domains. */
-export function openDatabase(databaseUrl: string, poolMax: number): Promise<Orm> {
-  return createOrm({ databaseUrl, poolMax, entities });
+export function openDatabase(databaseUrl: string, poolMax: number, bounds: { statementTimeoutMs?: number; connectTimeoutMs?: number } = {}): Promise<Orm> {
+  return createOrm({ databaseUrl, poolMax, entities, ...bounds });
 }
 
 /** Creates the database when missing and applies pending migrations (`billing migrate`, `billing start all`). */

@@ -7,6 +7,7 @@ import { createMerchant } from "../services/merchants/create-merchant.ts";
 import { createApiKey } from "../services/merchants/create-api-key.ts";
 import { revokeApiKey } from "../services/merchants/revoke-api-key.ts";
 import { announceOnce } from "../services/merchants/key-revocations.ts";
+import { reconcileCommands } from "./reconcile-command.ts";
 
 export type { OperatorCommand };
 
@@ -47,6 +48,7 @@ export const operatorCommands: Record<string, OperatorCommand> = {
     },
   },
   ...walletCommands,
+  ...reconcileCommands,
 };
 
 /**

@@ -10,6 +10,8 @@ import { startGateway, type RunningGateway } from "../gateway/start-gateway.ts";
 import { startWorkers, type RunningWorkers } from "../workers/start-workers.ts";
 import type { AnyHandler } from "../services/platform/queue/define-job.ts";
 import { buildJobRegistry } from "../workers/registry.ts";
+import { startHealthServer, type HealthServer } from "../services/platform/health/health-server.ts";
+import { postgresCheck, redisCheck } from "../services/platform/health/readiness.ts";
 
 export interface SystemParts {
   services: readonly ServiceName[];
@@ -29,6 +31,7 @@ export interface RunningSystem {
   queues: Queues | undefined;
   gatewayPort: number | undefined;
   servicesPort: number | undefined;
+  healthPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -40,14 +43,17 @@ export interface RunningSystem {
 export async function startSystem(baseConfig: Config, logger: Logger, parts: SystemParts): Promise<RunningSystem> {
   let config = baseConfig;
   const needsDb = parts.services.length > 0 || parts.workerGroups.length > 0;
-  const orm = needsDb ? await openDatabase(config.databaseUrl, config.dbPoolMax) : undefined;
+  const orm = needsDb
+    ? await openDatabase(config.databaseUrl, config.dbPoolMax, { statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs })
+    : undefined;
   const clock = orm ? await createClock(config, orm) : undefined;
   const queues = needsDb ? new Queues(config.redisUrl, config.queuePrefix, logger) : undefined;
-  const rpc = new RpcClients(config.internalApiToken);
+  const rpc = new RpcClients(config.internalApiToken, [], { timeoutMs: config.rpcTimeoutMs });
 
   let services: RunningServices | undefined;
   let gateway: RunningGateway | undefined;
   let workers: RunningWorkers | undefined;
+  let health: HealthServer | undefined;
   try {
     if (parts.services.length > 0) {
       config = { ...config, services: parts.services };
@@ -68,12 +74,17 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
       );
     }
     if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port);
+    // A workers process has no API: HEALTH_PORT gives it /healthz and /readyz (its pool and Redis).
+    if (config.healthPort !== undefined && orm && queues) {
+      health = await startHealthServer(config.healthPort, { postgres: postgresCheck(orm), redis: redisCheck(queues.connection) });
+    }
   } catch (err) {
     await closeAll();
     throw err;
   }
 
   async function closeAll() {
+    await health?.close();
     await gateway?.close();
     await workers?.close();
     await services?.close();
@@ -90,6 +101,7 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     queues,
     gatewayPort: gateway?.port,
     servicesPort: services?.port,
+    healthPort: health?.port,
     close: closeAll,
   };
 }

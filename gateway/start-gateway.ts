@@ -1,7 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
-import pg from "pg";
 import type { Config } from "../services/platform/config.ts";
 import type { Logger } from "../services/platform/logger.ts";
 import { RpcClients } from "../services/platform/rpc/clients.ts";
@@ -19,6 +18,8 @@ import { redisIdempotencyStore } from "./idempotency.ts";
 import { ApiKeyCache, listenForRevocations } from "./api-key-cache.ts";
 import { hostedPages } from "./pages/index.ts";
 import { redisRateLimiter } from "./rate-limit/redis-rate-limiter.ts";
+import { redisCheck, runChecks, serviceCheck, type ReadinessChecks } from "../services/platform/health/readiness.ts";
+import { READINESS_TIMEOUT_MS } from "../services/platform/health/health-server.ts";
 
 export interface RunningGateway {
   port: number;
@@ -38,13 +39,25 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
   };
 }
 
+/**
+ * Readiness of the gateway: Redis, and each service it calls (by name), each
+ * services process asked once at its own /readyz (its pool and its Redis).
+ */
+function gatewayReadiness(config: Config, redis: Redis): () => Promise<Record<string, string>> {
+  const urls = [...new Set(Object.values(config.serviceUrls))];
+  return async () => {
+    const checks: ReadinessChecks = { redis: redisCheck(redis) };
+    for (const url of urls) checks[url] = serviceCheck(url, READINESS_TIMEOUT_MS - 200);
+    const result = (await runChecks(checks, READINESS_TIMEOUT_MS)).checks;
+    const byService = Object.fromEntries(Object.entries(config.serviceUrls).map(([name, url]) => [name, result[url]!]));
+    return { redis: result.redis!, ...byService };
+  };
+}
+
 export async function startGateway(config: Config, logger: Logger, port: number): Promise<RunningGateway> {
-  const rpc = new RpcClients(config.internalApiToken);
+  const rpc = new RpcClients(config.internalApiToken, [], { timeoutMs: config.rpcTimeoutMs });
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on("error", () => {});
-  // Readiness only: one short-lived connection at a time, no ORM in the gateway.
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, idleTimeoutMillis: 10_000 });
-  pool.on("error", () => {});
   const clients = gatewayClients(rpc, config);
   const rateLimit = redisRateLimiter(config, clients, logger);
   const deps: GatewayDeps = {
@@ -52,10 +65,8 @@ export async function startGateway(config: Config, logger: Logger, port: number)
     logger,
     clients,
     rateLimiter: rateLimit.limiter,
-    readiness: async () => ({
-      postgres: await pool.query("select 1").then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
-      redis: await redis.ping().then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
-    }),
+    // No Postgres pool here: ready when Redis and every services process it calls are.
+    readiness: gatewayReadiness(config, redis),
   };
   const keyCache = new ApiKeyCache();
   const revocations = listenForRevocations(keyCache, config.redisUrl, config.queuePrefix, logger);
@@ -82,7 +93,6 @@ export async function startGateway(config: Config, logger: Logger, port: number)
       revocations.close();
       rateLimit.close();
       redis.disconnect();
-      await pool.end();
     },
   };
 }

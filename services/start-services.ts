@@ -5,6 +5,7 @@ import { errorInterceptor } from "./platform/rpc/errors.ts";
 import { serviceRoutes } from "./routes.ts";
 import { validateRequests } from "./platform/rpc/validate-request.ts";
 import { merchantExistence } from "./merchants/merchant-exists.ts";
+import { postgresCheck, redisCheck } from "./platform/health/readiness.ts";
 
 export interface RunningServices {
   port: number;
@@ -20,7 +21,7 @@ export async function startServices(
     requireServiceToken(deps.config.internalApiToken),
     errorInterceptor(deps.logger),
     validateRequests({ merchantExists: merchantExistence(deps.orm) }),
-  ]);
+  ], { postgres: postgresCheck(deps.orm), redis: redisCheck(deps.queues.connection) });
   const bound = await server.listen(port, deps.config.servicesHost);
   deps.logger.info({ port: bound, services: deps.config.services }, "services listening");
   return { port: bound, close: () => server.close() };

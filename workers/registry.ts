@@ -5,10 +5,11 @@ import { webhookJobs } from "../services/events/jobs.ts";
 import { subscriptionJobs } from "../services/subscriptions/jobs.ts";
 import { changeSessionJobs } from "../services/subscriptions/change-sessions/change-session-jobs.ts";
 import { renewalJobs } from "../services/subscriptions/renewals/jobs.ts";
+import { reconciliationJobs } from "../services/reconciliation/jobs.ts";
 import { ALL_JOB_KINDS } from "../services/job-kinds.ts";
 
 /** Every handler of every domain. */
-export const ALL_JOBS: readonly AnyHandler[] = [...webhookJobs, ...orderJobs, ...subscriptionJobs, ...changeSessionJobs, ...renewalJobs];
+export const ALL_JOBS: readonly AnyHandler[] = [...webhookJobs, ...orderJobs, ...subscriptionJobs, ...changeSessionJobs, ...renewalJobs, ...reconciliationJobs];
 
 /**
  * Binds handlers to the declared job kinds. Start-up fails when a declared

@@ -3,8 +3,12 @@ import { Redis } from "ioredis";
 import type { WorkerGroup } from "../services/platform/config.ts";
 import { isSweep, type AnyHandler, type JobDeps } from "../services/platform/queue/define-job.ts";
 import { buildJobRegistry } from "./registry.ts";
+import { startSweepWatchdog, type SweepWatchdog } from "./sweep-watchdog.ts";
+import { logJobFailures } from "./job-failure-log.ts";
+import { OutageLog } from "../services/platform/outage-log.ts";
 
 export interface RunningWorkers {
+  watchdog: SweepWatchdog;
   close(): Promise<void>;
 }
 
@@ -25,7 +29,9 @@ export async function startWorkers(
   for (const group of groups) {
     const groupJobs = [...registry.values()].filter((j) => j.kind.group === group);
     const connection = new Redis(deps.config.redisUrl, { maxRetriesPerRequest: null });
-    connection.on("error", (err) => deps.logger.warn({ err: err.message, group }, "worker redis connection error"));
+    const redisOutage = new OutageLog(deps.logger, `redis (worker group ${group})`);
+    connection.on("error", (err) => redisOutage.failed(err.message));
+    connection.on("ready", () => redisOutage.succeeded());
     connections.push(connection);
     const worker = new Worker(
       group,
@@ -34,10 +40,19 @@ export async function startWorkers(
         if (!def || def.kind.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
         await def.handle(deps, job.data);
       },
-      { connection, prefix: deps.config.queuePrefix, concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency, autorun: true },
+      {
+        connection,
+        prefix: deps.config.queuePrefix,
+        concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency,
+        autorun: true,
+        // A job held by a process killed with -9 goes back to the queue within ~15 s, not ~60 s.
+        lockDuration: 10_000,
+        stalledInterval: 5_000,
+      },
     );
-    worker.on("error", (err) => deps.logger.error({ err, group }, "worker error"));
-    worker.on("failed", (job, err) => deps.logger.warn({ err: err.message, job: job?.name, id: job?.id }, "job failed"));
+    // Errors while Redis is away are the outage already logged once above.
+    worker.on("error", (err) => (redisOutage.down ? redisOutage.failed(err.message) : deps.logger.error({ err, group }, "worker error")));
+    logJobFailures(worker, deps.logger);
     workers.push(worker);
 
     const queue = deps.queues.queue(group);
@@ -54,8 +69,12 @@ export async function startWorkers(
     listeners.push(redeclare);
     deps.logger.info({ group, jobs: groupJobs.map((j) => j.kind.name) }, "worker group started");
   }
+  // Redis can lose the schedulers without a reconnect (FLUSHALL): a per-process timer restores them.
+  const watchdog = startSweepWatchdog(deps, groups, registry.values());
   return {
+    watchdog,
     async close() {
+      await watchdog.stop();
       for (const l of listeners) deps.queues.connection.off("ready", l);
       await Promise.all(workers.map((w) => w.close()));
       for (const c of connections) c.disconnect();

@@ -3,6 +3,7 @@ import { ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../services/platform/logger.ts";
 import { HttpError, fromConnectError } from "../http-errors.ts";
 import { redactPath } from "./access-log.ts";
+import { OutageLog } from "../../services/platform/outage-log.ts";
 
 /** Errors from koa/co-body carry an HTTP status; these are the client ones we expect. */
 const CLIENT_ERRORS: Record<number, { code: string; message: string }> = {
@@ -19,9 +20,12 @@ const CLIENT_ERRORS: Record<number, { code: string; message: string }> = {
  * a bare 500, never a stack trace or SQL.
  */
 export function errorHandler(logger: Logger): Middleware {
+  // 503/504 (a service or its database away) are one outage: logged when it starts and when it ends, not per request.
+  const outage = new OutageLog(logger, "services");
   return async (ctx, next) => {
     try {
       await next();
+      if (outage.down && ctx.status < 500) outage.succeeded();
       // Nothing answered: an unknown route gets the error body too.
       if (ctx.status === 404 && ctx.body == null) {
         ctx.status = 404;
@@ -29,7 +33,8 @@ export function errorHandler(logger: Logger): Middleware {
       }
     } catch (err) {
       const httpError = toHttpError(err);
-      if (httpError.status >= 500) logger.error({ err, method: ctx.method, path: redactPath(ctx.path) }, "request failed");
+      if (httpError.status === 503 || httpError.status === 504) outage.failed(err, { method: ctx.method, path: redactPath(ctx.path) });
+      else if (httpError.status >= 500) logger.error({ err, method: ctx.method, path: redactPath(ctx.path) }, "request failed");
       ctx.status = httpError.status;
       ctx.body = {
         error: httpError.code,

@@ -12,6 +12,7 @@ import { eventRoutes } from "./events.ts";
 import { webhookEndpointRoutes } from "./webhook-endpoints.ts";
 import { refundRoutes } from "./refunds.ts";
 import { balanceRoutes } from "./balance.ts";
+import { adminReconciliationRoutes } from "./admin-reconciliation.ts";
 
 /** Every REST operation: mounted by the app and documented by the OpenAPI builder. */
-export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes];
+export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...adminReconciliationRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes];

@@ -26,9 +26,14 @@ export async function settleCredit(ctx: UseCaseContext, wallet: WalletPort, cred
       description: `payment order ${order?.externalId ?? credit.orderId}`.slice(0, 500),
     }));
   } catch (err) {
+    // Back-off per row (old values on the right): 5 s, 10 s, 20 s … one hour; parked after CREDIT_MAX_ATTEMPTS.
     await ctx.em.getConnection().execute(
-      "update payment_order_credits set attempts = attempts + 1, last_error = ? where id = ? and status = 'PENDING'",
-      [String((err as Error).message ?? err).slice(0, 500), creditId],
+      `update payment_order_credits
+          set attempts = attempts + 1, last_error = ?,
+              next_attempt_at = now() + make_interval(secs => least(3600, 5 * power(2, attempts))),
+              parked_at = case when attempts + 1 >= ? then now() else null end
+        where id = ? and status = 'PENDING'`,
+      [String((err as Error).message ?? err).slice(0, 500), CREDIT_MAX_ATTEMPTS, creditId],
     );
     throw err;
   }
@@ -48,13 +53,22 @@ export async function settleCredit(ctx: UseCaseContext, wallet: WalletPort, cred
 }
 
 export const CREDIT_SWEEP_BATCH = 100;
+/** A credit whose wallet call failed this many times is parked: reported by reconciliation (PARKED_ROW), no longer retried. */
+export const CREDIT_MAX_ATTEMPTS = 12;
 
 /**
- * Every PENDING credit, oldest first: the recovery path for a crash between
- * commit and the wallet call, a lost job, or a wallet outage.
+ * Every PENDING credit whose next try is due, never-failed ones first: the
+ * recovery path for a crash between commit and the wallet call, a lost job,
+ * or a wallet outage. Failing rows back off and are parked, so they never
+ * block newer ones.
  */
 export async function settlePendingCredits(ctx: UseCaseContext, wallet: WalletPort, limit = CREDIT_SWEEP_BATCH): Promise<{ credited: number; failed: number }> {
-  const pending = await ctx.em.find(OrderCredit, { status: "PENDING" }, { fields: ["id"], orderBy: { createdAt: "asc" }, limit });
+  const pending = await ctx.em.execute<{ id: string }[]>(
+    `select id from payment_order_credits
+      where status = 'PENDING' and parked_at is null and (next_attempt_at is null or next_attempt_at <= now())
+      order by next_attempt_at nulls first, created_at limit ?`,
+    [limit],
+  );
   let credited = 0;
   let failed = 0;
   for (const { id } of pending) {

@@ -16,6 +16,14 @@ export interface Config {
   readonly apiKeyMode: "test" | "live";
   readonly queuePrefix: string;
   readonly dbPoolMax: number;
+  /** Server-side bound on one SQL statement (DB_STATEMENT_TIMEOUT_MS); past it the request answers 504. */
+  readonly dbStatementTimeoutMs: number;
+  /** Bound on taking a pool slot or opening a connection (DB_CONNECT_TIMEOUT_MS); past it the request answers 503. */
+  readonly dbConnectTimeoutMs: number;
+  /** Default deadline of an RPC from the gateway or a worker to a service (RPC_TIMEOUT_MS); past it 504. */
+  readonly rpcTimeoutMs: number;
+  /** Port of the /healthz + /readyz server of a process without an API of its own (HEALTH_PORT; unset: none). */
+  readonly healthPort: number | undefined;
   /** Base URL per Connect service; all default to the local services server. */
   readonly serviceUrls: Readonly<Record<ServiceName, string>>;
   /** Services hosted by a `services` process (SERVICES, default all). */
@@ -31,6 +39,8 @@ export interface Config {
   readonly depositXpubs: Readonly<Record<DepositNetwork, string>>;
   /** Interval of the Postgres sweeps that back every delayed job, in ms. */
   readonly sweepIntervalMs: number;
+  /** Interval of the reconciliation job (RECONCILE_INTERVAL_MS). */
+  readonly reconcileIntervalMs: number;
   /** 32-byte key that encrypts secrets we must be able to read back (webhook secrets). */
   readonly secretsKey: Buffer;
   /** Webhook deliveries: worker concurrency of the `webhooks` group (WEBHOOK_CONCURRENCY). */
@@ -195,12 +205,17 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyMode: apiKeyMode as "test" | "live",
     queuePrefix: str("QUEUE_PREFIX", "billing"),
     dbPoolMax: int("DB_POOL_MAX", 10, 1, 200),
+    dbStatementTimeoutMs: int("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),
+    dbConnectTimeoutMs: int("DB_CONNECT_TIMEOUT_MS", 2_000, 100, 60_000),
+    rpcTimeoutMs: int("RPC_TIMEOUT_MS", 8_000, 100, 120_000),
+    healthPort: env.HEALTH_PORT ? int("HEALTH_PORT", 0, 0, 65535) : undefined,
     serviceUrls: Object.freeze(serviceUrls),
     services: Object.freeze(list("SERVICES", SERVICE_NAMES)),
     workerGroups: Object.freeze(list<WorkerGroup>("WORKER_GROUPS", WORKER_GROUP_NAMES)),
     workerConcurrency: int("WORKER_CONCURRENCY", 10, 1, 1000),
     depositXpubs: Object.freeze(depositXpubs),
     sweepIntervalMs: int("SWEEP_INTERVAL_MS", 5000, 100, 3_600_000),
+    reconcileIntervalMs: int("RECONCILE_INTERVAL_MS", 300_000, 1_000, 86_400_000),
     secretsKey,
     webhookConcurrency: int("WEBHOOK_CONCURRENCY", 10, 1, 1000),
     webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),

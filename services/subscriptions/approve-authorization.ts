@@ -9,7 +9,10 @@ import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription, pendingFirstCharge } from "./subscription-store.ts";
 import { assertAnswerable, findByToken } from "./authorization-lookup.ts";
-import { openFirstCharge, settleCharge, type FailureReason, type FirstChargeTerms, paymentInProgress } from "./first-payment.ts";
+import { openFirstCharge, type FirstChargeTerms } from "./first-payment.ts";
+import { settleCharge } from "./charges/settle-charge.ts";
+import type { FailureReason } from "./charges/open-charge.ts";
+import { paymentInProgress } from "./charges/lease.ts";
 import { quotePlan, requireFundingAsset } from "./funding.ts";
 import { fetchPlan, fetchWalletUserById, planInterval, type SubscriptionPorts } from "./ports.ts";
 
@@ -98,7 +101,7 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
       `The plan amount ${formatAmount(plan.amount)} ${plan.currency} is above its maximum charge of ${plan.maximumChargeAmount} ${plan.currency}.`);
   }
 
-  const settled = await settleCharge(ctx, ports, opened.id, true);
+  const settled = await settleCharge(ctx, ports, opened.id, opened.leaseGeneration);
   if (settled.state === "in_progress") throw paymentInProgress("this authorization");
   const { charge } = settled;
   if (charge.status === "SUCCEEDED") return approved(ctx, settled.subscription, charge);

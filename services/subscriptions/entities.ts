@@ -101,8 +101,14 @@ export const SubscriptionCharge = defineEntity({
     walletTransactionId: p.string().length(64).nullable(),
     createdAt: p.datetime(),
     settledAt: p.datetime().nullable(),
-    /** Database-time lease of the caller settling this row (see settle-charge.ts). */
+    /** Database-time lease of the caller settling this row (see charges/lease.ts). */
     leaseUntil: p.datetime().nullable(),
+    /** Fencing token: bumped by every lease taken; a settle commits only with the generation it took. */
+    leaseGeneration: p.integer().default(0),
+    /** Stale-charge sweep back-off: failed settles, next try, parked after too many (charges/settle-stale-charges.ts). */
+    settleFailures: p.integer().default(0),
+    nextSettleAt: p.datetime().nullable(),
+    parkedAt: p.datetime().nullable(),
     /** Set on a plan change's immediate charge (not a period charge; see migration 0007). */
     changeSessionId: p.uuid().nullable(),
     /** Refunded so far (refunds/, migration 0010), in the currency and in the asset. */

@@ -83,7 +83,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
       };
     },
     async pauseSubscription(req) {
-      return { subscription: toMessage(await pauseSubscription(contextFor(deps), req.merchantId, req.id)) };
+      return { subscription: toMessage(await pauseSubscription(contextFor(deps), ports(), req.merchantId, req.id)) };
     },
     async resumeSubscription(req) {
       return { subscription: toMessage(await resumeSubscription(contextFor(deps), ports(), req.merchantId, req.id)) };

@@ -22,6 +22,7 @@ import { creditMerchant } from "./credit-merchant.ts";
 import { checkLedger } from "./check-ledger.ts";
 import { refund } from "./refund.ts";
 import { listBalanceTransactions } from "./list-balance-transactions.ts";
+import { reconcile } from "../reconciliation/reconcile.ts";
 import { freezeWalletUser, unfreezeWalletUser } from "./freeze-wallet-user.ts";
 import { setAccountFrozen } from "./set-account-frozen.ts";
 import { enqueueAccountCredited } from "../subscriptions/renewals/renewal-queue.ts";
@@ -161,6 +162,21 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
         }, balanceTransactionRecord(t))),
         hasMore: page.hasMore,
         nextCursor: page.nextCursor,
+      };
+    },
+    async reconcile() {
+      const res = await reconcile(contextFor(deps), deps.logger);
+      return {
+        status: res.status,
+        checked: BigInt(res.checked),
+        newlyRecorded: BigInt(res.newlyRecorded),
+        anomalies: res.anomalies.map((a) => ({
+          kind: a.kind,
+          ownerType: a.ownerType,
+          ownerId: a.ownerId,
+          walletTransactionId: a.walletTransactionId ?? undefined,
+          detailsJson: JSON.stringify(a.details),
+        })),
       };
     },
     async checkLedger() {

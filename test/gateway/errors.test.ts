@@ -4,6 +4,7 @@ import { apiClient, type ApiClient } from "../support/http.ts";
 import { loadConfig } from "../../services/platform/config.ts";
 import { createLogger } from "../../services/platform/logger.ts";
 import { startGateway } from "../../gateway/start-gateway.ts";
+import { serviceCheck } from "../../services/platform/health/readiness.ts";
 
 const PLANS = "/api/v1/subscription-plans";
 
@@ -114,14 +115,27 @@ describe("error responses", () => {
     expect(health.status).to.equal(200);
     const ready = await sys.http.get("/readyz");
     expect(ready.status).to.equal(200);
-    expect(ready.body.checks).to.deep.equal({ postgres: "ok", redis: "ok" });
+    expect(ready.body.checks).to.deep.equal({
+      redis: "ok",
+      merchants: "ok",
+      catalog: "ok",
+      wallet: "ok",
+      subscriptions: "ok",
+      orders: "ok",
+      events: "ok",
+      sandbox: "ok",
+    });
+    // The services process answers its own probe on the RPC port (its pool and Redis).
+    const services = await serviceCheck(`http://127.0.0.1:${sys.system.servicesPort}`, 2_000)();
+    expect(services).to.equal("ok");
   });
 
-  it("readiness answers 503 naming Redis or Postgres when it is unreachable (liveness stays 200)", async () => {
+  it("readiness answers 503 naming Redis or a service it calls when it is unreachable (liveness stays 200)", async () => {
     // Port 1 on loopback refuses at once: a dependency that is down.
+    const services = `http://127.0.0.1:${sys.system.servicesPort}`;
     for (const [env, down] of [
-      [{ DATABASE_URL: sys.config.databaseUrl, REDIS_URL: "redis://127.0.0.1:1" }, "redis"],
-      [{ DATABASE_URL: "postgres://postgres@127.0.0.1:1/none", REDIS_URL: sys.config.redisUrl }, "postgres"],
+      [{ REDIS_URL: "redis://127.0.0.1:1", SUBSCRIPTIONS_SERVICE_URL: services }, "redis"],
+      [{ REDIS_URL: sys.config.redisUrl, SUBSCRIPTIONS_SERVICE_URL: "http://127.0.0.1:1" }, "subscriptions"],
     ] as const) {
       const gateway = await startGateway(loadConfig({ ...env, LOG_LEVEL: "silent" }), createLogger("silent"), 0);
       try {

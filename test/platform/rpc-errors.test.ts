@@ -24,6 +24,22 @@ describe("domain errors → Connect errors (the one translator)", () => {
     }
   });
 
+  it("a connection cut mid-statement, a dead client or no free slot (wrapped or not) is UNAVAILABLE; a statement timeout is DEADLINE_EXCEEDED", () => {
+    for (const cause of [
+      new Error("Connection terminated unexpectedly"),
+      new Error("Client was closed and is not queryable"),
+      new Error("timeout exceeded when trying to connect"),
+      new Error("wrapped", { cause: Object.assign(new Error("the database system is starting up"), { code: "57P03" }) }),
+    ]) {
+      const err = toConnectError(cause, logger, "CreatePlan");
+      expect(err.code, cause.message).to.equal(Code.Unavailable);
+      expect(errorCodeOf(err)).to.equal("SERVICE_UNAVAILABLE");
+    }
+    const timeout = toConnectError(Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" }), logger, "CreatePlan");
+    expect(timeout.code).to.equal(Code.DeadlineExceeded);
+    expect(errorCodeOf(timeout)).to.equal("TIMEOUT");
+  });
+
   it("hides anything else behind INTERNAL", () => {
     const err = toConnectError(Object.assign(new Error('relation "plans" does not exist'), { code: "42P01" }), logger, "CreatePlan");
     expect(err.code).to.equal(Code.Internal);

@@ -18,6 +18,7 @@ export async function startWebhookWorkers(sys: TestSystem): Promise<RunningWorke
     ["webhooks"],
   );
   return {
+    watchdog: workers.watchdog,
     async close() {
       await workers.close();
       rpc.close();

@@ -3,6 +3,7 @@ import { Migrator } from "@mikro-orm/migrations";
 import type { EntitySchema } from "@mikro-orm/core";
 import pg from "pg";
 import { migrations } from "./migrations/index.ts";
+import { guardPoolSlots } from "./pool-guard.ts";
 
 export type { EntityManager };
 export type Orm = MikroORM;
@@ -13,6 +14,16 @@ export interface OrmOptions {
   /** Every entity the process maps; the composition root passes services/entities.ts. */
   entities: readonly unknown[];
   debug?: boolean;
+  /**
+   * Bounds that keep a request from hanging on a sick database: the server
+   * cancels a statement after `statementTimeoutMs` (57014), and taking a pool
+   * slot or opening a connection gives up after `connectTimeoutMs`. Both
+   * errors become 503/504 at the edge. Unset: no bound (migrations).
+   */
+  statementTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  /** Test seam: false builds the pool without the slot guard (proves the wedge it prevents). */
+  guardSlots?: boolean;
 }
 
 export async function createOrm(options: OrmOptions): Promise<Orm> {
@@ -22,6 +33,22 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: "schema_migrations", silent: true, snapshot: false },
     pool: { min: 0, max: options.poolMax },
+    driverOptions: {
+      onPoolCreated: (pool: pg.Pool) => {
+        if (options.guardSlots !== false) guardPoolSlots(pool);
+      },
+      // Half-open sockets (a failover without FIN) are noticed by TCP, not after hours.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 5_000,
+      ...(options.connectTimeoutMs ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
+      ...(options.statementTimeoutMs
+        ? {
+            statement_timeout: options.statementTimeoutMs,
+            // A transaction abandoned by a crashed holder frees its locks on the server side too.
+            idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs * 6, 60_000),
+          }
+        : {}),
+    },
     debug: options.debug ?? false,
     // Entities are declared with defineEntity; there is nothing to reflect.
     discovery: { warnWhenNoEntities: false },

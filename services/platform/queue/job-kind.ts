@@ -28,7 +28,7 @@ export interface JobKind<P> {
 export interface SweepKind {
   readonly name: string;
   readonly group: WorkerGroup;
-  every(config: { sweepIntervalMs: number }): number;
+  every(config: { sweepIntervalMs: number; reconcileIntervalMs: number }): number;
 }
 
 export const jobKind = <P>(kind: JobKind<P>): JobKind<P> => kind;

@@ -12,10 +12,13 @@ export class RpcClients {
   readonly #sessions = new Map<string, GuardedSessionManager>();
   readonly #token: string;
   readonly #interceptors: Interceptor[];
+  readonly #timeoutMs: number | undefined;
 
-  constructor(token: string, interceptors: Interceptor[] = []) {
+  /** `timeoutMs`: default deadline of every call (RPC_TIMEOUT_MS); a call's own timeoutMs wins. */
+  constructor(token: string, interceptors: Interceptor[] = [], options: { timeoutMs?: number } = {}) {
     this.#token = token;
     this.#interceptors = interceptors;
+    this.#timeoutMs = options.timeoutMs;
   }
 
   client<S extends DescService>(service: S, baseUrl: string): Client<S> {
@@ -29,6 +32,7 @@ export class RpcClients {
       httpVersion: "2",
       useBinaryFormat: true,
       sessionManager,
+      ...(this.#timeoutMs ? { defaultTimeoutMs: this.#timeoutMs } : {}),
       interceptors: [attachServiceToken(this.#token), ...this.#interceptors],
     });
     return createClient(service, transport);

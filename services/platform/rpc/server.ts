@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { withPlainGrpcStatus } from "./grpc-status-text.ts";
+import { answerProbe } from "../health/health-server.ts";
+import type { ReadinessChecks } from "../health/readiness.ts";
 
 export interface ServicesServer {
   listen(port: number, host?: string): Promise<number>;
@@ -13,8 +15,27 @@ export interface ServicesServer {
  * An unstarted HTTP/2 (h2c) server that speaks gRPC and Connect for the given
  * routes. Open sessions are tracked because http2's close() waits for them.
  */
-export function createServicesServer(routes: (router: ConnectRouter) => void, interceptors: Interceptor[]): ServicesServer {
-  const handler = connectNodeAdapter({ routes, grpc: true, connect: true, grpcWeb: false, interceptors });
+export function createServicesServer(
+  routes: (router: ConnectRouter) => void,
+  interceptors: Interceptor[],
+  readiness: ReadinessChecks = {},
+): ServicesServer {
+  // GET /healthz and /readyz share the RPC port (unauthenticated, no data): what the gateway and probes ask.
+  const handler = connectNodeAdapter({
+    routes,
+    grpc: true,
+    connect: true,
+    grpcWeb: false,
+    interceptors,
+    fallback: (req, res) => {
+      void answerProbe(req, res, readiness).then((answered) => {
+        if (!answered) {
+          res.writeHead(404);
+          res.end();
+        }
+      });
+    },
+  });
   const server = http2.createServer(withPlainGrpcStatus(handler));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {

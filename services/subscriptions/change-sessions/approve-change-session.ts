@@ -14,7 +14,9 @@ import {
   pendingSessionCharge,
 } from "./change-session-store.ts";
 import { openChangeCharge } from "./change-charge.ts";
-import { settleCharge, type FailureReason, paymentInProgress } from "../first-payment.ts";
+import { settleCharge } from "../charges/settle-charge.ts";
+import type { FailureReason } from "../charges/open-charge.ts";
+import { paymentInProgress } from "../charges/lease.ts";
 import { quotePlan } from "../funding.ts";
 import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../ports.ts";
 import { lockSubscription } from "../subscription-store.ts";
@@ -40,7 +42,7 @@ export interface ChangeApprovalResult {
  * funding asset pays; it is not chosen again.
  *
  * IMMEDIATE: the immediate charge (if above zero) is taken first through the
- * first-payment mechanism (PENDING row → wallet with the row id as key →
+ * charge protocol (charges/lease.ts: PENDING row → wallet with the row id as key →
  * settle); its success switches the plan in the settling transaction. A
  * refused charge is an outcome with a message, and nothing changes: the
  * session stays open so the customer can top up and approve again.
@@ -139,7 +141,7 @@ async function approveWithCharge(
       `The charge of ${chargeAmount} ${requested.currency} is above the plan's maximum charge of ${requested.maximumChargeAmount} ${requested.currency}.`);
   }
 
-  const settled = await settleCharge(ctx, ports, opened.charge.id, true);
+  const settled = await settleCharge(ctx, ports, opened.charge.id, opened.charge.leaseGeneration);
   if (settled.state === "in_progress") throw paymentInProgress("this change");
   const { charge } = settled;
   if (charge.status === "SUCCEEDED") return reload(ctx, token, true, charge);

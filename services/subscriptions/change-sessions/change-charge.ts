@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { periodEnd } from "../billing-calendar.ts";
-import { insertChargeAttempt, type FailureReason } from "../first-payment.ts";
+import { insertChargeAttempt, type FailureReason } from "../charges/open-charge.ts";
 
 export interface ChangeChargeTerms {
   amount: string;
@@ -13,7 +13,7 @@ export interface ChangeChargeTerms {
 }
 
 /**
- * Step 1 of the first-payment pattern (first-payment.ts) for a plan change's
+ * Step 1 of the charge protocol (charges/lease.ts) for a plan change's
  * immediate charge, inside the caller's transaction (subscription and session
  * locked): the next attempt row, PENDING with a lease, committed before the
  * wallet is called with the row's id as idempotency key; settleCharge then

@@ -7,7 +7,7 @@ import type { SubscriptionStatus } from "../status-machine.ts";
 import { FUNDING_CHANGEABLE_STATUSES } from "../contract.ts";
 import { subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization, lockSubscription, subscriptionNotFound } from "../subscription-store.ts";
-import { paymentInProgress } from "../first-payment.ts";
+import { paymentInProgress } from "../charges/lease.ts";
 import { fetchPlan, type SubscriptionPorts } from "../ports.ts";
 import { fundingOptionsForPlan } from "../list-funding-options.ts";
 import { pendingChangeCharge } from "../change-sessions/change-session-store.ts";

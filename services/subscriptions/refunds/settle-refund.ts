@@ -6,7 +6,7 @@ import { add, amount, formatAmount } from "../../platform/money.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionCharge, type ChargeRow } from "../entities.ts";
 import { chargeRecord } from "../subscription-record.ts";
-import { WALLET_CALL_TIMEOUT_MS } from "../first-payment.ts";
+import { WALLET_CALL_TIMEOUT_MS } from "../charges/lease.ts";
 import type { SubscriptionPorts } from "../ports.ts";
 import { REFUND_ERRORS } from "./contract.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";

@@ -21,27 +21,41 @@ export interface DueRenewal {
  * claim when it is done; a lost job's claim runs out and the subscription is
  * claimed again. Returns how many were claimed.
  */
-export async function claimDueRenewals(ctx: UseCaseContext, enqueue: (due: DueRenewal[]) => Promise<void>): Promise<number> {
+export async function claimDueRenewals(
+  ctx: UseCaseContext,
+  enqueue: (due: DueRenewal[]) => Promise<void>,
+  /**
+   * Renewal jobs waiting or running in the queue (undefined when the queue
+   * cannot be asked). The sweep's work is bounded by it: it claims only what
+   * keeps the backlog under one batch, so a large backlog is enqueued once
+   * and drained before any claim runs out. With nothing queued, a claim that
+   * is still live has no job behind it (Redis lost its data): it is taken again.
+   */
+  queueBacklog?: number,
+): Promise<number> {
   let claimed = 0;
-  for (;;) {
+  let room = queueBacklog === undefined ? Number.POSITIVE_INFINITY : Math.max(0, RENEWAL_BATCH - queueBacklog);
+  const orphansToo = queueBacklog === 0;
+  while (room > 0) {
     const now = ctx.clock.now();
     const rows = await ctx.em.execute<{ id: string; next_period_index: number; retry_count: number }[]>(
       `with due as (
          select id from subscriptions
           where ((status in ('ACTIVE','TRIALING') and next_billing_at <= ?) or (status = 'PAST_DUE' and next_retry_at <= ?))
-            and (renewal_claimed_until is null or renewal_claimed_until < now())
+            and (renewal_claimed_until is null or renewal_claimed_until < now() or ?)
           order by next_billing_at, id
           limit ?
           for update skip locked)
        update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
          from due where s.id = due.id
        returning s.id, s.next_period_index, s.retry_count`,
-      [now, now, RENEWAL_BATCH, RENEWAL_CLAIM_SECONDS],
+      [now, now, orphansToo, Math.min(RENEWAL_BATCH, room), RENEWAL_CLAIM_SECONDS],
     );
     if (rows.length === 0) break;
     claimed += rows.length;
+    room -= rows.length;
     await enqueue(rows.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index, attempt: r.retry_count + 1 })));
-    if (rows.length < RENEWAL_BATCH) break;
+    if (rows.length < RENEWAL_BATCH || orphansToo) break;
   }
   return claimed;
 }

@@ -1,4 +1,4 @@
-import { handleJob, handleSweep } from "../../platform/queue/define-job.ts";
+import { handleJob, handleSweep, type JobDeps } from "../../platform/queue/define-job.ts";
 import { contextFor } from "../../platform/service-deps.ts";
 import { subscriptionPorts } from "../ports.ts";
 import { claimDueRenewals, releaseRenewalClaim } from "./find-due-renewals.ts";
@@ -12,8 +12,10 @@ export const renewalJobs = [
   handleSweep(renewalsSweep, async (deps) => {
     await deps.clock.sync();
     // One round trip per claimed batch (up to 500), not one per renewal.
-    await claimDueRenewals(contextFor(deps), (due) =>
-      deps.queues.addBulk(renewSubscriptionKind, due.map((d) => ({ subscriptionId: d.subscriptionId, periodIndex: d.periodIndex, attempt: d.attempt }))).then(() => {}),
+    await claimDueRenewals(
+      contextFor(deps),
+      (due) => deps.queues.addBulk(renewSubscriptionKind, due.map((d) => ({ subscriptionId: d.subscriptionId, periodIndex: d.periodIndex, attempt: d.attempt }))).then(() => {}),
+      await renewalBacklog(deps),
     );
     const upcoming = await findUpcomingCharges(contextFor(deps), deps.config.chargeNoticeDays);
     await deps.queues.addBulk(notifyUpcomingChargeKind, upcoming.map((u) => ({ subscriptionId: u.subscriptionId, periodIndex: u.periodIndex })));
@@ -33,3 +35,13 @@ export const renewalJobs = [
     await retryPastDueOnTopUp(contextFor(deps), subscriptionPorts(deps), payload.walletUserId, payload.asset);
   }),
 ];
+
+/** Jobs waiting or running in the renewals queue, this sweep excluded; undefined when Redis cannot say. */
+async function renewalBacklog(deps: JobDeps): Promise<number | undefined> {
+  try {
+    const counts = await deps.queues.queue("renewals").getJobCounts("waiting", "prioritized", "active");
+    return (counts.waiting ?? 0) + (counts.prioritized ?? 0) + Math.max(0, (counts.active ?? 0) - 1);
+  } catch {
+    return undefined;
+  }
+}

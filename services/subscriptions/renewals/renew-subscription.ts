@@ -3,7 +3,8 @@ import type { UseCaseContext } from "../../platform/use-case.ts";
 import { amount, compare } from "../../platform/money.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
-import { openPeriodCharge, settleCharge, type PeriodFailureReason } from "../first-payment.ts";
+import { openPeriodCharge, type PeriodFailureReason } from "../charges/open-charge.ts";
+import { settleCharge } from "../charges/settle-charge.ts";
 import { quotePlan } from "../funding.ts";
 import { fetchPlan, planInterval, type SubscriptionPorts } from "../ports.ts";
 import { applyDuePlanChange } from "../change-sessions/apply-due-plan-change.ts";
@@ -38,7 +39,7 @@ export function isDue(sub: SubscriptionRow, now: Date, retryNow = false): boolea
  * none is (catch-up after downtime or a sandbox clock jump charges each
  * missed period in order, at its own dates) or a charge fails.
  *
- * Each period follows the first payment's exactly-once steps (first-payment.ts):
+ * Each period follows the charge protocol (charges/lease.ts):
  *  1. under the subscription lock: apply a scheduled plan change that is due
  *     (so this renewal is charged at the new plan's amount), compute the
  *     period from the anchor, enforce the cap, write the PENDING charge with
@@ -128,7 +129,7 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       count(step.charge);
       return stop("failed");
     }
-    const settled = await settleCharge(fresh(), ports, step.charge.id, true);
+    const settled = await settleCharge(fresh(), ports, step.charge.id, step.charge.leaseGeneration);
     if (settled.state === "in_progress") return stop("in_progress");
     count(settled.charge);
     if (settled.charge.status !== "SUCCEEDED") return stop("failed");

@@ -1,0 +1,19 @@
+import { createLogger } from "../services/platform/logger.ts";
+import { reconcile } from "../services/reconciliation/reconcile.ts";
+import { print, withContext, type OperatorCommand } from "./command-support.ts";
+
+export const reconcileCommands: Record<string, OperatorCommand> = {
+  reconcile: {
+    usage: "reconcile                          money vs its owners (exit status 1 when anomalies are found)",
+    async run(config, _argv, json) {
+      const res = await withContext(config, (ctx) => reconcile(ctx, createLogger(config.logLevel)));
+      const text =
+        res.status === "ok"
+          ? `reconciliation ok: ${res.checked} checked`
+          : `reconciliation found ${res.anomalies.length} anomal${res.anomalies.length === 1 ? "y" : "ies"} (${res.newlyRecorded} new):\n` +
+            res.anomalies.map((a) => `  ${a.kind} ${a.ownerType} ${a.ownerId}${a.walletTransactionId ? ` wallet tx ${a.walletTransactionId}` : ""} ${JSON.stringify(a.details)}`).join("\n");
+      print(json, { status: res.status, checked: res.checked, anomalies: res.anomalies }, text);
+      return res.status === "ok" ? 0 : 1;
+    },
+  },
+};

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import type { Logger } from "../platform/logger.ts";
+import { formatAmount } from "../platform/money.ts";
+import type { AnomalyKind, OwnerType } from "./contract.ts";
+
+export interface Anomaly {
+  kind: AnomalyKind;
+  ownerType: OwnerType;
+  ownerId: string;
+  walletTransactionId: string | null;
+  /** Amounts as exact decimal strings, statuses, keys: what an operator needs to decide. */
+  details: Record<string, string | number | null>;
+}
+
+export interface Reconciliation {
+  status: "ok" | "anomalies";
+  /** Wallet transactions and owning rows compared. */
+  checked: number;
+  anomalies: Anomaly[];
+  /** Of those, how many this run saw for the first time (recorded and logged at error). */
+  newlyRecorded: number;
+}
+
+/**
+ * Compares the money with the rows that should own it, both ways:
+ *  - every wallet transaction made for a subscription charge (key
+ *    `subscription-charge-<id>`: first payments, renewals, retries, plan-change
+ *    charges) or an order credit (the credit row's own key) has a SUCCEEDED /
+ *    DONE owner — else MONEY_WITHOUT_SUCCEEDED_OWNER;
+ *  - every SUCCEEDED charge with a non-zero amount and every DONE credit has
+ *    its wallet transaction — else SUCCEEDED_OWNER_WITHOUT_MONEY;
+ *  - the two agree on asset and amount (numeric comparison in SQL, never JS
+ *    numbers) — else AMOUNT_MISMATCH;
+ *  - rows parked after repeated settle failures — PARKED_ROW.
+ * Rows still in flight (PENDING, not parked) are not judged: their settle is
+ * still to come. Each mismatch is recorded once (unique per kind and owner),
+ * logged at error level when first seen, and counted.
+ */
+export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Reconciliation> {
+  const em = ctx.em;
+  const [counts] = await em.execute<{ transactions: number; charges: number; credits: number }[]>(
+    `select (select count(*)::int from ledger_transactions where idempotency_key like 'subscription-charge-%' or idempotency_key like 'payment-order-%') as transactions,
+            (select count(*)::int from subscription_charges where status = 'SUCCEEDED' or parked_at is not null) as charges,
+            (select count(*)::int from payment_order_credits where status = 'DONE' or parked_at is not null) as credits`,
+  );
+  const rows = await em.execute<{
+    kind: AnomalyKind;
+    owner_type: OwnerType;
+    owner_id: string;
+    wallet_transaction_id: string | null;
+    owner_status: string | null;
+    owner_amount: string | null;
+    owner_asset: string | null;
+    money_amount: string | null;
+    money_asset: string | null;
+  }[]>(
+    `with charge_money as (
+       select t.id, t.asset, t.amount::text as amount, substring(t.idempotency_key from 21) as owner_id
+         from ledger_transactions t where t.idempotency_key like 'subscription-charge-%'
+     ), credit_money as (
+       select t.id, t.asset, t.amount::text as amount, t.idempotency_key from ledger_transactions t where t.idempotency_key like 'payment-order-%'
+     )
+     -- money for a charge whose row is missing or did not succeed
+     select 'MONEY_WITHOUT_SUCCEEDED_OWNER' as kind, 'subscription_charge' as owner_type, m.owner_id, m.id::text as wallet_transaction_id,
+            c.status as owner_status, c.asset_amount::text as owner_amount, c.asset as owner_asset, m.amount as money_amount, m.asset as money_asset
+       from charge_money m left join subscription_charges c on c.id::text = m.owner_id
+      where c.id is null or c.status = 'FAILED'
+     union all
+     select 'AMOUNT_MISMATCH', 'subscription_charge', m.owner_id, m.id::text, c.status, c.asset_amount::text, c.asset, m.amount, m.asset
+       from charge_money m join subscription_charges c on c.id::text = m.owner_id
+      where c.status = 'SUCCEEDED' and (c.asset <> m.asset or c.asset_amount is null or c.asset_amount <> m.amount::numeric)
+     union all
+     select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'subscription_charge', c.id::text, null, c.status, c.asset_amount::text, c.asset, null, null
+       from subscription_charges c
+      where c.status = 'SUCCEEDED' and coalesce(c.asset_amount, 0) > 0
+        and not exists (select 1 from ledger_transactions t where t.idempotency_key = 'subscription-charge-' || c.id::text)
+     union all
+     select 'PARKED_ROW', 'subscription_charge', c.id::text, null, c.status, c.asset_amount::text, c.asset, null, null
+       from subscription_charges c where c.status = 'PENDING' and c.parked_at is not null
+     union all
+     select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_credit', coalesce(o.id::text, m.idempotency_key), m.id::text, o.status, o.amount::text, o.asset, m.amount, m.asset
+       from credit_money m left join payment_order_credits o on o.idempotency_key = m.idempotency_key
+      where o.id is null or (o.status = 'DONE' and o.wallet_transaction_id is not null and o.wallet_transaction_id <> m.id::text)
+     union all
+     select 'AMOUNT_MISMATCH', 'order_credit', o.id::text, m.id::text, o.status, o.amount::text, o.asset, m.amount, m.asset
+       from credit_money m join payment_order_credits o on o.idempotency_key = m.idempotency_key
+      where o.status = 'DONE' and (o.asset <> m.asset or o.amount <> m.amount::numeric)
+     union all
+     select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'order_credit', o.id::text, null, o.status, o.amount::text, o.asset, null, null
+       from payment_order_credits o
+      where o.status = 'DONE' and not exists (select 1 from ledger_transactions t where t.idempotency_key = o.idempotency_key)
+     union all
+     select 'PARKED_ROW', 'order_credit', o.id::text, null, o.status, o.amount::text, o.asset, null, null
+       from payment_order_credits o where o.status = 'PENDING' and o.parked_at is not null
+     order by 1, 2, 3`,
+  );
+  const anomalies: Anomaly[] = rows.map((r) => ({
+    kind: r.kind,
+    ownerType: r.owner_type,
+    ownerId: r.owner_id,
+    walletTransactionId: r.wallet_transaction_id,
+    details: {
+      ownerStatus: r.owner_status,
+      ownerAsset: r.owner_asset,
+      ownerAmount: r.owner_amount == null ? null : formatAmount(r.owner_amount),
+      walletAsset: r.money_asset,
+      walletAmount: r.money_amount == null ? null : formatAmount(r.money_amount),
+    },
+  }));
+
+  let newlyRecorded = 0;
+  const now = ctx.clock.now();
+  for (const a of anomalies) {
+    const inserted = await em.execute<{ id: string }[]>(
+      `insert into reconciliation_anomalies (id, kind, owner_type, owner_id, wallet_transaction_id, details, detected_at)
+       values (?, ?, ?, ?, ?, ?, ?) on conflict on constraint reconciliation_anomalies_once do nothing returning id`,
+      [randomUUID(), a.kind, a.ownerType, a.ownerId, a.walletTransactionId, JSON.stringify(a.details), now],
+    );
+    if (inserted.length) {
+      newlyRecorded += 1;
+      logger.error({ anomaly: a }, "reconciliation anomaly: money and its owner disagree");
+    }
+  }
+  if (newlyRecorded) logger.error({ newlyRecorded, total: anomalies.length }, "reconciliation found new anomalies");
+  return {
+    status: anomalies.length ? "anomalies" : "ok",
+    checked: Number(counts!.transactions) + Number(counts!.charges) + Number(counts!.credits),
+    anomalies,
+    newlyRecorded,
+  };
+}

@@ -1,0 +1,132 @@
+import { expect } from "chai";
+import { randomUUID } from "node:crypto";
+import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { RpcClients } from "../../../services/platform/rpc/clients.ts";
+import { createLogger } from "../../../services/platform/logger.ts";
+import { subscriptionPorts, type SubscriptionPorts } from "../../../services/subscriptions/ports.ts";
+import { SubscriptionCharge } from "../../../services/subscriptions/entities.ts";
+import { chargeWallet, commitSettle } from "../../../services/subscriptions/charges/settle-charge.ts";
+import { takeLease } from "../../../services/subscriptions/charges/lease.ts";
+import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
+import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { balances, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { advanceTo, approvedSubscription, chargesOf, subscriptionOf } from "../../support/billing.ts";
+
+/** Ledger transactions moved under a subscription's charge keys. */
+async function debitsOf(sys: TestSystem, subscriptionId: string): Promise<number> {
+  const [row] = await sys.sql<{ n: number }>(
+    `select count(*)::int as n from ledger_transactions
+      where idempotency_key in (select 'subscription-charge-' || id from subscription_charges where subscription_id = ?)`,
+    [subscriptionId],
+  );
+  return row!.n;
+}
+
+/**
+ * The stalled settle (issue 15): worker A's charge is refused, A stalls past
+ * its lease, the customer tops up, the stale-charge sweep takes the lease and
+ * the same key now moves the money; then A wakes up with its old answer.
+ * Played step by step (no timing), it must end with one debit and a renewed period.
+ */
+describe("charge protocol: a settle delayed past its lease is fenced off", () => {
+  let sys: TestSystem;
+  let rpc: ReturnType<typeof subscriptionsRpc>;
+  let clients: RpcClients;
+  let ports: SubscriptionPorts;
+
+  before(async () => {
+    sys = await startTestSystem({ workerGroups: [] });
+    rpc = subscriptionsRpc(sys);
+    clients = new RpcClients(sys.config.internalApiToken);
+    ports = subscriptionPorts({ rpc: clients, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") });
+  });
+  after(async () => {
+    clients?.close();
+    rpc?.close();
+    await sys?.close();
+  });
+
+  it("refused → stall → top-up → sweep takes over and is paid → the stale FAILED settle commits nothing: one debit, no dunning", async () => {
+    const { api } = await sys.createMerchant();
+    // The first payment spends the whole balance: the renewal is refused until a top-up.
+    const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "5", interval: "DAY" }, credits: { USDT_TRON: "5" } });
+    const active = await subscriptionOf(api, subscriptionId);
+    await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
+
+    // Worker A opened the renewal's charge row and holds its lease (generation 1)…
+    const chargeId = randomUUID();
+    await sys.sql(
+      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
+       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 5, 'USD', 'USDT_TRON', 5, 1, 'PENDING', 1, now(),
+              now() + interval '30 seconds', 1
+         from subscriptions where id = ?`,
+      [chargeId, subscriptionId],
+    );
+    const charge = await sys.context().em.findOneOrFail(SubscriptionCharge, { id: chargeId });
+    // …and the wallet refused it.
+    const answerA = await chargeWallet(ports, charge);
+    expect(answerA.outcome).to.equal(ChargeOutcome.INSUFFICIENT_FUNDS);
+
+    // A stalls past its lease; the customer tops up.
+    await sys.sql("update subscription_charges set lease_until = now() - interval '1 second' where id = ?", [chargeId]);
+    await credit(sys, user.id, "USDT_TRON", "5");
+
+    // The stale-charge sweep takes the expired lease (generation 2): the same key now moves the money.
+    const sweepGeneration = await takeLease(sys.context().em, chargeId);
+    expect(sweepGeneration).to.equal(2);
+    const answerSweep = await chargeWallet(ports, charge);
+    expect(answerSweep.outcome).to.equal(ChargeOutcome.SUCCEEDED);
+    expect(await debitsOf(sys, subscriptionId)).to.equal(2); // first payment + this renewal
+
+    // A wakes up before the sweep settles and commits FAILED with its old generation: fenced off, nothing recorded.
+    const late = await commitSettle(sys.context(), ports, chargeId, 1, answerA);
+    expect(late.state).to.equal("in_progress");
+    expect((await chargesOf(sys, subscriptionId)).map((c) => c.status)).to.deep.equal(["SUCCEEDED", "PENDING"]);
+    expect((await subscriptionOf(api, subscriptionId)).status).to.equal("ACTIVE"); // not PAST_DUE
+
+    // The sweep settles with the generation it holds: the period is paid once.
+    const settled = await commitSettle(sys.context(), ports, chargeId, sweepGeneration!, answerSweep);
+    expect(settled.state).to.equal("settled");
+    // And A settling again after that changes nothing either.
+    expect((await commitSettle(sys.context(), ports, chargeId, 1, answerA)).state).to.equal("settled");
+
+    const charges = await chargesOf(sys, subscriptionId);
+    expect(charges.map((c) => [c.period_index, c.status])).to.deep.equal([
+      [0, "SUCCEEDED"],
+      [1, "SUCCEEDED"],
+    ]);
+    const after = await subscriptionOf(api, subscriptionId);
+    expect(after.status).to.equal("ACTIVE");
+    expect(after.currentPeriodStart).to.equal(active.nextBillingAt);
+    expect((await eventsOf(sys, subscriptionId)).filter((e) => e.type === "subscription.renewed")).to.have.length(1);
+
+    // Nothing is due again: no retry, no second debit of the period.
+    const again = await renewSubscription(sys.context(), ports, { subscriptionId });
+    expect(again.paid).to.equal(0);
+    expect(await debitsOf(sys, subscriptionId)).to.equal(2);
+    expect((await balances(sys, user.id)).USDT_TRON).to.equal("0");
+  });
+
+  it("a settle whose lease was not taken over still commits (late but alone)", async () => {
+    const { api } = await sys.createMerchant();
+    const { subscriptionId } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "10" } });
+    const active = await subscriptionOf(api, subscriptionId);
+    await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
+    const chargeId = randomUUID();
+    await sys.sql(
+      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
+       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 3, 'USD', 'USDT_TRON', 3, 1, 'PENDING', 1, now(),
+              now() - interval '1 second', 1
+         from subscriptions where id = ?`,
+      [chargeId, subscriptionId],
+    );
+    const charge = await sys.context().em.findOneOrFail(SubscriptionCharge, { id: chargeId });
+    const answer = await chargeWallet(ports, charge);
+    const res = await commitSettle(sys.context(), ports, chargeId, 1, answer);
+    expect(res.state).to.equal("settled");
+    expect((await chargesOf(sys, subscriptionId)).map((c) => c.status)).to.deep.equal(["SUCCEEDED", "SUCCEEDED"]);
+    expect(await debitsOf(sys, subscriptionId)).to.equal(2);
+  });
+});

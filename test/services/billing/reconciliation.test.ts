@@ -1,0 +1,124 @@
+import { expect } from "chai";
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { RpcClients } from "../../../services/platform/rpc/clients.ts";
+import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { subscriptionsRpc } from "../../support/subscriptions.ts";
+import { approvedSubscription } from "../../support/billing.ts";
+
+const run = promisify(execFile);
+const BILLING = fileURLToPath(new URL("../../../cli/billing.ts", import.meta.url));
+
+/** Reconciliation: every wallet transaction of a charge against the row that should own it, and back (issue 15). */
+describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () => {
+  let sys: TestSystem;
+  let rpc: ReturnType<typeof subscriptionsRpc>;
+
+  before(async () => {
+    sys = await startTestSystem({ workerGroups: [] });
+    rpc = subscriptionsRpc(sys);
+  });
+  after(async () => {
+    rpc?.close();
+    await sys?.close();
+  });
+
+  let period = 100;
+  async function chargeRow(subscriptionId: string, status: string, amount: string, extra = ""): Promise<string> {
+    const id = randomUUID();
+    period += 1;
+    await sys.sql(
+      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
+         amount, currency, asset, asset_amount, rate, status, failure_reason, attempt, created_at, settled_at ${extra ? ", parked_at" : ""})
+       select ?, id, merchant_id, wallet_user_id, ${period}, now(), now() + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, ?,
+              ${status === "FAILED" ? "'INSUFFICIENT_FUNDS'" : "null"}, 1, now(),
+              ${status === "PENDING" ? "null" : "now()"} ${extra ? ", now()" : ""}
+         from subscriptions where id = ?`,
+      [id, amount, amount, status, subscriptionId],
+    );
+    return id;
+  }
+
+  async function walletCharge(chargeId: string, walletUserId: string, merchantId: string, amount: string): Promise<void> {
+    const clients = new RpcClients(sys.config.internalApiToken);
+    try {
+      await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({
+        idempotencyKey: `subscription-charge-${chargeId}`,
+        walletUserId,
+        merchantId,
+        asset: "USDT_TRON",
+        amount,
+        description: "reconciliation test",
+      });
+    } finally {
+      clients.close();
+    }
+  }
+
+  it("a clean run answers {status: ok, checked: N, anomalies: []}", async () => {
+    const { api } = await sys.createMerchant();
+    await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "10" } });
+    const res = await sys.admin.get("/admin/v1/reconciliation");
+    expect(res.status).to.equal(200);
+    expect(Object.keys(res.body).sort()).to.deep.equal(["anomalies", "checked", "status"]);
+    expect(res.body.status).to.equal("ok");
+    expect(res.body.anomalies).to.deep.equal([]);
+    expect(res.body.checked).to.be.a("number").and.to.be.greaterThan(0);
+    expect((await sys.admin.get("/admin/v1/reconciliation")).body.status).to.equal("ok");
+    // Operator only.
+    expect((await api.get("/admin/v1/reconciliation")).status).to.equal(401);
+  });
+
+  it("reports each mismatch with ids, records it once, and the CLI exits 1 listing them", async () => {
+    const { api, id: merchantId } = await sys.createMerchant();
+    const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "50" } });
+    // Money without a SUCCEEDED owner: the row says FAILED, the wallet moved the money.
+    const failedButPaid = await chargeRow(subscriptionId, "FAILED", "3");
+    await walletCharge(failedButPaid, user.id, merchantId, "3");
+    // A SUCCEEDED owner without money.
+    const paidWithoutMoney = await chargeRow(subscriptionId, "SUCCEEDED", "4");
+    // Amounts that differ.
+    const differs = await chargeRow(subscriptionId, "SUCCEEDED", "5");
+    await walletCharge(differs, user.id, merchantId, "2");
+    // A row parked after repeated settle failures.
+    const parked = await chargeRow(subscriptionId, "PENDING", "1", "parked");
+    // In flight (PENDING, not parked) with its money already moved: not judged yet.
+    const inFlight = await chargeRow(subscriptionId, "PENDING", "1");
+    await walletCharge(inFlight, user.id, merchantId, "1");
+
+    const res = await sys.admin.get("/admin/v1/reconciliation");
+    expect(res.status).to.equal(200);
+    expect(res.body.status).to.equal("anomalies");
+    const found = res.body.anomalies.map((a: any) => [a.kind, a.ownerType, a.ownerId]);
+    expect(found).to.have.deep.members([
+      ["MONEY_WITHOUT_SUCCEEDED_OWNER", "subscription_charge", failedButPaid],
+      ["SUCCEEDED_OWNER_WITHOUT_MONEY", "subscription_charge", paidWithoutMoney],
+      ["AMOUNT_MISMATCH", "subscription_charge", differs],
+      ["PARKED_ROW", "subscription_charge", parked],
+    ]);
+    const mismatch = res.body.anomalies.find((a: any) => a.kind === "AMOUNT_MISMATCH");
+    expect(mismatch.walletTransactionId).to.be.a("string");
+    expect(mismatch.details).to.include({ ownerAmount: "5", walletAmount: "2" });
+
+    // Recorded once: a second run reports the same and adds no row.
+    const again = await sys.admin.get("/admin/v1/reconciliation");
+    expect(again.body.anomalies).to.have.length(4);
+    const [rows] = await sys.sql<{ n: number }>("select count(*)::int as n from reconciliation_anomalies");
+    expect(rows!.n).to.equal(4);
+
+    const cli = await run(process.execPath, [BILLING, "reconcile", "--json"], {
+      env: { ...process.env, DATABASE_URL: sys.config.databaseUrl, REDIS_URL: sys.config.redisUrl, LOG_LEVEL: "silent" },
+    }).then(
+      () => ({ code: 0, stdout: "" }),
+      (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+    );
+    expect(cli.code).to.equal(1);
+    const out = JSON.parse(cli.stdout.trim().split("\n").pop()!);
+    expect(out.status).to.equal("anomalies");
+    expect(out.anomalies.map((a: any) => a.ownerId)).to.include.members([failedButPaid, paidWithoutMoney, differs, parked]);
+    expect((await sys.sql<{ n: number }>("select count(*)::int as n from reconciliation_anomalies"))[0]!.n).to.equal(4);
+  });
+});

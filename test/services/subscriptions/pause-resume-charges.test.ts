@@ -1,0 +1,118 @@
+import { expect } from "chai";
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { RpcClients } from "../../../services/platform/rpc/clients.ts";
+import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { balances, createPlan, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf } from "../../support/billing.ts";
+
+/** Pause and resume around a renewal charge in flight, and resume reading the plan under the lock (issue 15). */
+describe("pause and resume: charges in flight and the plan under the lock", () => {
+  let sys: TestSystem;
+  let rpc: ReturnType<typeof subscriptionsRpc>;
+
+  before(async () => {
+    // No workers: nothing settles unless the use case under test does it.
+    sys = await startTestSystem({ workerGroups: [] });
+    rpc = subscriptionsRpc(sys);
+  });
+  after(async () => {
+    rpc?.close();
+    await sys?.close();
+  });
+
+  /** What a renewal worker that died after the debit leaves: a PENDING row (lease run out) whose key already moved money. */
+  async function renewalDebitedNotSettled(subscriptionId: string, walletUserId: string, merchantId: string, amount: string): Promise<string> {
+    const chargeId = randomUUID();
+    await sys.sql(
+      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
+       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, 'PENDING', 1, now(),
+              now() - interval '1 second', 1
+         from subscriptions where id = ?`,
+      [chargeId, amount, amount, subscriptionId],
+    );
+    const clients = new RpcClients(sys.config.internalApiToken);
+    try {
+      await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({
+        idempotencyKey: `subscription-charge-${chargeId}`,
+        walletUserId,
+        merchantId,
+        asset: "USDT_TRON",
+        amount,
+        description: "debited, then the worker died",
+      });
+    } finally {
+      clients.close();
+    }
+    return chargeId;
+  }
+
+  for (const action of ["pause", "resume"] as const) {
+    it(`${action} settles a renewal charge in flight first: its money comes with subscription.renewed, then the ${action}`, async () => {
+      const { api, id: merchantId } = await sys.createMerchant();
+      const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "4", interval: "DAY" }, credits: { USDT_TRON: "10" } });
+      const active = await subscriptionOf(api, subscriptionId);
+      if (action === "resume") expect((await api.post(`/api/v1/subscriptions/${subscriptionId}/pause`, {})).status).to.equal(200);
+      await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
+      const chargeId = await renewalDebitedNotSettled(subscriptionId, user.id, merchantId, "4");
+      if (action === "resume") {
+        // A paused subscription's in-flight renewal (started just before the pause) is the same case.
+        await sys.sql("update subscriptions set status = 'PAUSED' where id = ?", [subscriptionId]);
+      }
+
+      const res = await api.post(`/api/v1/subscriptions/${subscriptionId}/${action}`, {});
+      expect(res.status, res.text).to.equal(200);
+      const charge = (await chargesOf(sys, subscriptionId)).find((c) => c.id === chargeId)!;
+      expect(charge.status).to.equal("SUCCEEDED");
+      expect((await balances(sys, user.id)).USDT_TRON).to.equal("2");
+      if (action === "pause") {
+        expect(res.body.status).to.equal("PAUSED");
+        const types = (await eventsOf(sys, subscriptionId)).map((e) => e.type);
+        expect(types.filter((t) => t === "subscription.renewed")).to.have.length(1);
+        expect(types.indexOf("subscription.renewed")).to.be.lessThan(types.lastIndexOf("subscription.paused"));
+      }
+    });
+  }
+
+  it("resume counts skipped periods with the plan the subscription has under the lock, not the one read before", async () => {
+    const { api } = await sys.createMerchant();
+    const weekly = await createPlan(api, { amount: "2", interval: "WEEK" });
+    const { subscriptionId } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "2", interval: "DAY" }, credits: { USDT_TRON: "50" } });
+    expect((await api.post(`/api/v1/subscriptions/${subscriptionId}/pause`, {})).status).to.equal(200);
+    await advanceBy(sys, 10 * DAY);
+
+    // Hold the subscription's row lock, as a plan change being applied would.
+    const holder = new pg.Client({ connectionString: sys.config.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select id from subscriptions where id = $1 for update", [subscriptionId]);
+      const resumed = api.post(`/api/v1/subscriptions/${subscriptionId}/resume`, {});
+      // The resume has read the (daily) plan and now waits for the lock.
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const { rows } = await holder.query(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
+        );
+        if (rows[0].n > 0) break;
+        if (Date.now() > deadline) throw new Error(`resume never waited for the lock: ${JSON.stringify((await Promise.race([resumed, sleep(10).then(() => ({ text: "pending" }))])).text)}`);
+        await sleep(20);
+      }
+      // An IMMEDIATE change to the weekly plan commits while the resume waits.
+      await holder.query("update subscriptions set plan_id = $1 where id = $2", [weekly.id, subscriptionId]);
+      await holder.query("commit");
+      const res = await resumed;
+      expect(res.status, res.text).to.equal(200);
+      const sub = await subscriptionOf(api, subscriptionId);
+      const sinceAnchor = (Date.parse(sub.nextBillingAt) - Date.parse(sub.billingAnchor)) / 1000;
+      expect(sinceAnchor % (7 * DAY), "next billing on the weekly cadence").to.equal(0);
+      expect(sinceAnchor).to.equal(14 * DAY);
+    } finally {
+      await holder.query("rollback").catch(() => {});
+      await holder.end();
+    }
+  });
+});
