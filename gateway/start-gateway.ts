@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Redis } from "ioredis";
+import { connectRedis } from "../services/platform/redis.ts";
 import pg from "pg";
 import type { Config } from "../services/platform/config.ts";
 import type { Logger } from "../services/platform/logger.ts";
@@ -17,9 +17,13 @@ import type { GatewayClients, GatewayDeps } from "./deps.ts";
 import { redisIdempotencyStore } from "./idempotency.ts";
 import { ApiKeyCache, listenForRevocations } from "./api-key-cache.ts";
 import { hostedPages } from "./pages/index.ts";
+import type { BillingMetrics } from "../services/platform/observability/metrics.ts";
+import { rpcClientTracer } from "../services/platform/observability/rpc-observers.ts";
+import { queueDashboard } from "./queue-dashboard.ts";
 
 export interface RunningGateway {
   port: number;
+  readiness: GatewayDeps["readiness"];
   close(): Promise<void>;
 }
 
@@ -35,9 +39,10 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
   };
 }
 
-export async function startGateway(config: Config, logger: Logger, port: number): Promise<RunningGateway> {
-  const rpc = new RpcClients(config.internalApiToken);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+export async function startGateway(config: Config, logger: Logger, port: number, metrics?: BillingMetrics): Promise<RunningGateway> {
+  const rpc = new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : []);
+  const dashboard = queueDashboard(config, logger);
+  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on("error", () => {});
   // Readiness only: one short-lived connection at a time, no ORM in the gateway.
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, idleTimeoutMillis: 10_000 });
@@ -52,11 +57,13 @@ export async function startGateway(config: Config, logger: Logger, port: number)
     }),
   };
   const keyCache = new ApiKeyCache();
-  const revocations = listenForRevocations(keyCache, config.redisUrl, config.queuePrefix, logger);
+  const revocations = listenForRevocations(keyCache, config, config.queuePrefix, logger);
   const app = createGatewayApp(deps, {
     idempotencyStore: redisIdempotencyStore(redis, config.queuePrefix),
     extraRouters: hostedPages(deps, redis),
     apiKeyCache: { cache: keyCache, isLive: revocations.isLive },
+    ...(metrics && { metrics }),
+    middleware: [dashboard.middleware],
   });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(port, () => resolve(s));
@@ -67,6 +74,7 @@ export async function startGateway(config: Config, logger: Logger, port: number)
   logger.info({ port: bound }, "gateway listening");
   return {
     port: bound,
+    readiness: deps.readiness,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -74,6 +82,7 @@ export async function startGateway(config: Config, logger: Logger, port: number)
       });
       rpc.close();
       revocations.close();
+      await dashboard.close();
       redis.disconnect();
       await pool.end();
     },

@@ -3,6 +3,7 @@ import { createServicesServer } from "./platform/rpc/server.ts";
 import { requireServiceToken } from "./platform/rpc/auth.ts";
 import { errorInterceptor } from "./platform/rpc/errors.ts";
 import { serviceRoutes } from "./routes.ts";
+import { rpcServerObserver } from "./platform/observability/rpc-observers.ts";
 
 export interface RunningServices {
   port: number;
@@ -15,6 +16,7 @@ export async function startServices(
   port: number,
 ): Promise<RunningServices> {
   const server = createServicesServer(serviceRoutes(deps, deps.config.services), [
+    rpcServerObserver(deps.metrics, deps.config.tracing),
     requireServiceToken(deps.config.internalApiToken),
     errorInterceptor(deps.logger),
   ]);

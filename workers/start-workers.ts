@@ -1,8 +1,9 @@
 import { Worker } from "bullmq";
-import { Redis } from "ioredis";
+import { connectRedis, type RedisConnection } from "../services/platform/redis.ts";
 import type { WorkerGroup } from "../services/platform/config.ts";
 import type { JobDeps } from "../services/platform/queue/define-job.ts";
 import { jobsByName, ALL_JOBS } from "./registry.ts";
+import { observeJob } from "../services/platform/observability/job-metrics.ts";
 import type { JobDefinition } from "../services/platform/queue/define-job.ts";
 
 export interface RunningWorkers {
@@ -22,21 +23,23 @@ export async function startWorkers(
 ): Promise<RunningWorkers> {
   const registry = jobsByName(jobs);
   const workers: Worker[] = [];
-  const connections: Redis[] = [];
+  const connections: RedisConnection[] = [];
   const listeners: (() => void)[] = [];
   for (const group of groups) {
     const groupJobs = [...registry.values()].filter((j) => j.group === group);
-    const connection = new Redis(deps.config.redisUrl, { maxRetriesPerRequest: null });
+    const connection = connectRedis(deps.config, { maxRetriesPerRequest: null });
     connection.on("error", (err) => deps.logger.warn({ err: err.message, group }, "worker redis connection error"));
     connections.push(connection);
     const worker = new Worker(
       group,
       async (job) => {
         const def = registry.get(job.name);
-        if (!def || def.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
-        await def.handle(deps, job.data);
+        await observeJob(deps.metrics, def ? job.name : "unknown", async () => {
+          if (!def || def.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
+          await def.handle(deps, job.data);
+        });
       },
-      { connection, prefix: deps.config.queuePrefix, concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency, autorun: true },
+      { connection, prefix: deps.config.queuePrefix, concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency, autorun: true, ...(deps.queues.telemetry && { telemetry: deps.queues.telemetry }) },
     );
     worker.on("error", (err) => deps.logger.error({ err, group }, "worker error"));
     worker.on("failed", (job, err) => deps.logger.warn({ err: err.message, job: job?.name, id: job?.id }, "job failed"));

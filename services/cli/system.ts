@@ -8,6 +8,9 @@ import { startServices, type RunningServices } from "../start-services.ts";
 import { startGateway, type RunningGateway } from "../../gateway/start-gateway.ts";
 import { startWorkers, type RunningWorkers } from "../../workers/start-workers.ts";
 import type { JobDefinition } from "../platform/queue/define-job.ts";
+import { createObservability } from "./observability.ts";
+import { rpcClientTracer } from "../platform/observability/rpc-observers.ts";
+import type { BillingMetrics } from "../platform/observability/metrics.ts";
 
 export interface SystemParts {
   services: readonly ServiceName[];
@@ -17,6 +20,8 @@ export interface SystemParts {
   gatewayPort?: number;
   servicesPort?: number;
   jobs?: JobDefinition<any>[];
+  /** Operations port (/metrics, /healthz, /readyz): 0 picks a free one (tests); default METRICS_PORT, where 0 serves nothing. */
+  metricsPort?: number;
 }
 
 export interface RunningSystem {
@@ -26,6 +31,8 @@ export interface RunningSystem {
   queues: Queues | undefined;
   gatewayPort: number | undefined;
   servicesPort: number | undefined;
+  metricsPort: number | undefined;
+  metrics: BillingMetrics;
   close(): Promise<void>;
 }
 
@@ -39,16 +46,20 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
   const needsDb = parts.services.length > 0 || parts.workerGroups.length > 0;
   const orm = needsDb ? await createOrm({ databaseUrl: config.databaseUrl, poolMax: config.dbPoolMax }) : undefined;
   const clock = orm ? await createClock(config, orm) : undefined;
-  const queues = needsDb ? new Queues(config.redisUrl, config.queuePrefix, logger) : undefined;
-  const rpc = new RpcClients(config.internalApiToken);
+  const observability = await createObservability(config, logger);
+  const queues = needsDb ? new Queues(config, config.queuePrefix, logger, observability.telemetry) : undefined;
+  const rpc = new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : []);
+  const metrics = observability.metrics;
+  observability.observe({ orm, clock: clock?.clock, queues, workerGroups: parts.workerGroups });
 
   let services: RunningServices | undefined;
   let gateway: RunningGateway | undefined;
   let workers: RunningWorkers | undefined;
+  let metricsPort: number | undefined;
   try {
     if (parts.services.length > 0) {
       config = { ...config, services: parts.services };
-      const serviceDeps = { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc };
+      const serviceDeps = { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc, metrics };
       services = await startServices(serviceDeps, parts.servicesPort ?? config.servicesPort);
       const local = `http://127.0.0.1:${services.port}`;
       const urls = { ...config.serviceUrls };
@@ -59,18 +70,21 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     }
     if (parts.workerGroups.length > 0) {
       workers = await startWorkers(
-        { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc },
+        { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc, metrics },
         parts.workerGroups,
         parts.jobs,
       );
     }
-    if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port);
+    if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port, metrics);
+    if (gateway) observability.addReadiness(gateway.readiness);
+    metricsPort = await observability.listen(parts.metricsPort ?? (config.metricsPort || null));
   } catch (err) {
     await closeAll();
     throw err;
   }
 
   async function closeAll() {
+    await observability.close();
     await gateway?.close();
     await workers?.close();
     await services?.close();
@@ -87,6 +101,8 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     queues,
     gatewayPort: gateway?.port,
     servicesPort: services?.port,
+    metricsPort,
+    metrics,
     close: closeAll,
   };
 }

@@ -47,6 +47,14 @@ export interface Config {
   readonly dunningFinalStatus: "UNPAID" | "CANCELLED";
   /** Days before each renewal that subscription.charge_upcoming is sent (CHARGE_NOTICE_DAYS; 0 = never). */
   readonly chargeNoticeDays: number;
+  /** Port of /metrics, /healthz and /readyz (METRICS_PORT, default 9464; 0 = not served). */
+  readonly metricsPort: number;
+  /** Redis Cluster seed nodes (REDIS_CLUSTER_NODES, host:port list); empty = REDIS_URL is one server. */
+  readonly redisClusterNodes: readonly string[];
+  /** The queue dashboard may retry, promote and remove jobs (QUEUE_DASHBOARD_WRITE; default read-only). */
+  readonly queueDashboardWrite: boolean;
+  /** OpenTelemetry tracing is on: an OTLP endpoint is set by the standard OTEL_* variables (see tracingEnabled). */
+  readonly tracing: boolean;
 }
 
 export const SERVICE_NAMES = ["merchants", "catalog", "wallet", "subscriptions", "orders", "events", "sandbox"] as const;
@@ -182,7 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     production,
     logLevel: str("LOG_LEVEL", "info"),
     apiKeyMode: apiKeyMode as "test" | "live",
-    queuePrefix: str("QUEUE_PREFIX", "billing"),
+    queuePrefix: clusterSafePrefix(str("QUEUE_PREFIX", "billing")),
     dbPoolMax: int("DB_POOL_MAX", 10, 1, 200),
     serviceUrls: Object.freeze(serviceUrls),
     services: Object.freeze(list("SERVICES", SERVICE_NAMES)),
@@ -198,6 +206,10 @@ export function loadConfig(env: Env = process.env): Config {
     dunningRetryDays: Object.freeze(dunningRetryDays),
     dunningFinalStatus: dunningFinalStatus as "UNPAID" | "CANCELLED",
     chargeNoticeDays: int("CHARGE_NOTICE_DAYS", 3, 0, 365),
+    metricsPort: int("METRICS_PORT", 9464, 0, 65535),
+    redisClusterNodes: Object.freeze(clusterNodes(env.REDIS_CLUSTER_NODES, problems)),
+    queueDashboardWrite: bool("QUEUE_DASHBOARD_WRITE", false),
+    tracing: tracingEnabled(env),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
@@ -212,3 +224,31 @@ export function loadConfig(env: Env = process.env): Config {
 /** Worker groups scale separately; each owns the queues named after it. */
 export const WORKER_GROUP_NAMES = ["scheduler", "renewals", "webhooks", "payments"] as const;
 export type WorkerGroup = (typeof WORKER_GROUP_NAMES)[number];
+
+/**
+ * Every key of a queue must hash to one Redis Cluster slot: a `{tag}` in the
+ * prefix does that. A prefix without braces is wrapped whole ("billing" →
+ * "{billing}"), so one setting works on a single server and on a cluster.
+ */
+export function clusterSafePrefix(prefix: string): string {
+  return /\{[^{}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
+}
+
+function clusterNodes(raw: string | undefined, problems: string[]): string[] {
+  if (!raw) return [];
+  const nodes = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = nodes.filter((n) => !/^[A-Za-z0-9.\-\[\]:]+:\d{1,5}$/.test(n));
+  if (bad.length) problems.push(`REDIS_CLUSTER_NODES must be comma-separated host:port entries (bad: ${bad.join(", ")})`);
+  return nodes;
+}
+
+/**
+ * Tracing follows the standard OpenTelemetry variables, read by the SDK
+ * itself; this only decides whether to start it: an OTLP endpoint must be set,
+ * and OTEL_SDK_DISABLED / OTEL_TRACES_EXPORTER=none turn it off.
+ */
+export function tracingEnabled(env: Env = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED === "true") return false;
+  if (env.OTEL_TRACES_EXPORTER === "none") return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}

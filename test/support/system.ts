@@ -62,6 +62,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
       workerGroups: options.workerGroups ?? WORKER_GROUP_NAMES,
       gatewayPort: 0,
       servicesPort: 0,
+      metricsPort: 0,
       jobs: options.jobs,
     });
   } catch (err) {

@@ -1,0 +1,110 @@
+import type { Telemetry } from "bullmq";
+import type { Config, WorkerGroup } from "../platform/config.ts";
+import type { Logger } from "../platform/logger.ts";
+import type { Orm } from "../platform/database/orm.ts";
+import type { Clock } from "../platform/clock.ts";
+import { Queues } from "../platform/queue/queues.ts";
+import { createMetrics, QUEUE_STATES, type BillingMetrics } from "../platform/observability/metrics.ts";
+import { startMetricsServer, type MetricsServer } from "../platform/observability/metrics-server.ts";
+import { lagSeconds, type DueWorkProbe } from "../platform/observability/due-work.ts";
+import { chargeMetricsSubscriber } from "../subscriptions/charge-metrics.ts";
+import { subscriptionDueWork } from "../subscriptions/due-work.ts";
+import { orderDueWork } from "../orders/due-work.ts";
+import { eventDueWork } from "../events/due-work.ts";
+
+/** Every kind of due work, each reported by the worker group that does it. */
+export const DUE_WORK_PROBES: readonly DueWorkProbe[] = [...subscriptionDueWork, ...orderDueWork, ...eventDueWork];
+
+export interface ProcessObservability {
+  metrics: BillingMetrics;
+  /** BullMQ telemetry (bullmq-otel) when tracing is on. */
+  telemetry: Telemetry | undefined;
+  /** Adds a named readiness check to /readyz. */
+  addReadiness(check: () => Promise<Record<string, string>>): void;
+  /** Reads queue depth, due-work lag and the pool on every scrape; counts charges. */
+  observe(parts: { orm?: Orm | undefined; clock?: Clock | undefined; queues?: Queues | undefined; workerGroups: readonly WorkerGroup[] }): void;
+  /** Serves /metrics, /healthz, /readyz; 0 picks a free port, null serves nothing. */
+  listen(port: number | null): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root's half of observability: one registry for whatever
+ * roles this process runs, the scrape-time collectors those roles need, and
+ * the operations port.
+ */
+export async function createObservability(config: Config, logger: Logger): Promise<ProcessObservability> {
+  const metrics = createMetrics();
+  const checks: (() => Promise<Record<string, string>>)[] = [];
+  let server: MetricsServer | undefined;
+  const telemetry = config.tracing ? new (await import("bullmq-otel")).BullMQOtel({ tracerName: "billing" }) : undefined;
+  const warned = new Set<string>();
+  const guarded = (name: string, collect: () => Promise<void>) => async () => {
+    try {
+      await collect();
+      warned.delete(name);
+    } catch (err) {
+      // The last values stay; /readyz says what is down.
+      if (!warned.has(name)) logger.warn({ err: (err as Error).message, collector: name }, "metrics collector failed");
+      warned.add(name);
+    }
+  };
+
+  return {
+    metrics,
+    telemetry,
+    addReadiness: (check) => void checks.push(check),
+    observe({ orm, clock, queues, workerGroups }) {
+      if (orm) {
+        orm.em.getEventManager().registerSubscriber(
+          chargeMetricsSubscriber((kind, outcome, reason) => metrics.charges.inc({ kind, outcome, reason })),
+        );
+        metrics.addCollector(
+          guarded("db_pool", async () => {
+            const pool = (await orm.em.getConnection().getNativeClient()) as { totalCount: number; idleCount: number; waitingCount: number };
+            metrics.dbPoolConnections.set({ state: "idle" }, pool.idleCount);
+            metrics.dbPoolConnections.set({ state: "used" }, pool.totalCount - pool.idleCount);
+            metrics.dbPoolConnections.set({ state: "waiting" }, pool.waitingCount);
+          }),
+        );
+        checks.push(async () => ({
+          postgres: await orm.em.getConnection().execute("select 1").then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
+        }));
+      }
+      if (queues) {
+        metrics.addCollector(
+          guarded("queues", async () => {
+            await Promise.all(
+              Queues.groups().map(async (group) => {
+                const counts = await queues.queue(group).getJobCounts(...QUEUE_STATES);
+                for (const state of QUEUE_STATES) metrics.queueJobs.set({ queue: group, state }, counts[state] ?? 0);
+              }),
+            );
+          }),
+        );
+        checks.push(async () => ({ redis: await queues.connection.ping().then(() => "ok", (e: Error) => `unreachable: ${e.message}`) }));
+      }
+      const probes = DUE_WORK_PROBES.filter((p) => workerGroups.includes(p.group));
+      if (orm && clock && probes.length > 0) {
+        for (const p of probes) metrics.dueWorkLag.set({ kind: p.kind }, 0);
+        metrics.addCollector(
+          guarded("due_work", async () => {
+            const em = orm.em.fork();
+            const now = clock.now();
+            for (const p of probes) metrics.dueWorkLag.set({ kind: p.kind }, lagSeconds(await p.oldestDue(em, now), now));
+          }),
+        );
+      }
+    },
+    async listen(port) {
+      if (port === null) return undefined;
+      const readiness = async () => Object.assign({}, ...(await Promise.all(checks.map((c) => c()))));
+      server = await startMetricsServer(metrics, port, readiness);
+      logger.info({ port: server.port }, "metrics listening");
+      return server.port;
+    },
+    async close() {
+      await server?.close();
+    },
+  };
+}
