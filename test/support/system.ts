@@ -51,6 +51,8 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     DB_POOL_MAX: "5",
     SWEEP_INTERVAL_MS: "500",
+    // Extra systems started from this config serve no operations port (startTestSystem picks a free one).
+    METRICS_PORT: "0",
     ...options.env,
   });
   const logger = createLogger(config.logLevel);
