@@ -9,6 +9,8 @@ COPY services ./services
 COPY gateway ./gateway
 COPY workers ./workers
 USER node
-EXPOSE 3000 50051
-ENTRYPOINT ["node", "services/cli/billing.ts"]
+# 3000 public API (gateway), 50051 Connect/gRPC (services), 9464 /metrics /healthz /readyz (every role)
+EXPOSE 3000 50051 9464
+# register.ts starts OpenTelemetry before anything loads, only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+ENTRYPOINT ["node", "--import", "./services/platform/observability/register.ts", "services/cli/billing.ts"]
 CMD ["start", "gateway"]

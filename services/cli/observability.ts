@@ -98,7 +98,10 @@ export async function createObservability(config: Config, logger: Logger): Promi
     },
     async listen(port) {
       if (port === null) return undefined;
-      const readiness = async () => Object.assign({}, ...(await Promise.all(checks.map((c) => c()))));
+      const readiness = async (): Promise<Record<string, string>> => Object.assign({}, ...(await Promise.all(checks.map((c) => c()))));
+      metrics.addCollector(async () => {
+        for (const [check, state] of Object.entries(await readiness())) metrics.ready.set({ check }, state === "ok" ? 1 : 0);
+      });
       server = await startMetricsServer(metrics, port, readiness);
       logger.info({ port: server.port }, "metrics listening");
       return server.port;

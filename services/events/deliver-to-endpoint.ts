@@ -69,7 +69,10 @@ async function takeTurn(
     if (verdict.kind !== "succeeded" && verdict.kind !== "superseded") {
       deps.logger.info({ endpointId, deliveryId: d.deliveryId, attempt: d.attemptNumber, verdict: verdict.kind, status: response.statusCode, error: response.error }, "webhook attempt failed");
     }
-    if (verdict.kind === "gone") return sent;
+    if (verdict.kind === "gone") {
+      deps.metrics?.webhookEndpointsDisabled.inc();
+      return sent;
+    }
   }
   await releaseEndpoint(contextFor(deps), endpointId, holder);
   await enqueueEndpointDrain(deps.queues, endpointId, `turn-${holder}`);

@@ -33,6 +33,12 @@ export interface BillingMetrics {
   readonly charges: Counter<"kind" | "outcome" | "reason">;
   readonly webhookAttempts: Counter<"outcome">;
   readonly dbPoolConnections: Gauge<"state">;
+  /** Webhook endpoints the delivery engine disabled itself (the receiver answered 410 Gone). */
+  readonly webhookEndpointsDisabled: Counter;
+  /** Each readiness check of this process: 1 passing, 0 failing (what /readyz answers, for alerting). */
+  readonly ready: Gauge<"check">;
+  /** Anomalies found by reconciliation checks, by check name (fed by the reconciliation jobs). */
+  readonly reconciliationAnomalies: Counter<"check">;
   /** Runs `collector` before every scrape (errors are logged by the caller's collector, never fail the scrape). */
   addCollector(collector: Collector): void;
   /** The Prometheus text exposition, after running the collectors. */
@@ -96,6 +102,23 @@ export function createMetrics(): BillingMetrics {
       name: "billing_db_pool_connections",
       help: "PostgreSQL pool connections by state (idle, used, waiting = callers queued for one).",
       labelNames: ["state"],
+      registers,
+    }),
+    webhookEndpointsDisabled: new Counter({
+      name: "billing_webhook_endpoints_disabled_total",
+      help: "Webhook endpoints disabled by the delivery engine (receiver answered 410 Gone).",
+      registers,
+    }),
+    ready: new Gauge({
+      name: "billing_ready",
+      help: "Readiness checks of this process (1 passing, 0 failing), as /readyz reports them.",
+      labelNames: ["check"],
+      registers,
+    }),
+    reconciliationAnomalies: new Counter({
+      name: "billing_reconciliation_anomalies_total",
+      help: "Anomalies found by reconciliation checks, by check.",
+      labelNames: ["check"],
       registers,
     }),
     addCollector(collector) {
