@@ -23,8 +23,8 @@ export interface ProcessObservability {
   addReadiness(check: () => Promise<Record<string, string>>): void;
   /** Reads queue depth, due-work lag and the pool on every scrape; counts charges. */
   observe(parts: { orm?: Orm | undefined; clock?: Clock | undefined; queues?: Queues | undefined; workerGroups: readonly WorkerGroup[] }): void;
-  /** Serves /metrics, /healthz, /readyz; 0 picks a free port, null serves nothing. */
-  listen(port: number | null): Promise<number | undefined>;
+  /** Serves /metrics, /healthz, /readyz; 0 picks a free port. */
+  listen(port: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -97,7 +97,6 @@ export async function createObservability(config: Config, logger: Logger): Promi
       }
     },
     async listen(port) {
-      if (port === null) return undefined;
       const readiness = async (): Promise<Record<string, string>> => Object.assign({}, ...(await Promise.all(checks.map((c) => c()))));
       metrics.addCollector(async () => {
         for (const [check, state] of Object.entries(await readiness())) metrics.ready.set({ check }, state === "ok" ? 1 : 0);

@@ -32,7 +32,7 @@ export interface RunningSystem {
   gatewayPort: number | undefined;
   servicesPort: number | undefined;
   metricsPort: number | undefined;
-  metrics: BillingMetrics;
+  metrics: BillingMetrics | undefined;
   close(): Promise<void>;
 }
 
@@ -49,8 +49,10 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
   const observability = await createObservability(config, logger);
   const queues = needsDb ? new Queues(config, config.queuePrefix, logger, observability.telemetry) : undefined;
   const rpc = new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : []);
-  const metrics = observability.metrics;
-  observability.observe({ orm, clock: clock?.clock, queues, workerGroups: parts.workerGroups });
+  // METRICS_PORT=0: nothing is recorded either, not only not served.
+  const metricsOn = parts.metricsPort !== undefined || config.metricsPort !== 0;
+  const metrics = metricsOn ? observability.metrics : undefined;
+  if (metricsOn) observability.observe({ orm, clock: clock?.clock, queues, workerGroups: parts.workerGroups });
 
   let services: RunningServices | undefined;
   let gateway: RunningGateway | undefined;
@@ -77,7 +79,7 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     }
     if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port, metrics);
     if (gateway) observability.addReadiness(gateway.readiness);
-    metricsPort = await observability.listen(parts.metricsPort ?? (config.metricsPort || null));
+    metricsPort = metricsOn ? await observability.listen(parts.metricsPort ?? config.metricsPort) : undefined;
   } catch (err) {
     await closeAll();
     throw err;
