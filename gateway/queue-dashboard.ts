@@ -24,6 +24,17 @@ export interface QueueDashboard {
  * removing them is safe, but it stays an explicit choice.
  */
 export function queueDashboard(config: Config, logger: Logger): QueueDashboard {
+  const inside = (path: string) => path === QUEUE_DASHBOARD_PATH || path.startsWith(`${QUEUE_DASHBOARD_PATH}/`);
+  if (!config.adminApiKey) {
+    // No operator key: no dashboard and no Redis connection for it; the path is as unknown as any other (404).
+    return {
+      middleware: async (ctx, next) => {
+        if (inside(ctx.path)) ctx.state.metricsRoute = `${QUEUE_DASHBOARD_PATH}/*`;
+        return next();
+      },
+      close: async () => {},
+    };
+  }
   const queues = new Queues(config, config.queuePrefix, logger);
   const serverAdapter = new KoaAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
@@ -36,7 +47,7 @@ export function queueDashboard(config: Config, logger: Logger): QueueDashboard {
   const board = serverAdapter.registerPlugin();
   const guard = dashboardGuard(config.adminApiKey);
   const middleware: Middleware = async (ctx, next) => {
-    if (ctx.path !== QUEUE_DASHBOARD_PATH && !ctx.path.startsWith(`${QUEUE_DASHBOARD_PATH}/`)) return next();
+    if (!inside(ctx.path)) return next();
     ctx.state.metricsRoute = `${QUEUE_DASHBOARD_PATH}/*`;
     if (!guard(ctx)) return;
     return board(ctx, next);
@@ -44,15 +55,10 @@ export function queueDashboard(config: Config, logger: Logger): QueueDashboard {
   return { middleware, close: () => queues.close() };
 }
 
-/** Answers 404 (no key configured) or 401 with a Basic challenge, and returns false; true when the key was presented. */
-function dashboardGuard(adminApiKey: string | undefined) {
-  const expected = adminApiKey ? digest(adminApiKey) : undefined;
+/** Answers 401 with a Basic challenge and returns false, unless the key was presented. */
+function dashboardGuard(adminApiKey: string) {
+  const expected = digest(adminApiKey);
   return (ctx: Parameters<Middleware>[0]): boolean => {
-    if (!expected) {
-      ctx.status = 404;
-      ctx.body = { error: "NOT_FOUND", message: `no route for ${ctx.method} ${ctx.path}` };
-      return false;
-    }
     const presented = ctx.get(ADMIN_KEY_HEADER) || basicPassword(ctx.get("authorization"));
     if (presented && timingSafeEqual(digest(presented), expected)) return true;
     ctx.status = 401;
