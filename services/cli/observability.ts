@@ -1,4 +1,5 @@
 import type { Telemetry } from "bullmq";
+import type { Interceptor } from "@connectrpc/connect";
 import type { Config, WorkerGroup } from "../platform/config.ts";
 import type { Logger } from "../platform/logger.ts";
 import type { Orm } from "../platform/database/orm.ts";
@@ -7,6 +8,7 @@ import { Queues } from "../platform/queue/queues.ts";
 import { createMetrics, QUEUE_STATES, type BillingMetrics } from "../platform/observability/metrics.ts";
 import { startMetricsServer, type MetricsServer } from "../platform/observability/metrics-server.ts";
 import { lagSeconds, type DueWorkProbe } from "../platform/observability/due-work.ts";
+import { rpcClientTracer } from "../platform/observability/rpc-observers.ts";
 import { chargeMetricsSubscriber } from "../subscriptions/charge-metrics.ts";
 import { subscriptionDueWork } from "../subscriptions/due-work.ts";
 import { orderDueWork } from "../orders/due-work.ts";
@@ -16,24 +18,32 @@ import { eventDueWork } from "../events/due-work.ts";
 export const DUE_WORK_PROBES: readonly DueWorkProbe[] = [...subscriptionDueWork, ...orderDueWork, ...eventDueWork];
 
 export interface ProcessObservability {
-  metrics: BillingMetrics;
   /** BullMQ telemetry (bullmq-otel) when tracing is on. */
   telemetry: Telemetry | undefined;
+  /** Connect client interceptors: a CLIENT span and its traceparent when tracing is on. */
+  rpcClientInterceptors: Interceptor[];
   /** Adds a named readiness check to /readyz. */
   addReadiness(check: () => Promise<Record<string, string>>): void;
-  /** Reads queue depth, due-work lag and the pool on every scrape; counts charges. */
-  observe(parts: { orm?: Orm | undefined; clock?: Clock | undefined; queues?: Queues | undefined; workerGroups: readonly WorkerGroup[] }): void;
-  /** Serves /metrics, /healthz, /readyz; 0 picks a free port. */
-  listen(port: number): Promise<number>;
+  /**
+   * Queue depth, due-work lag, pool and readiness read on every scrape; charges counted.
+   * Returns the registry for the roles to record into, or undefined when metrics are off.
+   */
+  observe(parts: { orm?: Orm | undefined; clock?: Clock | undefined; queues?: Queues | undefined; workerGroups: readonly WorkerGroup[] }): BillingMetrics | undefined;
+  /** Serves /metrics, /healthz, /readyz when metrics are on. */
+  listen(): Promise<void>;
+  /** The operations port bound, if any. */
+  port(): number | undefined;
   close(): Promise<void>;
 }
 
 /**
  * The composition root's half of observability: one registry for whatever
  * roles this process runs, the scrape-time collectors those roles need, and
- * the operations port.
+ * the operations port. `metricsPort` 0 picks a free port (tests); without it
+ * METRICS_PORT applies, where 0 means nothing is served nor recorded.
  */
-export async function createObservability(config: Config, logger: Logger): Promise<ProcessObservability> {
+export async function createObservability(config: Config, logger: Logger, metricsPort?: number): Promise<ProcessObservability> {
+  const port = metricsPort ?? (config.metricsPort === 0 ? undefined : config.metricsPort);
   const metrics = createMetrics();
   const checks: (() => Promise<Record<string, string>>)[] = [];
   let server: MetricsServer | undefined;
@@ -51,10 +61,11 @@ export async function createObservability(config: Config, logger: Logger): Promi
   };
 
   return {
-    metrics,
     telemetry,
+    rpcClientInterceptors: config.tracing ? [rpcClientTracer()] : [],
     addReadiness: (check) => void checks.push(check),
     observe({ orm, clock, queues, workerGroups }) {
+      if (port === undefined) return undefined;
       if (orm) {
         orm.em.getEventManager().registerSubscriber(
           chargeMetricsSubscriber((kind, outcome, reason) => metrics.charges.inc({ kind, outcome, reason })),
@@ -95,16 +106,18 @@ export async function createObservability(config: Config, logger: Logger): Promi
           }),
         );
       }
+      return metrics;
     },
-    async listen(port) {
+    async listen() {
+      if (port === undefined) return;
       const readiness = async (): Promise<Record<string, string>> => Object.assign({}, ...(await Promise.all(checks.map((c) => c()))));
       metrics.addCollector(async () => {
         for (const [check, state] of Object.entries(await readiness())) metrics.ready.set({ check }, state === "ok" ? 1 : 0);
       });
       server = await startMetricsServer(metrics, port, readiness);
       logger.info({ port: server.port }, "metrics listening");
-      return server.port;
     },
+    port: () => server?.port,
     async close() {
       await server?.close();
     },

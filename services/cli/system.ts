@@ -9,7 +9,6 @@ import { startGateway, type RunningGateway } from "../../gateway/start-gateway.t
 import { startWorkers, type RunningWorkers } from "../../workers/start-workers.ts";
 import type { JobDefinition } from "../platform/queue/define-job.ts";
 import { createObservability } from "./observability.ts";
-import { rpcClientTracer } from "../platform/observability/rpc-observers.ts";
 import type { BillingMetrics } from "../platform/observability/metrics.ts";
 
 export interface SystemParts {
@@ -46,18 +45,14 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
   const needsDb = parts.services.length > 0 || parts.workerGroups.length > 0;
   const orm = needsDb ? await createOrm({ databaseUrl: config.databaseUrl, poolMax: config.dbPoolMax }) : undefined;
   const clock = orm ? await createClock(config, orm) : undefined;
-  const observability = await createObservability(config, logger);
+  const observability = await createObservability(config, logger, parts.metricsPort);
   const queues = needsDb ? new Queues(config, config.queuePrefix, logger, observability.telemetry) : undefined;
-  const rpc = new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : []);
-  // METRICS_PORT=0: nothing is recorded either, not only not served.
-  const metricsOn = parts.metricsPort !== undefined || config.metricsPort !== 0;
-  const metrics = metricsOn ? observability.metrics : undefined;
-  if (metricsOn) observability.observe({ orm, clock: clock?.clock, queues, workerGroups: parts.workerGroups });
+  const rpc = new RpcClients(config.internalApiToken, observability.rpcClientInterceptors);
+  const metrics = observability.observe({ orm, clock: clock?.clock, queues, workerGroups: parts.workerGroups });
 
   let services: RunningServices | undefined;
   let gateway: RunningGateway | undefined;
   let workers: RunningWorkers | undefined;
-  let metricsPort: number | undefined;
   try {
     if (parts.services.length > 0) {
       config = { ...config, services: parts.services };
@@ -79,7 +74,7 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     }
     if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port, metrics);
     if (gateway) observability.addReadiness(gateway.readiness);
-    metricsPort = metricsOn ? await observability.listen(parts.metricsPort ?? config.metricsPort) : undefined;
+    await observability.listen();
   } catch (err) {
     await closeAll();
     throw err;
@@ -103,7 +98,7 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     queues,
     gatewayPort: gateway?.port,
     servicesPort: services?.port,
-    metricsPort,
+    metricsPort: observability.port(),
     metrics,
     close: closeAll,
   };
