@@ -1,6 +1,7 @@
 import { register } from "node:module";
 import { createAddHookMessageChannel } from "import-in-the-middle";
 
+// The SDK registers process-wide globals (tracer provider, propagator, module hooks): once per process.
 let started = false;
 
 /**
