@@ -114,7 +114,15 @@ export async function createObservability(config: Config, logger: Logger, metric
       metrics.addCollector(async () => {
         for (const [check, state] of Object.entries(await readiness())) metrics.ready.set({ check }, state === "ok" ? 1 : 0);
       });
-      server = await startMetricsServer(metrics, port, readiness);
+      try {
+        server = await startMetricsServer(metrics, port, readiness);
+      } catch (err) {
+        // Another process of this machine holds the port (two roles started side by side without
+        // their own METRICS_PORT): the role still runs; only its operations port is missing.
+        if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+        logger.error({ port }, "METRICS_PORT is in use: /metrics, /healthz and /readyz are not served by this process");
+        return;
+      }
       logger.info({ port: server.port }, "metrics listening");
     },
     port: () => server?.port,

@@ -3,6 +3,8 @@ import { spawn } from "node:child_process";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { startSystem } from "../../services/cli/system.ts";
+import { createLogger } from "../../services/platform/logger.ts";
 import { scrape } from "../support/prometheus.ts";
 import { createPlan, createSubscription, createWalletUser, eventually, subscriptionsRpc } from "../support/subscriptions.ts";
 import { advanceBy, approvedSubscription, DAY, waitForCharges } from "../support/billing.ts";
@@ -199,6 +201,24 @@ describe("operations: every role serves the operations port", () => {
       }
     });
   }
+});
+
+describe("operations: a busy METRICS_PORT", () => {
+  it("the role still starts, without an operations port", async () => {
+    const holder = await startTestSystem({ services: [], workerGroups: [] });
+    try {
+      const busy = holder.system.metricsPort!;
+      const second = await startSystem(holder.config, createLogger("silent"), { services: [], gateway: true, workerGroups: [], gatewayPort: 0, metricsPort: busy });
+      try {
+        expect(second.metricsPort).to.equal(undefined);
+        expect((await fetch(`http://127.0.0.1:${second.gatewayPort}/healthz`)).status).to.equal(200);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await holder.close();
+    }
+  });
 });
 
 async function freePort(): Promise<number> {
