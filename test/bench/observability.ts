@@ -8,6 +8,7 @@
  * (BENCH_REQUESTS, BENCH_CONCURRENCY, BENCH_ROUNDS).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, dropTemplate } from "../support/database.ts";
@@ -49,7 +50,16 @@ const VARIANTS: Variant[] = [
   },
 ];
 
-async function startBilling(variant: Variant, otlp: string): Promise<{ base: string; stop(): Promise<void> }> {
+/**
+ * CPU seconds the billing process has used (utime + stime from /proc, 100 ticks/s): on a shared
+ * machine, CPU per request is a steadier measure of overhead than req/s.
+ */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function startBilling(variant: Variant, otlp: string): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
   const database = await createTestDatabase();
   const { redisUrl } = await infrastructure();
   const port = await freePort();
@@ -77,6 +87,7 @@ async function startBilling(variant: Variant, otlp: string): Promise<{ base: str
   await eventually(async () => (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) || undefined, 60_000, "billing to listen");
   return {
     base,
+    pid: child.pid!,
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
@@ -108,6 +119,7 @@ async function measure(count: number, fn: () => Promise<boolean>): Promise<{ rps
 
 const receiver = await startOtlpReceiver();
 const results = new Map<string, number[]>();
+const cpuPerRequest = new Map<string, number[]>();
 try {
   console.log(`GET /api/v1/subscriptions/{id}: ${REQUESTS} requests × ${ROUNDS} rounds, concurrency ${CONCURRENCY}, node ${process.version}`);
   for (let round = 0; round < ROUNDS; round++) {
@@ -128,10 +140,13 @@ try {
         });
         const path = `/api/v1/subscriptions/${sub.body.subscriptionId}`;
         await measure(Math.min(500, REQUESTS), async () => (await api.get(path)).status === 200); // warm-up
+        const cpuBefore = cpuSeconds(billing.pid);
         const r = await measure(REQUESTS, async () => (await api.get(path)).status === 200);
+        const cpuMs = ((cpuSeconds(billing.pid) - cpuBefore) / REQUESTS) * 1000;
         results.set(variant.name, [...(results.get(variant.name) ?? []), r.rps]);
+        cpuPerRequest.set(variant.name, [...(cpuPerRequest.get(variant.name) ?? []), cpuMs]);
         console.log(
-          `round ${round + 1}  ${variant.name.padEnd(36)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  failures ${r.failures}`,
+          `round ${round + 1}  ${variant.name.padEnd(36)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  ${cpuMs.toFixed(2)} CPU ms/req  failures ${r.failures}`,
         );
       } finally {
         await billing.stop();
@@ -139,11 +154,16 @@ try {
     }
   }
   const best = (name: string) => Math.max(...(results.get(name) ?? [0]));
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const baseline = best(VARIANTS[0]!.name);
-  console.log("\nbest of rounds, overhead against metrics off + tracing off:");
+  const baseCpu = median(cpuPerRequest.get(VARIANTS[0]!.name)!);
+  console.log("\nbest req/s of the rounds and median CPU per request of the billing process, against metrics off + tracing off:");
   for (const v of VARIANTS) {
     const rps = best(v.name);
-    console.log(`  ${v.name.padEnd(36)} ${rps.toFixed(0).padStart(6)} req/s  ${(((baseline - rps) / baseline) * 100).toFixed(1).padStart(5)} %`);
+    const cpu = median(cpuPerRequest.get(v.name)!);
+    console.log(
+      `  ${v.name.padEnd(36)} ${rps.toFixed(0).padStart(6)} req/s ${(((baseline - rps) / baseline) * 100).toFixed(1).padStart(6)} %   ${cpu.toFixed(2)} CPU ms/req ${(((cpu - baseCpu) / baseCpu) * 100).toFixed(1).padStart(6)} %`,
+    );
   }
   console.log(`spans received by the OTLP receiver: ${receiver.spans.length}`);
 } finally {
