@@ -10,6 +10,8 @@ COPY gateway ./gateway
 COPY workers ./workers
 COPY cli ./cli
 USER node
-EXPOSE 3000 50051
-ENTRYPOINT ["node", "cli/billing.ts"]
+# 3000 public API (gateway), 50051 Connect/gRPC (services), 9464 /metrics /healthz /readyz (every role)
+EXPOSE 3000 50051 9464
+# register.ts starts OpenTelemetry before anything loads, only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+ENTRYPOINT ["node", "--import", "./services/platform/observability/register.ts", "cli/billing.ts"]
 CMD ["start", "gateway"]

@@ -43,7 +43,7 @@ export const operatorCommands: Record<string, OperatorCommand> = {
       const values = withPositionals(argv, ["merchant", "key"]);
       const merchantId = required(values, "merchant");
       const keyId = required(values, "key");
-      await withContext(config, (ctx) => revokeApiKey(ctx, { merchantId, keyId }, announceOnce(config.redisUrl, config.queuePrefix)));
+      await withContext(config, (ctx) => revokeApiKey(ctx, { merchantId, keyId }, announceOnce(config, config.queuePrefix)));
       return print(json, { id: keyId, revoked: true }, `API key ${keyId} revoked`);
     },
   },

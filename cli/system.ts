@@ -10,8 +10,8 @@ import { startGateway, type RunningGateway } from "../gateway/start-gateway.ts";
 import { startWorkers, type RunningWorkers } from "../workers/start-workers.ts";
 import type { AnyHandler } from "../services/platform/queue/define-job.ts";
 import { buildJobRegistry } from "../workers/registry.ts";
-import { startHealthServer, type HealthServer } from "../services/platform/health/health-server.ts";
-import { postgresCheck, redisCheck } from "../services/platform/health/readiness.ts";
+import { createObservability } from "./observability.ts";
+import type { BillingMetrics } from "../services/platform/observability/metrics.ts";
 
 export interface SystemParts {
   services: readonly ServiceName[];
@@ -22,6 +22,8 @@ export interface SystemParts {
   servicesPort?: number;
   /** Only these handlers (tests): the registry is checked against their own kinds. */
   jobs?: readonly AnyHandler[];
+  /** Operations port (/metrics, /healthz, /readyz): 0 picks a free one (tests); default METRICS_PORT, where 0 serves nothing. */
+  metricsPort?: number;
 }
 
 export interface RunningSystem {
@@ -31,7 +33,8 @@ export interface RunningSystem {
   queues: Queues | undefined;
   gatewayPort: number | undefined;
   servicesPort: number | undefined;
-  healthPort: number | undefined;
+  metricsPort: number | undefined;
+  metrics: BillingMetrics | undefined;
   close(): Promise<void>;
 }
 
@@ -47,17 +50,18 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     ? await openDatabase(config.databaseUrl, config.dbPoolMax, { statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs })
     : undefined;
   const clock = orm ? await createClock(config, orm) : undefined;
-  const queues = needsDb ? new Queues(config.redisUrl, config.queuePrefix, logger) : undefined;
-  const rpc = new RpcClients(config.internalApiToken, [], { timeoutMs: config.rpcTimeoutMs });
+  const observability = await createObservability(config, logger, parts.metricsPort);
+  const queues = needsDb ? new Queues(config, config.queuePrefix, logger, observability.telemetry) : undefined;
+  const rpc = new RpcClients(config.internalApiToken, observability.rpcClientInterceptors, { timeoutMs: config.rpcTimeoutMs });
+  const metrics = observability.observe({ orm, clock: clock?.clock, queues, workerGroups: parts.workerGroups });
 
   let services: RunningServices | undefined;
   let gateway: RunningGateway | undefined;
   let workers: RunningWorkers | undefined;
-  let health: HealthServer | undefined;
   try {
     if (parts.services.length > 0) {
       config = { ...config, services: parts.services };
-      const serviceDeps = { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc };
+      const serviceDeps = { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc, metrics };
       services = await startServices(serviceDeps, parts.servicesPort ?? config.servicesPort);
       const local = `http://127.0.0.1:${services.port}`;
       const urls = { ...config.serviceUrls };
@@ -68,23 +72,21 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     }
     if (parts.workerGroups.length > 0) {
       workers = await startWorkers(
-        { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc },
+        { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc, metrics },
         parts.workerGroups,
         parts.jobs ? buildJobRegistry(parts.jobs, parts.jobs.map((j) => j.kind)) : buildJobRegistry(),
       );
     }
-    if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port);
-    // A workers process has no API: HEALTH_PORT gives it /healthz and /readyz (its pool and Redis).
-    if (config.healthPort !== undefined && orm && queues) {
-      health = await startHealthServer(config.healthPort, { postgres: postgresCheck(orm), redis: redisCheck(queues.connection) });
-    }
+    if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port, metrics);
+    if (gateway) observability.addReadiness(gateway.readiness);
+    await observability.listen();
   } catch (err) {
     await closeAll();
     throw err;
   }
 
   async function closeAll() {
-    await health?.close();
+    await observability.close();
     await gateway?.close();
     await workers?.close();
     await services?.close();
@@ -101,7 +103,8 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
     queues,
     gatewayPort: gateway?.port,
     servicesPort: services?.port,
-    healthPort: health?.port,
+    metricsPort: observability.port(),
+    metrics,
     close: closeAll,
   };
 }

@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { connectRedis, type RedisTarget } from "../services/platform/redis.ts";
 import { keyRevocationChannel } from "../services/merchants/contract.ts";
 import type { Logger } from "../services/platform/logger.ts";
 
@@ -57,8 +57,8 @@ export class ApiKeyCache {
  * while subscribed: a revocation must never slip by unheard. ioredis queues
  * the SUBSCRIBE until Redis is reachable and re-subscribes after reconnects.
  */
-export function listenForRevocations(cache: ApiKeyCache, redisUrl: string, queuePrefix: string, logger: Logger) {
-  const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
+export function listenForRevocations(cache: ApiKeyCache, redis: RedisTarget, queuePrefix: string, logger: Logger) {
+  const subscriber = connectRedis(redis, { maxRetriesPerRequest: null });
   let subscribed = false;
   subscriber.on("error", (err) => logger.debug({ err: err.message }, "revocation subscriber error"));
   subscriber.on("message", (_channel, keyHash: string) => cache.forget(keyHash));
@@ -68,7 +68,8 @@ export function listenForRevocations(cache: ApiKeyCache, redisUrl: string, queue
     cache.clear();
   });
   subscriber.on("ready", () => {
-    if (subscriber.condition?.subscriber) subscribed = true;
+    // A cluster re-subscribes through its own subscriber node; a single server reports the mode here.
+    if (!("condition" in subscriber) || subscriber.condition?.subscriber) subscribed = true;
   });
   subscriber.subscribe(keyRevocationChannel(queuePrefix)).then(
     () => {

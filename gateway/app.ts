@@ -1,4 +1,4 @@
-import Koa from "koa";
+import Koa, { type Middleware } from "koa";
 import { Router } from "@koa/router";
 import { bodyParser } from "@koa/bodyparser";
 import type { GatewayDeps } from "./deps.ts";
@@ -12,6 +12,8 @@ import { allRoutes } from "./routes/index.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { ApiKeyLookupCache } from "./middleware/api-key.ts";
+import type { BillingMetrics } from "../services/platform/observability/metrics.ts";
+import { httpMetrics } from "../services/platform/observability/http-metrics.ts";
 
 export const BODY_LIMIT = "100kb";
 
@@ -22,6 +24,10 @@ export interface GatewayOptions {
   routes?: RouteSpec[];
   /** Cache of API-key lookups (kept fresh by revocation announcements). */
   apiKeyCache?: ApiKeyLookupCache;
+  /** Records http_server_request_duration_seconds (outermost, so it sees the final status). */
+  metrics?: BillingMetrics;
+  /** Mounted before body parsing and the API (the queue dashboard brings its own). */
+  middleware?: Middleware[];
 }
 
 /** Builds the Koa app; main.ts listens. */
@@ -29,10 +35,12 @@ export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Ko
   // Forwarded headers count only when TRUST_PROXY says so (clientAddress drops them from untrusted peers).
   const app = new Koa<GatewayState>({ proxy: deps.config.trustProxy !== false });
   const routes = options.routes ?? allRoutes;
+  if (options.metrics) app.use(httpMetrics(options.metrics));
   app.use(errorHandler(deps.logger));
   app.use(clientAddress(deps.config.trustProxy));
   app.use(requestId());
   app.use(accessLog(deps.logger));
+  for (const m of options.middleware ?? []) app.use(m);
   app.use(bodyParser({ enableTypes: ["json", "form"], jsonLimit: BODY_LIMIT, formLimit: BODY_LIMIT, jsonStrict: true }));
 
   const router = new Router<GatewayState>();

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Middleware } from "koa";
-import type { Redis } from "ioredis";
+import type { RedisConnection as Redis } from "../services/platform/redis.ts";
 import { ConnectError } from "@connectrpc/connect";
 import type { GatewayState } from "./route.ts";
 import { HttpError, fromConnectError } from "./http-errors.ts";

@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Redis } from "ioredis";
+import { connectRedis, type RedisConnection } from "../services/platform/redis.ts";
 import type { Config } from "../services/platform/config.ts";
 import type { Logger } from "../services/platform/logger.ts";
 import { RpcClients } from "../services/platform/rpc/clients.ts";
@@ -20,9 +20,13 @@ import { hostedPages } from "./pages/index.ts";
 import { redisRateLimiter } from "./rate-limit/redis-rate-limiter.ts";
 import { redisCheck, runChecks, serviceCheck, type ReadinessChecks } from "../services/platform/health/readiness.ts";
 import { READINESS_TIMEOUT_MS } from "../services/platform/health/health-server.ts";
+import type { BillingMetrics } from "../services/platform/observability/metrics.ts";
+import { rpcClientTracer } from "../services/platform/observability/rpc-observers.ts";
+import { queueDashboard } from "./queue-dashboard.ts";
 
 export interface RunningGateway {
   port: number;
+  readiness: GatewayDeps["readiness"];
   close(): Promise<void>;
 }
 
@@ -43,7 +47,7 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
  * Readiness of the gateway: Redis, and each service it calls (by name), each
  * services process asked once at its own /readyz (its pool and its Redis).
  */
-function gatewayReadiness(config: Config, redis: Redis): () => Promise<Record<string, string>> {
+function gatewayReadiness(config: Config, redis: RedisConnection): () => Promise<Record<string, string>> {
   const urls = [...new Set(Object.values(config.serviceUrls))];
   return async () => {
     const checks: ReadinessChecks = { redis: redisCheck(redis) };
@@ -54,9 +58,10 @@ function gatewayReadiness(config: Config, redis: Redis): () => Promise<Record<st
   };
 }
 
-export async function startGateway(config: Config, logger: Logger, port: number): Promise<RunningGateway> {
-  const rpc = new RpcClients(config.internalApiToken, [], { timeoutMs: config.rpcTimeoutMs });
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+export async function startGateway(config: Config, logger: Logger, port: number, metrics?: BillingMetrics): Promise<RunningGateway> {
+  const rpc = new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : [], { timeoutMs: config.rpcTimeoutMs });
+  const dashboard = queueDashboard(config, logger);
+  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on("error", () => {});
   const clients = gatewayClients(rpc, config);
   const rateLimit = redisRateLimiter(config, clients, logger);
@@ -69,11 +74,13 @@ export async function startGateway(config: Config, logger: Logger, port: number)
     readiness: gatewayReadiness(config, redis),
   };
   const keyCache = new ApiKeyCache();
-  const revocations = listenForRevocations(keyCache, config.redisUrl, config.queuePrefix, logger);
+  const revocations = listenForRevocations(keyCache, config, config.queuePrefix, logger);
   const app = createGatewayApp(deps, {
     idempotencyStore: redisIdempotencyStore(redis, config.queuePrefix),
     extraRouters: hostedPages(deps, redis),
     apiKeyCache: { cache: keyCache, isLive: revocations.isLive },
+    ...(metrics && { metrics }),
+    middleware: [dashboard.middleware],
   });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(port, () => resolve(s));
@@ -84,6 +91,7 @@ export async function startGateway(config: Config, logger: Logger, port: number)
   logger.info({ port: bound }, "gateway listening");
   return {
     port: bound,
+    readiness: deps.readiness,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -92,6 +100,7 @@ export async function startGateway(config: Config, logger: Logger, port: number)
       rpc.close();
       revocations.close();
       rateLimit.close();
+      await dashboard.close();
       redis.disconnect();
     },
   };

@@ -6,6 +6,7 @@ import { serviceRoutes } from "./routes.ts";
 import { validateRequests } from "./platform/rpc/validate-request.ts";
 import { merchantExistence } from "./merchants/merchant-exists.ts";
 import { postgresCheck, redisCheck } from "./platform/health/readiness.ts";
+import { rpcServerObserver } from "./platform/observability/rpc-observers.ts";
 
 export interface RunningServices {
   port: number;
@@ -18,6 +19,7 @@ export async function startServices(
   port: number,
 ): Promise<RunningServices> {
   const server = createServicesServer(serviceRoutes(deps, deps.config.services), [
+    rpcServerObserver(deps.metrics, deps.config.tracing),
     requireServiceToken(deps.config.internalApiToken),
     errorInterceptor(deps.logger),
     validateRequests({ merchantExists: merchantExistence(deps.orm) }),

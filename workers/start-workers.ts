@@ -1,11 +1,12 @@
 import { Worker } from "bullmq";
-import { Redis } from "ioredis";
+import { connectRedis, type RedisConnection } from "../services/platform/redis.ts";
 import type { WorkerGroup } from "../services/platform/config.ts";
 import { isSweep, type AnyHandler, type JobDeps } from "../services/platform/queue/define-job.ts";
 import { buildJobRegistry } from "./registry.ts";
 import { startSweepWatchdog, type SweepWatchdog } from "./sweep-watchdog.ts";
 import { logJobFailures } from "./job-failure-log.ts";
 import { OutageLog } from "../services/platform/outage-log.ts";
+import { observeJob } from "../services/platform/observability/job-metrics.ts";
 
 export interface RunningWorkers {
   watchdog: SweepWatchdog;
@@ -24,11 +25,11 @@ export async function startWorkers(
   registry: Map<string, AnyHandler> = buildJobRegistry(),
 ): Promise<RunningWorkers> {
   const workers: Worker[] = [];
-  const connections: Redis[] = [];
+  const connections: RedisConnection[] = [];
   const listeners: (() => void)[] = [];
   for (const group of groups) {
     const groupJobs = [...registry.values()].filter((j) => j.kind.group === group);
-    const connection = new Redis(deps.config.redisUrl, { maxRetriesPerRequest: null });
+    const connection = connectRedis(deps.config, { maxRetriesPerRequest: null });
     const redisOutage = new OutageLog(deps.logger, `redis (worker group ${group})`);
     connection.on("error", (err) => redisOutage.failed(err.message));
     connection.on("ready", () => redisOutage.succeeded());
@@ -37,8 +38,10 @@ export async function startWorkers(
       group,
       async (job) => {
         const def = registry.get(job.name);
-        if (!def || def.kind.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
-        await def.handle(deps, job.data);
+        await observeJob(deps.metrics, def ? job.name : "unknown", async () => {
+          if (!def || def.kind.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
+          await def.handle(deps, job.data);
+        });
       },
       {
         connection,
@@ -48,6 +51,7 @@ export async function startWorkers(
         // A job held by a process killed with -9 goes back to the queue within ~15 s, not ~60 s.
         lockDuration: 10_000,
         stalledInterval: 5_000,
+        ...(deps.queues.telemetry && { telemetry: deps.queues.telemetry }),
       },
     );
     // Errors while Redis is away are the outage already logged once above.

@@ -1,5 +1,5 @@
 import type { Router } from "@koa/router";
-import type { Redis } from "ioredis";
+import type { RedisConnection as Redis } from "../../services/platform/redis.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { approvalPages } from "./approval-pages.ts";
 import { redisLoginLimiter } from "./login-limiter.ts";

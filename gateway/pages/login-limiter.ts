@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisConnection as Redis } from "../../services/platform/redis.ts";
 import { RateLimiterRedis } from "rate-limiter-flexible";
 import type { Logger } from "../../services/platform/logger.ts";
 

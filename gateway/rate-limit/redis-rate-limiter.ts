@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { connectRedis } from "../../services/platform/redis.ts";
 import type { Config } from "../../services/platform/config.ts";
 import type { Logger } from "../../services/platform/logger.ts";
 import type { GatewayClients } from "../deps.ts";
@@ -8,7 +8,7 @@ import { tokenBuckets } from "./token-bucket.ts";
 
 /** The gateway's per-merchant limiter on its own Redis connection (failing fast, so an outage fails open at once). */
 export function redisRateLimiter(config: Config, clients: GatewayClients, logger: Logger): { limiter: RateLimiter; close(): void } {
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on("error", () => {});
   const limits = merchantLimits(clients, { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst });
   const buckets = tokenBuckets(redis, config.queuePrefix);

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../../services/platform/redis.ts";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 
 /**
@@ -50,7 +50,7 @@ export interface TakeResult {
 }
 
 /** One limiter per distinct bucket shape; `redis` must be a connection of its own (the library defines a command on it). */
-export function tokenBuckets(redis: Redis, prefix: string) {
+export function tokenBuckets(redis: RedisConnection, prefix: string) {
   const limiters = new Map<string, RateLimiterRedis>();
   const limiterFor = ({ perSecond, burst }: Bucket) => {
     const id = `r${perSecond}:b${burst}`;

@@ -2,14 +2,15 @@ import type { ServiceDeps } from "../platform/service-deps.ts";
 import { contextFor } from "../platform/service-deps.ts";
 import { claimNextDelivery, newLeaseHolder, releaseEndpoint } from "./claim-delivery.ts";
 import { recordAttempt } from "./record-attempt.ts";
-import { createSenderAgents, sendWebhook, type SenderAgents } from "./send-webhook.ts";
+import { createSenderAgents, sendWebhook, type SenderAgents, type WebhookResponse } from "./send-webhook.ts";
+import type { WebhookAttemptOutcome } from "../platform/observability/metrics.ts";
 import { signatureHeader } from "./webhook-secret.ts";
 import { enqueueDelivery, enqueueEndpointDrain } from "./webhook-queue.ts";
 
 /** A worker's turn on one endpoint; then it yields the slot so other endpoints are served too. */
 const MAX_DELIVERIES_PER_TURN = 50;
 
-export type DeliverDeps = Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "queues">;
+export type DeliverDeps = Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "queues" | "metrics">;
 
 /**
  * Sends an endpoint's due deliveries one at a time, oldest event first, until
@@ -59,6 +60,7 @@ async function takeTurn(
         "webhook-signature": signatureHeader(d.secrets, d.eventId, timestamp, d.body),
       },
     });
+    deps.metrics?.webhookAttempts.inc({ outcome: attemptOutcome(response) });
     const verdict = await recordAttempt(contextFor(deps), d, response, config.webhookRetryScheduleMs);
     sent++;
     if (verdict.kind === "retry") {
@@ -67,9 +69,20 @@ async function takeTurn(
     if (verdict.kind !== "succeeded" && verdict.kind !== "superseded") {
       deps.logger.info({ endpointId, deliveryId: d.deliveryId, attempt: d.attemptNumber, verdict: verdict.kind, status: response.statusCode, error: response.error }, "webhook attempt failed");
     }
-    if (verdict.kind === "gone") return sent;
+    if (verdict.kind === "gone") {
+      deps.metrics?.webhookEndpointsDisabled.inc();
+      return sent;
+    }
   }
   await releaseEndpoint(contextFor(deps), endpointId, holder);
   await enqueueEndpointDrain(deps.queues, endpointId, `turn-${holder}`);
   return sent;
+}
+
+/** billing_webhook_attempts_total's outcome: a 2xx; the timeout; no receiver reached (refused connection or destination); else failed. */
+export function attemptOutcome(response: WebhookResponse): WebhookAttemptOutcome {
+  if (response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300) return "succeeded";
+  if (response.failure === "timeout") return "timeout";
+  if (response.failure === "refused") return "refused";
+  return "failed";
 }

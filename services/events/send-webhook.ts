@@ -36,6 +36,8 @@ export interface WebhookResponse {
   statusCode?: number;
   /** Why there is no usable answer (timeout, connection error, refused destination). */
   error?: string;
+  /** Why there is no HTTP answer, as a bounded kind (for metrics): the timeout ran out, or no receiver was reached. */
+  failure?: "timeout" | "refused" | "network";
   durationMs: number;
   responseExcerpt?: string;
 }
@@ -66,8 +68,8 @@ export async function sendWebhook(request: WebhookRequest): Promise<WebhookRespo
       const timedOut = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new DestinationRefused("")), { once: true }));
       lookupHook = pinnedLookup(await Promise.race([resolveAllowedAddresses(url.hostname), timedOut]));
     } catch (err) {
-      if (signal.aborted) return { error: `timed out after ${request.timeoutMs} ms`, durationMs: elapsed() };
-      if (err instanceof DestinationRefused) return { error: err.message, durationMs: elapsed() };
+      if (signal.aborted) return { error: `timed out after ${request.timeoutMs} ms`, failure: "timeout", durationMs: elapsed() };
+      if (err instanceof DestinationRefused) return { error: err.message, failure: "refused", durationMs: elapsed() };
       throw err;
     }
   }
@@ -103,14 +105,14 @@ export async function sendWebhook(request: WebhookRequest): Promise<WebhookRespo
         res.on("end", finish);
         res.on("close", finish);
         res.on("error", () => {
-          if (signal.aborted) resolve({ error: `timed out after ${request.timeoutMs} ms`, durationMs: elapsed() });
+          if (signal.aborted) resolve({ error: `timed out after ${request.timeoutMs} ms`, failure: "timeout", durationMs: elapsed() });
           else finish();
         });
       },
     );
     req.on("error", (err: NodeJS.ErrnoException) => {
-      if (signal.aborted) resolve({ error: `timed out after ${request.timeoutMs} ms`, durationMs: elapsed() });
-      else resolve({ error: describeNetworkError(err), durationMs: elapsed() });
+      if (signal.aborted) resolve({ error: `timed out after ${request.timeoutMs} ms`, failure: "timeout", durationMs: elapsed() });
+      else resolve({ error: describeNetworkError(err), failure: err.code === "ECONNREFUSED" ? "refused" : "network", durationMs: elapsed() });
     });
     req.end(body);
   });

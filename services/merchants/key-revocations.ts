@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { connectRedis, type RedisConnection, type RedisTarget } from "../platform/redis.ts";
 import { keyRevocationChannel } from "./contract.ts";
 
 /**
@@ -9,16 +9,16 @@ import { keyRevocationChannel } from "./contract.ts";
 
 export type AnnounceRevocation = (keyHash: string) => Promise<void>;
 
-export function announceVia(redis: Redis, queuePrefix: string): AnnounceRevocation {
+export function announceVia(redis: RedisConnection, queuePrefix: string): AnnounceRevocation {
   return async (keyHash) => {
     await redis.publish(keyRevocationChannel(queuePrefix), keyHash).catch(() => 0);
   };
 }
 
 /** For one-shot tools (the CLI): a short-lived connection that never blocks the command. */
-export function announceOnce(redisUrl: string, queuePrefix: string): AnnounceRevocation {
+export function announceOnce(target: RedisTarget, queuePrefix: string): AnnounceRevocation {
   return async (keyHash) => {
-    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, connectTimeout: 2000 });
+    const redis = connectRedis(target, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, connectTimeout: 2000 });
     redis.on("error", () => {});
     try {
       await redis.connect();

@@ -22,8 +22,6 @@ export interface Config {
   readonly dbConnectTimeoutMs: number;
   /** Default deadline of an RPC from the gateway or a worker to a service (RPC_TIMEOUT_MS); past it 504. */
   readonly rpcTimeoutMs: number;
-  /** Port of the /healthz + /readyz server of a process without an API of its own (HEALTH_PORT; unset: none). */
-  readonly healthPort: number | undefined;
   /** Base URL per Connect service; all default to the local services server. */
   readonly serviceUrls: Readonly<Record<ServiceName, string>>;
   /** Services hosted by a `services` process (SERVICES, default all). */
@@ -64,6 +62,14 @@ export interface Config {
   readonly rateLimitPerSecond: number;
   /** Which peers may set X-Forwarded-For/-Proto/-Host (TRUST_PROXY): off, a hop count, or addresses/CIDRs. */
   readonly trustProxy: TrustProxy;
+  /** Port of /metrics, /healthz and /readyz (METRICS_PORT, default 9464; 0 = not served). */
+  readonly metricsPort: number;
+  /** Redis Cluster seed nodes (REDIS_CLUSTER_NODES, host:port list); empty = REDIS_URL is one server. */
+  readonly redisClusterNodes: readonly string[];
+  /** The queue dashboard may retry, promote and remove jobs (QUEUE_DASHBOARD_WRITE; default read-only). */
+  readonly queueDashboardWrite: boolean;
+  /** OpenTelemetry tracing is on: an OTLP endpoint is set by the standard OTEL_* variables (see tracingEnabled). */
+  readonly tracing: boolean;
 }
 
 /** `false`: forwarded headers are ignored; a number: that many proxy hops are trusted; a list: those peers are. */
@@ -203,12 +209,11 @@ export function loadConfig(env: Env = process.env): Config {
     production,
     logLevel: str("LOG_LEVEL", "info"),
     apiKeyMode: apiKeyMode as "test" | "live",
-    queuePrefix: str("QUEUE_PREFIX", "billing"),
+    queuePrefix: clusterSafePrefix(str("QUEUE_PREFIX", "billing")),
     dbPoolMax: int("DB_POOL_MAX", 10, 1, 200),
     dbStatementTimeoutMs: int("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),
     dbConnectTimeoutMs: int("DB_CONNECT_TIMEOUT_MS", 2_000, 100, 60_000),
     rpcTimeoutMs: int("RPC_TIMEOUT_MS", 8_000, 100, 120_000),
-    healthPort: env.HEALTH_PORT ? int("HEALTH_PORT", 0, 0, 65535) : undefined,
     serviceUrls: Object.freeze(serviceUrls),
     services: Object.freeze(list("SERVICES", SERVICE_NAMES)),
     workerGroups: Object.freeze(list<WorkerGroup>("WORKER_GROUPS", WORKER_GROUP_NAMES)),
@@ -228,6 +233,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitBurst: int("RATE_LIMIT_BURST", 200, 1, 100_000),
     rateLimitPerSecond: int("RATE_LIMIT_PER_SECOND", 100, 1, 100_000),
     trustProxy: parseTrustProxy(str("TRUST_PROXY", "false"), problems),
+    metricsPort: int("METRICS_PORT", 9464, 0, 65535),
+    redisClusterNodes: Object.freeze(clusterNodes(env.REDIS_CLUSTER_NODES, problems)),
+    queueDashboardWrite: bool("QUEUE_DASHBOARD_WRITE", false),
+    tracing: tracingEnabled(env),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
@@ -264,3 +273,31 @@ function parseTrustProxy(raw: string, problems: string[]): TrustProxy {
 /** Worker groups scale separately; each owns the queues named after it. */
 export const WORKER_GROUP_NAMES = ["scheduler", "renewals", "webhooks", "payments"] as const;
 export type WorkerGroup = (typeof WORKER_GROUP_NAMES)[number];
+
+/**
+ * Every key of a queue must hash to one Redis Cluster slot: a `{tag}` in the
+ * prefix does that. A prefix without braces is wrapped whole ("billing" →
+ * "{billing}"), so one setting works on a single server and on a cluster.
+ */
+export function clusterSafePrefix(prefix: string): string {
+  return /\{[^{}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
+}
+
+function clusterNodes(raw: string | undefined, problems: string[]): string[] {
+  if (!raw) return [];
+  const nodes = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = nodes.filter((n) => !/^[A-Za-z0-9.\-\[\]:]+:\d{1,5}$/.test(n));
+  if (bad.length) problems.push(`REDIS_CLUSTER_NODES must be comma-separated host:port entries (bad: ${bad.join(", ")})`);
+  return nodes;
+}
+
+/**
+ * Tracing follows the standard OpenTelemetry variables, read by the SDK
+ * itself; this only decides whether to start it: an OTLP endpoint must be set,
+ * and OTEL_SDK_DISABLED / OTEL_TRACES_EXPORTER=none turn it off.
+ */
+export function tracingEnabled(env: Env = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED === "true") return false;
+  if (env.OTEL_TRACES_EXPORTER === "none") return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}

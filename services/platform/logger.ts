@@ -1,4 +1,5 @@
 import { pino, type Logger } from "pino";
+import { trace } from "@opentelemetry/api";
 
 export type { Logger };
 
@@ -10,6 +11,7 @@ export function createLogger(level: string, name = "billing"): Logger {
   return pino({
     name,
     level,
+    mixin: traceFields,
     redact: {
       paths: [
         "req.headers[\"x-api-key\"]",
@@ -27,4 +29,15 @@ export function createLogger(level: string, name = "billing"): Logger {
       censor: "[redacted]",
     },
   });
+}
+
+/**
+ * A line written inside a span carries its trace_id and span_id, so logs and
+ * traces join. Without the tracing SDK there is never an active span.
+ */
+function traceFields(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  if (!span) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
 }

@@ -5,6 +5,7 @@ import type { Logger } from "./logger.ts";
 import type { UseCaseContext } from "./use-case.ts";
 import type { Queues } from "./queue/queues.ts";
 import type { RpcClients } from "./rpc/clients.ts";
+import type { BillingMetrics } from "./observability/metrics.ts";
 
 /** What an RPC adapter needs; passed in by the process that hosts it. */
 export interface ServiceDeps {
@@ -16,6 +17,8 @@ export interface ServiceDeps {
   queues: Queues;
   /** Connect clients for calling other services (read URLs from config.serviceUrls at call time). */
   rpc: RpcClients;
+  /** The process's metrics registry (absent in tools and unit tests). */
+  metrics?: BillingMetrics | undefined;
 }
 
 /** A use-case context with its own entity manager: one per RPC call or job. */

@@ -6,6 +6,8 @@ import { reconciliationSweep } from "./reconciliation-queue.ts";
 /** New anomalies are recorded and logged at error level by the use case; a clean run is silent. */
 export const reconciliationJobs = [
   handleSweep(reconciliationSweep, async (deps) => {
-    await reconcile(contextFor(deps), deps.logger);
+    const res = await reconcile(contextFor(deps), deps.logger);
+    // billing_reconciliation_anomalies_total: each anomaly counted once, when first recorded.
+    for (const kind of res.newKinds) deps.metrics?.reconciliationAnomalies.inc({ check: kind });
   }),
 ];

@@ -20,6 +20,8 @@ export interface Reconciliation {
   anomalies: Anomaly[];
   /** Of those, how many this run saw for the first time (recorded and logged at error). */
   newlyRecorded: number;
+  /** The kinds of those first-seen anomalies (for the anomalies counter). */
+  newKinds: string[];
 }
 
 /**
@@ -110,6 +112,7 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
   }));
 
   let newlyRecorded = 0;
+  const newKinds: string[] = [];
   const now = ctx.clock.now();
   for (const a of anomalies) {
     const inserted = await em.execute<{ id: string }[]>(
@@ -119,6 +122,7 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
     );
     if (inserted.length) {
       newlyRecorded += 1;
+      newKinds.push(a.kind);
       logger.error({ anomaly: a }, "reconciliation anomaly: money and its owner disagree");
     }
   }
@@ -128,5 +132,6 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
     checked: Number(counts!.transactions) + Number(counts!.charges) + Number(counts!.credits),
     anomalies,
     newlyRecorded,
+    newKinds,
   };
 }

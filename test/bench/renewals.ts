@@ -77,6 +77,7 @@ try {
         // The production clock: a sandbox clock re-reads its offset before every job.
         SANDBOX: "false",
         LOG_LEVEL: "warn",
+        METRICS_PORT: "0",
         SWEEP_INTERVAL_MS: "500",
         DB_POOL_MAX: "20",
         WORKER_CONCURRENCY: CONCURRENCY,

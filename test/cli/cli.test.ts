@@ -15,7 +15,7 @@ describe("billing CLI", () => {
   before(async () => {
     db = await createTestDatabase();
     const { redisUrl } = await infrastructure();
-    env = { ...process.env, DATABASE_URL: db.url, REDIS_URL: redisUrl, LOG_LEVEL: "silent", QUEUE_PREFIX: `cli${process.pid}` };
+    env = { ...process.env, DATABASE_URL: db.url, REDIS_URL: redisUrl, LOG_LEVEL: "silent", QUEUE_PREFIX: `cli${process.pid}`, METRICS_PORT: "0" };
   });
   after(async () => db?.drop());
 

@@ -90,6 +90,8 @@ async function main() {
   env = {
     ...process.env,
     NODE_ENV: "development",
+    // Only the workers serve an operations port here (set per role); the others need none.
+    METRICS_PORT: "0",
     SANDBOX: "true",
     DATABASE_URL: databaseUrl,
     REDIS_URL: redis.url,
@@ -119,8 +121,8 @@ async function main() {
   const workerHealth = [await freePort(), await freePort()];
   startRole("services", ["start", "services"]);
   startRole("gateway", ["start", "gateway"]);
-  startRole("workers-a", ["start", "workers"], { HEALTH_PORT: String(workerHealth[0]) });
-  startRole("workers-b", ["start", "workers"], { HEALTH_PORT: String(workerHealth[1]) });
+  startRole("workers-a", ["start", "workers"], { METRICS_PORT: String(workerHealth[0]) });
+  startRole("workers-b", ["start", "workers"], { METRICS_PORT: String(workerHealth[1]) });
   const base = `http://127.0.0.1:${gatewayPort}`;
   const admin = apiClient(base, { "x-admin-key": ADMIN_KEY });
   await until("gateway ready", 60_000, async () => (await admin.get("/readyz")).status === 200);

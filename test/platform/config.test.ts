@@ -14,11 +14,11 @@ describe("config", () => {
     expect(Object.isFrozen(c)).to.equal(true);
   });
 
-  it("bounds database and RPC waits (DB_STATEMENT_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS, RPC_TIMEOUT_MS) and reads HEALTH_PORT, RECONCILE_INTERVAL_MS", () => {
+  it("bounds database and RPC waits (DB_STATEMENT_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS, RPC_TIMEOUT_MS) and reads RECONCILE_INTERVAL_MS", () => {
     const c = loadConfig({});
-    expect([c.dbStatementTimeoutMs, c.dbConnectTimeoutMs, c.rpcTimeoutMs, c.healthPort, c.reconcileIntervalMs]).to.deep.equal([5000, 2000, 8000, undefined, 300000]);
-    const set = loadConfig({ DB_STATEMENT_TIMEOUT_MS: "3000", DB_CONNECT_TIMEOUT_MS: "1500", RPC_TIMEOUT_MS: "4000", HEALTH_PORT: "9100", RECONCILE_INTERVAL_MS: "60000" });
-    expect([set.dbStatementTimeoutMs, set.dbConnectTimeoutMs, set.rpcTimeoutMs, set.healthPort, set.reconcileIntervalMs]).to.deep.equal([3000, 1500, 4000, 9100, 60000]);
+    expect([c.dbStatementTimeoutMs, c.dbConnectTimeoutMs, c.rpcTimeoutMs, c.reconcileIntervalMs]).to.deep.equal([5000, 2000, 8000, 300000]);
+    const set = loadConfig({ DB_STATEMENT_TIMEOUT_MS: "3000", DB_CONNECT_TIMEOUT_MS: "1500", RPC_TIMEOUT_MS: "4000", RECONCILE_INTERVAL_MS: "60000" });
+    expect([set.dbStatementTimeoutMs, set.dbConnectTimeoutMs, set.rpcTimeoutMs, set.reconcileIntervalMs]).to.deep.equal([3000, 1500, 4000, 60000]);
     expect(() => loadConfig({ DB_CONNECT_TIMEOUT_MS: "0" })).to.throw(ConfigError, /DB_CONNECT_TIMEOUT_MS/);
   });
 

@@ -59,6 +59,8 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
     // Tests drive merchants far faster than the default limit; rate-limit tests set their own.
     RATE_LIMIT_BURST: "100000",
     RATE_LIMIT_PER_SECOND: "100000",
+    // Extra systems started from this config serve no operations port (startTestSystem picks a free one).
+    METRICS_PORT: "0",
     ...options.env,
   });
   const logger = createLogger(config.logLevel);
@@ -71,6 +73,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
       workerGroups,
       gatewayPort: 0,
       servicesPort: 0,
+      metricsPort: 0,
       jobs: options.jobs,
     });
   } catch (err) {

@@ -1,6 +1,5 @@
-import http from "node:http";
+import type http from "node:http";
 import type http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import { runChecks, type ReadinessChecks } from "./readiness.ts";
 
 /** Answers at most this fast when a dependency hangs. */
@@ -31,33 +30,4 @@ export async function answerProbe(req: Req, res: Res, checks: ReadinessChecks): 
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
   return true;
-}
-
-export interface HealthServer {
-  port: number;
-  close(): Promise<void>;
-}
-
-/** A workers process has no API: this tiny server is its probe endpoint (HEALTH_PORT). */
-export async function startHealthServer(port: number, checks: ReadinessChecks): Promise<HealthServer> {
-  const server = http.createServer((req, res) => {
-    void answerProbe(req, res, checks).then((answered) => {
-      if (!answered) {
-        res.writeHead(404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "only /healthz and /readyz" } }));
-      }
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "0.0.0.0", resolve);
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }

@@ -1,5 +1,5 @@
 import http2 from "node:http2";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "../redis.ts";
 import type { Orm } from "../database/orm.ts";
 
 /** One dependency's state: "ok", or why it is not usable. */
@@ -34,7 +34,7 @@ export function postgresCheck(orm: Orm): () => Promise<CheckResult> {
   };
 }
 
-export function redisCheck(redis: Redis): () => Promise<CheckResult> {
+export function redisCheck(redis: Pick<RedisConnection, "ping">): () => Promise<CheckResult> {
   return async () => {
     await redis.ping();
     return "ok";

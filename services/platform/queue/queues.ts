@@ -1,5 +1,5 @@
-import { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import { Queue, type Telemetry } from "bullmq";
+import { connectRedis, type RedisConnection, type RedisTarget } from "../redis.ts";
 import type { WorkerGroup } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { jobId, type JobKind, type SweepKind } from "./job-kind.ts";
@@ -11,13 +11,17 @@ import { jobId, type JobKind, type SweepKind } from "./job-kind.ts";
  * the Postgres sweeps pick the work up later. Nothing is lost, only delayed.
  */
 export class Queues {
-  readonly connection: Redis;
+  readonly connection: RedisConnection;
   readonly prefix: string;
+  /** BullMQ telemetry (bullmq-otel) when tracing is on: a job's span continues the trace that enqueued it. */
+  readonly telemetry: Telemetry | undefined;
   readonly #queues = new Map<WorkerGroup, Queue>();
   readonly #logger: Logger;
 
-  constructor(redisUrl: string, prefix: string, logger: Logger) {
-    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  constructor(redis: string | RedisTarget, prefix: string, logger: Logger, telemetry?: Telemetry) {
+    const target = typeof redis === "string" ? { redisUrl: redis, redisClusterNodes: [] } : redis;
+    this.connection = connectRedis(target, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+    this.telemetry = telemetry;
     this.connection.on("error", () => {}); // reported by the enqueue that fails
     this.prefix = prefix;
     this.#logger = logger;
@@ -26,7 +30,7 @@ export class Queues {
   queue(group: WorkerGroup): Queue {
     let q = this.#queues.get(group);
     if (!q) {
-      q = new Queue(group, { connection: this.connection, prefix: this.prefix });
+      q = new Queue(group, { connection: this.connection, prefix: this.prefix, ...(this.telemetry && { telemetry: this.telemetry }) });
       q.on("error", () => {});
       this.#queues.set(group, q);
     }

@@ -27,6 +27,7 @@ describe("webhooks when a worker process is killed mid-batch", () => {
         WEBHOOK_TIMEOUT_MS: "1000",
         WEBHOOK_CONCURRENCY: "4",
         LOG_LEVEL: "error",
+        METRICS_PORT: "0",
       },
     });
     return child;

@@ -1,0 +1,79 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Middleware } from "koa";
+import { createBullBoard } from "@bull-board/api";
+import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
+import { KoaAdapter } from "@bull-board/koa";
+import { WORKER_GROUP_NAMES, type Config } from "../services/platform/config.ts";
+import type { Logger } from "../services/platform/logger.ts";
+import { Queues } from "../services/platform/queue/queues.ts";
+import { ADMIN_KEY_HEADER } from "./middleware/admin-key.ts";
+
+export const QUEUE_DASHBOARD_PATH = "/admin/queues";
+
+export interface QueueDashboard {
+  middleware: Middleware;
+  close(): Promise<void>;
+}
+
+/**
+ * bull-board over every worker group's queue, for operators. It exists only
+ * with ADMIN_API_KEY (404 otherwise, like the operator API) and takes the
+ * same key as X-ADMIN-KEY or as the password of HTTP Basic (any user name),
+ * so a browser can open it. Read-only unless QUEUE_DASHBOARD_WRITE=true:
+ * jobs are prompts for work Postgres already records, so retrying or
+ * removing them is safe, but it stays an explicit choice.
+ */
+export function queueDashboard(config: Config, logger: Logger): QueueDashboard {
+  const inside = (path: string) => path === QUEUE_DASHBOARD_PATH || path.startsWith(`${QUEUE_DASHBOARD_PATH}/`);
+  if (!config.adminApiKey) {
+    // No operator key: no dashboard and no Redis connection for it; the path is as unknown as any other (404).
+    return {
+      middleware: async (ctx, next) => {
+        if (inside(ctx.path)) ctx.state.metricsRoute = `${QUEUE_DASHBOARD_PATH}/*`;
+        return next();
+      },
+      close: async () => {},
+    };
+  }
+  const queues = new Queues(config, config.queuePrefix, logger);
+  const serverAdapter = new KoaAdapter();
+  serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
+  const write = config.queueDashboardWrite;
+  createBullBoard({
+    queues: WORKER_GROUP_NAMES.map((group) => new BullMQAdapter(queues.queue(group), { readOnlyMode: !write, allowRetries: write })),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: "Billing queues" } },
+  });
+  const board = serverAdapter.registerPlugin();
+  const guard = dashboardGuard(config.adminApiKey);
+  const middleware: Middleware = async (ctx, next) => {
+    if (!inside(ctx.path)) return next();
+    ctx.state.metricsRoute = `${QUEUE_DASHBOARD_PATH}/*`;
+    if (!guard(ctx)) return;
+    return board(ctx, next);
+  };
+  return { middleware, close: () => queues.close() };
+}
+
+/** Answers 401 with a Basic challenge and returns false, unless the key was presented. */
+function dashboardGuard(adminApiKey: string) {
+  const expected = digest(adminApiKey);
+  return (ctx: Parameters<Middleware>[0]): boolean => {
+    const presented = ctx.get(ADMIN_KEY_HEADER) || basicPassword(ctx.get("authorization"));
+    if (presented && timingSafeEqual(digest(presented), expected)) return true;
+    ctx.status = 401;
+    ctx.set("WWW-Authenticate", 'Basic realm="billing queues", charset="UTF-8"');
+    ctx.body = { error: "INVALID_ADMIN_KEY", message: "X-ADMIN-KEY header or HTTP Basic password (the admin key) is missing or wrong" };
+    return false;
+  };
+}
+
+function basicPassword(header: string): string | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+const digest = (value: string) => createHash("sha256").update(value).digest();

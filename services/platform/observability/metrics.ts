@@ -1,0 +1,135 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** Due work that a worker group exists to do; its lag is what that group scales on. */
+export const DUE_WORK_KINDS = ["renewal", "authorization_expiry", "plan_change", "order_expiry", "event_relay", "webhook_delivery"] as const;
+export type DueWorkKind = (typeof DUE_WORK_KINDS)[number];
+
+export const QUEUE_STATES = ["waiting", "delayed", "active", "failed"] as const;
+export const CHARGE_KINDS = ["first", "renewal", "retry", "plan_change"] as const;
+export type ChargeKind = (typeof CHARGE_KINDS)[number];
+export const WEBHOOK_ATTEMPT_OUTCOMES = ["succeeded", "failed", "timeout", "refused"] as const;
+export type WebhookAttemptOutcome = (typeof WEBHOOK_ATTEMPT_OUTCOMES)[number];
+
+/** Seconds; covers a 2 ms cache hit up to a 10 s webhook timeout. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** Read at scrape time (queue depth, lag, pool): each part of the process adds its own. */
+export type Collector = () => Promise<void> | void;
+
+/**
+ * One registry per process: whatever roles run here record into it and
+ * /metrics serves it. Names and labels are a contract with the dashboards and
+ * alerts in deploy/ (README "Operations"); label values are bounded sets
+ * (route templates, code names, enums), never ids, e-mails or URLs.
+ */
+export interface BillingMetrics {
+  readonly registry: Registry;
+  readonly httpServerDuration: Histogram<"http_request_method" | "http_route" | "http_response_status_code">;
+  readonly rpcServerDuration: Histogram<"rpc_service" | "rpc_method" | "rpc_status_code">;
+  readonly queueJobs: Gauge<"queue" | "state">;
+  readonly jobDuration: Histogram<"job" | "outcome">;
+  readonly dueWorkLag: Gauge<"kind">;
+  readonly charges: Counter<"kind" | "outcome" | "reason">;
+  readonly webhookAttempts: Counter<"outcome">;
+  readonly dbPoolConnections: Gauge<"state">;
+  /** Webhook endpoints the delivery engine disabled itself (the receiver answered 410 Gone). */
+  readonly webhookEndpointsDisabled: Counter;
+  /** Each readiness check of this process: 1 passing, 0 failing (what /readyz answers, for alerting). */
+  readonly ready: Gauge<"check">;
+  /** Anomalies found by reconciliation checks, by check name (fed by the reconciliation jobs). */
+  readonly reconciliationAnomalies: Counter<"check">;
+  /** Runs `collector` before every scrape (errors are logged by the caller's collector, never fail the scrape). */
+  addCollector(collector: Collector): void;
+  /** The Prometheus text exposition, after running the collectors. */
+  scrape(): Promise<string>;
+}
+
+export function createMetrics(): BillingMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const collectors: Collector[] = [];
+  const registers = [registry];
+
+  const metrics: BillingMetrics = {
+    registry,
+    httpServerDuration: new Histogram({
+      name: "http_server_request_duration_seconds",
+      help: "Duration of HTTP server requests (gateway), by route template.",
+      labelNames: ["http_request_method", "http_route", "http_response_status_code"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    rpcServerDuration: new Histogram({
+      name: "rpc_server_call_duration_seconds",
+      help: "Duration of Connect/gRPC calls served, by service, method and status code name.",
+      labelNames: ["rpc_service", "rpc_method", "rpc_status_code"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    queueJobs: new Gauge({
+      name: "billing_queue_jobs",
+      help: "Jobs per BullMQ queue (worker group) and state.",
+      labelNames: ["queue", "state"],
+      registers,
+    }),
+    jobDuration: new Histogram({
+      name: "billing_job_duration_seconds",
+      help: "Duration of processed jobs, by job name and outcome.",
+      labelNames: ["job", "outcome"],
+      buckets: JOB_BUCKETS,
+      registers,
+    }),
+    dueWorkLag: new Gauge({
+      name: "billing_due_work_lag_seconds",
+      help: "Age of the oldest item due on the service clock and not yet done (0 when none), per kind.",
+      labelNames: ["kind"],
+      registers,
+    }),
+    charges: new Counter({
+      name: "billing_charges_total",
+      help: "Subscription charges settled, by kind, outcome and failure reason (none when succeeded).",
+      labelNames: ["kind", "outcome", "reason"],
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: "billing_webhook_attempts_total",
+      help: "Webhook delivery attempts, by outcome.",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    dbPoolConnections: new Gauge({
+      name: "billing_db_pool_connections",
+      help: "PostgreSQL pool connections by state (idle, used, waiting = callers queued for one).",
+      labelNames: ["state"],
+      registers,
+    }),
+    webhookEndpointsDisabled: new Counter({
+      name: "billing_webhook_endpoints_disabled_total",
+      help: "Webhook endpoints disabled by the delivery engine (receiver answered 410 Gone).",
+      registers,
+    }),
+    ready: new Gauge({
+      name: "billing_ready",
+      help: "Readiness checks of this process (1 passing, 0 failing), as /readyz reports them.",
+      labelNames: ["check"],
+      registers,
+    }),
+    reconciliationAnomalies: new Counter({
+      name: "billing_reconciliation_anomalies_total",
+      help: "Anomalies found by reconciliation checks, by check.",
+      labelNames: ["check"],
+      registers,
+    }),
+    addCollector(collector) {
+      collectors.push(collector);
+    },
+    async scrape() {
+      await Promise.all(collectors.map(async (c) => c()));
+      return registry.metrics();
+    },
+  };
+  // Series that alerts use exist from the start (a rate over a missing series is no alert).
+  for (const outcome of WEBHOOK_ATTEMPT_OUTCOMES) metrics.webhookAttempts.inc({ outcome }, 0);
+  return metrics;
+}

@@ -1,0 +1,231 @@
+import { expect } from "chai";
+import { spawn } from "node:child_process";
+import type { Client } from "@connectrpc/connect";
+import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { startSystem } from "../../cli/system.ts";
+import { createLogger } from "../../services/platform/logger.ts";
+import { scrape } from "../support/prometheus.ts";
+import { createPlan, createSubscription, createWalletUser, eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { advanceBy, approvedSubscription, DAY, waitForCharges } from "../support/billing.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+
+const SUBSCRIPTIONS_RPC = "billing.subscriptions.v1.SubscriptionsService";
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-/i;
+
+/** /metrics of the all-in-one process, scraped with a Prometheus text parser, moving after real actions. */
+describe("operations: Prometheus metrics", () => {
+  let sys: TestSystem;
+  let rpc: ReturnType<typeof subscriptionsRpc>;
+  let client: Client<typeof SubscriptionsService>;
+  let receiver: WebhookReceiver;
+
+  before(async () => {
+    sys = await startTestSystem({ env: { WEBHOOK_RETRY_SCHEDULE: "60", WEBHOOK_TIMEOUT_MS: "300" } });
+    rpc = subscriptionsRpc(sys);
+    client = rpc.client;
+    receiver = await startWebhookReceiver();
+  });
+  after(async () => {
+    rpc?.close();
+    await receiver?.close();
+    await sys?.close();
+  });
+
+  const metrics = () => scrape(sys.system.metricsPort!);
+
+  it("serves /healthz and /readyz beside /metrics, apart from the public port", async () => {
+    expect(sys.system.metricsPort).to.be.a("number").and.not.equal(sys.system.gatewayPort);
+    const health = await fetch(`http://127.0.0.1:${sys.system.metricsPort}/healthz`);
+    expect(health.status).to.equal(200);
+    const ready = await fetch(`http://127.0.0.1:${sys.system.metricsPort}/readyz`);
+    expect(ready.status).to.equal(200);
+    expect(((await ready.json()) as any).checks).to.include({ postgres: "ok", redis: "ok" });
+  });
+
+  it("has Node's process metrics and the pool gauge", async () => {
+    const m = await metrics();
+    for (const name of ["process_resident_memory_bytes", "nodejs_eventloop_lag_seconds", "nodejs_gc_duration_seconds"]) {
+      expect(m.families.has(name), name).to.equal(true);
+    }
+    expect(m.value("process_resident_memory_bytes")).to.be.greaterThan(0);
+    expect(m.labelSets("billing_db_pool_connections").map((l) => l.state).sort()).to.deep.equal(["idle", "used", "waiting"]);
+    expect(m.value("billing_db_pool_connections", { state: "idle" }) + m.value("billing_db_pool_connections", { state: "used" })).to.be.greaterThan(0);
+    expect(m.labelSets("billing_queue_jobs")).to.have.length(16); // 4 queues × waiting, delayed, active, failed
+  });
+
+  it("the exposition passes Prometheus' own linter (promtool check metrics)", async function () {
+    const m = await metrics();
+    const result = await new Promise<{ code: number | null; output: string } | undefined>((resolve) => {
+      const child = spawn("promtool", ["check", "metrics"]);
+      let output = "";
+      child.stdout.on("data", (c: Buffer) => (output += c));
+      child.stderr.on("data", (c: Buffer) => (output += c));
+      child.on("error", () => resolve(undefined));
+      child.on("close", (code) => resolve({ code, output }));
+      child.stdin.end(m.text);
+    });
+    if (!result) return process.env.CI ? expect.fail("promtool is missing") : this.skip();
+    // prom-client's own default gauges nodejs_active_*_total are the only names it objects to.
+    const problems = result.output.split("\n").filter((l) => l.trim() && !/^nodejs_active_\w+_total non-counter metrics/.test(l));
+    expect(problems).to.deep.equal([]);
+  });
+
+  it("a create moves the HTTP and RPC histograms, labelled by route template and code name", async () => {
+    const merchant = await sys.createMerchant("Metrics");
+    const httpLabels = { http_request_method: "POST", http_route: "/api/v1/subscriptions", http_response_status_code: "201" };
+    const rpcLabels = { rpc_service: SUBSCRIPTIONS_RPC, rpc_method: "CreateSubscription", rpc_status_code: "OK" };
+    const before = await metrics();
+    const plan = await createPlan(merchant.api);
+    const user = await createWalletUser(sys);
+    await createSubscription(merchant.api, plan.id, user.id);
+    const missing = await merchant.api.get("/api/v1/subscriptions/00000000-0000-4000-8000-000000000000");
+    expect(missing.status).to.equal(404);
+
+    const after = await metrics();
+    expect(after.value("http_server_request_duration_seconds", httpLabels) - before.value("http_server_request_duration_seconds", httpLabels)).to.equal(1);
+    expect(after.value("rpc_server_call_duration_seconds", rpcLabels) - before.value("rpc_server_call_duration_seconds", rpcLabels)).to.equal(1);
+    expect(after.value("http_server_request_duration_seconds", { http_route: "/api/v1/subscriptions/:id", http_response_status_code: "404" })).to.be.at.least(1);
+    expect(after.value("rpc_server_call_duration_seconds", { rpc_method: "GetSubscription", rpc_status_code: "NOT_FOUND" })).to.be.at.least(1);
+    expect(after.families.get("http_server_request_duration_seconds")!.type).to.equal("HISTOGRAM");
+    // Bounded labels: templates, never a path with an id in it.
+    for (const labels of after.labelSets("http_server_request_duration_seconds")) expect(labels.http_route).not.to.match(UUID);
+  });
+
+  it("a first payment and a renewal count as charges; the renewal job's duration is recorded", async () => {
+    const merchant = await sys.createMerchant("Charges");
+    const before = await metrics();
+    const { subscriptionId } = await approvedSubscription(sys, merchant.api, client, { plan: { amount: "5", interval: "DAY" } });
+    await advanceBy(sys, DAY + 60);
+    await waitForCharges(sys, subscriptionId, 2);
+
+    const first = { kind: "first", outcome: "succeeded", reason: "none" };
+    const renewal = { kind: "renewal", outcome: "succeeded", reason: "none" };
+    const job = { job: "renewals.renew-subscription", outcome: "completed" };
+    const after = await eventually(async () => {
+      const m = await metrics();
+      return m.value("billing_job_duration_seconds", job) > before.value("billing_job_duration_seconds", job) ? m : undefined;
+    });
+    expect(after.value("billing_charges_total", first) - before.value("billing_charges_total", first)).to.equal(1);
+    expect(after.value("billing_charges_total", renewal) - before.value("billing_charges_total", renewal)).to.be.at.least(1);
+  });
+
+  it("a refused first payment counts as a failed charge with its reason", async () => {
+    const merchant = await sys.createMerchant("Poor");
+    const labels = { kind: "first", outcome: "failed", reason: "insufficient_funds" };
+    const before = await metrics();
+    await approvedSubscription(sys, merchant.api, client, { plan: { amount: "50" }, credits: { USDT_TRON: "1" } }).catch(() => undefined);
+    const after = await metrics();
+    expect(after.value("billing_charges_total", labels) - before.value("billing_charges_total", labels)).to.equal(1);
+  });
+
+  it("webhook attempts count by outcome: 2xx, an answered 500, a timeout, a closed port", async () => {
+    const merchant = await sys.createMerchant("Hooks");
+    receiver.respond = (req) => (req.path.endsWith("/failing") ? { status: 500 } : req.path.endsWith("/slow") ? { status: 200, delayMs: 2000 } : { status: 200 });
+    const closedPort = await freePort();
+    for (const url of [`${receiver.url}/ok`, `${receiver.url}/failing`, `${receiver.url}/slow`, `http://127.0.0.1:${closedPort}/nobody`]) {
+      const res = await merchant.api.post("/api/v1/webhook-endpoints", { url });
+      expect(res.status).to.equal(201);
+    }
+    const before = await metrics();
+    await createPlan(merchant.api); // records an event every endpoint of this merchant receives
+    const outcomes = ["succeeded", "failed", "timeout", "refused"];
+    await eventually(async () => {
+      const m = await metrics();
+      const moved = (outcome: string) => m.value("billing_webhook_attempts_total", { outcome }) > before.value("billing_webhook_attempts_total", { outcome });
+      return outcomes.every(moved) ? true : undefined;
+    }, 20_000, "an attempt of every outcome");
+    const m = await metrics();
+    expect(m.labelSets("billing_webhook_attempts_total").map((l) => l.outcome).sort()).to.deep.equal([...outcomes].sort());
+  });
+});
+
+describe("operations: due-work lag and queue depth", () => {
+  let sys: TestSystem;
+  let rpc: ReturnType<typeof subscriptionsRpc>;
+
+  // Worker groups run but have no job handlers: nothing due is ever done.
+  before(async () => {
+    sys = await startTestSystem({ jobs: [] });
+    rpc = subscriptionsRpc(sys);
+  });
+  after(async () => {
+    rpc?.close();
+    await sys?.close();
+  });
+
+  it("a renewal left undone raises billing_due_work_lag_seconds{kind=renewal}; other kinds stay 0", async () => {
+    const merchant = await sys.createMerchant("Lagging");
+    const before = await scrape(sys.system.metricsPort!);
+    expect(before.labelSets("billing_due_work_lag_seconds").map((l) => l.kind).sort()).to.deep.equal(
+      ["authorization_expiry", "event_relay", "order_expiry", "plan_change", "renewal", "webhook_delivery"],
+    );
+    expect(before.value("billing_due_work_lag_seconds", { kind: "renewal" })).to.equal(0);
+    await approvedSubscription(sys, merchant.api, rpc.client, { plan: { amount: "5", interval: "DAY" } });
+    await advanceBy(sys, DAY + 3600);
+
+    const after = await scrape(sys.system.metricsPort!);
+    expect(after.value("billing_due_work_lag_seconds", { kind: "renewal" })).to.be.within(3600, 3600 + 120);
+    expect(after.value("billing_due_work_lag_seconds", { kind: "order_expiry" })).to.equal(0);
+  });
+
+  it("a job that fails shows in billing_queue_jobs{state=failed} and billing_job_duration_seconds{outcome=failed}", async () => {
+    await sys.system.queues!.queue("payments").add("payments.no-such-job", {}, { attempts: 1 });
+    const m = await eventually(async () => {
+      const s = await scrape(sys.system.metricsPort!);
+      return s.value("billing_queue_jobs", { queue: "payments", state: "failed" }) >= 1 ? s : undefined;
+    });
+    expect(m.value("billing_job_duration_seconds", { job: "unknown", outcome: "failed" })).to.be.at.least(1);
+  });
+});
+
+describe("operations: every role serves the operations port", () => {
+  for (const [role, parts] of [
+    ["gateway", { services: [], gateway: true, workerGroups: [] }],
+    ["services", { services: ["catalog", "merchants"], gateway: false, workerGroups: [] }],
+    ["a worker group", { services: [], gateway: false, workerGroups: ["webhooks"] }],
+  ] as const) {
+    it(`${role}: /metrics, /healthz, /readyz`, async () => {
+      const sys = await startTestSystem(parts);
+      try {
+        const base = `http://127.0.0.1:${sys.system.metricsPort}`;
+        const m = await scrape(sys.system.metricsPort!);
+        expect(m.families.has("process_resident_memory_bytes")).to.equal(true);
+        expect((await fetch(`${base}/healthz`)).status).to.equal(200);
+        expect((await fetch(`${base}/readyz`)).status).to.equal(200);
+        if (role === "a worker group") {
+          expect(m.labelSets("billing_due_work_lag_seconds").map((l) => l.kind).sort()).to.deep.equal(["event_relay", "webhook_delivery"]);
+        }
+      } finally {
+        await sys.close();
+      }
+    });
+  }
+});
+
+describe("operations: a busy METRICS_PORT", () => {
+  it("the role still starts, without an operations port", async () => {
+    const holder = await startTestSystem({ services: [], workerGroups: [] });
+    try {
+      const busy = holder.system.metricsPort!;
+      const second = await startSystem(holder.config, createLogger("silent"), { services: [], gateway: true, workerGroups: [], gatewayPort: 0, metricsPort: busy });
+      try {
+        expect(second.metricsPort).to.equal(undefined);
+        expect((await fetch(`http://127.0.0.1:${second.gatewayPort}/healthz`)).status).to.equal(200);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await holder.close();
+    }
+  });
+});
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
