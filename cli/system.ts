@@ -59,6 +59,8 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
       config = Object.freeze({ ...config, serviceUrls: Object.freeze(urls) });
       // Services calling each other (subscriptions → wallet) must use the port actually bound.
       serviceDeps.config = config;
+      // Callers in this process (gateway, workers, services) skip the network (RPC_IN_PROCESS).
+      if (config.rpcInProcess) rpc.serveInProcess(local, services.routes, services.interceptors);
     }
     if (parts.workerGroups.length > 0) {
       workers = await startWorkers(
@@ -67,7 +69,7 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
         parts.jobs ? buildJobRegistry(parts.jobs, parts.jobs.map((j) => j.kind)) : buildJobRegistry(),
       );
     }
-    if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port);
+    if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port, rpc);
   } catch (err) {
     await closeAll();
     throw err;

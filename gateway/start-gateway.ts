@@ -35,8 +35,9 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
   };
 }
 
-export async function startGateway(config: Config, logger: Logger, port: number): Promise<RunningGateway> {
-  const rpc = new RpcClients(config.internalApiToken);
+/** `shared`: the process's clients (the composition root's, in-process calls included); otherwise the gateway owns its own. */
+export async function startGateway(config: Config, logger: Logger, port: number, shared?: RpcClients): Promise<RunningGateway> {
+  const rpc = shared ?? new RpcClients(config.internalApiToken);
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on("error", () => {});
   // Readiness only: one short-lived connection at a time, no ORM in the gateway.
@@ -72,7 +73,7 @@ export async function startGateway(config: Config, logger: Logger, port: number)
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      rpc.close();
+      if (!shared) rpc.close();
       revocations.close();
       redis.disconnect();
       await pool.end();

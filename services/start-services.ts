@@ -1,3 +1,4 @@
+import type { Interceptor } from "@connectrpc/connect";
 import type { ServiceDeps } from "./platform/service-deps.ts";
 import { createServicesServer } from "./platform/rpc/server.ts";
 import { requireServiceToken } from "./platform/rpc/auth.ts";
@@ -6,6 +7,9 @@ import { serviceRoutes } from "./routes.ts";
 
 export interface RunningServices {
   port: number;
+  /** What the port serves, for callers in this process (RpcClients.serveInProcess). */
+  routes: ReturnType<typeof serviceRoutes>;
+  interceptors: Interceptor[];
   close(): Promise<void>;
 }
 
@@ -14,11 +18,10 @@ export async function startServices(
   deps: ServiceDeps,
   port: number,
 ): Promise<RunningServices> {
-  const server = createServicesServer(serviceRoutes(deps, deps.config.services), [
-    requireServiceToken(deps.config.internalApiToken),
-    errorInterceptor(deps.logger),
-  ]);
+  const routes = serviceRoutes(deps, deps.config.services);
+  const interceptors = [requireServiceToken(deps.config.internalApiToken), errorInterceptor(deps.logger)];
+  const server = createServicesServer(routes, interceptors);
   const bound = await server.listen(port);
   deps.logger.info({ port: bound, services: deps.config.services }, "services listening");
-  return { port: bound, close: () => server.close() };
+  return { port: bound, routes, interceptors, close: () => server.close() };
 }
