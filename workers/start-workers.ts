@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import type { WorkerGroup } from "../services/platform/config.ts";
 import { isSweep, type AnyHandler, type JobDeps } from "../services/platform/queue/define-job.ts";
 import { buildJobRegistry } from "./registry.ts";
+import { startRelayPoke } from "../services/events/relay-poke.ts";
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -54,8 +55,11 @@ export async function startWorkers(
     listeners.push(redeclare);
     deps.logger.info({ group, jobs: groupJobs.map((j) => j.kind.name) }, "worker group started");
   }
+  // Committed events reach the relay at once (LISTEN/NOTIFY); its sweep stays the safety net.
+  const relayPoke = groups.includes("webhooks") && registry.has("webhooks.relay-events") ? startRelayPoke(deps) : undefined;
   return {
     async close() {
+      await relayPoke?.close();
       for (const l of listeners) deps.queues.connection.off("ready", l);
       await Promise.all(workers.map((w) => w.close()));
       for (const c of connections) c.disconnect();

@@ -26,6 +26,8 @@ export function webhookEndpointBody(endpoint: WebhookEndpoint) {
     disabledReason: endpoint.disabledReason ?? null,
     disabledAt: iso(endpoint.disabledAt),
     previousSecretExpiresAt: iso(endpoint.previousSecretExpiresAt),
+    ordered: endpoint.ordered,
+    maxInFlight: endpoint.maxInFlight,
     createdAt: iso(endpoint.createdAt),
     updatedAt: iso(endpoint.updatedAt),
   };

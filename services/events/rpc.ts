@@ -42,6 +42,8 @@ export function endpointMessage(endpoint: WebhookEndpointRow) {
     previousSecretExpiresAt: ts(endpoint.previousSecretExpiresAt),
     createdAt: timestampFromDate(endpoint.createdAt),
     updatedAt: timestampFromDate(endpoint.updatedAt),
+    ordered: endpoint.ordered,
+    maxInFlight: endpoint.maxInFlight,
   };
 }
 
@@ -102,6 +104,8 @@ export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsServi
         url: req.url,
         enabledEvents: req.enabledEvents,
         description: req.description,
+        ordered: req.ordered,
+        maxInFlight: req.maxInFlight,
       });
       return { endpoint: endpointMessage(res.endpoint), secret: res.secret };
     },

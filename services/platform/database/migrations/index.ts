@@ -8,6 +8,7 @@ import { Migration0006RecurringBilling } from "./0006-recurring-billing.ts";
 import { Migration0007ChangeSessions } from "./0007-change-sessions.ts";
 import { Migration0008EventFeed } from "./0008-event-feed.ts";
 import { Migration0009MerchantCancelsChange } from "./0009-merchant-cancels-change.ts";
+import { Migration0018SpeedIndexes } from "./0018-speed-indexes.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -23,4 +24,5 @@ export const migrations: MigrationObject[] = [
   { name: "0007-change-sessions", class: Migration0007ChangeSessions },
   { name: "0008-event-feed", class: Migration0008EventFeed },
   { name: "0009-merchant-cancels-change", class: Migration0009MerchantCancelsChange },
+  { name: "0018-speed-indexes", class: Migration0018SpeedIndexes },
 ];
