@@ -2,7 +2,7 @@ import { handleJob, handleSweep } from "../platform/queue/define-job.ts";
 import { contextFor } from "../platform/service-deps.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
 import { settleStaleCharges } from "./first-payment.ts";
-import { subscriptionPorts } from "./ports.ts";
+import { processSubscriptionPorts } from "./ports.ts";
 import { expireAuthorizationKind, subscriptionsSweep } from "./subscription-queue.ts";
 
 /** Handlers of the subscriptions' `scheduler` jobs (kinds and enqueueing: subscription-queue.ts). */
@@ -13,7 +13,7 @@ export const subscriptionJobs = [
   }),
   handleSweep(subscriptionsSweep, async (deps) => {
     await deps.clock.sync();
-    await settleStaleCharges(contextFor(deps), subscriptionPorts(deps));
+    await settleStaleCharges(contextFor(deps), processSubscriptionPorts(deps));
     await expireDueAuthorizations(contextFor(deps));
   }),
 ];
