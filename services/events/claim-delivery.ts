@@ -73,7 +73,15 @@ interface ClaimedRow {
  */
 export async function claimDeliveries(
   ctx: UseCaseContext,
-  options: { endpointId: string; holder: string; leaseMs: number; secretsKey: Buffer; limit: (endpoint: { ordered: boolean; maxInFlight: number }) => number },
+  options: {
+    endpointId: string;
+    holder: string;
+    leaseMs: number;
+    secretsKey: Buffer;
+    limit: (endpoint: { ordered: boolean; maxInFlight: number }) => number;
+    /** Deliveries this holder has claimed and not recorded yet (in flight): never claimed twice, and the lease is kept. */
+    holding?: readonly string[];
+  },
 ): Promise<ClaimResult> {
   return ctx.em.transactional(async (em) => {
     const now = ctx.clock.now();
@@ -86,7 +94,10 @@ export async function claimDeliveries(
     );
     if (!endpoint) return { kind: "idle" };
     if (endpoint.leased && endpoint.lease_holder !== options.holder) return { kind: "busy" };
+    const holding = options.holding ?? [];
     const release = async () => {
+      // Still sending: keep the lease, or another worker could send the same deliveries again.
+      if (holding.length > 0 && endpoint.lease_holder === options.holder) return { kind: "idle" } as const;
       if (endpoint.lease_holder !== null) {
         await em.execute("update webhook_endpoints set lease_holder = null, lease_expires_at = null where id = ?", [options.endpointId]);
       }
@@ -101,7 +112,7 @@ export async function claimDeliveries(
       `with due as (
          select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq
            from webhook_deliveries d
-          where d.endpoint_id = ? and d.status = 'PENDING' and d.next_attempt_at <= ?
+          where d.endpoint_id = ? and d.status = 'PENDING' and d.next_attempt_at <= ? and d.id <> all(?::uuid[])
           order by d.event_seq, d.id
           limit ?
        ), interrupted as (
@@ -126,7 +137,7 @@ export async function claimDeliveries(
               e.type, e.created_at, e.data, e.published_seq
          from due join attempts on attempts.delivery_id = due.id join events e on e.id = due.event_id
         order by due.event_seq, due.id`,
-      [options.endpointId, now, limit, now, now, options.holder, leaseMs, options.endpointId, options.endpointId, now],
+      [options.endpointId, now, `{${holding.join(",")}}`, limit, now, now, options.holder, leaseMs, options.endpointId, options.endpointId, now],
     );
     if (rows.length === 0) return release();
     const secrets = [decryptSecret(options.secretsKey, options.endpointId, endpoint.secret_ciphertext)];

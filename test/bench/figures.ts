@@ -139,13 +139,18 @@ export async function expiryFigure(k: number): Promise<FigureResult> {
   }
 }
 
-/** B7: `events` committed first, then the webhooks workers start; the clock runs until the receiver has every one. */
-export async function webhooksFigure(events: number): Promise<FigureResult> {
+/**
+ * B7: `events` committed first, then the webhooks workers start; the clock
+ * runs until the receiver has every one. The endpoint takes `maxInFlight`
+ * requests at once (the baseline's sender keeps 50 in flight).
+ */
+export async function webhooksFigure(events: number, maxInFlight: number): Promise<FigureResult> {
   const sys = await benchSystem({ SWEEP_INTERVAL_MS: "1000" }, []);
   const receiver = await startWebhookReceiver();
   try {
     const { id: merchantId, api } = await sys.createMerchant("Bench");
-    await api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/0` });
+    const created = await api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/0`, maxInFlight });
+    if (created.status !== 201) throw new Error(`endpoint create failed: ${created.status} ${created.text}`);
     const ctx = sys.context();
     await ctx.em.transactional(async (em) => {
       for (let i = 0; i < events; i++) {
@@ -158,9 +163,19 @@ export async function webhooksFigure(events: number): Promise<FigureResult> {
       await receiver.waitFor((r) => r.length >= events, 600_000);
       const seconds = (performance.now() - started) / 1000;
       const ids = new Set(receiver.received.map((r) => r.headers["webhook-id"]));
-      const [row] = await sys.sql<{ ok: number }>("select count(*)::int as ok from webhook_deliveries where status = 'SUCCEEDED'");
+      // The last answers are recorded just after the receiver got them: wait for the books to close.
+      let row: { ok: number } | undefined;
+      for (const deadline = performance.now() + 30_000; performance.now() < deadline; await sleep(50)) {
+        [row] = await sys.sql<{ ok: number }>("select count(*)::int as ok from webhook_deliveries where status = 'SUCCEEDED'");
+        if (row!.ok >= events) break;
+      }
       const ok = ids.size === events && receiver.received.length === events && row!.ok === events;
-      return { values: { deliveries_per_s: events / seconds }, ok, correctness: `${receiver.received.length} received, ${ids.size} distinct, ${row!.ok} succeeded` };
+      return {
+        values: { deliveries_per_s: events / seconds },
+        ok,
+        correctness: `${receiver.received.length} received, ${ids.size} distinct, ${row!.ok} succeeded`,
+        notes: `B7 endpoint maxInFlight ${maxInFlight} (BENCH_WEBHOOK_MAX_IN_FLIGHT; the API default is 10)`,
+      };
     } finally {
       await workers.close();
     }

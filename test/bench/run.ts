@@ -3,7 +3,7 @@
  * ../shared/bench, bracketed baseline → service → baseline in one run;
  * ratio = service ÷ mean of the two baselines. `npm run bench -- renewals`
  * runs one (names: create read expiry webhooks renewals). Not part of CI.
- * Knobs: BENCH_EXPIRY (5000), BENCH_WEBHOOK_EVENTS (5000), BENCH_RENEWALS
+ * Knobs: BENCH_EXPIRY (5000), BENCH_WEBHOOK_EVENTS (5000), BENCH_WEBHOOK_MAX_IN_FLIGHT (50), BENCH_RENEWALS
  * (10000), BENCH_DURATION/BENCH_WARMUP/BENCH_CONNECTIONS (the baselines'
  * autocannon shape, also used for the service), BENCH_BASELINES_DIR.
  * Needs DATABASE_URL and REDIS_URL (the test infrastructure).
@@ -21,6 +21,8 @@ const figures: Figure[] = asked.length ? (asked as Figure[]) : [...ALL];
 
 const EXPIRY = Number(process.env.BENCH_EXPIRY ?? 5000);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
+/** The baseline's sender keeps 50 requests in flight: the same shape. */
+const WEBHOOK_MAX_IN_FLIGHT = Number(process.env.BENCH_WEBHOOK_MAX_IN_FLIGHT ?? 50);
 const RENEWALS = Number(process.env.BENCH_RENEWALS ?? 10_000);
 const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const baseEnv = { BENCH_PG_URL: benchPgUrl(databaseUrl), BENCH_REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" };
@@ -106,7 +108,7 @@ try {
   }
   if (figures.includes("webhooks")) {
     const env = { BENCH_WEBHOOKS: String(WEBHOOK_EVENTS) };
-    const { before, after, result } = await bracket("webhooks", env, () => webhooksFigure(WEBHOOK_EVENTS));
+    const { before, after, result } = await bracket("webhooks", env, () => webhooksFigure(WEBHOOK_EVENTS, WEBHOOK_MAX_IN_FLIGHT));
     rows.push({ figure: `B7 webhooks/s (${WEBHOOK_EVENTS} events, 1 endpoint)`, baseline: [before.deliveries_per_s!, after.deliveries_per_s!], service: result.values.deliveries_per_s!, sense: "higher", target: 0.2, unit: "/s", correctness: result.correctness, ok: result.ok });
   }
   if (figures.includes("renewals")) {
