@@ -6,8 +6,11 @@ import { createSenderAgents, sendWebhook, type SenderAgents, type WebhookRespons
 import { signatureHeader } from "./webhook-secret.ts";
 import { enqueueDelivery, enqueueEndpointDrain } from "./webhook-queue.ts";
 
-/** A worker's turn on one endpoint; then it yields the slot so other endpoints are served too. */
-const MAX_DELIVERIES_PER_TURN = 200;
+/**
+ * A worker's turn on one endpoint (at least 200 deliveries, 20 rounds of its
+ * max_in_flight); then it yields the slot so other endpoints are served too.
+ */
+const turnLength = (maxInFlight: number) => Math.max(200, 20 * maxInFlight);
 
 export type DeliverDeps = Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "queues">;
 
@@ -91,7 +94,7 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
       // Refill when half the slots (or all) are free: claims in batches, not one per answer.
       const held = inFlight.size + answers.length;
       const refill = held === 0 || maxInFlight - held >= Math.ceil(maxInFlight / 2);
-      if (!gone && !nothingDue && refill && claimedTotal < MAX_DELIVERIES_PER_TURN) {
+      if (!gone && !nothingDue && refill && claimedTotal < turnLength(maxInFlight)) {
         const holding = [...inFlight.keys(), ...answers.map((a) => a.claimed.deliveryId)];
         const claim = await claimDeliveries(contextFor(deps), {
           endpointId,
@@ -99,7 +102,7 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
           leaseMs,
           secretsKey: config.secretsKey,
           holding,
-          limit: (e) => Math.min((e.ordered ? 1 : e.maxInFlight) - held, MAX_DELIVERIES_PER_TURN - claimedTotal),
+          limit: (e) => Math.min((e.ordered ? 1 : e.maxInFlight) - held, turnLength(e.maxInFlight) - claimedTotal),
         });
         if (claim.kind === "claimed") {
           maxInFlight = claim.endpoint.maxInFlight;
@@ -115,14 +118,14 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
       }
       if (inFlight.size === 0) {
         await flush();
-        if (gone || claimedTotal >= MAX_DELIVERIES_PER_TURN) break;
+        if (gone || claimedTotal >= turnLength(maxInFlight)) break;
         // Look again: with nothing held any more, an empty claim releases the lease and ends the turn.
         nothingDue = false;
         continue;
       }
       // Wait for one answer; record what came back unless more slots are about to be refilled.
       await Promise.race(inFlight.values());
-      if (answers.length >= Math.ceil(maxInFlight / 2) || nothingDue || gone || claimedTotal >= MAX_DELIVERIES_PER_TURN) await flush();
+      if (answers.length >= Math.ceil(maxInFlight / 2) || nothingDue || gone || claimedTotal >= turnLength(maxInFlight)) await flush();
     }
     if (gone) return sent;
     await releaseEndpoint(contextFor(deps), endpointId, holder);
