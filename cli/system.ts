@@ -10,6 +10,9 @@ import { startGateway, type RunningGateway } from "../gateway/start-gateway.ts";
 import { startWorkers, type RunningWorkers } from "../workers/start-workers.ts";
 import type { AnyHandler } from "../services/platform/queue/define-job.ts";
 import { buildJobRegistry } from "../workers/registry.ts";
+import { pokeAfterCommit } from "../services/platform/database/commit-pokes.ts";
+import { publishPoke } from "../services/platform/queue/pokes.ts";
+import { EVENTS_COMMITTED_POKE } from "../services/events/relay-poke.ts";
 
 export interface SystemParts {
   services: readonly ServiceName[];
@@ -43,6 +46,8 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
   const orm = needsDb ? await openDatabase(config.databaseUrl, config.dbPoolMax) : undefined;
   const clock = orm ? await createClock(config, orm) : undefined;
   const queues = needsDb ? new Queues(config.redisUrl, config.queuePrefix, logger) : undefined;
+  // Committed events reach the relay at once (its sweep stays the safety net).
+  if (orm && queues) pokeAfterCommit(orm, "Event", () => publishPoke(queues, EVENTS_COMMITTED_POKE));
   const rpc = new RpcClients(config.internalApiToken);
 
   let services: RunningServices | undefined;

@@ -55,7 +55,7 @@ export async function startWorkers(
     listeners.push(redeclare);
     deps.logger.info({ group, jobs: groupJobs.map((j) => j.kind.name) }, "worker group started");
   }
-  // Committed events reach the relay at once (LISTEN/NOTIFY); its sweep stays the safety net.
+  // Committed events reach the relay at once (a Redis poke after commit); its sweep stays the safety net.
   const relayPoke = groups.includes("webhooks") && registry.has("webhooks.relay-events") ? startRelayPoke(deps) : undefined;
   return {
     async close() {

@@ -1,10 +1,10 @@
 import type { JobDeps } from "../platform/queue/define-job.ts";
 import { contextFor } from "../platform/service-deps.ts";
-import { listenForNotifications, type Listening } from "../platform/database/notifications.ts";
+import { listenForPokes, type PokeListener } from "../platform/queue/pokes.ts";
 import { relayEvents } from "./relay-events.ts";
 
-/** Sent by the `events` insert trigger (migration 0018) when a transaction that recorded events commits. */
-export const EVENTS_CHANNEL = "billing_events";
+/** Published after the commit of every transaction that recorded events (cli/system.ts wires pokeAfterCommit). */
+export const EVENTS_COMMITTED_POKE = "events-committed";
 
 /**
  * Runs the outbox relay as soon as events are committed, instead of at the
@@ -12,7 +12,7 @@ export const EVENTS_CHANNEL = "billing_events";
  * while a relay runs collapse into one more run after it. The relay takes an
  * advisory lock, so this and the sweep (in any process) never relay twice.
  */
-export function startRelayPoke(deps: JobDeps): Listening {
+export function startRelayPoke(deps: JobDeps): PokeListener {
   let running: Promise<void> | undefined;
   let again = false;
   let closed = false;
@@ -37,7 +37,7 @@ export function startRelayPoke(deps: JobDeps): Listening {
       running = undefined;
     }
   };
-  const listening = listenForNotifications(deps.config.databaseUrl, EVENTS_CHANNEL, run, deps.logger);
+  const listening = listenForPokes(deps.config.redisUrl, deps.config.queuePrefix, EVENTS_COMMITTED_POKE, run, deps.logger);
   return {
     async close() {
       closed = true;

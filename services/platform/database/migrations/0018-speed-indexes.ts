@@ -8,9 +8,8 @@ import { Migration } from "@mikro-orm/migrations";
  *   filter is checked from the index).
  * - Per-endpoint delivery concurrency: max_in_flight requests at once, or
  *   ordered = true for one at a time in event order.
- * - LISTEN/NOTIFY poke: every statement that inserts events notifies
- *   `billing_events` (delivered at commit, collapsed per transaction), so the
- *   relay runs at once instead of at its next period (which stays as the net).
+ * (The relay poke is a Redis PUBLISH after commit, not a NOTIFY trigger:
+ * NOTIFY serializes the commits of every notifying transaction cluster-wide.)
  */
 export class Migration0018SpeedIndexes extends Migration {
   override async up(): Promise<void> {
@@ -21,13 +20,6 @@ export class Migration0018SpeedIndexes extends Migration {
       alter table webhook_endpoints
         add column max_in_flight integer not null default 10 check (max_in_flight between 1 and 100),
         add column ordered boolean not null default false;
-
-      create function billing_events_notify() returns trigger language plpgsql as $$
-      begin
-        perform pg_notify('billing_events', '');
-        return null;
-      end $$;
-      create trigger events_notify after insert on events for each statement execute function billing_events_notify();
     `);
   }
 }
