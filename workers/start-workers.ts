@@ -4,6 +4,7 @@ import type { WorkerGroup } from "../services/platform/config.ts";
 import { isSweep, type AnyHandler, type JobDeps } from "../services/platform/queue/define-job.ts";
 import { buildJobRegistry } from "./registry.ts";
 import { startRelayPoke } from "../services/events/relay-poke.ts";
+import { deliverWebhooksKind } from "../services/events/webhook-queue.ts";
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -56,7 +57,7 @@ export async function startWorkers(
     deps.logger.info({ group, jobs: groupJobs.map((j) => j.kind.name) }, "worker group started");
   }
   // Committed events reach the relay at once (a Redis poke after commit); its sweep stays the safety net.
-  const relayPoke = groups.includes("webhooks") && registry.has("webhooks.relay-events") ? startRelayPoke(deps) : undefined;
+  const relayPoke = groups.includes("webhooks") && registry.has(deliverWebhooksKind.name) ? startRelayPoke(deps) : undefined;
   return {
     async close() {
       await relayPoke?.close();
