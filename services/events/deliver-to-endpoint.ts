@@ -40,7 +40,9 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
   let agents: SenderAgents | undefined;
   const inFlight = new Map<string, Promise<void>>();
   let answers: Answer[] = [];
-  let gone: Answer | undefined;
+  /** 410 answers: the first disables the endpoint; each is recorded on its own once nothing is in flight. */
+  const goneAnswers: Answer[] = [];
+  let gone = false;
   let maxInFlight = 1;
   let claimedTotal = 0;
   let sent = 0;
@@ -64,8 +66,12 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
         "webhook-signature": signatureHeader(d.secrets, d.eventId, timestamp, d.body),
       },
     });
-    if (response.statusCode === 410 && !gone) gone = { claimed: d, response };
-    else answers.push({ claimed: d, response });
+    if (response.statusCode === 410) {
+      goneAnswers.push({ claimed: d, response });
+      gone = true;
+    } else {
+      answers.push({ claimed: d, response });
+    }
   };
 
   /** Records the answers so far (one statement; a 410 on its own, it disables the endpoint), then queues retries. */
@@ -74,8 +80,10 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
     answers = [];
     const verdicts = await recordAttempts(contextFor(deps), batch, config.webhookRetryScheduleMs);
     const results: (Answer & { verdict: AttemptVerdict })[] = batch.map((a, i) => ({ ...a, verdict: verdicts[i]! }));
-    if (gone && inFlight.size === 0) {
-      results.push({ ...gone, verdict: await recordAttempt(contextFor(deps), gone.claimed, gone.response, config.webhookRetryScheduleMs) });
+    if (inFlight.size === 0) {
+      for (const g of goneAnswers.splice(0)) {
+        results.push({ ...g, verdict: await recordAttempt(contextFor(deps), g.claimed, g.response, config.webhookRetryScheduleMs) });
+      }
     }
     sent += results.length;
     for (const { claimed: d, verdict, response } of results) {
