@@ -6,6 +6,9 @@
  * results back (ids to read, counts for the correctness checks).
  */
 import { spawn } from "node:child_process";
+import { rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -32,7 +35,10 @@ export const benchSystem = (env: Record<string, string> = {}, workerGroups?: Wor
 
 /** Runs the baselines' autocannon wrapper in a child process against the gateway. */
 export async function loadChild(spec: { url: string; method: "GET" | "POST"; apiKey: string; ids?: string[]; body?: Record<string, unknown> }) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL("./load-child.ts", import.meta.url)), JSON.stringify(spec)], {
+  // The spec (with every id to read) goes through a file: too big for a command line.
+  const specFile = path.join(tmpdir(), `bench-load-${randomUUID()}.json`);
+  await writeFile(specFile, JSON.stringify(spec));
+  const child = spawn(process.execPath, [fileURLToPath(new URL("./load-child.ts", import.meta.url)), specFile], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -40,6 +46,7 @@ export async function loadChild(spec: { url: string; method: "GET" | "POST"; api
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  await rm(specFile, { force: true });
   if (code !== 0) throw new Error(`load generator failed (${code}): ${err.slice(-1500)}`);
   return JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, number>;
 }

@@ -2,10 +2,11 @@
  * The load generator in its own process (as the baselines run it, so that it
  * does not share the service's event loop): the baselines' own autocannon
  * wrapper (same connections, warm-up and duration), driven by a JSON spec.
- * argv[2]: { url, method, apiKey, ids?: string[], body?: object (create) }.
+ * argv[2]: a JSON file { url, method, apiKey, ids?: string[], body?: object (create) }.
  * Prints one JSON line (the wrapper's figures) on stdout.
  */
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { baselinesDir } from "./baselines.ts";
@@ -18,7 +19,7 @@ interface Spec {
   body?: Record<string, unknown>;
 }
 
-const spec = JSON.parse(process.argv[2]!) as Spec;
+const spec = JSON.parse(await readFile(process.argv[2]!, "utf8")) as Spec;
 const { load } = (await import(pathToFileURL(path.join(baselinesDir(), "lib/load.mjs")).href)) as {
   load: (url: string, method: string, setup: (req: any) => any) => Promise<Record<string, number>>;
 };
