@@ -12,6 +12,9 @@ import type { AnyHandler } from "../services/platform/queue/define-job.ts";
 import { buildJobRegistry } from "../workers/registry.ts";
 import { createObservability } from "./observability.ts";
 import type { BillingMetrics } from "../services/platform/observability/metrics.ts";
+import { pokeAfterCommit } from "../services/platform/database/commit-pokes.ts";
+import { publishPoke } from "../services/platform/queue/pokes.ts";
+import { EVENTS_COMMITTED_POKE } from "../services/events/relay-poke.ts";
 
 export interface SystemParts {
   services: readonly ServiceName[];
@@ -54,6 +57,8 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
   const queues = needsDb ? new Queues(config, config.queuePrefix, logger, observability.telemetry) : undefined;
   const rpc = new RpcClients(config.internalApiToken, observability.rpcClientInterceptors, { timeoutMs: config.rpcTimeoutMs });
   const metrics = observability.observe({ orm, clock: clock?.clock, queues, workerGroups: parts.workerGroups });
+  // Committed events reach the relay at once (its sweep stays the safety net).
+  if (orm && queues) pokeAfterCommit(orm, "Event", () => publishPoke(queues, EVENTS_COMMITTED_POKE));
 
   let services: RunningServices | undefined;
   let gateway: RunningGateway | undefined;
@@ -69,6 +74,8 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
       config = Object.freeze({ ...config, serviceUrls: Object.freeze(urls) });
       // Services calling each other (subscriptions → wallet) must use the port actually bound.
       serviceDeps.config = config;
+      // Callers in this process (gateway, workers, services) skip the network (RPC_IN_PROCESS).
+      if (config.rpcInProcess) rpc.serveInProcess(local, services.routes, services.interceptors);
     }
     if (parts.workerGroups.length > 0) {
       workers = await startWorkers(
@@ -77,7 +84,7 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
         parts.jobs ? buildJobRegistry(parts.jobs, parts.jobs.map((j) => j.kind)) : buildJobRegistry(),
       );
     }
-    if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port, metrics);
+    if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port, { metrics, rpc });
     if (gateway) observability.addReadiness(gateway.readiness);
     await observability.listen();
   } catch (err) {

@@ -58,8 +58,13 @@ function gatewayReadiness(config: Config, redis: RedisConnection): () => Promise
   };
 }
 
-export async function startGateway(config: Config, logger: Logger, port: number, metrics?: BillingMetrics): Promise<RunningGateway> {
-  const rpc = new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : [], { timeoutMs: config.rpcTimeoutMs });
+/**
+ * `shared.rpc`: the process's clients (the composition root's, in-process calls, tracing and deadlines
+ * included); a gateway started alone builds its own.
+ */
+export async function startGateway(config: Config, logger: Logger, port: number, shared: { metrics?: BillingMetrics; rpc?: RpcClients } = {}): Promise<RunningGateway> {
+  const { metrics } = shared;
+  const rpc = shared.rpc ?? new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : [], { timeoutMs: config.rpcTimeoutMs });
   const dashboard = queueDashboard(config, logger);
   const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on("error", () => {});
@@ -97,7 +102,7 @@ export async function startGateway(config: Config, logger: Logger, port: number,
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      rpc.close();
+      if (!shared.rpc) rpc.close();
       revocations.close();
       rateLimit.close();
       await dashboard.close();

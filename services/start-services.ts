@@ -1,3 +1,4 @@
+import type { Interceptor } from "@connectrpc/connect";
 import type { ServiceDeps } from "./platform/service-deps.ts";
 import { createServicesServer } from "./platform/rpc/server.ts";
 import { requireServiceToken } from "./platform/rpc/auth.ts";
@@ -10,6 +11,9 @@ import { rpcServerObserver } from "./platform/observability/rpc-observers.ts";
 
 export interface RunningServices {
   port: number;
+  /** What the port serves, for callers in this process (RpcClients.serveInProcess). */
+  routes: ReturnType<typeof serviceRoutes>;
+  interceptors: Interceptor[];
   close(): Promise<void>;
 }
 
@@ -18,13 +22,15 @@ export async function startServices(
   deps: ServiceDeps,
   port: number,
 ): Promise<RunningServices> {
-  const server = createServicesServer(serviceRoutes(deps, deps.config.services), [
+  const routes = serviceRoutes(deps, deps.config.services);
+  const interceptors = [
     rpcServerObserver(deps.metrics, deps.config.tracing),
     requireServiceToken(deps.config.internalApiToken),
     errorInterceptor(deps.logger),
     validateRequests({ merchantExists: merchantExistence(deps.orm) }),
-  ], { postgres: postgresCheck(deps.orm), redis: redisCheck(deps.queues.connection) });
+  ];
+  const server = createServicesServer(routes, interceptors, { postgres: postgresCheck(deps.orm), redis: redisCheck(deps.queues.connection) });
   const bound = await server.listen(port, deps.config.servicesHost);
   deps.logger.info({ port: bound, services: deps.config.services }, "services listening");
-  return { port: bound, close: () => server.close() };
+  return { port: bound, routes, interceptors, close: () => server.close() };
 }

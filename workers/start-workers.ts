@@ -7,6 +7,8 @@ import { startSweepWatchdog, type SweepWatchdog } from "./sweep-watchdog.ts";
 import { logJobFailures } from "./job-failure-log.ts";
 import { OutageLog } from "../services/platform/outage-log.ts";
 import { observeJob } from "../services/platform/observability/job-metrics.ts";
+import { startRelayPoke } from "../services/events/relay-poke.ts";
+import { deliverWebhooksKind } from "../services/events/webhook-queue.ts";
 
 export interface RunningWorkers {
   watchdog: SweepWatchdog;
@@ -75,10 +77,13 @@ export async function startWorkers(
   }
   // Redis can lose the schedulers without a reconnect (FLUSHALL): a per-process timer restores them.
   const watchdog = startSweepWatchdog(deps, groups, registry.values());
+  // Committed events reach the relay at once (a Redis poke after commit); its sweep stays the safety net.
+  const relayPoke = groups.includes("webhooks") && registry.has(deliverWebhooksKind.name) ? startRelayPoke(deps) : undefined;
   return {
     watchdog,
     async close() {
       await watchdog.stop();
+      await relayPoke?.close();
       for (const l of listeners) deps.queues.connection.off("ready", l);
       await Promise.all(workers.map((w) => w.close()));
       for (const c of connections) c.disconnect();

@@ -30,6 +30,8 @@ export const webhookEndpointRoutes = defineRoutes([
         url: body.url,
         enabledEvents: body.enabledEvents,
         description: body.description,
+        ordered: body.ordered,
+        maxInFlight: body.maxInFlight,
       });
       return { status: 201, body: { ...recordOf(res.endpoint), secret: res.secret } };
     },

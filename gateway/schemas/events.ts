@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from "../../services/events/contract.ts";
+import { EVENT_TYPES, WEBHOOK_MAX_IN_FLIGHT_DEFAULT, WEBHOOK_MAX_IN_FLIGHT_LIMIT } from "../../services/events/contract.ts";
 import { dateTimeSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 export const eventTypeSchema = { type: "string", enum: [...EVENT_TYPES] } as const;
@@ -117,12 +117,24 @@ export const createWebhookEndpointBody = {
       description: 'Event types to receive, or ["*"] (the default) for all.',
     },
     description: { type: "string", maxLength: 500 },
+    ordered: {
+      type: "boolean",
+      default: false,
+      description: "true: one request at a time, in event order (a failing event is retried later and does not hold the next ones back). false: up to `maxInFlight` at once, in no guaranteed order.",
+    },
+    maxInFlight: {
+      type: "integer",
+      minimum: 1,
+      maximum: WEBHOOK_MAX_IN_FLIGHT_LIMIT,
+      default: WEBHOOK_MAX_IN_FLIGHT_DEFAULT,
+      description: `Requests in flight at once to this endpoint when not ordered (default ${WEBHOOK_MAX_IN_FLIGHT_DEFAULT}).`,
+    },
   },
 } as const;
 
 export const webhookEndpointSchema = {
   type: "object",
-  required: ["id", "object", "url", "description", "enabledEvents", "status", "disabledReason", "createdAt", "updatedAt"],
+  required: ["id", "object", "url", "description", "enabledEvents", "status", "disabledReason", "ordered", "maxInFlight", "createdAt", "updatedAt"],
   properties: {
     id: uuidSchema,
     object: { const: "webhook_endpoint" },
@@ -133,6 +145,8 @@ export const webhookEndpointSchema = {
     disabledReason: { ...nullable({ type: "string" }), description: "Why it was disabled (e.g. it answered 410 Gone)." },
     disabledAt: nullable(dateTimeSchema),
     previousSecretExpiresAt: { ...nullable(dateTimeSchema), description: "Until then the secret replaced by the last rotation also signs." },
+    ordered: { type: "boolean", description: "One request at a time, in event order." },
+    maxInFlight: { type: "integer", description: "Requests in flight at once when not ordered." },
     createdAt: dateTimeSchema,
     updatedAt: dateTimeSchema,
   },

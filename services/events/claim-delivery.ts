@@ -17,9 +17,20 @@ export interface ClaimedDelivery {
   body: string;
 }
 
+/** The endpoint as the claim read it under its row lock. */
+export interface ClaimedEndpoint {
+  url: string;
+  /** Active signing secrets, newest first. */
+  secrets: string[];
+  /** Requests in flight at once (1 when ordered). */
+  maxInFlight: number;
+  /** One at a time, in event order. */
+  ordered: boolean;
+}
+
 export type ClaimResult =
-  | { kind: "claimed"; delivery: ClaimedDelivery }
-  /** Another worker holds the endpoint; it will reach our delivery in order. */
+  | { kind: "claimed"; endpoint: ClaimedEndpoint; deliveries: ClaimedDelivery[] }
+  /** Another worker holds the endpoint; it will reach our deliveries. */
   | { kind: "busy" }
   /** Nothing due, or the endpoint is disabled or deleted; any lease of ours is released. */
   | { kind: "idle" };
@@ -32,13 +43,16 @@ interface EndpointLockRow {
   previous_secret_active: boolean;
   lease_holder: string | null;
   leased: boolean;
+  max_in_flight: number;
+  ordered: boolean;
 }
 
-interface DueRow {
+interface ClaimedRow {
   id: string;
   event_id: string;
-  attempt_count: number;
+  attempt_number: number;
   retry_index: number;
+  attempt_id: string;
   type: string;
   created_at: string;
   data: Record<string, unknown>;
@@ -46,83 +60,123 @@ interface DueRow {
 }
 
 /**
- * Takes the endpoint's next due delivery, in event order, under a row lock
- * on the endpoint: at most one request is in flight per endpoint, and first
- * attempts go out in the order the events were created. The lease (database
- * time, so every worker agrees) lets the sweep hand the endpoint to another
- * worker if this one dies mid-send. The attempt is recorded IN_PROGRESS now,
- * before the request, so that a crash leaves a trace (INTERRUPTED).
- * Raw SQL: this runs once per webhook sent, so round trips are counted.
+ * Takes up to `limit` of the endpoint's due deliveries, in event order, under
+ * a row lock on the endpoint: one worker at a time sends to an endpoint, and
+ * it sends at most max_in_flight of them at once (one when the endpoint is
+ * ordered). The lease (database time, so every worker agrees) covers the
+ * whole batch and lets the sweep hand the endpoint to another worker if this
+ * one dies mid-send. Attempts are recorded IN_PROGRESS now, before the
+ * requests, so that a crash leaves a trace (INTERRUPTED at the next claim).
+ * Three statements whatever the batch size; the due rows come from the
+ * partial claim index in event order and the scan stops at the LIMIT, so the
+ * cost does not grow with the pending backlog (migration 0018).
  */
-export async function claimNextDelivery(
+export async function claimDeliveries(
   ctx: UseCaseContext,
-  options: { endpointId: string; holder: string; leaseMs: number; secretsKey: Buffer },
+  options: {
+    endpointId: string;
+    holder: string;
+    leaseMs: number;
+    secretsKey: Buffer;
+    limit: (endpoint: { ordered: boolean; maxInFlight: number }) => number;
+    /** Deliveries this holder has claimed and not recorded yet (in flight): never claimed twice, and the lease is kept. */
+    holding?: readonly string[];
+  },
 ): Promise<ClaimResult> {
   return ctx.em.transactional(async (em) => {
     const now = ctx.clock.now();
     const [endpoint] = await em.execute<EndpointLockRow[]>(
       `select status, url, secret_ciphertext, previous_secret_ciphertext,
               coalesce(previous_secret_expires_at > ?, false) as previous_secret_active,
-              lease_holder, coalesce(lease_expires_at > clock_timestamp(), false) as leased
+              lease_holder, coalesce(lease_expires_at > clock_timestamp(), false) as leased, max_in_flight, ordered
          from webhook_endpoints where id = ? for update`,
       [now, options.endpointId],
     );
     if (!endpoint) return { kind: "idle" };
     if (endpoint.leased && endpoint.lease_holder !== options.holder) return { kind: "busy" };
+    const holding = options.holding ?? [];
     const release = async () => {
+      // Still sending: keep the lease, or another worker could send the same deliveries again.
+      if (holding.length > 0 && endpoint.lease_holder === options.holder) return { kind: "idle" } as const;
       if (endpoint.lease_holder !== null) {
         await em.execute("update webhook_endpoints set lease_holder = null, lease_expires_at = null where id = ?", [options.endpointId]);
       }
       return { kind: "idle" } as const;
     };
     if (endpoint.status !== "ENABLED") return release();
-    const [due] = await em.execute<DueRow[]>(
-      `select d.id, d.event_id, d.attempt_count, d.retry_index, e.type, e.created_at, e.data, e.published_seq
-         from webhook_deliveries d join events e on e.id = d.event_id
-        where d.endpoint_id = ? and d.status = 'PENDING' and d.next_attempt_at <= ?
-        order by d.event_seq, d.id limit 1`,
-      [options.endpointId, now],
-    );
-    if (!due) return release();
-    const attemptNumber = due.attempt_count + 1;
-    const attemptId = randomUUID();
-    if (due.attempt_count > 0) {
-      await em.execute(
-        `update webhook_delivery_attempts
+    const inFlight = endpoint.ordered ? 1 : endpoint.max_in_flight;
+    const limit = Math.max(1, options.limit({ ordered: endpoint.ordered, maxInFlight: inFlight }));
+    // Rounds of requests this batch can take, each within one lease period.
+    const leaseMs = Math.ceil(limit / inFlight) * options.leaseMs;
+    const rows = await em.execute<ClaimedRow[]>(
+      `with due as (
+         select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq
+           from webhook_deliveries d
+          where d.endpoint_id = ? and d.status = 'PENDING' and d.next_attempt_at <= ? and d.id <> all(?::uuid[])
+          order by d.event_seq, d.id
+          limit ?
+       ), interrupted as (
+         update webhook_delivery_attempts a
             set outcome = 'INTERRUPTED', error = 'the worker stopped before the answer was recorded'
-          where delivery_id = ? and outcome = 'IN_PROGRESS'`,
-        [due.id],
-      );
-    }
-    await em.execute(
-      `with delivery as (
-         update webhook_deliveries set attempt_count = ?, last_attempt_at = ?, updated_at = ? where id = ? returning id
+           from due where a.delivery_id = due.id and due.attempt_count > 0 and a.outcome = 'IN_PROGRESS'
+         returning a.id
+       ), bumped as (
+         update webhook_deliveries w set attempt_count = due.attempt_count + 1, last_attempt_at = ?, updated_at = ?
+           from due where w.id = due.id
+         returning w.id
        ), lease as (
-         update webhook_endpoints set lease_holder = ?, lease_expires_at = clock_timestamp() + (? * interval '1 millisecond') where id = ? returning id
+         update webhook_endpoints set lease_holder = ?, lease_expires_at = clock_timestamp() + (? * interval '1 millisecond')
+          where id = ? and exists (select 1 from due)
+         returning id
+       ), attempts as (
+         insert into webhook_delivery_attempts (id, delivery_id, endpoint_id, event_id, attempt_number, attempted_at, outcome)
+         select gen_random_uuid(), due.id, ?, due.event_id, due.attempt_count + 1, ?, 'IN_PROGRESS' from due
+         returning id, delivery_id
        )
-       insert into webhook_delivery_attempts (id, delivery_id, endpoint_id, event_id, attempt_number, attempted_at, outcome)
-       select ?, delivery.id, lease.id, ?, ?, ?, 'IN_PROGRESS' from delivery, lease`,
-      [attemptNumber, now, now, due.id, options.holder, options.leaseMs, options.endpointId, attemptId, due.event_id, attemptNumber, now],
+       select due.id, due.event_id, due.attempt_count + 1 as attempt_number, due.retry_index, attempts.id as attempt_id,
+              e.type, e.created_at, e.data, e.published_seq
+         from due join attempts on attempts.delivery_id = due.id join events e on e.id = due.event_id
+        order by due.event_seq, due.id`,
+      [options.endpointId, now, `{${holding.join(",")}}`, limit, now, now, options.holder, leaseMs, options.endpointId, options.endpointId, now],
     );
+    if (rows.length === 0) return release();
     const secrets = [decryptSecret(options.secretsKey, options.endpointId, endpoint.secret_ciphertext)];
     if (endpoint.previous_secret_ciphertext && endpoint.previous_secret_active) {
       secrets.push(decryptSecret(options.secretsKey, options.endpointId, endpoint.previous_secret_ciphertext));
     }
     return {
       kind: "claimed",
-      delivery: {
+      endpoint: { url: endpoint.url, secrets, maxInFlight: inFlight, ordered: endpoint.ordered },
+      deliveries: rows.map((due) => ({
         deliveryId: due.id,
-        attemptId,
-        attemptNumber,
+        attemptId: due.attempt_id,
+        attemptNumber: due.attempt_number,
         retryIndex: due.retry_index,
         endpointId: options.endpointId,
         eventId: due.event_id,
         url: endpoint.url,
         secrets,
         body: eventBody({ id: due.event_id, type: due.type, createdAt: new Date(due.created_at), data: due.data, publishedSeq: due.published_seq }),
-      },
+      })),
     };
   });
+}
+
+/**
+ * Gives back claimed deliveries that were never sent (the endpoint answered
+ * 410 to an earlier one of the batch): their IN_PROGRESS attempts vanish and
+ * their attempt counts go back, as if they had not been claimed.
+ */
+export async function unclaimDeliveries(ctx: UseCaseContext, deliveries: readonly ClaimedDelivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  const items = JSON.stringify(deliveries.map((d) => ({ attempt_id: d.attemptId, delivery_id: d.deliveryId, attempt_number: d.attemptNumber })));
+  await ctx.em.execute(
+    `with input as (select * from jsonb_to_recordset(?::jsonb) as x(attempt_id uuid, delivery_id uuid, attempt_number int)),
+     gone as (delete from webhook_delivery_attempts a using input i where a.id = i.attempt_id and a.outcome = 'IN_PROGRESS' returning a.id)
+     update webhook_deliveries d set attempt_count = i.attempt_number - 1
+       from input i where d.id = i.delivery_id and d.attempt_count = i.attempt_number`,
+    [items],
+  );
 }
 
 /** Gives the endpoint back before the lease would expire (end of a worker's turn). */

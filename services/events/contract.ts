@@ -1,3 +1,7 @@
+/** Webhook requests in flight at once per endpoint, unless the endpoint says otherwise (or is `ordered`). */
+export const WEBHOOK_MAX_IN_FLIGHT_DEFAULT = 10;
+export const WEBHOOK_MAX_IN_FLIGHT_LIMIT = 100;
+
 /**
  * Every event type the service emits: the one list, mirrored in the README.
  * Webhook endpoints subscribe to these names (or "*").

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { conflict } from "../platform/errors.ts";
+import { conflict, invalid } from "../platform/errors.ts";
+import { WEBHOOK_MAX_IN_FLIGHT_DEFAULT, WEBHOOK_MAX_IN_FLIGHT_LIMIT } from "./contract.ts";
 import { WebhookEndpoint, type WebhookEndpointRow } from "./webhook-entities.ts";
 import { checkDescription, checkEnabledEvents, checkWebhookUrl } from "./webhook-endpoint-input.ts";
 import { encryptSecret, generateSecret } from "./webhook-secret.ts";
@@ -13,6 +14,10 @@ export interface CreateWebhookEndpointInput {
   url: string;
   enabledEvents: readonly string[];
   description?: string | undefined;
+  /** One request at a time, in event order (default false). */
+  ordered?: boolean | undefined;
+  /** Requests in flight at once, 1 to WEBHOOK_MAX_IN_FLIGHT_LIMIT (default WEBHOOK_MAX_IN_FLIGHT_DEFAULT). */
+  maxInFlight?: number | undefined;
 }
 
 /** Returns the secret in clear: this is the only time it is shown (with rotation's). */
@@ -24,6 +29,10 @@ export async function createWebhookEndpoint(
   const url = checkWebhookUrl(input.url);
   const enabledEvents = checkEnabledEvents(input.enabledEvents);
   const description = checkDescription(input.description);
+  const maxInFlight = input.maxInFlight ?? WEBHOOK_MAX_IN_FLIGHT_DEFAULT;
+  if (!Number.isInteger(maxInFlight) || maxInFlight < 1 || maxInFlight > WEBHOOK_MAX_IN_FLIGHT_LIMIT) {
+    throw invalid("INVALID_REQUEST", `maxInFlight: must be an integer from 1 to ${WEBHOOK_MAX_IN_FLIGHT_LIMIT}`);
+  }
   return ctx.em.transactional(async (em) => {
     // Serialise concurrent creations per merchant so the limit holds.
     await em.execute("select id from merchants where id = ? for update", [input.merchantId]);
@@ -46,6 +55,8 @@ export async function createWebhookEndpoint(
       secretCiphertext: encryptSecret(secretsKey, id, secret),
       previousSecretCiphertext: null,
       previousSecretExpiresAt: null,
+      maxInFlight,
+      ordered: input.ordered ?? false,
       createdAt: now,
       updatedAt: now,
     });

@@ -22,10 +22,88 @@ export function describeFailure(response: WebhookResponse): string {
   return response.error ?? `the endpoint answered HTTP ${response.statusCode}`;
 }
 
+interface Judgement {
+  verdict: AttemptVerdict;
+  event: DeliveryEvent;
+  succeeded: boolean;
+  gone: boolean;
+  error: string | null;
+  nextAttemptAt: Date | null;
+  retryIndex: number;
+}
+
+/** What an answer means for the delivery (pure): done, retry when, failed for good, or gone. */
+function judge(claimed: ClaimedDelivery, response: WebhookResponse, retryScheduleMs: readonly number[], now: Date): Judgement {
+  const succeeded = isSuccess(response.statusCode);
+  const error = succeeded ? null : describeFailure(response).slice(0, 1000);
+  const gone = response.statusCode === 410;
+  if (succeeded) return { verdict: { kind: "succeeded" }, event: "succeed", succeeded, gone, error, nextAttemptAt: null, retryIndex: claimed.retryIndex };
+  if (gone) return { verdict: { kind: "gone" }, event: "gone", succeeded, gone, error, nextAttemptAt: null, retryIndex: claimed.retryIndex };
+  const retryIndex = claimed.retryIndex + 1;
+  const delayMs = nextRetryDelayMs(retryScheduleMs, retryIndex);
+  if (delayMs === undefined) return { verdict: { kind: "failed" }, event: "exhaust", succeeded, gone, error, nextAttemptAt: null, retryIndex };
+  const at = new Date(now.getTime() + delayMs);
+  return { verdict: { kind: "retry", at, delayMs }, event: "retry", succeeded, gone, error, nextAttemptAt: at, retryIndex };
+}
+
 /**
- * Records the answer and decides what happens next, in one statement for the
- * common cases. The delivery is only moved if it is still at this attempt
- * (`attempt_count` guard): a stale worker cannot overwrite a newer attempt.
+ * Records a batch of answers (none of them 410) in one statement and returns
+ * each verdict in input order. Each delivery is only moved if it is still at
+ * its attempt (`attempt_count` guard): a stale worker cannot overwrite a newer
+ * attempt (its verdict is then "superseded").
+ */
+export async function recordAttempts(
+  ctx: UseCaseContext,
+  results: readonly { claimed: ClaimedDelivery; response: WebhookResponse }[],
+  retryScheduleMs: readonly number[],
+): Promise<AttemptVerdict[]> {
+  if (results.length === 0) return [];
+  const now = ctx.clock.now();
+  const judged = results.map((r) => judge(r.claimed, r.response, retryScheduleMs, now));
+  if (judged.some((j) => j.gone)) throw new Error("recordAttempts: a 410 answer goes through recordAttempt (it disables the endpoint)");
+  const items = results.map((r, i) => {
+    const j = judged[i]!;
+    return {
+      attempt_id: r.claimed.attemptId,
+      delivery_id: r.claimed.deliveryId,
+      attempt_number: r.claimed.attemptNumber,
+      outcome: j.succeeded ? "SUCCEEDED" : "FAILED",
+      status_code: r.response.statusCode ?? null,
+      error: j.error,
+      duration_ms: r.response.durationMs,
+      excerpt: r.response.responseExcerpt?.slice(0, 1000) ?? null,
+      next_status: deliveryTransition("PENDING", j.event),
+      next_attempt_at: j.nextAttemptAt?.toISOString() ?? null,
+      retry_index: j.retryIndex,
+    };
+  });
+  const moved = await ctx.em.execute<{ id: string }[]>(
+    `with input as (
+       select * from jsonb_to_recordset(?::jsonb) as x(attempt_id uuid, delivery_id uuid, attempt_number int, outcome text, status_code int,
+         error text, duration_ms int, excerpt text, next_status text, next_attempt_at timestamptz, retry_index int)
+     ), attempt as (
+       update webhook_delivery_attempts a
+          set outcome = i.outcome, status_code = i.status_code, error = i.error, duration_ms = i.duration_ms, response_excerpt = i.excerpt
+         from input i where a.id = i.attempt_id and a.outcome = 'IN_PROGRESS'
+       returning a.id
+     )
+     update webhook_deliveries d
+        set status = i.next_status, next_attempt_at = i.next_attempt_at, retry_index = i.retry_index,
+            last_status_code = i.status_code, last_error = i.error, updated_at = ?
+       from input i
+      where d.id = i.delivery_id and d.attempt_count = i.attempt_number and d.status = 'PENDING'
+     returning d.id`,
+    [JSON.stringify(items), now],
+  );
+  const movedIds = new Set(moved.map((m) => m.id));
+  return results.map((r, i) => (movedIds.has(r.claimed.deliveryId) ? judged[i]!.verdict : { kind: "superseded" }));
+}
+
+/**
+ * Records one answer and decides what happens next, in one statement for the
+ * common cases; a 410 also disables the endpoint (one transaction). The
+ * delivery is only moved if it is still at this attempt (`attempt_count`
+ * guard): a stale worker cannot overwrite a newer attempt.
  */
 export async function recordAttempt(
   ctx: UseCaseContext,
@@ -34,31 +112,7 @@ export async function recordAttempt(
   retryScheduleMs: readonly number[],
 ): Promise<AttemptVerdict> {
   const now = ctx.clock.now();
-  const succeeded = isSuccess(response.statusCode);
-  const error = succeeded ? null : describeFailure(response).slice(0, 1000);
-  const gone = response.statusCode === 410;
-  let event: DeliveryEvent;
-  let nextAttemptAt: Date | null = null;
-  let retryIndex = claimed.retryIndex;
-  let verdict: AttemptVerdict;
-  if (succeeded) {
-    event = "succeed";
-    verdict = { kind: "succeeded" };
-  } else if (gone) {
-    event = "gone";
-    verdict = { kind: "gone" };
-  } else {
-    retryIndex = claimed.retryIndex + 1;
-    const delayMs = nextRetryDelayMs(retryScheduleMs, retryIndex);
-    if (delayMs === undefined) {
-      event = "exhaust";
-      verdict = { kind: "failed" };
-    } else {
-      event = "retry";
-      nextAttemptAt = new Date(now.getTime() + delayMs);
-      verdict = { kind: "retry", at: nextAttemptAt, delayMs };
-    }
-  }
+  const { verdict, event, succeeded, gone, error, nextAttemptAt, retryIndex } = judge(claimed, response, retryScheduleMs, now);
   const write = async (em: EntityManager) => {
     const moved = await em.execute<{ id: string }[]>(
       `with attempt as (

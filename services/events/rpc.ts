@@ -52,6 +52,8 @@ export function endpointMessage(endpoint: WebhookEndpointRow) {
       previousSecretExpiresAt: toOptionalTimestamp(r.previousSecretExpiresAt),
       createdAt: toTimestamp(r.createdAt),
       updatedAt: toTimestamp(r.updatedAt),
+      ordered: r.ordered,
+      maxInFlight: r.maxInFlight,
     },
     r,
   );
@@ -118,6 +120,8 @@ export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsServi
         url: req.url,
         enabledEvents: req.enabledEvents,
         description: req.description,
+        ordered: req.ordered,
+        maxInFlight: req.maxInFlight,
       });
       return { endpoint: endpointMessage(res.endpoint), secret: res.secret };
     },

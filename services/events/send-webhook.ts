@@ -22,11 +22,12 @@ export interface SenderAgents {
 }
 
 /**
- * One worker's turn on one endpoint reuses its connection. A reused socket is
- * still connected to an address the guard approved when it was opened.
+ * One worker's turn on one endpoint reuses its connections (one per request
+ * in flight). A reused socket is still connected to an address the guard
+ * approved when it was opened.
  */
-export function createSenderAgents(): SenderAgents {
-  const options = { keepAlive: true, maxSockets: 1, keepAliveMsecs: 1000 };
+export function createSenderAgents(maxSockets = 1): SenderAgents {
+  const options = { keepAlive: true, maxSockets, keepAliveMsecs: 1000 };
   const agents = { http: new http.Agent(options), https: new https.Agent(options) };
   return { ...agents, destroy: () => (agents.http.destroy(), agents.https.destroy()) };
 }

@@ -29,6 +29,10 @@ export const WebhookEndpoint = defineEntity({
     secretCiphertext: p.text(),
     previousSecretCiphertext: p.text().nullable(),
     previousSecretExpiresAt: p.datetime().nullable(),
+    /** Requests in flight at once (migration 0018); ignored when ordered. */
+    maxInFlight: p.integer(),
+    /** One request at a time, in event order. */
+    ordered: p.boolean(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

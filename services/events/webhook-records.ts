@@ -14,6 +14,8 @@ export function webhookEndpointRecord(endpoint: WebhookEndpointRow) {
     disabledReason: endpoint.disabledReason ?? null,
     disabledAt: isoOrNull(endpoint.disabledAt),
     previousSecretExpiresAt: isoOrNull(endpoint.previousSecretExpiresAt),
+    ordered: endpoint.ordered,
+    maxInFlight: endpoint.maxInFlight,
     createdAt: iso(endpoint.createdAt),
     updatedAt: iso(endpoint.updatedAt),
   };

@@ -43,6 +43,8 @@ export interface Config {
   readonly secretsKey: Buffer;
   /** Webhook deliveries: worker concurrency of the `webhooks` group (WEBHOOK_CONCURRENCY). */
   readonly webhookConcurrency: number;
+  /** Call services that run in this process through Connect's in-process router transport (no HTTP/2 hop). */
+  readonly rpcInProcess: boolean;
   /** How long a receiver has to answer 2xx (WEBHOOK_TIMEOUT_MS). */
   readonly webhookTimeoutMs: number;
   /** Delays before each retry, in ms (WEBHOOK_RETRY_SCHEDULE: comma-separated seconds). */
@@ -223,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     reconcileIntervalMs: int("RECONCILE_INTERVAL_MS", 300_000, 1_000, 86_400_000),
     secretsKey,
     webhookConcurrency: int("WEBHOOK_CONCURRENCY", 10, 1, 1000),
+    rpcInProcess: bool("RPC_IN_PROCESS", true),
     webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
     webhookRetryScheduleMs: Object.freeze(webhookRetryScheduleMs.map((s) => Math.round(Number(s) * 1000))),
     webhookAllowPrivate: bool("WEBHOOK_ALLOW_PRIVATE", false),

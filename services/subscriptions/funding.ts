@@ -15,7 +15,7 @@ export interface Quote {
  * price). Undefined when the wallet cannot convert the plan's currency into
  * that asset: such an asset cannot fund the subscription.
  */
-export async function quotePlan(ports: SubscriptionPorts, plan: Plan, asset: string): Promise<Quote | undefined> {
+export async function quotePlan(ports: SubscriptionPorts, plan: Pick<Plan, "amount" | "currency">, asset: string): Promise<Quote | undefined> {
   try {
     const res = await ports.wallet.quote({ amount: plan.amount, currency: plan.currency, asset, rounding: "up" });
     return { assetAmount: res.assetAmount, rate: res.rate };

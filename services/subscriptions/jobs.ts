@@ -2,7 +2,7 @@ import { handleJob, handleSweep } from "../platform/queue/define-job.ts";
 import { contextFor } from "../platform/service-deps.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
 import { settleStaleCharges } from "./charges/settle-stale-charges.ts";
-import { subscriptionPorts } from "./ports.ts";
+import { processSubscriptionPorts } from "./ports.ts";
 import { expireAuthorizationKind, subscriptionsSweep } from "./subscription-queue.ts";
 import { settleStaleRefunds } from "./refunds/settle-refund.ts";
 
@@ -14,8 +14,8 @@ export const subscriptionJobs = [
   }),
   handleSweep(subscriptionsSweep, async (deps) => {
     await deps.clock.sync();
-    await settleStaleCharges(contextFor(deps), subscriptionPorts(deps));
-    await settleStaleRefunds(contextFor(deps), subscriptionPorts(deps));
+    await settleStaleCharges(contextFor(deps), processSubscriptionPorts(deps));
+    await settleStaleRefunds(contextFor(deps), processSubscriptionPorts(deps));
     await expireDueAuthorizations(contextFor(deps));
   }),
 ];

@@ -29,6 +29,49 @@ export interface SubscriptionPorts {
   logger: Logger;
   /** Renewals, dunning and the advance notice (renewals/billing-policy.ts). */
   billing: BillingPolicy;
+  /** The immutable price and cadence of plans already read by this process (fetchPlanPricing). */
+  planPricing: Map<string, PlanPricing>;
+}
+
+/**
+ * What a charge needs of a plan. A plan's price and cadence never change
+ * after creation (a new price is a new plan), so they may be cached for the
+ * life of the process; its name, status and metadata may change and are
+ * never served from this cache.
+ */
+export type PlanPricing = Readonly<Pick<Plan, "id" | "merchantId" | "amount" | "currency" | "interval" | "intervalCount" | "maximumChargeAmount">>;
+
+const PLAN_PRICING_CACHE_MAX = 10_000;
+
+/** The plan's price and cadence, from this process's cache or read once (PLAN_NOT_FOUND as fetchPlan). */
+export async function fetchPlanPricing(ports: SubscriptionPorts, merchantId: string, planId: string): Promise<PlanPricing> {
+  const key = `${merchantId}/${planId}`;
+  const hit = ports.planPricing.get(key);
+  if (hit) return hit;
+  const plan = await fetchPlan(ports, merchantId, planId);
+  const pricing: PlanPricing = Object.freeze({
+    id: plan.id,
+    merchantId: plan.merchantId,
+    amount: plan.amount,
+    currency: plan.currency,
+    interval: plan.interval,
+    intervalCount: plan.intervalCount,
+    maximumChargeAmount: plan.maximumChargeAmount,
+  });
+  if (ports.planPricing.size >= PLAN_PRICING_CACHE_MAX) ports.planPricing.clear();
+  ports.planPricing.set(key, pricing);
+  return pricing;
+}
+
+/** One set of ports per process (per RPC clients and config): clients, key derivation and caches are built once, not per job. */
+const portsByRpc = new WeakMap<RpcClients, { config: Config; ports: SubscriptionPorts }>();
+
+export function processSubscriptionPorts(deps: { rpc: RpcClients; config: Config; queues: Queues; logger: Logger }): SubscriptionPorts {
+  const cached = portsByRpc.get(deps.rpc);
+  if (cached && cached.config === deps.config && cached.ports.queues === deps.queues) return cached.ports;
+  const ports = subscriptionPorts(deps);
+  portsByRpc.set(deps.rpc, { config: deps.config, ports });
+  return ports;
 }
 
 /**
@@ -47,6 +90,7 @@ export function subscriptionPorts(deps: { rpc: RpcClients; config: Config; queue
     linkKey: deriveLinkKey(deps.config.secretsKey),
     logger: deps.logger,
     billing: billingPolicy(deps.config),
+    planPricing: new Map(),
   };
 }
 
@@ -110,7 +154,7 @@ const INTERVAL_NAMES: Partial<Record<Interval, PlanInterval>> = {
   [Interval.YEAR]: "YEAR",
 };
 
-export function planInterval(plan: Plan): PlanInterval {
+export function planInterval(plan: Pick<Plan, "id" | "interval">): PlanInterval {
   const name = INTERVAL_NAMES[plan.interval];
   if (!name) throw new Error(`plan ${plan.id} has no interval`);
   return name;

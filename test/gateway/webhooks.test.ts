@@ -254,8 +254,8 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     await merchant.api.delete(`/api/v1/webhook-endpoints/${ep.id}`);
   });
 
-  it("delivers an endpoint's events in creation order, and a failing event does not hold the later ones back", async () => {
-    const ep = await endpoint("order", { enabledEvents: ["subscription.resumed"] });
+  it("delivers an ordered endpoint's events in creation order, and a failing event does not hold the later ones back", async () => {
+    const ep = await endpoint("order", { enabledEvents: ["subscription.resumed"], ordered: true });
     let failedOnce = false;
     receiver.respond = (r) => {
       if (r.body.includes('"n":3') && r.body.includes("subscription.resumed") && !failedOnce) {
@@ -284,7 +284,8 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
   });
 
   it("keeps delivering promptly to a healthy endpoint while another one times out on every request", async () => {
-    const slow = await endpoint("slow", { enabledEvents: ["subscription.charge_failed"] });
+    // Ordered: one request in flight at a time, so the count below is about time, not concurrency.
+    const slow = await endpoint("slow", { enabledEvents: ["subscription.charge_failed"], ordered: true });
     const fast = await endpoint("fast", { enabledEvents: ["subscription.charge_failed"] });
     receiver.respond = (r) => (r.path === "/hooks/slow" ? { status: 200, delayMs: 3000 } : { status: 200 });
     const ids = await emitEvents(sys, merchant.id, 5, "subscription.charge_failed");
@@ -296,6 +297,28 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     receiver.respond = () => ({ status: 200 });
     await merchant.api.delete(`/api/v1/webhook-endpoints/${slow.id}`);
     await merchant.api.delete(`/api/v1/webhook-endpoints/${fast.id}`);
+  });
+
+  it("sends up to maxInFlight requests at once to an unordered endpoint, never more, and one at a time to an ordered one", async () => {
+    const wide = await endpoint("wide", { enabledEvents: ["subscription.unpaid"], maxInFlight: 4 });
+    const single = await endpoint("single", { enabledEvents: ["subscription.unpaid"], ordered: true, maxInFlight: 4 });
+    const inFlight: Record<string, number> = { "/hooks/wide": 0, "/hooks/single": 0 };
+    const peak: Record<string, number> = { "/hooks/wide": 0, "/hooks/single": 0 };
+    receiver.respond = (r) => {
+      inFlight[r.path] = (inFlight[r.path] ?? 0) + 1;
+      peak[r.path] = Math.max(peak[r.path] ?? 0, inFlight[r.path]!);
+      setTimeout(() => (inFlight[r.path] = inFlight[r.path]! - 1), 150);
+      return { status: 200, delayMs: 150 };
+    };
+    const ids = await emitEvents(sys, merchant.id, 12, "subscription.unpaid");
+    await receiver.waitFor((r) => ["/hooks/wide", "/hooks/single"].every((p) => ids.every((id) => r.some((x) => x.path === p && x.headers["webhook-id"] === id))), 20_000);
+    expect(peak["/hooks/wide"]).to.be.above(1).and.at.most(4);
+    expect(peak["/hooks/single"]).to.equal(1);
+    const singleOrder = receiver.received.filter((x) => x.path === "/hooks/single").map((x) => ids.indexOf(String(x.headers["webhook-id"])));
+    expect(singleOrder).to.deep.equal([...ids.keys()]);
+    receiver.respond = () => ({ status: 200 });
+    await merchant.api.delete(`/api/v1/webhook-endpoints/${wide.id}`);
+    await merchant.api.delete(`/api/v1/webhook-endpoints/${single.id}`);
   });
 
   it("pauses an endpoint by hand and resumes it", async () => {

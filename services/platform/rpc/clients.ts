@@ -1,18 +1,24 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createClient, type Client, type ConnectRouter, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { attachServiceToken } from "./auth.ts";
 import { GuardedSessionManager } from "./guarded-session-manager.ts";
+import { createInProcessTransport } from "./in-process.ts";
 
 /**
  * Connect clients over HTTP/2, one session manager per base URL, all carrying
  * the service token. close() aborts the sessions so processes exit promptly.
+ * A base URL served by this very process (serveInProcess) is called through
+ * the in-process router transport instead: same routes, same interceptors,
+ * no socket. Clients are cached per (service, base URL): build once, reuse.
  */
 export class RpcClients {
   readonly #sessions = new Map<string, GuardedSessionManager>();
   readonly #token: string;
   readonly #interceptors: Interceptor[];
   readonly #timeoutMs: number | undefined;
+  readonly #inProcess = new Map<string, Transport>();
+  readonly #clients = new Map<string, Client<any>>();
 
   /** `timeoutMs`: default deadline of every call (RPC_TIMEOUT_MS); a call's own timeoutMs wins. */
   constructor(token: string, interceptors: Interceptor[] = [], options: { timeoutMs?: number } = {}) {
@@ -21,13 +27,29 @@ export class RpcClients {
     this.#timeoutMs = options.timeoutMs;
   }
 
+  /** Calls to `baseUrl` go to these routes in this process (the composition root says so once). */
+  serveInProcess(baseUrl: string, routes: (router: ConnectRouter) => void, serverInterceptors: Interceptor[]): void {
+    this.#inProcess.set(baseUrl, createInProcessTransport(routes, serverInterceptors, { token: this.#token, clientInterceptors: this.#interceptors }));
+    for (const key of this.#clients.keys()) if (key.endsWith(` ${baseUrl}`)) this.#clients.delete(key);
+  }
+
   client<S extends DescService>(service: S, baseUrl: string): Client<S> {
+    const key = `${service.typeName} ${baseUrl}`;
+    const cached = this.#clients.get(key);
+    if (cached) return cached as Client<S>;
+    const local = this.#inProcess.get(baseUrl);
+    const made = createClient(service, local ?? this.#networkTransport(baseUrl));
+    this.#clients.set(key, made);
+    return made;
+  }
+
+  #networkTransport(baseUrl: string): Transport {
     let sessionManager = this.#sessions.get(baseUrl);
     if (!sessionManager) {
       sessionManager = new GuardedSessionManager(baseUrl, { pingIntervalMs: 30_000, idleConnectionTimeoutMs: 60_000 });
       this.#sessions.set(baseUrl, sessionManager);
     }
-    const transport = createConnectTransport({
+    return createConnectTransport({
       baseUrl,
       httpVersion: "2",
       useBinaryFormat: true,
@@ -35,10 +57,11 @@ export class RpcClients {
       ...(this.#timeoutMs ? { defaultTimeoutMs: this.#timeoutMs } : {}),
       interceptors: [attachServiceToken(this.#token), ...this.#interceptors],
     });
-    return createClient(service, transport);
   }
 
   close(): void {
+    this.#clients.clear();
+    this.#inProcess.clear();
     for (const s of this.#sessions.values()) s.abort();
     this.#sessions.clear();
   }

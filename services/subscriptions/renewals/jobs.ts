@@ -1,6 +1,6 @@
 import { handleJob, handleSweep, type JobDeps } from "../../platform/queue/define-job.ts";
 import { contextFor } from "../../platform/service-deps.ts";
-import { subscriptionPorts } from "../ports.ts";
+import { processSubscriptionPorts } from "../ports.ts";
 import { claimDueRenewals, releaseRenewalClaim } from "./find-due-renewals.ts";
 import { renewSubscription } from "./renew-subscription.ts";
 import { findUpcomingCharges, notifyUpcomingCharge } from "./notify-upcoming-charge.ts";
@@ -22,17 +22,17 @@ export const renewalJobs = [
   }),
   handleJob(renewSubscriptionKind, async (deps, payload) => {
     await deps.clock.sync();
-    await renewSubscription(contextFor(deps), subscriptionPorts(deps), { subscriptionId: payload.subscriptionId });
+    await renewSubscription(contextFor(deps), processSubscriptionPorts(deps), { subscriptionId: payload.subscriptionId });
     // Only when it ran through: after an error (a service down) the claim stays until it runs out, a natural back-off.
     await releaseRenewalClaim(contextFor(deps), payload.subscriptionId);
   }),
   handleJob(notifyUpcomingChargeKind, async (deps, payload) => {
     await deps.clock.sync();
-    await notifyUpcomingCharge(contextFor(deps), subscriptionPorts(deps), payload.subscriptionId);
+    await notifyUpcomingCharge(contextFor(deps), processSubscriptionPorts(deps), payload.subscriptionId);
   }),
   handleJob(accountCreditedKind, async (deps, payload) => {
     await deps.clock.sync();
-    await retryPastDueOnTopUp(contextFor(deps), subscriptionPorts(deps), payload.walletUserId, payload.asset);
+    await retryPastDueOnTopUp(contextFor(deps), processSubscriptionPorts(deps), payload.walletUserId, payload.asset);
   }),
 ];
 

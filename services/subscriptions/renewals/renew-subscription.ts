@@ -1,4 +1,3 @@
-import type { Plan } from "../../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { amount, compare } from "../../platform/money.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
@@ -6,7 +5,7 @@ import { lockSubscription } from "../subscription-store.ts";
 import { openPeriodCharge, type PeriodFailureReason } from "../charges/open-charge.ts";
 import { settleCharge } from "../charges/settle-charge.ts";
 import { quotePlan } from "../funding.ts";
-import { fetchPlan, planInterval, type SubscriptionPorts } from "../ports.ts";
+import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { applyDuePlanChange } from "../change-sessions/apply-due-plan-change.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
 import { renewalSettled } from "./renewal-outcome.ts";
@@ -56,7 +55,7 @@ export function isDue(sub: SubscriptionRow, now: Date, retryNow = false): boolea
  */
 export async function renewSubscription(ctx: UseCaseContext, ports: SubscriptionPorts, input: RenewInput): Promise<RenewResult> {
   const fresh = (): UseCaseContext => ({ em: ctx.em.fork(), clock: ctx.clock });
-  const plans = new Map<string, Plan>();
+  const plans = new Map<string, PlanPricing>();
   let retryNow = input.retryNow === true;
   let paid = 0;
   let failed = 0;
@@ -75,7 +74,7 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
     if (!sub.fundingAsset) throw new Error(`billable subscription ${sub.id} has no funding asset`);
     let plan = plans.get(sub.planId);
     if (!plan) {
-      plan = await fetchPlan(ports, sub.merchantId, sub.planId);
+      plan = await fetchPlanPricing(ports, sub.merchantId, sub.planId);
       plans.set(plan.id, plan);
     }
     const quote = await quotePlan(ports, plan, sub.fundingAsset);
@@ -139,6 +138,6 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
 }
 
 /** maximumChargeAmount (plan currency) is the most one charge may take. */
-function exceedsCap(plan: Plan): boolean {
+function exceedsCap(plan: PlanPricing): boolean {
   return plan.maximumChargeAmount !== undefined && plan.maximumChargeAmount !== "" && compare(amount(plan.amount), amount(plan.maximumChargeAmount)) > 0;
 }

@@ -26,7 +26,7 @@ describe("webhooks across a Redis outage", () => {
 
   it("delivers an event committed while Redis was down once Redis is back (even empty)", async () => {
     const { id: merchantId, api } = await sys.createMerchant("Outage");
-    expect((await api.post("/api/v1/webhook-endpoints", { url: receiver.url })).status).to.equal(201);
+    expect((await api.post("/api/v1/webhook-endpoints", { url: receiver.url, ordered: true })).status).to.equal(201);
     const [before] = await emitEvents(sys, merchantId, 1);
     await receiver.waitFor((r) => r.some((x) => x.headers["webhook-id"] === before));
     await drainQueues(sys, ["webhooks"]); // that delivery's job has ended: no worker is busy when Redis goes
@@ -49,7 +49,8 @@ describe("webhooks across a Redis outage", () => {
     const plan = await api.post("/api/v1/subscription-plans", { name: "During outage", amount: "1", currency: "USD", interval: "MONTH" });
     expect(plan.status).to.equal(201);
     expect(receiver.received.some((x) => during.includes(String(x.headers["webhook-id"])))).to.equal(false);
-    // (The relay itself may already run: the sweep watchdog runs sweeps in-process while Redis is away.)
+    // The relay may already have made the deliveries (the sweep watchdog runs it in-process while Redis is away), but none went out.
+    expect(await sys.sql("select id from webhook_deliveries where status <> 'PENDING'")).to.have.length(1);
 
     // Redis returns with no data at all: no jobs, no schedulers. The workers declare the sweeps again:
     // the due-deliveries sweep queues the three, the relay takes the plan's event.

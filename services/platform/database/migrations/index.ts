@@ -12,6 +12,7 @@ import { Migration0010Refunds } from "./0010-refunds.ts";
 import { Migration0011PlanLifecycleAndSelfService } from "./0011-plan-lifecycle-and-self-service.ts";
 import { Migration0012RateLimitsAndFeeds } from "./0012-rate-limits-and-feeds.ts";
 import { Migration0013ReconciliationAndBackoff } from "./0013-reconciliation-and-backoff.ts";
+import { Migration0018SpeedIndexes } from "./0018-speed-indexes.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -31,4 +32,5 @@ export const migrations: MigrationObject[] = [
   { name: "0011-plan-lifecycle-and-self-service", class: Migration0011PlanLifecycleAndSelfService },
   { name: "0012-rate-limits-and-feeds", class: Migration0012RateLimitsAndFeeds },
   { name: "0013-reconciliation-and-backoff", class: Migration0013ReconciliationAndBackoff },
+  { name: "0018-speed-indexes", class: Migration0018SpeedIndexes },
 ];

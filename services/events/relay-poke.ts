@@ -1,0 +1,48 @@
+import type { JobDeps } from "../platform/queue/define-job.ts";
+import { contextFor } from "../platform/service-deps.ts";
+import { listenForPokes, type PokeListener } from "../platform/queue/pokes.ts";
+import { relayEvents } from "./relay-events.ts";
+
+/** Published after the commit of every transaction that recorded events (cli/system.ts wires pokeAfterCommit). */
+export const EVENTS_COMMITTED_POKE = "events-committed";
+
+/**
+ * Runs the outbox relay as soon as events are committed, instead of at the
+ * relay sweep's next period (which stays as the safety net). Pokes that come
+ * while a relay runs collapse into one more run after it. The relay takes an
+ * advisory lock, so this and the sweep (in any process) never relay twice.
+ */
+export function startRelayPoke(deps: JobDeps): PokeListener {
+  let running: Promise<void> | undefined;
+  let again = false;
+  let closed = false;
+  const run = () => {
+    if (closed) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = relay();
+  };
+  const relay = async () => {
+    try {
+      do {
+        again = false;
+        await deps.clock.sync();
+        await relayEvents(contextFor(deps), deps.queues);
+      } while (again && !closed);
+    } catch (err) {
+      deps.logger.warn({ err }, "relay after a notification failed; the relay sweep will retry");
+    } finally {
+      running = undefined;
+    }
+  };
+  const listening = listenForPokes(deps.config.redisUrl, deps.config.queuePrefix, EVENTS_COMMITTED_POKE, run, deps.logger);
+  return {
+    async close() {
+      closed = true;
+      await listening.close();
+      await running;
+    },
+  };
+}

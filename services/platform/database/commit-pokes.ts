@@ -1,0 +1,29 @@
+import type { EntityManager, EventArgs, EventSubscriber, TransactionEventArgs } from "@mikro-orm/core";
+import type { Orm } from "./orm.ts";
+
+/**
+ * Calls `onCommitted` after the commit of every transaction that inserted an
+ * entity named `entityName` (the outbox), once per transaction, never for a
+ * rollback. Correlated by the entity manager that flushed and committed (the
+ * transaction's fork, or the entity manager of an implicit flush
+ * transaction). A poke only: whatever the callback starts must also happen
+ * without it (the relay sweep). Used instead of a NOTIFY trigger: NOTIFY
+ * takes a cluster-wide lock at commit, which serialized every event-writing
+ * commit (insert pgbench here: 3,300 → 260 tps with 10 clients).
+ */
+export function pokeAfterCommit(orm: Orm, entityName: string, onCommitted: () => void): void {
+  const dirty = new WeakSet<EntityManager>();
+  const subscriber: EventSubscriber = {
+    afterCreate(args: EventArgs<unknown>) {
+      if (args.meta?.className === entityName || args.meta?.name === entityName) dirty.add(args.em as EntityManager);
+    },
+    afterTransactionCommit(args: TransactionEventArgs) {
+      if (args.transaction?.savepointName) return; // a nested transaction: the outer commit decides
+      if (dirty.delete(args.em as EntityManager)) onCommitted();
+    },
+    afterTransactionRollback(args: TransactionEventArgs) {
+      if (!args.transaction?.savepointName) dirty.delete(args.em as EntityManager);
+    },
+  };
+  orm.em.getEventManager().registerSubscriber(subscriber);
+}

@@ -1,0 +1,29 @@
+import { expect } from "chai";
+import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { emitEvents } from "../../support/events.ts";
+import { deliverWebhooksKind } from "../../../services/events/webhook-queue.ts";
+
+describe("relay poke (a committed event reaches the relay without its period)", () => {
+  let sys: TestSystem;
+  let receiver: WebhookReceiver;
+
+  before(async () => {
+    // No relay sweep at all: only the poke published after commit can relay the event.
+    sys = await startTestSystem({ workerGroups: ["webhooks"], jobs: handlersOf(deliverWebhooksKind) });
+    receiver = await startWebhookReceiver();
+  });
+  after(async () => {
+    await receiver?.close();
+    await sys?.close();
+  });
+
+  it("relays and delivers an event as soon as its transaction commits", async () => {
+    const { id: merchantId, api } = await sys.createMerchant("Poke");
+    expect((await api.post("/api/v1/webhook-endpoints", { url: receiver.url })).status).to.equal(201);
+    const ids = await emitEvents(sys, merchantId, 3);
+    await receiver.waitFor((r) => ids.every((id) => r.some((x) => x.headers["webhook-id"] === id)));
+    const relayed = await sys.sql<{ n: number }>("select count(*)::int as n from events where relayed_at is not null and id = any(?::uuid[])", [`{${ids.join(",")}}`]);
+    expect(relayed[0]!.n).to.equal(3);
+  });
+});
