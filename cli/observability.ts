@@ -9,6 +9,8 @@ import { createMetrics, QUEUE_STATES, type BillingMetrics } from "../services/pl
 import { startMetricsServer, type MetricsServer } from "../services/platform/observability/metrics-server.ts";
 import { lagSeconds, type DueWorkProbe } from "../services/platform/observability/due-work.ts";
 import { rpcClientTracer } from "../services/platform/observability/rpc-observers.ts";
+import { postgresCheck, redisCheck, runChecks, type ReadinessChecks } from "../services/platform/health/readiness.ts";
+import { READINESS_TIMEOUT_MS } from "../services/platform/health/health-server.ts";
 import { chargeMetricsSubscriber } from "../services/subscriptions/charge-metrics.ts";
 import { subscriptionDueWork } from "../services/subscriptions/due-work.ts";
 import { orderDueWork } from "../services/orders/due-work.ts";
@@ -45,7 +47,9 @@ export interface ProcessObservability {
 export async function createObservability(config: Config, logger: Logger, metricsPort?: number): Promise<ProcessObservability> {
   const port = metricsPort ?? (config.metricsPort === 0 ? undefined : config.metricsPort);
   const metrics = createMetrics();
-  const checks: (() => Promise<Record<string, string>>)[] = [];
+  // Its own dependencies (bounded by runChecks) and what a role adds (the gateway's, already bounded).
+  const checks: ReadinessChecks = {};
+  const extra: (() => Promise<Record<string, string>>)[] = [];
   let server: MetricsServer | undefined;
   const telemetry = config.tracing ? new (await import("bullmq-otel")).BullMQOtel({ tracerName: "billing" }) : undefined;
   const warned = new Set<string>();
@@ -63,7 +67,7 @@ export async function createObservability(config: Config, logger: Logger, metric
   return {
     telemetry,
     rpcClientInterceptors: config.tracing ? [rpcClientTracer()] : [],
-    addReadiness: (check) => void checks.push(check),
+    addReadiness: (check) => void extra.push(check),
     observe({ orm, clock, queues, workerGroups }) {
       if (port === undefined) return undefined;
       if (orm) {
@@ -78,9 +82,7 @@ export async function createObservability(config: Config, logger: Logger, metric
             metrics.dbPoolConnections.set({ state: "waiting" }, pool.waitingCount);
           }),
         );
-        checks.push(async () => ({
-          postgres: await orm.em.getConnection().execute("select 1").then(() => "ok", (e: Error) => `unreachable: ${e.message}`),
-        }));
+        checks.postgres = postgresCheck(orm);
       }
       if (queues) {
         metrics.addCollector(
@@ -93,7 +95,7 @@ export async function createObservability(config: Config, logger: Logger, metric
             );
           }),
         );
-        checks.push(async () => ({ redis: await queues.connection.ping().then(() => "ok", (e: Error) => `unreachable: ${e.message}`) }));
+        checks.redis = redisCheck(queues.connection);
       }
       const probes = DUE_WORK_PROBES.filter((p) => workerGroups.includes(p.group));
       if (orm && clock && probes.length > 0) {
@@ -110,7 +112,11 @@ export async function createObservability(config: Config, logger: Logger, metric
     },
     async listen() {
       if (port === undefined) return;
-      const readiness = async (): Promise<Record<string, string>> => Object.assign({}, ...(await Promise.all(checks.map((c) => c()))));
+      // Each check bounded (READINESS_TIMEOUT_MS): a probe, and a scrape, answer quickly precisely when a dependency hangs.
+      const readiness = async (): Promise<Record<string, string>> => {
+        const [own, ...added] = await Promise.all([runChecks(checks, READINESS_TIMEOUT_MS).then((r) => r.checks), ...extra.map((c) => c())]);
+        return Object.assign({}, own, ...added);
+      };
       metrics.addCollector(async () => {
         for (const [check, state] of Object.entries(await readiness())) metrics.ready.set({ check }, state === "ok" ? 1 : 0);
       });

@@ -162,23 +162,6 @@ export async function claimDeliveries(
   });
 }
 
-/**
- * Gives back claimed deliveries that were never sent (the endpoint answered
- * 410 to an earlier one of the batch): their IN_PROGRESS attempts vanish and
- * their attempt counts go back, as if they had not been claimed.
- */
-export async function unclaimDeliveries(ctx: UseCaseContext, deliveries: readonly ClaimedDelivery[]): Promise<void> {
-  if (deliveries.length === 0) return;
-  const items = JSON.stringify(deliveries.map((d) => ({ attempt_id: d.attemptId, delivery_id: d.deliveryId, attempt_number: d.attemptNumber })));
-  await ctx.em.execute(
-    `with input as (select * from jsonb_to_recordset(?::jsonb) as x(attempt_id uuid, delivery_id uuid, attempt_number int)),
-     gone as (delete from webhook_delivery_attempts a using input i where a.id = i.attempt_id and a.outcome = 'IN_PROGRESS' returning a.id)
-     update webhook_deliveries d set attempt_count = i.attempt_number - 1
-       from input i where d.id = i.delivery_id and d.attempt_count = i.attempt_number`,
-    [items],
-  );
-}
-
 /** Gives the endpoint back before the lease would expire (end of a worker's turn). */
 export async function releaseEndpoint(ctx: UseCaseContext, endpointId: string, holder: string): Promise<void> {
   await ctx.em.execute("update webhook_endpoints set lease_holder = null, lease_expires_at = null where id = ? and lease_holder = ?", [

@@ -37,7 +37,7 @@ export function startRelayPoke(deps: JobDeps): PokeListener {
       running = undefined;
     }
   };
-  const listening = listenForPokes(deps.config.redisUrl, deps.config.queuePrefix, EVENTS_COMMITTED_POKE, run, deps.logger);
+  const listening = listenForPokes(deps.config, deps.config.queuePrefix, EVENTS_COMMITTED_POKE, run, deps.logger);
   return {
     async close() {
       closed = true;

@@ -2,8 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { BillingMetrics } from "./metrics.ts";
 
-/** Named checks; each answers "ok" or a reason. */
-export type ReadinessChecks = () => Promise<Record<string, string>>;
+/** The process's readiness: each named check "ok" or a reason (bounded by the caller). */
+export type Readiness = () => Promise<Record<string, string>>;
 
 export interface MetricsServer {
   port: number;
@@ -15,7 +15,7 @@ export interface MetricsServer {
  * (Prometheus text), /healthz (the process answers) and /readyz (its
  * dependencies answer: 200, or 503 naming what is down).
  */
-export async function startMetricsServer(metrics: BillingMetrics, port: number, readiness: ReadinessChecks, host = "0.0.0.0"): Promise<MetricsServer> {
+export async function startMetricsServer(metrics: BillingMetrics, port: number, readiness: Readiness, host = "0.0.0.0"): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const send = (status: number, type: string, body: string) => {

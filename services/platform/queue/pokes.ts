@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { connectRedis, type RedisTarget } from "../redis.ts";
 import type { Logger } from "../logger.ts";
 import type { Queues } from "./queues.ts";
 
@@ -18,8 +18,8 @@ export interface PokeListener {
 }
 
 /** Subscribes on its own connection; calls `onPoke` for each poke, and once on every (re)connection (pokes sent meanwhile are gone). */
-export function listenForPokes(redisUrl: string, prefix: string, name: string, onPoke: () => void, logger: Logger): PokeListener {
-  const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
+export function listenForPokes(redis: RedisTarget, prefix: string, name: string, onPoke: () => void, logger: Logger): PokeListener {
+  const subscriber = connectRedis(redis, { maxRetriesPerRequest: null });
   const channel = channelOf(prefix, name);
   subscriber.on("error", (err) => logger.debug({ err: err.message, channel }, "poke listener connection error"));
   subscriber.on("message", (got) => {

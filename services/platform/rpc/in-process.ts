@@ -14,10 +14,15 @@ import { attachServiceToken } from "./auth.ts";
 export function createInProcessTransport(
   routes: (router: ConnectRouter) => void,
   serverInterceptors: Interceptor[],
-  options: { token: string; clientInterceptors?: Interceptor[] },
+  options: { token: string; clientInterceptors?: Interceptor[]; defaultTimeoutMs?: number },
 ): Transport {
   return createRouterTransport(routes, {
     router: { interceptors: serverInterceptors },
-    transport: { useBinaryFormat: true, interceptors: [attachServiceToken(options.token), ...(options.clientInterceptors ?? [])] },
+    transport: {
+      useBinaryFormat: true,
+      // The same deadline as a network call (RPC_TIMEOUT_MS): in-process is no reason to wait forever.
+      ...(options.defaultTimeoutMs ? { defaultTimeoutMs: options.defaultTimeoutMs } : {}),
+      interceptors: [attachServiceToken(options.token), ...(options.clientInterceptors ?? [])],
+    },
   });
 }
