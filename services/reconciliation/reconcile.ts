@@ -42,8 +42,10 @@ export interface Reconciliation {
 export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Reconciliation> {
   const em = ctx.em;
   const [counts] = await em.execute<{ transactions: number; charges: number; credits: number }[]>(
-    `select (select count(*)::int from ledger_transactions where idempotency_key like 'subscription-charge-%' or idempotency_key like 'payment-order-%') as transactions,
-            (select count(*)::int from subscription_charges where status = 'SUCCEEDED' or parked_at is not null) as charges,
+    `select (select count(*)::int from ledger_transactions
+              where idempotency_key like 'subscription-charge-%' or idempotency_key like 'payment-order-%' or idempotency_key like 'refund-%') as transactions,
+            (select count(*)::int from subscription_charges where status = 'SUCCEEDED' or parked_at is not null)
+              + (select count(*)::int from subscription_refunds where status = 'SUCCEEDED') as charges,
             (select count(*)::int from payment_order_credits where status = 'DONE' or parked_at is not null) as credits`,
   );
   const rows = await em.execute<{
@@ -62,6 +64,9 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
          from ledger_transactions t where t.idempotency_key like 'subscription-charge-%'
      ), credit_money as (
        select t.id, t.asset, t.amount::text as amount, t.idempotency_key from ledger_transactions t where t.idempotency_key like 'payment-order-%'
+     ), refund_money as (
+       select t.id, t.asset, t.amount::text as amount, substring(t.idempotency_key from 8) as owner_id
+         from ledger_transactions t where t.idempotency_key like 'refund-%'
      )
      -- money for a charge whose row is missing or did not succeed
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER' as kind, 'subscription_charge' as owner_type, m.owner_id, m.id::text as wallet_transaction_id,
@@ -95,6 +100,25 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
      union all
      select 'PARKED_ROW', 'order_credit', o.id::text, null, o.status, o.amount::text, o.asset, null, null
        from payment_order_credits o where o.status = 'PENDING' and o.parked_at is not null
+     union all
+     -- refunds: money back to a customer and the refund row that owns it
+     select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'refund', m.owner_id, m.id::text, r.status, r.asset_amount::text, r.asset, m.amount, m.asset
+       from refund_money m left join subscription_refunds r on r.id::text = m.owner_id
+      where r.id is null or r.status = 'FAILED'
+     union all
+     select 'AMOUNT_MISMATCH', 'refund', m.owner_id, m.id::text, r.status, r.asset_amount::text, r.asset, m.amount, m.asset
+       from refund_money m join subscription_refunds r on r.id::text = m.owner_id
+      where r.status = 'SUCCEEDED' and (r.asset <> m.asset or r.asset_amount <> m.amount::numeric)
+     union all
+     select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'refund', r.id::text, null, r.status, r.asset_amount::text, r.asset, null, null
+       from subscription_refunds r
+      where r.status = 'SUCCEEDED' and not exists (select 1 from ledger_transactions t where t.idempotency_key = 'refund-' || r.id::text)
+     union all
+     -- a charge's refunded total must be the sum of its succeeded refunds
+     select 'AMOUNT_MISMATCH', 'subscription_charge', c.id::text, null, c.status, c.asset_amount_refunded::text, c.asset, coalesce(s.total, 0)::text, c.asset
+       from subscription_charges c
+       left join (select charge_id, sum(asset_amount) as total from subscription_refunds where status = 'SUCCEEDED' group by charge_id) s on s.charge_id = c.id
+      where c.asset_amount_refunded <> coalesce(s.total, 0)
      order by 1, 2, 3`,
   );
   const anomalies: Anomaly[] = rows.map((r) => ({

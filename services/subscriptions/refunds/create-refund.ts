@@ -55,7 +55,7 @@ export async function createRefund(
   if (!isUuid(input.chargeId)) throw chargeNotFound(input.chargeId);
 
   const earlier = await findByKey(ctx, input);
-  if (earlier) return finish(ctx, ports, earlier.id, false);
+  if (earlier) return finish(ctx, ports, earlier.id, undefined);
 
   // What the charge is in, and its asset's decimals, are read before any lock is taken (the asset never changes).
   const chargeAsset = await ctx.em.fork().findOne(SubscriptionCharge, { id: input.chargeId, merchantId: input.merchantId }, { fields: ["asset"] });
@@ -63,6 +63,7 @@ export async function createRefund(
   const decimals = await assetDecimals(chargeAsset.asset);
   if (decimals === undefined) throw new Error(`charge ${input.chargeId} is in ${chargeAsset.asset}, which the wallet no longer lists`);
   let written: RefundRow;
+  let generation = 0;
   try {
     written = await ctx.em.transactional(async (em) => {
       const charge = await em.findOne(
@@ -116,18 +117,22 @@ export async function createRefund(
         settledAt: null,
       });
       await em.flush();
-      await em.execute("update subscription_refunds set lease_until = now() + make_interval(secs => ?) where id = ?", [REFUND_LEASE_SECONDS, refund.id]);
+      const [leased] = await em.execute<{ lease_generation: number }[]>(
+        "update subscription_refunds set lease_until = now() + make_interval(secs => ?), lease_generation = lease_generation + 1 where id = ? returning lease_generation",
+        [REFUND_LEASE_SECONDS, refund.id],
+      );
+      generation = Number(leased!.lease_generation);
       return refund;
     });
   } catch (err) {
     // The same key in parallel: the loser answers with the winner's refund.
     if (err instanceof UniqueConstraintViolationException && input.idempotencyKey !== undefined) {
       const winner = await findByKey({ em: ctx.em.fork(), clock: ctx.clock }, input);
-      if (winner) return finish(ctx, ports, winner.id, false);
+      if (winner) return finish(ctx, ports, winner.id, undefined);
     }
     throw err;
   }
-  return finish(ctx, ports, written.id, true, written);
+  return finish(ctx, ports, written.id, generation, written);
 }
 
 /** Asks the wallet for the registry on every call (the RPC adapter caches it instead). */
@@ -146,8 +151,8 @@ async function findByKey(ctx: UseCaseContext, input: CreateRefundInput): Promise
   return row;
 }
 
-async function finish(ctx: UseCaseContext, ports: SubscriptionPorts, refundId: string, leased: boolean, written?: RefundRow) {
-  const settled = await settleRefund({ em: ctx.em.fork(), clock: ctx.clock }, ports, refundId, leased, written);
+async function finish(ctx: UseCaseContext, ports: SubscriptionPorts, refundId: string, held: number | undefined, written?: RefundRow) {
+  const settled = await settleRefund({ em: ctx.em.fork(), clock: ctx.clock }, ports, refundId, held, written);
   if (settled.state === "in_progress") throw refundInProgress();
   if (settled.state === "failed") throw merchantBalanceInsufficient(settled.refund.asset, settled.merchantBalance ?? "too low");
   return { refund: settled.refund, charge: settled.charge };

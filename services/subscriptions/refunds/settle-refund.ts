@@ -31,14 +31,19 @@ export type RefundSettlement =
   | { state: "succeeded"; refund: RefundRow; charge: ChargeRow }
   | { state: "failed"; refund: RefundRow; merchantBalance: string | null };
 
-/** Claims a PENDING refund for one caller until the lease (database time) runs out; false when someone holds it. */
-export async function takeRefundLease(ctx: UseCaseContext, refundId: string): Promise<boolean> {
-  const rows = await ctx.em.execute<{ id: string }[]>(
-    `update subscription_refunds set lease_until = now() + make_interval(secs => ?)
-      where id = ? and status = 'PENDING' and (lease_until is null or lease_until < now()) returning id`,
+/**
+ * Claims a PENDING refund for one caller until the lease (database time) runs
+ * out; null when someone holds it. Every lease bumps `lease_generation`, the
+ * fencing token the holder settles with (the rule of charges/lease.ts): a
+ * holder stalled past its lease cannot commit over the one that took it next.
+ */
+export async function takeRefundLease(ctx: UseCaseContext, refundId: string): Promise<number | null> {
+  const rows = await ctx.em.execute<{ lease_generation: number }[]>(
+    `update subscription_refunds set lease_until = now() + make_interval(secs => ?), lease_generation = lease_generation + 1
+      where id = ? and status = 'PENDING' and (lease_until is null or lease_until < now()) returning lease_generation`,
     [REFUND_LEASE_SECONDS, refundId],
   );
-  return rows.length === 1;
+  return rows.length === 1 ? Number(rows[0]!.lease_generation) : null;
 }
 
 /**
@@ -54,15 +59,17 @@ export async function settleRefund(
   ctx: UseCaseContext,
   ports: SubscriptionPorts,
   refundId: string,
-  leased: boolean,
+  /** The lease generation the caller already holds (it just wrote the row), or undefined to take one. */
+  held: number | undefined,
   /** The row as the caller just wrote it (saves a read), when it holds the lease. */
   written?: RefundRow,
 ): Promise<RefundSettlement> {
-  if (!leased && !(await takeRefundLease(ctx, refundId))) {
+  const generation = held ?? (await takeRefundLease(ctx, refundId));
+  if (generation === null) {
     const current = await ctx.em.fork().findOneOrFail(SubscriptionRefund, { id: refundId });
     return current.status === "PENDING" ? { state: "in_progress" } : finished(ctx, current);
   }
-  const refund = leased && written ? written : await ctx.em.fork().findOneOrFail(SubscriptionRefund, { id: refundId });
+  const refund = held !== undefined && written ? written : await ctx.em.fork().findOneOrFail(SubscriptionRefund, { id: refundId });
   if (refund.status !== "PENDING") return finished(ctx, refund);
 
   let res;
@@ -79,7 +86,7 @@ export async function settleRefund(
       { timeoutMs: WALLET_CALL_TIMEOUT_MS },
     );
   } catch (err) {
-    await ctx.em.execute("update subscription_refunds set lease_until = null where id = ? and status = 'PENDING'", [refundId]);
+    await ctx.em.execute("update subscription_refunds set lease_until = null where id = ? and status = 'PENDING' and lease_generation = ?", [refundId, generation]);
     throw err;
   }
   if (res.outcome !== RefundOutcome.SUCCEEDED && res.outcome !== RefundOutcome.MERCHANT_BALANCE_INSUFFICIENT) {
@@ -89,7 +96,10 @@ export async function settleRefund(
   return ctx.em.transactional(async (em): Promise<RefundSettlement> => {
     // Lock order: the charge, then its refunds (create-refund.ts takes the same).
     const charge = await em.findOneOrFail(SubscriptionCharge, { id: refund.chargeId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const [fence] = await em.execute<{ lease_generation: number }[]>("select lease_generation from subscription_refunds where id = ? for update", [refundId]);
     const row = await em.findOneOrFail(SubscriptionRefund, { id: refundId }, { refresh: true });
+    // Fenced: a later holder took the lease meanwhile; its settle (same wallet key) decides.
+    if (row.status === "PENDING" && Number(fence!.lease_generation) !== generation) return { state: "in_progress" };
     const now = ctx.clock.now();
     if (row.status !== "PENDING") {
       return row.status === "SUCCEEDED" ? { state: "succeeded", refund: row, charge } : { state: "failed", refund: row, merchantBalance: null };
@@ -130,7 +140,7 @@ export async function settleStaleRefunds(ctx: UseCaseContext, ports: Subscriptio
   let settled = 0;
   for (const { id } of stale) {
     try {
-      const res = await settleRefund({ em: ctx.em.fork(), clock: ctx.clock }, ports, id, false);
+      const res = await settleRefund({ em: ctx.em.fork(), clock: ctx.clock }, ports, id, undefined);
       if (res.state !== "in_progress") settled += 1;
     } catch (err) {
       ports.logger.warn({ err, refundId: id }, "could not settle a pending refund; the next sweep retries");

@@ -121,4 +121,40 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     expect(out.anomalies.map((a: any) => a.ownerId)).to.include.members([failedButPaid, paidWithoutMoney, differs, parked]);
     expect((await sys.sql<{ n: number }>("select count(*)::int as n from reconciliation_anomalies"))[0]!.n).to.equal(4);
   });
+
+  it("sees refunds: money back without a SUCCEEDED refund, a SUCCEEDED refund without money, a charge total that is not the sum of its refunds", async () => {
+    const { api, id: merchantId } = await sys.createMerchant();
+    const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "50" } });
+    const [paid] = await sys.sql<{ id: string }>("select id from subscription_charges where subscription_id = ? and status = 'SUCCEEDED'", [subscriptionId]);
+    const refundRow = async (status: string) => {
+      const id = randomUUID();
+      await sys.sql(
+        `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status, failure_reason, wallet_transaction_id, metadata, created_at, settled_at)
+         values (?, ?, ?, ?, ?, 1, 'USD', 'USDT_TRON', 1, ?, ?, ?, '{}', now(), now())`,
+        // A SUCCEEDED row names a wallet transaction (here one that does not exist).
+        [id, merchantId, paid!.id, subscriptionId, user.id, status, status === "FAILED" ? "MERCHANT_BALANCE_INSUFFICIENT" : null, status === "SUCCEEDED" ? randomUUID() : null],
+      );
+      return id;
+    };
+    // The wallet paid the customer back, but the refund row says FAILED.
+    const failedButMoved = await refundRow("FAILED");
+    const clients = new RpcClients(sys.config.internalApiToken);
+    try {
+      const moved = await clients.client(WalletService, sys.config.serviceUrls.wallet).refund({
+        idempotencyKey: `refund-${failedButMoved}`, merchantId, walletUserId: user.id, asset: "USDT_TRON", amount: "1",
+      });
+      expect(moved.transactionId).to.be.a("string").and.not.equal("");
+    } finally {
+      clients.close();
+    }
+    // A SUCCEEDED refund the wallet never moved, which the charge's refunded total does not count either.
+    const succeededWithoutMoney = await refundRow("SUCCEEDED");
+
+    const found = (await sys.admin.get("/admin/v1/reconciliation")).body.anomalies.map((a: any) => [a.kind, a.ownerType, a.ownerId]);
+    expect(found).to.deep.include.members([
+      ["MONEY_WITHOUT_SUCCEEDED_OWNER", "refund", failedButMoved],
+      ["SUCCEEDED_OWNER_WITHOUT_MONEY", "refund", succeededWithoutMoney],
+      ["AMOUNT_MISMATCH", "subscription_charge", paid!.id],
+    ]);
+  });
 });

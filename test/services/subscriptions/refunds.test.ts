@@ -11,6 +11,9 @@ import type { ApiClient } from "../../support/http.ts";
 import { balances, createWalletUser, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { createChange } from "../../support/change-sessions.ts";
 import { advanceBy, approvedSubscription, DAY, subscriptionOf, waitForStatus } from "../../support/billing.ts";
+import { settleRefund } from "../../../services/subscriptions/refunds/settle-refund.ts";
+import { subscriptionPorts } from "../../../services/subscriptions/ports.ts";
+import { createLogger } from "../../../services/platform/logger.ts";
 
 /** Refunds through the real stack: REST → gateway → refunds RPC → wallet RPC → Postgres, events in the outbox. */
 describe("refunds of subscription charges", () => {
@@ -316,6 +319,31 @@ describe("refunds of subscription charges", () => {
     // No clock move: only the top-up path can retry it now.
     await waitForStatus(api, b.subscriptionId, "ACTIVE", 20_000);
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("5");
+  });
+
+  it("a holder stalled past its lease cannot settle over the one that took it next (fencing): one credit, SUCCEEDED", async () => {
+    const { subscriptionId, user, charge } = await paidCharge({ plan: { amount: "4" }, credits: { USDT_TRON: "4" } });
+    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>("select merchant_id, wallet_user_id from subscription_charges where id = ?", [charge.id]);
+    const id = "22222222-3333-4444-8555-666666666666";
+    // Holder A opened the refund with lease generation 1 (a live lease keeps the sweep away).
+    await sys.sql(
+      `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status, metadata, created_at, lease_until, lease_generation)
+       values (?, ?, ?, ?, ?, 1, 'USD', 'USDT_TRON', 1, 'PENDING', '{}', now(), now() + interval '60 seconds', 1)`,
+      [id, row!.merchant_id, charge.id, subscriptionId, row!.wallet_user_id],
+    );
+    // A stalls past its lease; B (the sweep, say) takes the next one: generation 2.
+    await sys.sql("update subscription_refunds set lease_generation = 2, lease_until = now() + interval '60 seconds' where id = ?", [id]);
+    const ports = subscriptionPorts({ rpc: internal, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") });
+    const ctx = () => sys.context();
+
+    // A wakes up: its wallet call goes through (key refund-<id>), but its commit is fenced off.
+    expect((await settleRefund(ctx(), ports, id, 1)).state).to.equal("in_progress");
+    const [stillPending] = await sys.sql<{ status: string }>("select status from subscription_refunds where id = ?", [id]);
+    expect(stillPending!.status).to.equal("PENDING");
+    // B settles with the same key: the wallet replays, the row becomes SUCCEEDED, the customer is credited once.
+    expect((await settleRefund(ctx(), ports, id, 2)).state).to.equal("succeeded");
+    expect((await balances(sys, user.id)).USDT_TRON).to.equal("1");
+    expect(await chargeOf(subscriptionId, charge.id)).to.include({ amountRefunded: "1", assetAmountRefunded: "1" });
   });
 
   it("a refund left PENDING by a crash is finished by the sweep, and the customer is credited once", async () => {
