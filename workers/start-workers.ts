@@ -3,6 +3,7 @@ import { connectRedis, type RedisConnection } from "../services/platform/redis.t
 import type { WorkerGroup } from "../services/platform/config.ts";
 import { isSweep, type AnyHandler, type JobDeps } from "../services/platform/queue/define-job.ts";
 import { buildJobRegistry } from "./registry.ts";
+import { declareSweep } from "./declare-sweep.ts";
 import { startSweepWatchdog, type SweepWatchdog } from "./sweep-watchdog.ts";
 import { logJobFailures } from "./job-failure-log.ts";
 import { OutageLog } from "../services/platform/outage-log.ts";
@@ -65,7 +66,7 @@ export async function startWorkers(
     const declareSweeps = async () => {
       for (const { kind } of groupJobs) {
         if (!isSweep(kind)) continue;
-        await queue.upsertJobScheduler(kind.name, { every: kind.every(deps.config) }, { name: kind.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+        await declareSweep(queue, kind, deps.config);
       }
     };
     await declareSweeps();

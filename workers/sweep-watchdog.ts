@@ -1,5 +1,7 @@
 import type { WorkerGroup } from "../services/platform/config.ts";
 import { isSweep, type AnyHandler, type JobDeps, type SweepHandler } from "../services/platform/queue/define-job.ts";
+import { observeJob } from "../services/platform/observability/job-metrics.ts";
+import { declareSweep } from "./declare-sweep.ts";
 
 export interface SweepWatchdog {
   /** One pass; returns the sweeps it found missing or stuck in Redis (and so ran here). */
@@ -33,8 +35,7 @@ export function startSweepWatchdog(deps: JobDeps, groups: readonly WorkerGroup[]
       const queue = deps.queues.queue(def.kind.group);
       const scheduler = await queue.getJobScheduler(def.kind.name);
       if (!scheduler) {
-        const every = everyOf(def);
-        await queue.upsertJobScheduler(def.kind.name, { every }, { name: def.kind.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+        await declareSweep(queue, def.kind, deps.config);
         return "missing";
       }
       return scheduler.next !== undefined && scheduler.next < Date.now() - everyOf(def) ? "stuck" : "ok";
@@ -46,8 +47,8 @@ export function startSweepWatchdog(deps: JobDeps, groups: readonly WorkerGroup[]
   /** Runs one sweep in this process (never two runs of the same sweep here at once). */
   async function runHere(def: SweepHandler): Promise<void> {
     if (running.has(def.kind.name) || stopped) return;
-    const run = def
-      .handle(deps)
+    // Counted like the queue's runs of the same sweep (billing_job_duration_seconds{job=<sweep>}).
+    const run = observeJob(deps.metrics, def.kind.name, () => def.handle(deps))
       .catch((err: Error) => deps.logger.warn({ err: err.message, sweep: def.kind.name }, "sweep run by the watchdog failed; the next interval retries"))
       .finally(() => running.delete(def.kind.name));
     running.set(def.kind.name, run);

@@ -2,6 +2,8 @@ import type { JobDeps } from "../platform/queue/define-job.ts";
 import { contextFor } from "../platform/service-deps.ts";
 import { listenForPokes, type PokeListener } from "../platform/queue/pokes.ts";
 import { relayEvents } from "./relay-events.ts";
+import { relayEventsSweep } from "./webhook-queue.ts";
+import { observeJob } from "../platform/observability/job-metrics.ts";
 
 /** Published after the commit of every transaction that recorded events (cli/system.ts wires pokeAfterCommit). */
 export const EVENTS_COMMITTED_POKE = "events-committed";
@@ -28,8 +30,11 @@ export function startRelayPoke(deps: JobDeps): PokeListener {
     try {
       do {
         again = false;
-        await deps.clock.sync();
-        await relayEvents(contextFor(deps), deps.queues);
+        // Counted as the relay sweep's runs (billing_job_duration_seconds{job="webhooks.relay-events"}).
+        await observeJob(deps.metrics, relayEventsSweep.name, async () => {
+          await deps.clock.sync();
+          await relayEvents(contextFor(deps), deps.queues);
+        });
       } while (again && !closed);
     } catch (err) {
       deps.logger.warn({ err }, "relay after a notification failed; the relay sweep will retry");

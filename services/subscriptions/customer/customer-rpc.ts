@@ -1,5 +1,4 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { Plan } from "../../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { contextFor, type ServiceDeps } from "../../platform/service-deps.ts";
 import { formatAmount } from "../../platform/money.ts";
@@ -7,26 +6,10 @@ import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
 import type { AuthorizationRow, SubscriptionRow } from "../entities.ts";
 import type { SubscriptionPorts } from "../ports.ts";
 import type { FundingOption } from "../list-funding-options.ts";
-import { chargeMessage, subscriptionMessage } from "../subscription-messages.ts";
+import { chargeMessage, planSummary, subscriptionMessage } from "../subscription-messages.ts";
 import { listCustomerSubscriptions } from "./list-customer-subscriptions.ts";
 import { cancelSubscriptionForCustomer } from "./cancel-subscription-for-customer.ts";
 import { changeFundingAsset } from "./change-funding-asset.ts";
-
-const INTERVALS = ["UNSPECIFIED", "DAY", "WEEK", "MONTH", "YEAR"];
-
-export function planSummaryMessage(plan: Plan) {
-  return {
-    id: plan.id,
-    name: plan.name,
-    description: plan.description,
-    amount: plan.amount,
-    currency: plan.currency,
-    interval: INTERVALS[plan.interval] ?? "UNSPECIFIED",
-    intervalCount: plan.intervalCount,
-    trialDays: plan.trialDays,
-    maximumChargeAmount: plan.maximumChargeAmount,
-  };
-}
 
 const fundingOptionMessage = (o: FundingOption) => ({ ...o, balance: formatAmount(o.balance), amountDue: formatAmount(o.amountDue), rate: formatAmount(o.rate) });
 
@@ -44,7 +27,7 @@ export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPort
         subscriptions: page.items.map((item) => ({
           subscription: toMessage(item),
           merchantName: item.merchantName,
-          plan: planSummaryMessage(item.plan),
+          plan: planSummary(item.plan),
           charges: item.charges.map((c) => chargeMessage(chargeRecord(c))),
           fundingOptions: item.fundingOptions.map(fundingOptionMessage),
           live: item.live,

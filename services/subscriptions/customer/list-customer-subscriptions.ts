@@ -92,17 +92,22 @@ export async function listCustomerSubscriptions(
   const plans = new Map<string, Promise<Plan>>();
   const options = new Map<string, Promise<FundingOption[]>>();
   let holdings: Promise<WalletHoldings> | undefined;
+  // Started together; a failure surfaces where the loop awaits it (the no-op catch only keeps the others from
+  // counting as unhandled when an earlier one throws first).
+  for (const { row } of rows) {
+    if (!names.has(row.merchantId)) names.set(row.merchantId, settleLater(fetchMerchantName(ports, row.merchantId)));
+    if (!plans.has(row.planId)) plans.set(row.planId, settleLater(fetchPlan(ports, row.merchantId, row.planId)));
+  }
+  const chargesOf = await newestCharges(ctx, rows.map((r) => r.row.id));
   const items: CustomerSubscription[] = [];
   for (const { group, row } of rows) {
-    if (!names.has(row.merchantId)) names.set(row.merchantId, fetchMerchantName(ports, row.merchantId));
-    if (!plans.has(row.planId)) plans.set(row.planId, fetchPlan(ports, row.merchantId, row.planId));
     const plan = await plans.get(row.planId)!;
     const changeable = (FUNDING_CHANGEABLE_STATUSES as readonly string[]).includes(row.status);
     if (changeable && !options.has(plan.id)) {
       holdings ??= walletHoldings(ports, input.walletUserId);
       options.set(plan.id, holdings.then((h) => fundingOptionsFrom(ports, plan, h)));
     }
-    const charges = await ctx.em.find(SubscriptionCharge, { subscriptionId: row.id }, { orderBy: KEYSET_ORDER, limit: CUSTOMER_CHARGES_SHOWN });
+    const charges = chargesOf.get(row.id) ?? [];
     items.push({
       subscription: row,
       authorization: authorizations.get(row.id) ?? null,
@@ -116,3 +121,27 @@ export async function listCustomerSubscriptions(
   return { items, hasMore, nextCursor: hasMore && last ? encode(last.group, last.row) : undefined };
 }
 
+/** The newest CUSTOMER_CHARGES_SHOWN charges of each subscription of the page, in two statements (not one per subscription). */
+async function newestCharges(ctx: UseCaseContext, subscriptionIds: readonly string[]): Promise<Map<string, ChargeRow[]>> {
+  const byId = new Map<string, ChargeRow[]>();
+  if (subscriptionIds.length === 0) return byId;
+  const ranked = await ctx.em.execute<{ id: string }[]>(
+    `select id from (
+       select id, row_number() over (partition by subscription_id order by created_at desc, id desc) as n
+         from subscription_charges where subscription_id = any(?::uuid[])) c
+      where c.n <= ?`,
+    [`{${subscriptionIds.join(",")}}`, CUSTOMER_CHARGES_SHOWN],
+  );
+  const charges = await ctx.em.find(SubscriptionCharge, { id: { $in: ranked.map((r) => r.id) } }, { orderBy: KEYSET_ORDER });
+  for (const c of charges) {
+    const list = byId.get(c.subscriptionId) ?? [];
+    list.push(c);
+    byId.set(c.subscriptionId, list);
+  }
+  return byId;
+}
+
+function settleLater<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
+}
