@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Queues } from "../platform/queue/queues.ts";
 import { subscribesTo } from "./webhook-endpoint-input.ts";
-import { enqueueDelivery } from "./webhook-queue.ts";
+import { deliverWebhooksKind } from "./webhook-queue.ts";
 
 const BATCH_SIZE = 500;
 const MAX_BATCHES_PER_RUN = 20;
@@ -93,5 +93,7 @@ async function enqueueFirstPerEndpoint(queues: Queues, created: CreatedDelivery[
     const seen = first.get(d.endpoint_id);
     if (!seen || BigInt(d.event_seq) < BigInt(seen.event_seq)) first.set(d.endpoint_id, d);
   }
-  for (const d of first.values()) await enqueueDelivery(queues, { endpointId: d.endpoint_id, deliveryId: d.id, attemptNumber: 1 });
+  // First attempts of deliveries just created: no delayed job of theirs can exist (only retries are delayed),
+  // so one bulk add, without enqueueDelivery's look for a delayed job to promote.
+  await queues.addBulk(deliverWebhooksKind, [...first.values()].map((d) => ({ endpointId: d.endpoint_id, deliveryId: d.id, attemptNumber: 1 })));
 }
