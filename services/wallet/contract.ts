@@ -13,3 +13,6 @@ export const EMAIL_MAX = 254;
 /** Each ledger movement kind that touches a merchant's account shows as one balance-transaction type. */
 export const BALANCE_TRANSACTION_TYPES = ["SUBSCRIPTION_CHARGE", "REFUND", "PAYMENT_ORDER", "ADJUSTMENT"] as const;
 export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
+
+/** Items one ChargeBatch call may carry. */
+export const CHARGE_BATCH_MAX = 500;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../platform/clock.ts";
-import { add, amount, formatAmount, isZero, zero, type Amount } from "../platform/money.ts";
+import { add, amount, equals, formatAmount, isZero, sub, zero, type Amount } from "../platform/money.ts";
 import type { OwnerType, TransactionKind } from "./entities.ts";
 
 /**
@@ -115,4 +115,113 @@ export async function postTransaction(em: EntityManager, clock: Clock, input: Po
     legs.flatMap((leg) => [randomUUID(), transactionId, leg.accountId, input.asset, formatAmount(leg.amount), balancesAfter.get(leg.accountId), now]),
   );
   return { transactionId, balancesAfter };
+}
+
+/**
+ * openAccount for many owners at once (one asset each): two statements
+ * whatever the count, plus one insert when some are new. Returns the ids
+ * keyed by `ownerKey(owner, asset)`.
+ */
+export async function openAccounts(
+  em: EntityManager,
+  clock: Clock,
+  wanted: { owner: { type: Exclude<OwnerType, "SYSTEM">; id: string }; asset: string }[],
+): Promise<Map<string, string>> {
+  const unique = new Map(wanted.map((w) => [ownerKey(w.owner, w.asset), w]));
+  const find = async () => {
+    const list = [...unique.values()];
+    const rows = await em.execute<{ id: string; owner_type: string; owner_id: string; asset: string }[]>(
+      `select id, owner_type, owner_id, asset from ledger_accounts
+        where (owner_type, owner_id, asset) in (${list.map(() => "(?, ?::uuid, ?)").join(", ")})`,
+      list.flatMap((w) => [w.owner.type, w.owner.id, w.asset]),
+    );
+    return new Map(rows.map((r) => [`${r.owner_type}/${r.owner_id}/${r.asset}`, r.id]));
+  };
+  if (unique.size === 0) return new Map();
+  let found = await find();
+  const missing = [...unique.entries()].filter(([key]) => !found.has(key)).map(([, w]) => w);
+  if (missing.length > 0) {
+    const now = clock.now();
+    await em.execute(
+      `insert into ledger_accounts (id, owner_type, owner_id, system_code, asset, balance, frozen, created_at, updated_at)
+       values ${missing.map(() => "(?, ?, ?, null, ?, 0, false, ?, ?)").join(", ")} on conflict do nothing`,
+      missing.flatMap((w) => [randomUUID(), w.owner.type, w.owner.id, w.asset, now, now]),
+    );
+    found = await find();
+  }
+  for (const key of unique.keys()) if (!found.has(key)) throw new Error(`account ${key} could not be opened`);
+  return found;
+}
+
+export const ownerKey = (owner: { type: string; id: string }, asset: string) => `${owner.type}/${owner.id}/${asset}`;
+
+/** Rows per multi-row insert: well under PostgreSQL's 65,535 parameters. */
+const INSERT_CHUNK = 500;
+
+/**
+ * Writes many balanced transactions in a few statements (a batch of charges):
+ * the same rows postTransaction writes, one by one in the given order. The
+ * accounts must be locked by lockAccounts in this database transaction and
+ * `locked` is what it returned: each entry's balance_after is the running
+ * balance from there, each account's cached balance moves once by the sum of
+ * its legs (so an account that many transactions touch, such as the
+ * merchant's, is updated once per batch), and the database's balances after
+ * the update are checked against the running ones.
+ */
+export async function postTransactions(em: EntityManager, clock: Clock, locked: Map<string, LockedAccount>, inputs: PostingInput[]): Promise<Posted[]> {
+  if (inputs.length === 0) return [];
+  const now = clock.now();
+  const running = new Map<string, Amount>();
+  const balanceOf = (accountId: string) => {
+    const known = running.get(accountId) ?? locked.get(accountId)?.balance;
+    if (known === undefined) throw new Error(`account ${accountId} was not locked before posting`);
+    return known;
+  };
+  const transactions: unknown[][] = [];
+  const entries: unknown[][] = [];
+  const posted: Posted[] = [];
+  for (const input of inputs) {
+    const sum = input.legs.reduce((acc, leg) => add(acc, leg.amount), zero());
+    if (!isZero(sum) || input.legs.length < 2) throw new Error("ledger transaction legs must be at least two and sum to zero");
+    const transactionId = randomUUID();
+    transactions.push([transactionId, input.idempotencyKey, input.kind, input.asset, formatAmount(input.amount), input.walletUserId, input.merchantId, input.description, now]);
+    const balancesAfter = new Map<string, string>();
+    for (const leg of [...input.legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1))) {
+      const after = add(balanceOf(leg.accountId), leg.amount);
+      running.set(leg.accountId, after);
+      balancesAfter.set(leg.accountId, formatAmount(after));
+      entries.push([randomUUID(), transactionId, leg.accountId, input.asset, formatAmount(leg.amount), formatAmount(after), now]);
+    }
+    posted.push({ transactionId, balancesAfter });
+  }
+  for (let i = 0; i < transactions.length; i += INSERT_CHUNK) {
+    const chunk = transactions.slice(i, i + INSERT_CHUNK);
+    await em.execute(
+      `insert into ledger_transactions (id, idempotency_key, kind, asset, amount, wallet_user_id, merchant_id, description, created_at)
+       values ${chunk.map(() => "(?, ?, ?, ?, ?::numeric, ?, ?, ?, ?)").join(", ")}`,
+      chunk.flat(),
+    );
+  }
+  for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
+    const chunk = entries.slice(i, i + INSERT_CHUNK);
+    await em.execute(
+      `insert into ledger_entries (id, transaction_id, account_id, asset, amount, balance_after, created_at)
+       values ${chunk.map(() => "(?, ?, ?, ?, ?::numeric, ?::numeric, ?)").join(", ")}`,
+      chunk.flat(),
+    );
+  }
+  // One update per account, in id order (the order the locks were taken in).
+  const moved = [...running.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  const updated = await em.execute<{ id: string; balance: string }[]>(
+    `update ledger_accounts a set balance = a.balance + v.delta, updated_at = ?
+       from (values ${moved.map(() => "(?::uuid, ?::numeric)").join(", ")}) as v(id, delta)
+      where a.id = v.id returning a.id, a.balance::text as balance`,
+    [now, ...moved.flatMap(([id, after]) => [id, formatAmount(sub(after, locked.get(id)!.balance))])],
+  );
+  for (const row of updated) {
+    if (!equals(row.balance, running.get(row.id)!)) throw new Error(`account ${row.id} balance ${row.balance} differs from the running balance ${formatAmount(running.get(row.id)!)}`);
+  }
+  if (updated.length !== moved.length) throw new Error("ledger batch: an account to update was not found");
+  for (const [id, after] of running) locked.get(id)!.balance = after;
+  return posted;
 }

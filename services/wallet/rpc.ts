@@ -18,6 +18,7 @@ import { quote } from "./quote.ts";
 import { listAccounts, type AccountHolder, type AccountView } from "./list-accounts.ts";
 import { creditWalletUser } from "./credit-wallet-user.ts";
 import { charge } from "./charge.ts";
+import { chargeBatch } from "./charge-batch.ts";
 import { creditMerchant } from "./credit-merchant.ts";
 import { checkLedger } from "./check-ledger.ts";
 import { refund } from "./refund.ts";
@@ -110,6 +111,10 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
         description: req.description,
       });
       return { outcome: OUTCOME_TO_PROTO[res.outcome], transactionId: res.transactionId, balanceAfter: res.balanceAfter };
+    },
+    async chargeBatch(req) {
+      const results = await chargeBatch(contextFor(deps), req.merchantId, req.charges);
+      return { results: results.map((res) => ({ outcome: OUTCOME_TO_PROTO[res.outcome], transactionId: res.transactionId, balanceAfter: res.balanceAfter })) };
     },
     async creditMerchant(req) {
       const res = await creditMerchant(contextFor(deps), {

@@ -101,7 +101,7 @@ describe("operations: Prometheus metrics", () => {
 
     const first = { kind: "first", outcome: "succeeded", reason: "none" };
     const renewal = { kind: "renewal", outcome: "succeeded", reason: "none" };
-    const job = { job: "renewals.renew-subscription", outcome: "completed" };
+    const job = { job: "renewals.renew-batch", outcome: "completed" };
     const after = await eventually(async () => {
       const m = await metrics();
       return m.value("billing_job_duration_seconds", job) > before.value("billing_job_duration_seconds", job) ? m : undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
-import { takeLease } from "./lease.ts";
+import { takeLeases } from "./lease.ts";
 
 /** Step 1 of the charge protocol (lease.ts): the PENDING attempt row, leased to its opener. */
 
@@ -45,57 +45,69 @@ export async function openPeriodCharge(
   });
 }
 
+/** What one charge attempt row is opened with. */
+export interface ChargeAttemptSpec {
+  sub: SubscriptionRow;
+  period: { index: number; start: Date; end: Date };
+  terms: PeriodChargeTerms;
+  attempt: number;
+  failureReason?: string | undefined;
+  changeSessionId: string | null;
+}
+
 /**
  * Writes one charge attempt row: PENDING and leased to the caller (its
  * `leaseGeneration` is the fencing token the caller settles with), or FAILED
  * at once when refused without asking the wallet. Period charges and a plan
  * change's immediate charge (changeSessionId set) share this one shape.
  */
-export async function insertChargeAttempt(
-  em: EntityManager,
-  now: Date,
-  sub: SubscriptionRow,
-  attempt: {
-    period: { index: number; start: Date; end: Date };
-    terms: PeriodChargeTerms;
-    attempt: number;
-    failureReason?: string | undefined;
-    changeSessionId: string | null;
-  },
-): Promise<ChargeRow> {
-  const failureReason = attempt.failureReason;
-  const charge = em.create(SubscriptionCharge, {
-    id: randomUUID(),
-    subscriptionId: sub.id,
-    merchantId: sub.merchantId,
-    walletUserId: sub.walletUserId,
-    periodIndex: attempt.period.index,
-    periodStart: attempt.period.start,
-    periodEnd: attempt.period.end,
-    amount: attempt.terms.amount,
-    currency: attempt.terms.currency,
-    asset: attempt.terms.asset,
-    assetAmount: attempt.terms.assetAmount,
-    rate: attempt.terms.rate,
-    status: failureReason ? "FAILED" : "PENDING",
-    failureReason: failureReason ?? null,
-    attempt: attempt.attempt,
-    walletTransactionId: null,
-    createdAt: now,
-    settledAt: failureReason ? now : null,
-    leaseUntil: null,
-    leaseGeneration: 0,
-    settleFailures: 0,
-    nextSettleAt: null,
-    parkedAt: null,
-    changeSessionId: attempt.changeSessionId,
+export async function insertChargeAttempt(em: EntityManager, now: Date, sub: SubscriptionRow, attempt: Omit<ChargeAttemptSpec, "sub">): Promise<ChargeRow> {
+  const [charge] = await insertChargeAttempts(em, now, [{ sub, ...attempt }]);
+  return charge!;
+}
+
+/** insertChargeAttempt for a set (a renewal batch): one insert and one lease statement, whatever the count. */
+export async function insertChargeAttempts(em: EntityManager, now: Date, specs: ChargeAttemptSpec[]): Promise<ChargeRow[]> {
+  if (specs.length === 0) return [];
+  const charges = specs.map((attempt) => {
+    const failureReason = attempt.failureReason;
+    return em.create(SubscriptionCharge, {
+      id: randomUUID(),
+      subscriptionId: attempt.sub.id,
+      merchantId: attempt.sub.merchantId,
+      walletUserId: attempt.sub.walletUserId,
+      periodIndex: attempt.period.index,
+      periodStart: attempt.period.start,
+      periodEnd: attempt.period.end,
+      amount: attempt.terms.amount,
+      currency: attempt.terms.currency,
+      asset: attempt.terms.asset,
+      assetAmount: attempt.terms.assetAmount,
+      rate: attempt.terms.rate,
+      status: failureReason ? "FAILED" : "PENDING",
+      failureReason: failureReason ?? null,
+      attempt: attempt.attempt,
+      walletTransactionId: null,
+      createdAt: now,
+      settledAt: failureReason ? now : null,
+      leaseUntil: null,
+      leaseGeneration: 0,
+      settleFailures: 0,
+      nextSettleAt: null,
+      parkedAt: null,
+      changeSessionId: attempt.changeSessionId,
+    });
   });
   await em.flush();
-  if (!failureReason) {
-    const generation = await takeLease(em, charge.id);
-    if (generation === null) throw new Error(`charge ${charge.id} could not be leased by its opener`);
-    // A later flush in this transaction writes the same value back: harmless.
-    charge.leaseGeneration = generation;
+  const pending = charges.filter((c) => c.status === "PENDING");
+  if (pending.length > 0) {
+    const generations = await takeLeases(em, pending.map((c) => c.id));
+    for (const charge of pending) {
+      const generation = generations.get(charge.id);
+      if (generation === undefined) throw new Error(`charge ${charge.id} could not be leased by its opener`);
+      // A later flush in this transaction writes the same value back: harmless.
+      charge.leaseGeneration = generation;
+    }
   }
-  return charge;
+  return charges;
 }

@@ -1,7 +1,12 @@
 import type { UseCaseContext } from "../../platform/use-case.ts";
 
-/** Subscriptions claimed per query, and how long a claim holds (database time) if its job never reports back. */
+/**
+ * Subscriptions claimed per query; how many may wait claimed ahead of the
+ * workers (the queue backlog the sweep tops up to); and how long a claim
+ * holds (database time) if its job never reports back.
+ */
 export const RENEWAL_BATCH = 500;
+export const RENEWAL_LOOKAHEAD = 2000;
 export const RENEWAL_CLAIM_SECONDS = 60;
 
 export interface DueRenewal {
@@ -25,16 +30,16 @@ export async function claimDueRenewals(
   ctx: UseCaseContext,
   enqueue: (due: DueRenewal[]) => Promise<void>,
   /**
-   * Renewal jobs waiting or running in the queue (undefined when the queue
-   * cannot be asked). The sweep's work is bounded by it: it claims only what
-   * keeps the backlog under one batch, so a large backlog is enqueued once
+   * Subscriptions waiting or being renewed in the queue (undefined when the
+   * queue cannot be asked). The sweep's work is bounded by it: it claims only
+   * what keeps the backlog under RENEWAL_LOOKAHEAD, so a large backlog is enqueued once
    * and drained before any claim runs out. With nothing queued, a claim that
    * is still live has no job behind it (Redis lost its data): it is taken again.
    */
   queueBacklog?: number,
 ): Promise<number> {
   let claimed = 0;
-  let room = queueBacklog === undefined ? Number.POSITIVE_INFINITY : Math.max(0, RENEWAL_BATCH - queueBacklog);
+  let room = queueBacklog === undefined ? RENEWAL_LOOKAHEAD : Math.max(0, RENEWAL_LOOKAHEAD - queueBacklog);
   const orphansToo = queueBacklog === 0;
   while (room > 0) {
     const now = ctx.clock.now();
@@ -60,7 +65,11 @@ export async function claimDueRenewals(
   return claimed;
 }
 
-/** Called when a renewal run ends: the next sweep may claim the subscription again as soon as it is due. */
-export async function releaseRenewalClaim(ctx: UseCaseContext, subscriptionId: string): Promise<void> {
-  await ctx.em.execute("update subscriptions set renewal_claimed_until = null where id = ? and renewal_claimed_until is not null", [subscriptionId]);
+/** Called when a renewal run ends: the next sweep may claim the subscriptions again as soon as they are due. */
+export async function releaseRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[]): Promise<void> {
+  if (subscriptionIds.length === 0) return;
+  await ctx.em.execute(
+    `update subscriptions set renewal_claimed_until = null where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until is not null`,
+    [...subscriptionIds],
+  );
 }

@@ -1,30 +1,42 @@
 import { handleJob, handleSweep, type JobDeps } from "../../platform/queue/define-job.ts";
 import { contextFor } from "../../platform/service-deps.ts";
 import { processSubscriptionPorts } from "../ports.ts";
-import { claimDueRenewals, releaseRenewalClaim } from "./find-due-renewals.ts";
+import { claimDueRenewals, releaseRenewalClaims } from "./find-due-renewals.ts";
 import { renewSubscription } from "./renew-subscription.ts";
+import { renewBatch, RENEWAL_JOB_SIZE } from "./renew-batch.ts";
 import { findUpcomingCharges, notifyUpcomingCharge } from "./notify-upcoming-charge.ts";
 import { retryPastDueOnTopUp } from "./retry-on-top-up.ts";
-import { accountCreditedKind, notifyUpcomingChargeKind, renewalsSweep, renewSubscriptionKind } from "./renewal-queue.ts";
+import { accountCreditedKind, notifyUpcomingChargeKind, renewalsSweep, renewBatchKind, renewSubscriptionKind } from "./renewal-queue.ts";
 
 /** Handlers of the `renewals` group (kinds and enqueueing: renewal-queue.ts). */
 export const renewalJobs = [
   handleSweep(renewalsSweep, async (deps) => {
     await deps.clock.sync();
-    // One round trip per claimed batch (up to 500), not one per renewal.
+    // One round trip per claimed set (up to 500), one job per RENEWAL_JOB_SIZE subscriptions.
     await claimDueRenewals(
       contextFor(deps),
-      (due) => deps.queues.addBulk(renewSubscriptionKind, due.map((d) => ({ subscriptionId: d.subscriptionId, periodIndex: d.periodIndex, attempt: d.attempt }))).then(() => {}),
+      (due) => {
+        const sets: { subscriptionIds: string[] }[] = [];
+        for (let i = 0; i < due.length; i += RENEWAL_JOB_SIZE) sets.push({ subscriptionIds: due.slice(i, i + RENEWAL_JOB_SIZE).map((d) => d.subscriptionId) });
+        return deps.queues.addBulk(renewBatchKind, sets).then(() => {});
+      },
       await renewalBacklog(deps),
     );
     const upcoming = await findUpcomingCharges(contextFor(deps), deps.config.chargeNoticeDays);
     await deps.queues.addBulk(notifyUpcomingChargeKind, upcoming.map((u) => ({ subscriptionId: u.subscriptionId, periodIndex: u.periodIndex })));
   }),
+  handleJob(renewBatchKind, async (deps, payload) => {
+    await deps.clock.sync();
+    await renewBatch(contextFor(deps), processSubscriptionPorts(deps), payload.subscriptionIds);
+    // Only when it ran through: after an error (a service down) the claims stay until they run out, a natural back-off.
+    await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds);
+    // A full set suggests more is due: claim the next sets now rather than at the next interval.
+    if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE) await deps.queues.runSweepNow(renewalsSweep, `after-${renewBatchKind.id(payload)}`);
+  }),
   handleJob(renewSubscriptionKind, async (deps, payload) => {
     await deps.clock.sync();
     await renewSubscription(contextFor(deps), processSubscriptionPorts(deps), { subscriptionId: payload.subscriptionId });
-    // Only when it ran through: after an error (a service down) the claim stays until it runs out, a natural back-off.
-    await releaseRenewalClaim(contextFor(deps), payload.subscriptionId);
+    await releaseRenewalClaims(contextFor(deps), [payload.subscriptionId]);
   }),
   handleJob(notifyUpcomingChargeKind, async (deps, payload) => {
     await deps.clock.sync();
@@ -36,11 +48,14 @@ export const renewalJobs = [
   }),
 ];
 
-/** Jobs waiting or running in the renewals queue, this sweep excluded; undefined when Redis cannot say. */
+/**
+ * Subscriptions waiting or being renewed in the renewals queue, counted as
+ * RENEWAL_JOB_SIZE per job (this sweep excluded); undefined when Redis cannot say.
+ */
 async function renewalBacklog(deps: JobDeps): Promise<number | undefined> {
   try {
     const counts = await deps.queues.queue("renewals").getJobCounts("waiting", "prioritized", "active");
-    return (counts.waiting ?? 0) + (counts.prioritized ?? 0) + Math.max(0, (counts.active ?? 0) - 1);
+    return RENEWAL_JOB_SIZE * ((counts.waiting ?? 0) + (counts.prioritized ?? 0) + Math.max(0, (counts.active ?? 0) - 1));
   } catch {
     return undefined;
   }

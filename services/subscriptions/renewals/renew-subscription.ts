@@ -138,6 +138,6 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
 }
 
 /** maximumChargeAmount (plan currency) is the most one charge may take. */
-function exceedsCap(plan: PlanPricing): boolean {
+export function exceedsCap(plan: PlanPricing): boolean {
   return plan.maximumChargeAmount !== undefined && plan.maximumChargeAmount !== "" && compare(amount(plan.amount), amount(plan.maximumChargeAmount)) > 0;
 }

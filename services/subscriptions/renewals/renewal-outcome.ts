@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../../platform/clock.ts";
 import { recordEvent } from "../../events/record-event.ts";
-import type { ChargeRow, SubscriptionRow } from "../entities.ts";
+import type { AuthorizationRow, ChargeRow, SubscriptionRow } from "../entities.ts";
 import { nextStatus } from "../status-machine.ts";
 import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization } from "../subscription-store.ts";
@@ -38,14 +38,28 @@ export function isRenewalCharge(sub: SubscriptionRow, charge: ChargeRow): boolea
  * (subscription.cancelled, reason PAYMENT_FAILED) per policy. A retry made
  * early (the funding account was topped up) that fails leaves the schedule
  * as it was.
+ *
+ * `authorization`: the subscription's current authorization when the caller
+ * has read it already (a renewal batch reads them in one query); the events
+ * carry it. Undefined: read here when an event needs it.
  */
-export async function renewalSettled(em: EntityManager, clock: Clock, policy: BillingPolicy, sub: SubscriptionRow, charge: ChargeRow): Promise<void> {
+export async function renewalSettled(
+  em: EntityManager,
+  clock: Clock,
+  policy: BillingPolicy,
+  sub: SubscriptionRow,
+  charge: ChargeRow,
+  authorization?: AuthorizationRow | null,
+): Promise<void> {
   const now = clock.now();
-  if (charge.status === "SUCCEEDED") await paid(em, clock, sub, charge, now);
-  else if (charge.status === "FAILED") await failed(em, clock, policy, sub, charge, now);
+  const authorizationOf = async () => (authorization === undefined ? currentAuthorization(em, sub.id) : authorization);
+  if (charge.status === "SUCCEEDED") await paid(em, clock, sub, charge, now, authorizationOf);
+  else if (charge.status === "FAILED") await failed(em, clock, policy, sub, charge, now, authorizationOf);
 }
 
-async function paid(em: EntityManager, clock: Clock, sub: SubscriptionRow, charge: ChargeRow, now: Date): Promise<void> {
+type AuthorizationOf = () => Promise<AuthorizationRow | null>;
+
+async function paid(em: EntityManager, clock: Clock, sub: SubscriptionRow, charge: ChargeRow, now: Date, authorizationOf: AuthorizationOf): Promise<void> {
   if (!BILLABLE_STATUSES.includes(sub.status) && sub.status !== "PAUSED") return;
   sub.currentPeriodStart = charge.periodStart;
   sub.currentPeriodEnd = charge.periodEnd;
@@ -58,7 +72,7 @@ async function paid(em: EntityManager, clock: Clock, sub: SubscriptionRow, charg
   if (sub.status === "PAUSED") return;
   const from = sub.status;
   sub.status = nextStatus(from, "charge_succeeded");
-  const authorization = await currentAuthorization(em, sub.id);
+  const authorization = await authorizationOf();
   recordEvent(em, clock, {
     merchantId: sub.merchantId,
     type: from === "TRIALING" ? "subscription.activated" : "subscription.renewed",
@@ -66,7 +80,15 @@ async function paid(em: EntityManager, clock: Clock, sub: SubscriptionRow, charg
   });
 }
 
-async function failed(em: EntityManager, clock: Clock, policy: BillingPolicy, sub: SubscriptionRow, charge: ChargeRow, now: Date): Promise<void> {
+async function failed(
+  em: EntityManager,
+  clock: Clock,
+  policy: BillingPolicy,
+  sub: SubscriptionRow,
+  charge: ChargeRow,
+  now: Date,
+  authorizationOf: AuthorizationOf,
+): Promise<void> {
   recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_failed", data: { subscriptionId: sub.id, charge: chargeRecord(charge) } });
   if (!BILLABLE_STATUSES.includes(sub.status)) return;
   const from = sub.status;
@@ -76,7 +98,7 @@ async function failed(em: EntityManager, clock: Clock, policy: BillingPolicy, su
     sub.pastDueSince = now;
     sub.retryCount = 0;
     sub.nextRetryAt = retryAt(sub, policy, 0);
-    await recordWithSubscription(em, clock, sub, "subscription.past_due");
+    await recordWithSubscription(em, clock, sub, "subscription.past_due", authorizationOf);
     return;
   }
   if (sub.nextRetryAt && now.getTime() < sub.nextRetryAt.getTime()) return;
@@ -90,13 +112,13 @@ async function failed(em: EntityManager, clock: Clock, policy: BillingPolicy, su
   if (policy.finalStatus === "UNPAID") {
     sub.status = nextStatus(from, "retries_exhausted");
     sub.unpaidAt = now;
-    await recordWithSubscription(em, clock, sub, "subscription.unpaid");
+    await recordWithSubscription(em, clock, sub, "subscription.unpaid", authorizationOf);
   } else {
     sub.status = nextStatus(from, "retries_exhausted_cancel");
     sub.cancelledAt = now;
     sub.cancellationReason = "PAYMENT_FAILED";
     sub.nextBillingAt = null;
-    await recordWithSubscription(em, clock, sub, "subscription.cancelled");
+    await recordWithSubscription(em, clock, sub, "subscription.cancelled", authorizationOf);
     // As a merchant's cancel does: a scheduled plan change (or one awaiting approval) ends with it, in this transaction.
     await cancelChangeSessionsOf(em, clock, sub.id, now);
   }
@@ -114,7 +136,8 @@ async function recordWithSubscription(
   clock: Clock,
   sub: SubscriptionRow,
   type: "subscription.past_due" | "subscription.unpaid" | "subscription.cancelled",
+  authorizationOf: AuthorizationOf,
 ): Promise<void> {
-  const authorization = await currentAuthorization(em, sub.id);
+  const authorization = await authorizationOf();
   recordEvent(em, clock, { merchantId: sub.merchantId, type, data: subscriptionRecord(sub, authorization) });
 }

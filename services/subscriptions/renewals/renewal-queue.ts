@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { jobId, jobKind, ONE_SHOT, sweepKind } from "../../platform/queue/job-kind.ts";
 import type { Queues } from "../../platform/queue/queues.ts";
 
@@ -10,7 +11,19 @@ import type { Queues } from "../../platform/queue/queues.ts";
  * later run.
  */
 
-/** Charges whatever is due for one subscription; one id per period and attempt. */
+/**
+ * Charges whatever is due for a set of subscriptions the sweep claimed
+ * (renew-batch.ts); the id is derived from the set, so re-adding the same
+ * claim while it waits adds nothing.
+ */
+export const renewBatchKind = jobKind<{ subscriptionIds: string[] }>({
+  name: "renewals.renew-batch",
+  group: "renewals",
+  id: (p) => jobId("renew-batch", String(p.subscriptionIds.length), createHash("sha256").update(p.subscriptionIds.join(",")).digest("hex").slice(0, 32)),
+  options: ONE_SHOT,
+});
+
+/** Charges whatever is due for one subscription; one id per period and attempt (kept for jobs queued by earlier versions and for tests). */
 export const renewSubscriptionKind = jobKind<{ subscriptionId: string; periodIndex: number; attempt: number }>({
   name: "renewals.renew-subscription",
   group: "renewals",
@@ -45,7 +58,7 @@ export const accountCreditedKind = jobKind<{ walletUserId: string; asset: string
  */
 export const renewalsSweep = sweepKind({ name: "renewals.sweep", group: "renewals", every: (c) => c.sweepIntervalMs });
 
-export const renewalJobKinds = [renewalsSweep, renewSubscriptionKind, notifyUpcomingChargeKind, accountCreditedKind];
+export const renewalJobKinds = [renewalsSweep, renewBatchKind, renewSubscriptionKind, notifyUpcomingChargeKind, accountCreditedKind];
 
 /** For the wallet: call after the credit's transaction committed (never throws). */
 export function enqueueAccountCredited(queues: Queues, credit: { walletUserId: string; asset: string; transactionId: string }): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { claimDueRenewals, RENEWAL_BATCH, type DueRenewal } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
+import { claimDueRenewals, RENEWAL_LOOKAHEAD, type DueRenewal } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, approvedSubscription, DAY } from "../../support/billing.ts";
@@ -28,7 +28,7 @@ describe("renewal sweep: claims bounded by the queue backlog", () => {
     const claim = (backlog: number | undefined) => claimDueRenewals(sys.context(), async (due) => void enqueued.push(...due), backlog);
 
     // A full batch already waits in the queue: this sweep adds nothing.
-    expect(await claim(RENEWAL_BATCH)).to.equal(0);
+    expect(await claim(RENEWAL_LOOKAHEAD)).to.equal(0);
     // Room in the queue: every due subscription is claimed and enqueued once.
     expect(await claim(10)).to.equal(3);
     expect(enqueued.map((d) => d.subscriptionId).sort()).to.deep.equal([...ids].sort());

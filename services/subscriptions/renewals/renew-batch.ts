@@ -1,0 +1,219 @@
+import { LockMode } from "@mikro-orm/core";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
+import { currentAuthorizations } from "../subscription-store.ts";
+import { chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
+import { insertChargeAttempts } from "../charges/open-charge.ts";
+import { quotePlan, type Quote } from "../funding.ts";
+import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
+import { anchorFor, duePeriod } from "./billing-periods.ts";
+import { exceedsCap, isDue, MAX_PERIODS_PER_RUN, renewSubscription } from "./renew-subscription.ts";
+
+/** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */
+export const RENEWAL_JOB_SIZE = 100;
+
+export interface BatchResult {
+  paid: number;
+  failed: number;
+  /** Subscriptions handed to the one-by-one path (renewSubscription): a plan change due, a charge already in flight, a refusal… */
+  oneByOne: number;
+}
+
+interface Opened {
+  charge: ChargeRow;
+  /** The lease generation this run holds (the fencing token of the settle). */
+  generation: number;
+}
+
+/**
+ * Renews a set of subscriptions the way renewSubscription renews one, with
+ * the same charge protocol (charges/lease.ts) but each step set-based:
+ *  1. one transaction locks the set (in id order) and opens a PENDING,
+ *     leased charge for each subscription that is plainly due: the usual
+ *     case of a renewal, a trial's first charge or a retry;
+ *  2. one ChargeBatch call per merchant moves the money, each charge under
+ *     its own idempotency key;
+ *  3. one transaction settles the set, fenced per row by its lease
+ *     generation, and applies each outcome exactly as a single settle does.
+ * The plan's price is read once per plan and the quote made once per (plan,
+ * funding asset) per round, before any transaction opens. A subscription
+ * with several periods due goes round again (catch-up, oldest period
+ * first). Anything that is not plainly due (a plan change due, a charge in
+ * flight, no quote, over the cap, a plan that cannot be read) goes through
+ * renewSubscription afterwards, one by one: the rare cases keep one code path.
+ * A crash anywhere leaves PENDING leased rows that the stale-charge sweep
+ * finishes with the same keys, as for a single renewal.
+ */
+export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, subscriptionIds: readonly string[]): Promise<BatchResult> {
+  const result: BatchResult = { paid: 0, failed: 0, oneByOne: 0 };
+  const oneByOne = new Set<string>();
+  let ids = [...new Set(subscriptionIds)];
+  for (let round = 0; ids.length > 0 && round < MAX_PERIODS_PER_RUN; round += 1) {
+    const terms = await readTerms(ctx, ports, ids, oneByOne);
+    const opened = await openCharges(ctx, ids, terms, oneByOne);
+    if (opened.length === 0) break;
+    // An RPC failure throws: the rows stay PENDING under their leases for the stale-charge sweep.
+    const answers = await chargeWalletBatch(ports, opened.map((o) => o.charge));
+    const settled = await settleCharges(ctx, ports, opened, answers);
+    result.paid += settled.paid;
+    result.failed += settled.failed;
+    ids = settled.stillDue;
+  }
+  for (const id of oneByOne) {
+    const single = await renewSubscription({ em: ctx.em.fork(), clock: ctx.clock }, ports, { subscriptionId: id });
+    result.paid += single.paid;
+    result.failed += single.failed;
+  }
+  result.oneByOne = oneByOne.size;
+  return result;
+}
+
+interface Terms {
+  plans: Map<string, PlanPricing>;
+  quotes: Map<string, Quote | undefined>;
+}
+
+const quoteKey = (planId: string, asset: string) => `${planId}/${asset}`;
+
+/** Plans and quotes for the due subscriptions, read before any transaction: no RPC is made while one is open. */
+async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: string[], oneByOne: Set<string>): Promise<Terms> {
+  const subs = await ctx.em.fork().find(Subscription, { id: { $in: ids } });
+  const now = ctx.clock.now();
+  const plans = new Map<string, PlanPricing>();
+  const quotes = new Map<string, Quote | undefined>();
+  for (const sub of subs) {
+    if (!isDue(sub, now) || !sub.fundingAsset || oneByOne.has(sub.id)) continue;
+    if (!plans.has(sub.planId)) {
+      try {
+        plans.set(sub.planId, await fetchPlanPricing(ports, sub.merchantId, sub.planId));
+      } catch (err) {
+        // The one-by-one path meets the same error and reports it as a single renewal does.
+        ports.logger.warn({ err, subscriptionId: sub.id, planId: sub.planId }, "renewal batch: plan unreadable; renewing one by one");
+        oneByOne.add(sub.id);
+        continue;
+      }
+    }
+    const key = quoteKey(sub.planId, sub.fundingAsset);
+    if (!quotes.has(key)) quotes.set(key, await quotePlan(ports, plans.get(sub.planId)!, sub.fundingAsset));
+  }
+  return { plans, quotes };
+}
+
+/** Step 1 for the set: one transaction, subscriptions locked in id order, one PENDING leased charge each. */
+async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, oneByOne: Set<string>): Promise<Opened[]> {
+  return ctx.em.fork().transactional(async (em) => {
+    const subs = await lockSet(em, ids);
+    const now = ctx.clock.now();
+    const due = subs.filter((s) => isDue(s, now) && !oneByOne.has(s.id));
+    if (due.length === 0) return [];
+    const scheduled = await withScheduledChange(em, due.map((s) => s.id));
+    const inFlight = await withChargeInFlight(em, due);
+    const attempts = await lastAttempts(em, due);
+
+    const toOpen: Parameters<typeof insertChargeAttempts>[2] = [];
+    for (const sub of due) {
+      const plan = terms.plans.get(sub.planId);
+      const quote = sub.fundingAsset ? terms.quotes.get(quoteKey(sub.planId, sub.fundingAsset)) : undefined;
+      if (!plan || !quote || !sub.fundingAsset || scheduled.has(sub.id) || inFlight.has(sub.id) || exceedsCap(plan)) {
+        oneByOne.add(sub.id);
+        continue;
+      }
+      const cadence = { interval: planInterval(plan), count: plan.intervalCount };
+      anchorFor(sub, cadence);
+      const period = duePeriod(sub, cadence);
+      toOpen.push({
+        sub,
+        period,
+        terms: { amount: plan.amount, currency: plan.currency, asset: sub.fundingAsset, assetAmount: quote.assetAmount, rate: quote.rate },
+        attempt: (attempts.get(sub.id) ?? 0) + 1,
+        changeSessionId: null,
+      });
+    }
+    const charges = await insertChargeAttempts(em, now, toOpen);
+    return charges.map((charge) => ({ charge, generation: charge.leaseGeneration }));
+  });
+}
+
+/** Step 3 for the set: one transaction, the same lock order as a single settle (subscriptions, then charges), fenced per row. */
+async function settleCharges(
+  ctx: UseCaseContext,
+  ports: SubscriptionPorts,
+  opened: Opened[],
+  answers: Map<string, WalletAnswer>,
+): Promise<{ paid: number; failed: number; stillDue: string[] }> {
+  return ctx.em.fork().transactional(async (em) => {
+    const subs = new Map((await lockSet(em, opened.map((o) => o.charge.subscriptionId))).map((s) => [s.id, s]));
+    const chargeIds = opened.map((o) => o.charge.id).sort();
+    const generations = new Map(
+      (
+        await em.execute<{ id: string; lease_generation: number }[]>(
+          `select id, lease_generation from subscription_charges where id in (${chargeIds.map(() => "?").join(", ")}) order by id for update`,
+          chargeIds,
+        )
+      ).map((r) => [r.id, Number(r.lease_generation)]),
+    );
+    const rows = new Map((await em.find(SubscriptionCharge, { id: { $in: chargeIds } }, { refresh: true })).map((r) => [r.id, r]));
+    const authorizations = await currentAuthorizations(em, [...subs.keys()]);
+    let paid = 0;
+    let failed = 0;
+    const stillDue: string[] = [];
+    for (const { charge, generation } of opened) {
+      const row = rows.get(charge.id)!;
+      const sub = subs.get(charge.subscriptionId)!;
+      const answer = answers.get(charge.id)!;
+      if (row.status !== "PENDING") {
+        if (answer.outcome === ChargeOutcome.SUCCEEDED && row.status !== "SUCCEEDED") {
+          ports.logger.error({ chargeId: row.id, status: row.status }, "wallet charged a subscription charge already settled as failed");
+        }
+        continue;
+      }
+      if (generations.get(row.id) !== generation) {
+        ports.logger.warn({ chargeId: row.id, held: generation, current: generations.get(row.id) }, "charge settle fenced off: the lease was taken over");
+        continue;
+      }
+      await recordAnswer(em, ctx.clock, ports, sub, row, answer, authorizations.get(sub.id) ?? null);
+      if (answer.outcome === ChargeOutcome.SUCCEEDED) {
+        paid += 1;
+        if (isDue(sub, ctx.clock.now())) stillDue.push(sub.id);
+      } else failed += 1;
+    }
+    return { paid, failed, stillDue };
+  });
+}
+
+/** The subscriptions, locked in id order (the order every set lock takes, so two sets never wait on each other in a cycle). */
+function lockSet(em: EntityManager, ids: string[]): Promise<SubscriptionRow[]> {
+  return em.find(Subscription, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" }, refresh: true });
+}
+
+/** Which of `ids` has a plan change scheduled (applyDuePlanChange may apply it: one by one). */
+async function withScheduledChange(em: EntityManager, ids: string[]): Promise<Set<string>> {
+  const rows = await em.execute<{ subscription_id: string }[]>(
+    `select subscription_id from subscription_change_sessions where status = 'SCHEDULED' and subscription_id in (${ids.map(() => "?").join(", ")})`,
+    ids,
+  );
+  return new Set(rows.map((r) => r.subscription_id));
+}
+
+/** Which subscriptions have a charge of their next period in flight (a crash, another worker: one by one finishes it). */
+async function withChargeInFlight(em: EntityManager, subs: SubscriptionRow[]): Promise<Set<string>> {
+  const rows = await em.execute<{ subscription_id: string }[]>(
+    `select subscription_id from subscription_charges
+      where status = 'PENDING' and change_session_id is null and (subscription_id, period_index) in (${subs.map(() => "(?::uuid, ?::int)").join(", ")})`,
+    subs.flatMap((s) => [s.id, s.nextPeriodIndex]),
+  );
+  return new Set(rows.map((r) => r.subscription_id));
+}
+
+/** The last attempt number of each subscription's next period (openPeriodCharge's max(attempt), for a set). */
+async function lastAttempts(em: EntityManager, subs: SubscriptionRow[]): Promise<Map<string, number>> {
+  const rows = await em.execute<{ subscription_id: string; attempt: number }[]>(
+    `select subscription_id, max(attempt) as attempt from subscription_charges
+      where change_session_id is null and (subscription_id, period_index) in (${subs.map(() => "(?::uuid, ?::int)").join(", ")})
+      group by subscription_id`,
+    subs.flatMap((s) => [s.id, s.nextPeriodIndex]),
+  );
+  return new Map(rows.map((r) => [r.subscription_id, Number(r.attempt)]));
+}
