@@ -1,0 +1,128 @@
+import { expect } from "chai";
+import { randomUUID } from "node:crypto";
+import { Code, type Client } from "@connectrpc/connect";
+import { ChargeOutcome, OwnerType, type WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
+import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { rpcFailure, uniqueEmail, walletClient } from "./wallet-client.ts";
+
+/** ChargeBatch: each item is exactly a Charge; the merchant's account moves once per batch. */
+describe("wallet ChargeBatch over RPC", () => {
+  let sys: TestSystem;
+  let client: ReturnType<typeof walletClient>;
+  let wallet: Client<typeof WalletService>;
+
+  before(async () => {
+    sys = await startTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
+    client = walletClient(sys);
+    wallet = client.wallet;
+  });
+  after(async () => {
+    client?.close();
+    await sys?.close();
+  });
+
+  const newMerchant = async () => {
+    const id = randomUUID();
+    await sys.sql("insert into merchants (id, name, created_at) values (?, 'Batch merchant', now())", [id]);
+    return id;
+  };
+  const fundedUser = async (asset: string, amount: string) => {
+    const user = (await wallet.createWalletUser({ email: uniqueEmail(), password: "password-1", pin: "123456" })).user!;
+    await wallet.creditWalletUser({ walletUserId: user.id, asset, amount });
+    return user;
+  };
+  const balanceOf = async (ownerType: OwnerType, ownerId: string, asset: string) =>
+    (await wallet.listAccounts({ ownerType, ownerId })).accounts.find((a) => a.asset === asset)?.balance;
+  const item = (walletUserId: string, amount: string, key: string = randomUUID()) => ({ idempotencyKey: key, walletUserId, asset: "USDT_TRON", amount, description: "batch" });
+
+  it("charges each item in order: two charges of one account see each other; a short one is refused; each success is its own balanced transaction", async () => {
+    const merchantId = await newMerchant();
+    const a = await fundedUser("USDT_TRON", "10");
+    const b = await fundedUser("USDT_TRON", "3");
+    const { results } = await wallet.chargeBatch({ merchantId, charges: [item(a.id, "6"), item(b.id, "2.5"), item(a.id, "6"), item(a.id, "4")] });
+    expect(results.map((r) => r.outcome)).to.deep.equal([ChargeOutcome.SUCCEEDED, ChargeOutcome.SUCCEEDED, ChargeOutcome.INSUFFICIENT_FUNDS, ChargeOutcome.SUCCEEDED]);
+    expect(results.map((r) => r.balanceAfter)).to.deep.equal(["4", "0.5", "4", "0"]);
+    expect(results[2]!.transactionId).to.equal(undefined);
+    expect(await balanceOf(OwnerType.WALLET_USER, a.id, "USDT_TRON")).to.equal("0");
+    expect(await balanceOf(OwnerType.MERCHANT, merchantId, "USDT_TRON")).to.equal("12.5");
+
+    const legs = await sys.sql<{ transaction_id: string; total: string; n: string }>(
+      "select transaction_id, sum(amount)::text as total, count(*) as n from ledger_entries where transaction_id in (?, ?, ?) group by transaction_id",
+      [results[0]!.transactionId, results[1]!.transactionId, results[3]!.transactionId],
+    );
+    expect(legs).to.have.length(3);
+    for (const l of legs) expect([Number(l.total), Number(l.n)]).to.deep.equal([0, 2]);
+    // The merchant's entries carry the running balance, in the batch's order.
+    const merchantEntries = await sys.sql<{ after: string }>(
+      `select e.balance_after::text as after from ledger_entries e join ledger_accounts a on a.id = e.account_id
+        where a.owner_type = 'MERCHANT' and a.owner_id = ? order by e.balance_after`,
+      [merchantId],
+    );
+    expect(merchantEntries.map((e) => Number(e.after))).to.deep.equal([6, 8.5, 12.5]);
+    const attempts = await sys.sql<{ outcome: string }>("select outcome from wallet_charge_attempts where merchant_id = ? order by outcome", [merchantId]);
+    expect(attempts.map((r) => r.outcome)).to.deep.equal(["INSUFFICIENT_FUNDS", "SUCCEEDED", "SUCCEEDED", "SUCCEEDED"]);
+    expect((await wallet.checkLedger({})).ok).to.equal(true);
+  });
+
+  it("replays a key that succeeded (in a batch or a single Charge) and moves nothing; a refused key is evaluated again", async () => {
+    const merchantId = await newMerchant();
+    const user = await fundedUser("USDT_TRON", "5");
+    const single = randomUUID();
+    const first = await wallet.charge({ ...item(user.id, "2", single), merchantId });
+    const refused = randomUUID();
+    const once = await wallet.chargeBatch({ merchantId, charges: [item(user.id, "2", single), item(user.id, "9", refused)] });
+    expect(once.results.map((r) => r.outcome)).to.deep.equal([ChargeOutcome.SUCCEEDED, ChargeOutcome.INSUFFICIENT_FUNDS]);
+    expect(once.results[0]).to.include({ transactionId: first.transactionId, balanceAfter: "3" });
+    await wallet.creditWalletUser({ walletUserId: user.id, asset: "USDT_TRON", amount: "10" });
+    const again = await wallet.chargeBatch({ merchantId, charges: [item(user.id, "9", refused)] });
+    expect(again.results[0]).to.include({ outcome: ChargeOutcome.SUCCEEDED, balanceAfter: "4" });
+    const replayed = await wallet.chargeBatch({ merchantId, charges: [item(user.id, "9", refused)] });
+    expect(replayed.results[0]!.transactionId).to.equal(again.results[0]!.transactionId);
+    expect(await balanceOf(OwnerType.WALLET_USER, user.id, "USDT_TRON")).to.equal("4");
+    expect(await balanceOf(OwnerType.MERCHANT, merchantId, "USDT_TRON")).to.equal("11");
+  });
+
+  it("refuses a frozen wallet user's item as ACCOUNT_FROZEN and charges the others", async () => {
+    const merchantId = await newMerchant();
+    const frozen = await fundedUser("USDT_TRON", "5");
+    const other = await fundedUser("USDT_TRON", "5");
+    await wallet.freezeWalletUser({ id: frozen.id });
+    const { results } = await wallet.chargeBatch({ merchantId, charges: [item(frozen.id, "1"), item(other.id, "1")] });
+    expect(results.map((r) => r.outcome)).to.deep.equal([ChargeOutcome.ACCOUNT_FROZEN, ChargeOutcome.SUCCEEDED]);
+    expect(await balanceOf(OwnerType.WALLET_USER, frozen.id, "USDT_TRON")).to.equal("5");
+  });
+
+  it("refuses bad input naming the item and field, and writes nothing", async () => {
+    const merchantId = await newMerchant();
+    const user = await fundedUser("USDT_TRON", "5");
+    const before = await sys.sql<{ n: string }>("select count(*) as n from ledger_transactions");
+    const cases: [Parameters<typeof wallet.chargeBatch>[0], RegExp][] = [
+      [{ merchantId, charges: [item(user.id, "1"), item(user.id, "1.0000001")] }, /^charges\[1\]\.amount: /],
+      [{ merchantId, charges: [item(user.id, "1"), { ...item(user.id, "1"), walletUserId: "nope" }] }, /^charges\[1\]\.walletUserId: must be a uuid/],
+      [{ merchantId, charges: [{ ...item(user.id, "1"), asset: "DOGE" }] }, /^charges\[0\]\.asset: /],
+      [{ merchantId, charges: [item(user.id, "1", "same"), item(user.id, "1", "same")] }, /^charges\[1\]\.idempotencyKey: appears twice/],
+      [{ merchantId, charges: [{ ...item(user.id, "1"), idempotencyKey: "" }] }, /^charges\[0\]\.idempotencyKey: is required/],
+      [{ merchantId, charges: Array.from({ length: 501 }, () => item(user.id, "0.01")) }, /^charges: at most 500 items/],
+    ];
+    for (const [request, message] of cases) {
+      const failure = await rpcFailure(wallet.chargeBatch(request));
+      expect(failure.code, String(message)).to.equal(Code.InvalidArgument);
+      expect(failure.message).to.match(message);
+    }
+    expect((await rpcFailure(wallet.chargeBatch({ merchantId: randomUUID(), charges: [item(user.id, "1")] }))).code).to.equal(Code.NotFound);
+    expect((await rpcFailure(wallet.chargeBatch({ merchantId, charges: [item(randomUUID(), "1")] }))).errorCode).to.equal("WALLET_USER_NOT_FOUND");
+    const after = await sys.sql<{ n: string }>("select count(*) as n from ledger_transactions");
+    expect(after[0]!.n).to.equal(before[0]!.n);
+  });
+
+  it("answers IDEMPOTENCY_KEY_REUSED for a key used for another movement, and moves nothing", async () => {
+    const merchantId = await newMerchant();
+    const user = await fundedUser("USDT_TRON", "5");
+    const key = randomUUID();
+    await wallet.charge({ ...item(user.id, "1", key), merchantId });
+    const failure = await rpcFailure(wallet.chargeBatch({ merchantId, charges: [item(user.id, "2"), item(user.id, "3", key)] }));
+    expect(failure.errorCode).to.equal("IDEMPOTENCY_KEY_REUSED");
+    expect(failure.message).to.match(/^charges\[1\]\.idempotencyKey/);
+    expect(await balanceOf(OwnerType.WALLET_USER, user.id, "USDT_TRON")).to.equal("4");
+  });
+});
