@@ -64,29 +64,36 @@ export async function chargeBatch(ctx: UseCaseContext, merchantIdText: string, i
     ]);
     const payerOf = (c: Checked) => ids.get(ownerKey({ type: "WALLET_USER", id: c.walletUserId }, c.asset))!;
     const payeeOf = (c: Checked) => ids.get(ownerKey({ type: "MERCHANT", id: merchantId }, c.asset))!;
-    const accounts = await lockAccounts(em, [...ids.values()]);
+    // The payers only: the merchant's account is credited last (postTransactions), not held for the batch.
+    const accounts = await lockAccounts(em, checked.map(payerOf));
     // After the locks, as Charge: a racing call with one of these keys has committed or waits behind us.
     const replays = await findReplays(em, checked, merchantId);
 
     const now = ctx.clock.now();
-    const decided: { outcome: ChargeOutcome; balance: Amount; posting?: number; replay?: { transactionId: string; balanceAfter: string } }[] = [];
-    const postings: PostingInput[] = [];
+    const results: ChargeResult[] = [];
+    const attempts: unknown[][] = [];
+    const postings: (PostingInput & { transactionId: string })[] = [];
     const spent = new Map<string, Amount>();
     for (const c of checked) {
       const replay = replays.get(c.key);
       if (replay) {
-        decided.push({ outcome: "SUCCEEDED", balance: zero(), replay });
+        results.push({ outcome: "SUCCEEDED", transactionId: replay.transactionId, balanceAfter: replay.balanceAfter, replayed: true });
         continue;
       }
       const payerId = payerOf(c);
       const payer = accounts.get(payerId)!;
       const balance = sub(payer.balance, spent.get(payerId) ?? zero());
-      if (statusOf.get(c.walletUserId) === "FROZEN" || payer.frozen) decided.push({ outcome: "ACCOUNT_FROZEN", balance });
-      else if (compare(balance, c.value) < 0) decided.push({ outcome: "INSUFFICIENT_FUNDS", balance });
+      let outcome: ChargeOutcome = "SUCCEEDED";
+      let transactionId: string | undefined;
+      let balanceAfter = balance;
+      if (statusOf.get(c.walletUserId) === "FROZEN" || payer.frozen) outcome = "ACCOUNT_FROZEN";
+      else if (compare(balance, c.value) < 0) outcome = "INSUFFICIENT_FUNDS";
       else {
+        transactionId = randomUUID();
+        balanceAfter = sub(balance, c.value);
         spent.set(payerId, add(spent.get(payerId) ?? zero(), c.value));
-        decided.push({ outcome: "SUCCEEDED", balance: sub(balance, c.value), posting: postings.length });
         postings.push({
+          transactionId,
           kind: "CHARGE",
           asset: c.asset,
           amount: c.value,
@@ -100,29 +107,23 @@ export async function chargeBatch(ctx: UseCaseContext, merchantIdText: string, i
           ],
         });
       }
+      results.push({ outcome, transactionId, balanceAfter: formatAmount(balanceAfter), replayed: false });
+      attempts.push([randomUUID(), c.key, c.walletUserId, merchantId, c.asset, formatAmount(c.value), outcome, formatAmount(balanceAfter), transactionId ?? null, now]);
     }
-    const posted = await postTransactions(em, ctx.clock, accounts, postings);
-
-    const results: ChargeResult[] = [];
-    const attempts: unknown[][] = [];
-    checked.forEach((c, i) => {
-      const d = decided[i]!;
-      if (d.replay) {
-        results.push({ outcome: "SUCCEEDED", transactionId: d.replay.transactionId, balanceAfter: d.replay.balanceAfter, replayed: true });
-        return;
-      }
-      const transactionId = d.posting === undefined ? undefined : posted[d.posting]!.transactionId;
-      const balanceAfter = d.posting === undefined ? formatAmount(d.balance) : posted[d.posting]!.balancesAfter.get(payerOf(c))!;
-      results.push({ outcome: d.outcome, transactionId, balanceAfter, replayed: false });
-      attempts.push([randomUUID(), c.key, c.walletUserId, merchantId, c.asset, formatAmount(c.value), d.outcome, balanceAfter, transactionId ?? null, now]);
-    });
-    if (attempts.length > 0) {
+    // Last before the commit: the merchant's account is locked from its final statement on only.
+    const posted = await postTransactions(em, ctx.clock, accounts, postings, new Set(checked.map(payeeOf)), async () => {
+      if (attempts.length === 0) return;
       await em.execute(
         `insert into wallet_charge_attempts (id, idempotency_key, wallet_user_id, merchant_id, asset, amount, outcome, balance_after, transaction_id, created_at)
          values ${attempts.map(() => "(?, ?, ?, ?, ?, ?::numeric, ?, ?::numeric, ?, ?)").join(", ")}`,
         attempts.flat(),
       );
-    }
+    });
+    // The running balances of the payers are the ones decided above (postTransactions checked them against the database).
+    posted.forEach((p, i) => {
+      const payerId = postings[i]!.legs[0]!.accountId;
+      if (p.balancesAfter.get(payerId) === undefined) throw new Error(`charge batch: no balance after for ${payerId}`);
+    });
     return results;
   });
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../platform/clock.ts";
-import { add, amount, equals, formatAmount, isZero, sub, zero, type Amount } from "../platform/money.ts";
+import { add, amount, equals, formatAmount, isNegative, isZero, sub, zero, type Amount } from "../platform/money.ts";
 import type { OwnerType, TransactionKind } from "./entities.ts";
 
 /**
@@ -9,7 +9,10 @@ import type { OwnerType, TransactionKind } from "./entities.ts";
  * - a transaction is one row plus one entry per account leg; the legs sum to
  *   zero (one asset per transaction), and rows are never updated (a trigger refuses it);
  * - every account a transaction touches is locked first, all of them in one
- *   statement in id order, so two movements never wait on each other in a cycle;
+ *   statement in one global order (wallet users' accounts, then system
+ *   accounts, then merchants', each by id), so two movements never wait on
+ *   each other in a cycle; a batch may lock a merchant's account last, on its
+ *   own (postTransactions), which keeps to that order;
  * - the cached balance moves in the same database transaction as the entries;
  *   a CHECK keeps users' and merchants' balances at zero or above.
  */
@@ -50,12 +53,15 @@ export async function openAccount(em: EntityManager, clock: Clock, owner: Accoun
   return id;
 }
 
-/** Locks the accounts (FOR UPDATE, in id order) and returns their current state. Call inside a transaction. */
+/** The global lock order: see the rules at the top. Merchants' accounts come last, so a batch can take them last. */
+const LOCK_ORDER = "case owner_type when 'WALLET_USER' then 0 when 'SYSTEM' then 1 else 2 end, id";
+
+/** Locks the accounts (FOR UPDATE, in the global lock order) and returns their current state. Call inside a transaction. */
 export async function lockAccounts(em: EntityManager, ids: string[]): Promise<Map<string, LockedAccount>> {
   const unique = [...new Set(ids)];
   const rows = await em.execute<{ id: string; owner_type: OwnerType; asset: string; balance: string; frozen: boolean }[]>(
     `select id, owner_type, asset, balance::text as balance, frozen from ledger_accounts
-     where id in (${unique.map(() => "?").join(", ")}) order by id for update`,
+     where id in (${unique.map(() => "?").join(", ")}) order by ${LOCK_ORDER} for update`,
     unique,
   );
   return new Map(
@@ -160,33 +166,55 @@ const INSERT_CHUNK = 500;
 
 /**
  * Writes many balanced transactions in a few statements (a batch of charges):
- * the same rows postTransaction writes, one by one in the given order. The
- * accounts must be locked by lockAccounts in this database transaction and
- * `locked` is what it returned: each entry's balance_after is the running
- * balance from there, each account's cached balance moves once by the sum of
- * its legs (so an account that many transactions touch, such as the
- * merchant's, is updated once per batch), and the database's balances after
- * the update are checked against the running ones.
+ * the same rows postTransaction writes, one by one in the given order, each
+ * entry's balance_after the running balance of its account.
+ *
+ * Accounts in `lockedAccounts` were locked by lockAccounts in this database
+ * transaction (the caller decided on their balances under that lock): their
+ * cached balances move once each by the sum of their legs, checked against
+ * the running balances. Accounts in `creditedLast` (a merchant's, which every
+ * charge of the batch credits) are not locked beforehand: they only receive,
+ * so no decision depends on their balance, and one last statement locks,
+ * moves and writes the entries of each, just before the commit. Their row is
+ * then held for one statement and the commit instead of the whole batch: this
+ * is what keeps a merchant's account from serialising its charges. Merchants'
+ * accounts come last in the global lock order, so taking them last is safe.
  */
-export async function postTransactions(em: EntityManager, clock: Clock, locked: Map<string, LockedAccount>, inputs: PostingInput[]): Promise<Posted[]> {
+export async function postTransactions(
+  em: EntityManager,
+  clock: Clock,
+  lockedAccounts: Map<string, LockedAccount>,
+  inputs: (PostingInput & { transactionId?: string })[],
+  creditedLast: ReadonlySet<string> = new Set(),
+  /** Writes rows that reference these transactions (a batch's charge attempts) before the last statement. */
+  beforeCreditingLast?: () => Promise<void>,
+): Promise<Posted[]> {
   if (inputs.length === 0) return [];
   const now = clock.now();
   const running = new Map<string, Amount>();
   const balanceOf = (accountId: string) => {
-    const known = running.get(accountId) ?? locked.get(accountId)?.balance;
+    const known = running.get(accountId) ?? lockedAccounts.get(accountId)?.balance;
     if (known === undefined) throw new Error(`account ${accountId} was not locked before posting`);
     return known;
   };
   const transactions: unknown[][] = [];
   const entries: unknown[][] = [];
+  const lastEntries: unknown[][] = [];
+  const lastTotals = new Map<string, Amount>();
   const posted: Posted[] = [];
   for (const input of inputs) {
     const sum = input.legs.reduce((acc, leg) => add(acc, leg.amount), zero());
     if (!isZero(sum) || input.legs.length < 2) throw new Error("ledger transaction legs must be at least two and sum to zero");
-    const transactionId = randomUUID();
+    const transactionId = input.transactionId ?? randomUUID();
     transactions.push([transactionId, input.idempotencyKey, input.kind, input.asset, formatAmount(input.amount), input.walletUserId, input.merchantId, input.description, now]);
     const balancesAfter = new Map<string, string>();
     for (const leg of [...input.legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1))) {
+      if (creditedLast.has(leg.accountId)) {
+        if (isNegative(leg.amount)) throw new Error(`account ${leg.accountId} is credited last but this leg takes from it`);
+        lastTotals.set(leg.accountId, add(lastTotals.get(leg.accountId) ?? zero(), leg.amount));
+        lastEntries.push([randomUUID(), transactionId, leg.accountId, input.asset, formatAmount(leg.amount), lastEntries.length]);
+        continue;
+      }
       const after = add(balanceOf(leg.accountId), leg.amount);
       running.set(leg.accountId, after);
       balancesAfter.set(leg.accountId, formatAmount(after));
@@ -210,18 +238,50 @@ export async function postTransactions(em: EntityManager, clock: Clock, locked: 
       chunk.flat(),
     );
   }
-  // One update per account, in id order (the order the locks were taken in).
-  const moved = [...running.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-  const updated = await em.execute<{ id: string; balance: string }[]>(
-    `update ledger_accounts a set balance = a.balance + v.delta, updated_at = ?
-       from (values ${moved.map(() => "(?::uuid, ?::numeric)").join(", ")}) as v(id, delta)
-      where a.id = v.id returning a.id, a.balance::text as balance`,
-    [now, ...moved.flatMap(([id, after]) => [id, formatAmount(sub(after, locked.get(id)!.balance))])],
-  );
-  for (const row of updated) {
-    if (!equals(row.balance, running.get(row.id)!)) throw new Error(`account ${row.id} balance ${row.balance} differs from the running balance ${formatAmount(running.get(row.id)!)}`);
+  if (running.size > 0) {
+    // One update per locked account, in id order.
+    const moved = [...running.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+    const updated = await em.execute<{ id: string; balance: string }[]>(
+      `update ledger_accounts a set balance = a.balance + v.delta, updated_at = ?
+         from (values ${moved.map(() => "(?::uuid, ?::numeric)").join(", ")}) as v(id, delta)
+        where a.id = v.id returning a.id, a.balance::text as balance`,
+      [now, ...moved.flatMap(([id, after]) => [id, formatAmount(sub(after, lockedAccounts.get(id)!.balance))])],
+    );
+    if (updated.length !== moved.length) throw new Error("ledger batch: an account to update was not found");
+    for (const row of updated) {
+      if (!equals(row.balance, running.get(row.id)!)) throw new Error(`account ${row.id} balance ${row.balance} differs from the running balance ${formatAmount(running.get(row.id)!)}`);
+    }
+    for (const [id, after] of running) lockedAccounts.get(id)!.balance = after;
   }
-  if (updated.length !== moved.length) throw new Error("ledger batch: an account to update was not found");
-  for (const [id, after] of running) locked.get(id)!.balance = after;
+  await beforeCreditingLast?.();
+  if (lastEntries.length > 0) await creditLast(em, now, lastTotals, lastEntries);
   return posted;
+}
+
+/**
+ * The last statement of a batch: locks and credits each account by its
+ * total, and writes its entries with the running balance from the balance it
+ * had (computed by the database, exactly, in the batch's order).
+ */
+async function creditLast(em: EntityManager, now: Date, totals: Map<string, Amount>, rows: unknown[][]): Promise<void> {
+  const accounts = [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  const written = await em.execute<{ n: string }[]>(
+    `with moved as (
+       update ledger_accounts a set balance = a.balance + v.total, updated_at = ?
+         from (values ${accounts.map(() => "(?::uuid, ?::numeric)").join(", ")}) as v(id, total)
+        where a.id = v.id
+       returning a.id, a.balance - v.total as before
+     ), written as (
+       insert into ledger_entries (id, transaction_id, account_id, asset, amount, balance_after, created_at)
+       select e.id, e.transaction_id, e.account_id, e.asset, e.amount,
+              m.before + sum(e.amount) over (partition by e.account_id order by e.ord), ?
+         from (values ${rows.map(() => "(?::uuid, ?::uuid, ?::uuid, ?, ?::numeric, ?::int)").join(", ")})
+              as e(id, transaction_id, account_id, asset, amount, ord)
+         join moved m on m.id = e.account_id
+       returning 1
+     )
+     select count(*) as n from written`,
+    [now, ...accounts.flatMap(([id, total]) => [id, formatAmount(total)]), now, ...rows.flat()],
+  );
+  if (Number(written[0]!.n) !== rows.length) throw new Error(`ledger batch: ${written[0]!.n} of ${rows.length} credited-last entries written`);
 }

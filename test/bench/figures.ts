@@ -5,6 +5,7 @@
  * recordEvent is the outbox use case): no SQL writes. SQL here only reads
  * results back (ids to read, counts for the correctness checks).
  */
+import { profileWindow } from "./profile.ts";
 import { spawn } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -215,6 +216,7 @@ export async function renewalsFigure(k: number): Promise<FigureResult> {
       const res = await rpc.client.approveAuthorization({ token: tokenOf(s.url), walletUserId: s.user.id, fundingAsset: "USDT_TRON" });
       if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
     });
+    const stopProfile = await profileWindow("renewals");
     const started = performance.now();
     await advanceBy(sys, 31 * DAY + 60);
     for (;;) {
@@ -224,6 +226,7 @@ export async function renewalsFigure(k: number): Promise<FigureResult> {
       await sleep(100);
     }
     const seconds = (performance.now() - started) / 1000;
+    await stopProfile();
     const [c] = await sys.sql<{ n: number; distinct_periods: number; pending: number }>(
       "select count(*) filter (where status = 'SUCCEEDED')::int as n, count(distinct (subscription_id, period_index)) filter (where status = 'SUCCEEDED')::int as distinct_periods, count(*) filter (where status = 'PENDING')::int as pending from subscription_charges",
     );

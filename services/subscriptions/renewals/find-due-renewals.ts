@@ -43,7 +43,7 @@ export async function claimDueRenewals(
   const orphansToo = queueBacklog === 0;
   while (room > 0) {
     const now = ctx.clock.now();
-    const rows = await ctx.em.execute<{ id: string; next_period_index: number; retry_count: number }[]>(
+    const rows = await ctx.em.execute<{ id: string; next_period_index: number; retry_count: number; merchant_id: string; wallet_user_id: string }[]>(
       `with due as (
          select id from subscriptions
           where ((status in ('ACTIVE','TRIALING') and next_billing_at <= ?) or (status = 'PAST_DUE' and next_retry_at <= ?))
@@ -53,12 +53,14 @@ export async function claimDueRenewals(
           for update skip locked)
        update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
          from due where s.id = due.id
-       returning s.id, s.next_period_index, s.retry_count`,
+       returning s.id, s.next_period_index, s.retry_count, s.merchant_id, s.wallet_user_id`,
       [now, now, orphansToo, Math.min(RENEWAL_BATCH, room), RENEWAL_CLAIM_SECONDS],
     );
     if (rows.length === 0) break;
     claimed += rows.length;
     room -= rows.length;
+    // Grouped by merchant and payer: consecutive jobs then charge mostly disjoint wallet accounts, so their locks rarely meet.
+    rows.sort((a, b) => (a.merchant_id === b.merchant_id ? (a.wallet_user_id < b.wallet_user_id ? -1 : a.wallet_user_id > b.wallet_user_id ? 1 : 0) : a.merchant_id < b.merchant_id ? -1 : 1));
     await enqueue(rows.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index, attempt: r.retry_count + 1 })));
     if (rows.length < RENEWAL_BATCH || orphansToo) break;
   }

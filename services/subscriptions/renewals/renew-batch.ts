@@ -79,24 +79,29 @@ const quoteKey = (planId: string, asset: string) => `${planId}/${asset}`;
 
 /** Plans and quotes for the due subscriptions, read before any transaction: no RPC is made while one is open. */
 async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: string[], oneByOne: Set<string>): Promise<Terms> {
-  const subs = await ctx.em.fork().find(Subscription, { id: { $in: ids } });
-  const now = ctx.clock.now();
+  // Only what names the terms (the locked rows are checked against them later): no entity to build.
+  const subs = await ctx.em.execute<{ id: string; merchant_id: string; plan_id: string; funding_asset: string | null }[]>(
+    `select id, merchant_id, plan_id, funding_asset from subscriptions
+      where id in (${ids.map(() => "?").join(", ")}) and status in ('ACTIVE', 'TRIALING', 'PAST_DUE') and funding_asset is not null`,
+    ids,
+  );
   const plans = new Map<string, PlanPricing>();
   const quotes = new Map<string, Quote | undefined>();
+  const unreadable = new Set<string>();
   for (const sub of subs) {
-    if (!isDue(sub, now) || !sub.fundingAsset || oneByOne.has(sub.id)) continue;
-    if (!plans.has(sub.planId)) {
+    if (oneByOne.has(sub.id) || unreadable.has(sub.plan_id)) continue;
+    if (!plans.has(sub.plan_id)) {
       try {
-        plans.set(sub.planId, await fetchPlanPricing(ports, sub.merchantId, sub.planId));
+        plans.set(sub.plan_id, await fetchPlanPricing(ports, sub.merchant_id, sub.plan_id));
       } catch (err) {
         // The one-by-one path meets the same error and reports it as a single renewal does.
-        ports.logger.warn({ err, subscriptionId: sub.id, planId: sub.planId }, "renewal batch: plan unreadable; renewing one by one");
-        oneByOne.add(sub.id);
+        ports.logger.warn({ err, subscriptionId: sub.id, planId: sub.plan_id }, "renewal batch: plan unreadable; renewing one by one");
+        unreadable.add(sub.plan_id);
         continue;
       }
     }
-    const key = quoteKey(sub.planId, sub.fundingAsset);
-    if (!quotes.has(key)) quotes.set(key, await quotePlan(ports, plans.get(sub.planId)!, sub.fundingAsset));
+    const key = quoteKey(sub.plan_id, sub.funding_asset!);
+    if (!quotes.has(key)) quotes.set(key, await quotePlan(ports, plans.get(sub.plan_id)!, sub.funding_asset!));
   }
   return { plans, quotes };
 }
