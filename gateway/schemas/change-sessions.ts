@@ -1,5 +1,5 @@
 import { CHANGE_SESSION_STATUSES, EFFECTIVE_MODES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
-import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
+import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
 
 const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;
 
@@ -59,6 +59,7 @@ const changeSessionProperties = {
   chargeId: { ...nullable(uuidSchema), description: "The immediate charge (see the subscription's charges)." },
   createdAt: dateTimeSchema,
   updatedAt: dateTimeSchema,
+  version: recordVersionSchema,
   approvedAt: nullable(dateTimeSchema),
   appliedAt: nullable(dateTimeSchema),
   declinedAt: nullable(dateTimeSchema),
@@ -72,7 +73,7 @@ const changeSessionProperties = {
 
 const changeSessionRequired = [
   "id", "object", "subscriptionId", "status", "currentPlanId", "requestedPlanId", "effectiveMode", "immediateChargeAmount", "currency",
-  "successUrl", "cancelUrl", "reason", "metadata", "expiresAt", "scheduledFor", "createdAt", "updatedAt", "approvalUrl",
+  "successUrl", "cancelUrl", "reason", "metadata", "expiresAt", "scheduledFor", "createdAt", "updatedAt", "version", "approvalUrl",
 ];
 
 export const changeSessionSchema = { type: "object", required: changeSessionRequired, properties: changeSessionProperties } as const;

@@ -30,6 +30,14 @@ export const emailSchema = {
 
 export const uuidSchema = { type: "string", format: "uuid" } as const;
 export const dateTimeSchema = { type: "string", format: "date-time" } as const;
+
+/** `version` of subscriptions, change sessions and payment orders (services/platform/record-version.ts). */
+export const recordVersionSchema = {
+  type: "integer",
+  minimum: 1,
+  description:
+    "1 at creation, raised by one with each change, in the same commit as the change's event (whose data carries it). Webhooks may arrive out of order: keep the highest version you hold per object and drop an event whose version is not newer than it.",
+} as const;
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: "null" }] });
 
 export const errorSchema = {

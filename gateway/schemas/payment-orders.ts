@@ -1,7 +1,7 @@
 import { CURRENCIES } from "../../services/platform/currencies.ts";
 import { ASSET_CODES } from "../../services/wallet/contract.ts";
 import { CONFIRMATIONS_MAX, EXPIRES_IN_MINUTES, ORDER_STATUSES } from "../../services/orders/contract.ts";
-import { amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
+import { amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
 
 /** Merchant references: no control characters (they end up in URLs, logs, exports). */
 const referenceSchema = { type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]+$" } as const;
@@ -81,7 +81,7 @@ export const paymentOrderSchema = {
   required: [
     "id", "object", "externalId", "externalCustomerId", "asset", "network", "address", "amountToPay", "amount", "currency", "rate", "rateAt",
     "status", "expiresAt", "amountPaid", "overpaidAmount", "latePayment", "amountPaidLate", "underpaymentTolerancePercent",
-    "requiredConfirmations", "payments", "metadata", "paidAt", "expiredAt", "settledAt", "createdAt", "updatedAt",
+    "requiredConfirmations", "payments", "metadata", "paidAt", "expiredAt", "settledAt", "createdAt", "updatedAt", "version",
   ],
   properties: {
     id: uuidSchema,
@@ -111,12 +111,13 @@ export const paymentOrderSchema = {
     settledAt: nullable({ ...dateTimeSchema, description: "When the payment was credited to your balance." }),
     createdAt: dateTimeSchema,
     updatedAt: dateTimeSchema,
+    version: recordVersionSchema,
   },
 } as const;
 
 export const paymentOrderStatusSchema = {
   type: "object",
-  required: ["id", "externalId", "status", "amountToPay", "amountPaid", "expiresAt", "updatedAt"],
+  required: ["id", "externalId", "status", "amountToPay", "amountPaid", "expiresAt", "updatedAt", "version"],
   properties: {
     id: uuidSchema,
     externalId: { type: "string" },
@@ -125,6 +126,7 @@ export const paymentOrderStatusSchema = {
     amountPaid: assetAmountOutSchema,
     expiresAt: dateTimeSchema,
     updatedAt: dateTimeSchema,
+    version: recordVersionSchema,
   },
 } as const;
 

@@ -1,5 +1,5 @@
 import { AUTHORIZATION_MINUTES, AUTHORIZATION_STATUSES, SUBSCRIPTION_STATUSES, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
-import { dateTimeSchema, emailSchema, metadataSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
+import { dateTimeSchema, emailSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
 
 /** Redirect targets: absolute http(s) URLs (the customer's browser is sent there). */
 const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;
@@ -72,7 +72,7 @@ const authorizationSchema = {
 
 export const subscriptionSchema = {
   type: "object",
-  required: ["id", "object", "planId", "status", "externalReference", "walletUserId", "successUrl", "cancelUrl", "metadata", "authorizationExpiresInMinutes", "fundingAsset", "authorization", "createdAt", "updatedAt"],
+  required: ["id", "object", "planId", "status", "externalReference", "walletUserId", "successUrl", "cancelUrl", "metadata", "authorizationExpiresInMinutes", "fundingAsset", "authorization", "createdAt", "updatedAt", "version"],
   properties: {
     id: uuidSchema,
     object: { const: "subscription" },
@@ -96,6 +96,7 @@ export const subscriptionSchema = {
     authorization: { ...nullable(authorizationSchema), description: "The customer authorization (current one)." },
     createdAt: dateTimeSchema,
     updatedAt: dateTimeSchema,
+    version: recordVersionSchema,
     activatedAt: nullable(dateTimeSchema),
     pausedAt: nullable(dateTimeSchema),
     cancelledAt: nullable(dateTimeSchema),

@@ -41,6 +41,8 @@ export const PaymentOrder = defineEntity({
     settledAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** Raised by one with each change (platform/record-version.ts), in the transaction recording its event (migration 0020). */
+    version: p.integer().default(1),
   },
 });
 

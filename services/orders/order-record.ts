@@ -50,6 +50,7 @@ export function orderRecord(order: PaymentOrderRow, payments: readonly OrderPaym
     settledAt: isoOrNull(order.settledAt),
     createdAt: iso(order.createdAt),
     updatedAt: iso(order.updatedAt),
+    version: order.version,
   };
 }
 
@@ -66,6 +67,7 @@ export function orderStatusRecord(order: PaymentOrderRow) {
     amountPaid: formatAtScale(order.amountPaid, d),
     expiresAt: iso(order.expiresAt),
     updatedAt: iso(order.updatedAt),
+    version: order.version,
   };
 }
 

@@ -8,6 +8,7 @@ import { OrderCredit, type OrderPaymentRow } from "./entities.ts";
 import { OPEN_STATUSES, transition, type OrderTransitionEvent } from "./order-status.ts";
 import { orderRecord } from "./order-record.ts";
 import type { OrderWithPayments } from "./order-store.ts";
+import { touch } from "../platform/record-version.ts";
 
 /** The credit that settles a PAID order: keyed by the order id, so it happens once. */
 export const orderCreditKey = (orderId: string) => `payment-order-${orderId}`;
@@ -52,7 +53,7 @@ export function reconcileOrder(em: EntityManager, clock: Clock, state: OrderWith
   order.amountPaidLate = formatAtScale(sum(payments.filter((p) => p.late)), order.decimals);
   order.overpaidAmount = formatAtScale(isNegative(overpaid) ? zero() : overpaid, order.decimals);
   order.latePayment = payments.some((p) => p.late);
-  order.updatedAt = now;
+  touch(order, now);
 
   const move = nextMove(order.status, { total, confirmed, threshold, newCounted: newPayment !== undefined && !newPayment.late });
   const events: EventType[] = [];
@@ -108,7 +109,7 @@ export function expireInPlace(em: EntityManager, clock: Clock, state: OrderWithP
   const now = clock.now();
   order.status = t.to;
   order.expiredAt = now;
-  order.updatedAt = now;
+  touch(order, now);
   const creditIds: string[] = [];
   for (const p of state.payments) {
     if (p.creditId == null && p.confirmations >= order.requiredConfirmations) {

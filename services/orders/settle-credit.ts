@@ -3,6 +3,7 @@ import { formatAmount } from "../platform/money.ts";
 import { OrderCredit, PaymentOrder } from "./entities.ts";
 import { orderCreditKey } from "./reconcile-order.ts";
 import type { WalletPort } from "./wallet-port.ts";
+import { BUMP_VERSION } from "../platform/record-version.ts";
 
 /**
  * Carries one credit to the wallet (CreditMerchant, idempotent on the
@@ -46,7 +47,7 @@ export async function settleCredit(ctx: UseCaseContext, wallet: WalletPort, cred
     );
     // The order's own credit settles it; credits of single transfers leave settled_at alone.
     if (credit.idempotencyKey === orderCreditKey(credit.orderId)) {
-      await conn.execute("update payment_orders set settled_at = ?, updated_at = ? where id = ? and settled_at is null", [now, now, credit.orderId]);
+      await conn.execute(`update payment_orders set settled_at = ?, updated_at = ?, ${BUMP_VERSION} where id = ? and settled_at is null`, [now, now, credit.orderId]);
     }
   });
   return "credited";

@@ -15,6 +15,7 @@ import type { FailureReason } from "./charges/open-charge.ts";
 import { paymentInProgress } from "./charges/lease.ts";
 import { quotePlan, requireFundingAsset } from "./funding.ts";
 import { fetchPlan, fetchWalletUserById, planInterval, type SubscriptionPorts } from "./ports.ts";
+import { touch } from "../platform/record-version.ts";
 
 export interface ApproveInput {
   token: string;
@@ -129,7 +130,7 @@ async function startTrial(ctx: UseCaseContext, subscriptionId: string, input: Ap
     sub.currentPeriodEnd = end;
     sub.nextBillingAt = end;
     sub.activatedAt = now;
-    sub.updatedAt = now;
+    touch(sub, now);
     authorization.status = "APPROVED";
     authorization.approvedAt = now;
     authorization.usedAt = now;

@@ -5,6 +5,7 @@ import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription, pendingFirstCharge } from "./subscription-store.ts";
 import { assertAnswerable, findByToken } from "./authorization-lookup.ts";
+import { touch } from "../platform/record-version.ts";
 
 /**
  * The customer pressed Cancel on the hosted page: the authorization is
@@ -26,7 +27,7 @@ export async function declineAuthorization(ctx: UseCaseContext, token: string) {
     sub.status = nextStatus(sub.status, "decline");
     sub.cancellationReason = "AUTHORIZATION_DECLINED";
     sub.cancelledAt = now;
-    sub.updatedAt = now;
+    touch(sub, now);
     authorization.status = "DECLINED";
     authorization.declinedAt = now;
     authorization.usedAt = now;

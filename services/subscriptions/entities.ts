@@ -35,6 +35,8 @@ export const Subscription = defineEntity({
     trialEnd: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** Raised by one with each change (platform/record-version.ts), in the transaction recording its event (migration 0020). */
+    version: p.integer().default(1),
     activatedAt: p.datetime().nullable(),
     pausedAt: p.datetime().nullable(),
     cancelledAt: p.datetime().nullable(),

@@ -5,6 +5,7 @@ import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, currentAuthorizations, lockSubscription, pendingFirstCharge } from "./subscription-store.ts";
 import { Subscription } from "./entities.ts";
+import { BUMP_VERSION, touch } from "../platform/record-version.ts";
 
 /**
  * Moves a subscription whose authorization ran out to EXPIRED. Safe to run
@@ -30,7 +31,7 @@ export async function expireAuthorization(ctx: UseCaseContext, subscriptionId: s
 
     sub.status = nextStatus(sub.status, "expire");
     sub.expiredAt = now;
-    sub.updatedAt = now;
+    touch(sub, now);
     authorization.status = "EXPIRED";
     authorization.expiredAt = now;
     recordEvent(em, ctx.clock, { merchantId: sub.merchantId, type: "subscription.expired", data: subscriptionRecord(sub, authorization) });
@@ -84,7 +85,7 @@ async function expireLane(ctx: UseCaseContext): Promise<number> {
              from due where a.id = due.authorization_id
            returning a.id
          )
-         update subscriptions s set status = ?, expired_at = ?, updated_at = ?
+         update subscriptions s set status = ?, expired_at = ?, updated_at = ?, ${BUMP_VERSION}
            from due where s.id = due.subscription_id
          returning s.id as subscription_id`,
         [now, "PENDING_APPROVAL", EXPIRY_BATCH, now, nextStatus("PENDING_APPROVAL", "expire"), now, now],

@@ -8,6 +8,7 @@ import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization } from "./subscription-store.ts";
 import { openPeriodCharge, type FailureReason } from "./charges/open-charge.ts";
+import { touch } from "../platform/record-version.ts";
 
 /**
  * The first payment, taken when a customer approves a plan without a trial.
@@ -52,7 +53,7 @@ export async function activateOnFirstPayment(em: EntityManager, clock: Clock, su
   sub.nextBillingAt = charge.periodEnd;
   sub.nextPeriodIndex = charge.periodIndex + 1;
   sub.activatedAt = now;
-  sub.updatedAt = now;
+  touch(sub, now);
   if (authorization && authorization.status === "PENDING") {
     authorization.status = "APPROVED";
     authorization.approvedAt = now;

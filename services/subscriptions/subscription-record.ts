@@ -34,6 +34,8 @@ export function subscriptionRecord(sub: SubscriptionRow, authorization: Authoriz
     authorization: authorization ? authorizationRecord(authorization) : null,
     createdAt: iso(sub.createdAt),
     updatedAt: iso(sub.updatedAt),
+    // Raised by one with each change: receivers drop an event whose version is not newer (platform/record-version.ts).
+    version: sub.version,
     activatedAt: isoOrNull(sub.activatedAt),
     pausedAt: isoOrNull(sub.pausedAt),
     cancelledAt: isoOrNull(sub.cancelledAt),

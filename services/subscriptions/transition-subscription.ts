@@ -6,6 +6,7 @@ import type { AuthorizationRow, SubscriptionRow } from "./entities.ts";
 import { nextStatus, type SubscriptionEvent, type SubscriptionStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription } from "./subscription-store.ts";
+import { touch } from "../platform/record-version.ts";
 
 export interface TransitionSpec {
   /** The merchant's subscription, or (customer actions) the wallet user's: exactly one of the two. */
@@ -41,7 +42,7 @@ export async function transitionSubscription(
     const authorization = await currentAuthorization(em, sub.id);
     const now = ctx.clock.now();
     sub.status = to;
-    sub.updatedAt = now;
+    touch(sub, now);
     spec.apply(sub, from, now, authorization);
     await spec.alsoInTransaction?.(em, sub, now);
     recordEvent(em, ctx.clock, { merchantId: sub.merchantId, type: spec.eventType, data: subscriptionRecord(sub, authorization) });

@@ -240,6 +240,7 @@ describe("payment orders over REST (create, read, list, validation, isolation)",
         amountPaid: "0.00000000",
         expiresAt: order.expiresAt,
         updatedAt: order.updatedAt,
+        version: 1,
       });
     });
 

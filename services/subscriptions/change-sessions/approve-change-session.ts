@@ -22,6 +22,7 @@ import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../ports
 import { lockSubscription } from "../subscription-store.ts";
 import { supersedeScheduled, switchPlan } from "./switch-plan.ts";
 import { schedulePlanChange } from "./change-session-queue.ts";
+import { touch } from "../../platform/record-version.ts";
 
 export type ChangeRefusal = FailureReason | "SUBSCRIPTION_NOT_CHANGEABLE" | "PLAN_CHANGED";
 
@@ -97,7 +98,7 @@ export async function approveChangeSession(
       await supersedeScheduled(em, ctx.clock, sub.id, row.id);
       row.status = nextChangeStatus(row.status, "approve_next_billing");
       row.approvedAt = now;
-      row.updatedAt = now;
+      touch(row, now);
       // Paused: still the date billing stopped at; the change waits for the first billing after resume.
       row.scheduledFor = sub.nextBillingAt ?? now;
       recordEvent(em, ctx.clock, { merchantId: sub.merchantId, type: "subscription.change_session.approved", data: changeSessionRecord(row) });

@@ -6,6 +6,7 @@ import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { findChangeSession, lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
 import { lockSubscription } from "../subscription-store.ts";
+import { touch } from "../../platform/record-version.ts";
 
 /**
  * The merchant withdraws a proposal: a session awaiting approval, or a
@@ -28,7 +29,7 @@ export async function cancelChangeSession(
     session.status = nextChangeStatus(session.status, "cancel");
     session.cancellationReason = "MERCHANT_CANCELLED";
     session.cancelledAt = now;
-    session.updatedAt = now;
+    touch(session, now);
     recordEvent(em, ctx.clock, { merchantId: session.merchantId, type: "subscription.change_session.cancelled", data: changeSessionRecord(session) });
     return session;
   });

@@ -7,6 +7,7 @@ import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { LockMode } from "@mikro-orm/core";
+import { touch } from "../../platform/record-version.ts";
 
 /**
  * The subscription has ended: its scheduled change (and any session still
@@ -25,7 +26,7 @@ export async function cancelChangeSessionsOf(em: EntityManager, clock: Clock, su
     session.status = nextChangeStatus(session.status, "cancel");
     session.cancellationReason = "SUBSCRIPTION_CANCELLED";
     session.cancelledAt = now;
-    session.updatedAt = now;
+    touch(session, now);
     recordEvent(em, clock, { merchantId: session.merchantId, type: "subscription.change_session.cancelled", data: changeSessionRecord(session) });
   }
   return live.length;

@@ -49,6 +49,8 @@ export const SubscriptionChangeSession = defineEntity({
     chargeId: p.uuid().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** Raised by one with each change (platform/record-version.ts), in the transaction recording its event (migration 0020). */
+    version: p.integer().default(1),
     approvedAt: p.datetime().nullable(),
     appliedAt: p.datetime().nullable(),
     declinedAt: p.datetime().nullable(),

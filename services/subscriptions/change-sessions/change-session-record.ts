@@ -30,6 +30,7 @@ export function changeSessionRecord(s: ChangeSessionRow) {
     chargeId: s.chargeId ?? null,
     createdAt: iso(s.createdAt),
     updatedAt: iso(s.updatedAt),
+    version: s.version,
     approvedAt: isoOrNull(s.approvedAt),
     appliedAt: isoOrNull(s.appliedAt),
     declinedAt: isoOrNull(s.declinedAt),

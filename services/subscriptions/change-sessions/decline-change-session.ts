@@ -6,6 +6,7 @@ import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { assertChangeAnswerable, findByChangeToken, lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
 import { lockSubscription } from "../subscription-store.ts";
+import { touch } from "../../platform/record-version.ts";
 
 /**
  * The customer pressed Cancel on the hosted page: PENDING_APPROVAL →
@@ -25,7 +26,7 @@ export async function declineChangeSession(ctx: UseCaseContext, token: string): 
     }
     session.status = nextChangeStatus(session.status, "decline");
     session.declinedAt = now;
-    session.updatedAt = now;
+    touch(session, now);
     recordEvent(em, ctx.clock, { merchantId: session.merchantId, type: "subscription.change_session.declined", data: changeSessionRecord(session) });
     return session;
   });

@@ -7,13 +7,14 @@ import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
 import { lockSubscription } from "../subscription-store.ts";
+import { touch } from "../../platform/record-version.ts";
 
 /** PENDING_APPROVAL → EXPIRED with its event, in the caller's transaction (rows locked by the caller). */
 export function expireChangeSessionNow(em: EntityManager, clock: Clock, session: ChangeSessionRow): void {
   const now = clock.now();
   session.status = nextChangeStatus(session.status, "expire");
   session.expiredAt = now;
-  session.updatedAt = now;
+  touch(session, now);
   recordEvent(em, clock, { merchantId: session.merchantId, type: "subscription.change_session.expired", data: changeSessionRecord(session) });
 }
 

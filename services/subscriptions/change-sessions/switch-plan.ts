@@ -8,6 +8,7 @@ import { changeSessionRecord } from "./change-session-record.ts";
 import { subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization } from "../subscription-store.ts";
 import { scheduledSessionOf } from "./change-session-store.ts";
+import { touch } from "../../platform/record-version.ts";
 
 /**
  * The one place a subscription changes plan, inside the caller's transaction
@@ -34,10 +35,10 @@ export async function switchPlan(
   session.status = nextChangeStatus(session.status, event);
   if (event === "approve_immediate") session.approvedAt = now;
   session.appliedAt = now;
-  session.updatedAt = now;
+  touch(session, now);
 
   sub.planId = session.requestedPlanId;
-  sub.updatedAt = now;
+  touch(sub, now);
 
   if (event === "approve_immediate") {
     await supersedeScheduled(em, clock, sub.id, session.id);
@@ -61,7 +62,7 @@ export async function supersedeScheduled(em: EntityManager, clock: Clock, subscr
   scheduled.cancellationReason = "SUPERSEDED";
   scheduled.supersededBy = byId;
   scheduled.cancelledAt = now;
-  scheduled.updatedAt = now;
+  touch(scheduled, now);
   recordEvent(em, clock, { merchantId: scheduled.merchantId, type: "subscription.change_session.cancelled", data: changeSessionRecord(scheduled) });
   // Written now: the unique "one scheduled per subscription" index must see it gone before another becomes SCHEDULED.
   await em.flush();

@@ -158,11 +158,9 @@ export async function recordAnswer(
   }
   row.status = "SUCCEEDED";
   row.walletTransactionId = answer.transactionId;
-  recordEvent(em, clock, {
-    merchantId: sub.merchantId,
-    type: "subscription.charge_succeeded",
-    data: { subscriptionId: sub.id, charge: chargeRecord(row) },
-  });
+  // Recorded before what the charge pays for; names the version this commit leaves the subscription at (set below).
+  const data = { subscriptionId: sub.id, subscriptionVersion: sub.version, charge: chargeRecord(row) };
+  recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_succeeded", data });
   if (row.changeSessionId) {
     // A plan change's immediate charge: its success approves and applies the change.
     await applyPaidChange(em, clock, sub, row, ports.logger);
@@ -175,6 +173,7 @@ export async function recordAnswer(
     // Cancel, pause, resume and expiry wait for a charge in flight, so this means a bug: reconciliation reports it.
     ports.logger.error({ chargeId: row.id, subscriptionId: sub.id, status: sub.status }, "a charge succeeded that no longer matches its subscription's billing");
   }
+  data.subscriptionVersion = sub.version;
 }
 
 async function settledState(ctx: UseCaseContext, charge: ChargeRow): Promise<SettleResult> {

@@ -13,6 +13,7 @@ import { fundingOptionsForPlan } from "../list-funding-options.ts";
 import { pendingChangeCharge } from "../change-sessions/change-session-store.ts";
 import { pendingRenewalCharge } from "../renewals/pending-renewal-charge.ts";
 import { renewSubscription } from "../renewals/renew-subscription.ts";
+import { touch } from "../../platform/record-version.ts";
 
 const FUNDING_CHANGEABLE: readonly SubscriptionStatus[] = FUNDING_CHANGEABLE_STATUSES;
 
@@ -62,7 +63,7 @@ export async function changeFundingAsset(
     const previousFundingAsset = sub.fundingAsset ?? null;
     const now = ctx.clock.now();
     sub.fundingAsset = input.asset;
-    sub.updatedAt = now;
+    touch(sub, now);
     recordEvent(em, ctx.clock, {
       merchantId: sub.merchantId,
       type: "subscription.funding_asset_changed",

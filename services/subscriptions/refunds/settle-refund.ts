@@ -116,10 +116,12 @@ export async function settleRefund(
     row.walletTransactionId = res.transactionId ?? null;
     charge.amountRefunded = formatAmount(add(amount(charge.amountRefunded), amount(row.amount)));
     charge.assetAmountRefunded = formatAmount(add(amount(charge.assetAmountRefunded), amount(row.assetAmount)));
+    // A refund does not change the subscription: its version as it stands (read, not locked: lock order is subscription first).
+    const [subject] = await em.execute<{ version: number }[]>("select version from subscriptions where id = ?", [row.subscriptionId]);
     recordEvent(em, ctx.clock, {
       merchantId: row.merchantId,
       type: "subscription.charge_refunded",
-      data: { subscriptionId: row.subscriptionId, charge: chargeRecord(charge), refund: refundRecord(row) },
+      data: { subscriptionId: row.subscriptionId, subscriptionVersion: Number(subject!.version), charge: chargeRecord(charge), refund: refundRecord(row) },
     });
     return { state: "succeeded", refund: row, charge };
   });

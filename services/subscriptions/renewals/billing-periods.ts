@@ -28,9 +28,9 @@ export function periodStart(sub: SubscriptionRow, cadence: Cadence, n: number): 
  * another cadence, or its change moved the anchor), the anchor moves to
  * nextBillingAt and periods count from there: the paid current period is
  * kept, the next one follows the new cadence, period numbers go on (they key
- * the charges). Call under the row lock.
+ * the charges). Call under the row lock. True when the anchor moved (a change of the record: the caller touches it).
  */
-export function anchorFor(sub: SubscriptionRow, cadence: Cadence): void {
+export function anchorFor(sub: SubscriptionRow, cadence: Cadence): boolean {
   if (!sub.nextBillingAt) throw new Error(`subscription ${sub.id} has no next billing date`);
   const lands =
     sub.billingAnchor != null &&
@@ -40,6 +40,7 @@ export function anchorFor(sub: SubscriptionRow, cadence: Cadence): void {
     sub.billingAnchor = sub.nextBillingAt;
     sub.anchorPeriodIndex = sub.nextPeriodIndex;
   }
+  return !lands;
 }
 
 /** The period the next charge pays for: [nextBillingAt, the next anchor date). Call anchorFor first. */

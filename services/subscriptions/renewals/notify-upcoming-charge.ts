@@ -56,6 +56,8 @@ export async function notifyUpcomingCharge(ctx: UseCaseContext, ports: Subscript
       data: {
         object: "upcoming_charge",
         subscriptionId: locked.id,
+        // The notice is bookkeeping, not a change: the version is the subscription's as it stands.
+        subscriptionVersion: locked.version,
         periodIndex: locked.nextPeriodIndex,
         date: locked.nextBillingAt!.toISOString(),
         amount: plan.amount,

@@ -10,6 +10,7 @@ import { quotePlan, type Quote } from "../funding.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
 import { exceedsCap, isDue, MAX_PERIODS_PER_RUN, renewSubscription } from "./renew-subscription.ts";
+import { touch } from "../../platform/record-version.ts";
 
 /** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */
 export const RENEWAL_JOB_SIZE = 100;
@@ -126,7 +127,7 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
         continue;
       }
       const cadence = { interval: planInterval(plan), count: plan.intervalCount };
-      anchorFor(sub, cadence);
+      if (anchorFor(sub, cadence)) touch(sub, now);
       const period = duePeriod(sub, cadence);
       toOpen.push({
         sub,

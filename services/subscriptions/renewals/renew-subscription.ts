@@ -9,6 +9,7 @@ import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPort
 import { applyDuePlanChange } from "../change-sessions/apply-due-plan-change.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
 import { renewalSettled } from "./renewal-outcome.ts";
+import { touch } from "../../platform/record-version.ts";
 
 export interface RenewInput {
   subscriptionId: string;
@@ -92,7 +93,7 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       if (inFlight) return { kind: "in_flight", chargeId: inFlight.id } as const;
 
       const cadence = { interval: planInterval(chosenPlan), count: chosenPlan.intervalCount };
-      anchorFor(locked, cadence);
+      if (anchorFor(locked, cadence)) touch(locked, now);
       const period = duePeriod(locked, cadence);
       const refusal: PeriodFailureReason | undefined = !quote
         ? "CONVERSION_UNAVAILABLE"

@@ -7,6 +7,7 @@ import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization } from "../subscription-store.ts";
 import { cancelChangeSessionsOf } from "../change-sessions/cancel-change-sessions.ts";
 import { DAY_MS, type BillingPolicy } from "./billing-policy.ts";
+import { touch } from "../../platform/record-version.ts";
 
 /** Statuses the renewal engine charges in. */
 export const BILLABLE_STATUSES: readonly string[] = ["ACTIVE", "TRIALING", "PAST_DUE"];
@@ -54,7 +55,13 @@ export async function renewalSettled(
   const now = clock.now();
   const authorizationOf = async () => (authorization === undefined ? currentAuthorization(em, sub.id) : authorization);
   if (charge.status === "SUCCEEDED") await paid(em, clock, sub, charge, now, authorizationOf);
-  else if (charge.status === "FAILED") await failed(em, clock, policy, sub, charge, now, authorizationOf);
+  else if (charge.status === "FAILED") {
+    // Recorded before dunning's own event, with the version this commit leaves the subscription at.
+    const data = { subscriptionId: sub.id, subscriptionVersion: sub.version, charge: chargeRecord(charge) };
+    recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_failed", data });
+    await failed(em, clock, policy, sub, now, authorizationOf);
+    data.subscriptionVersion = sub.version;
+  }
 }
 
 type AuthorizationOf = () => Promise<AuthorizationRow | null>;
@@ -68,7 +75,7 @@ async function paid(em: EntityManager, clock: Clock, sub: SubscriptionRow, charg
   sub.pastDueSince = null;
   sub.retryCount = 0;
   sub.nextRetryAt = null;
-  sub.updatedAt = now;
+  touch(sub, now);
   if (sub.status === "PAUSED") return;
   const from = sub.status;
   sub.status = nextStatus(from, "charge_succeeded");
@@ -85,14 +92,12 @@ async function failed(
   clock: Clock,
   policy: BillingPolicy,
   sub: SubscriptionRow,
-  charge: ChargeRow,
   now: Date,
   authorizationOf: AuthorizationOf,
 ): Promise<void> {
-  recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_failed", data: { subscriptionId: sub.id, charge: chargeRecord(charge) } });
   if (!BILLABLE_STATUSES.includes(sub.status)) return;
   const from = sub.status;
-  sub.updatedAt = now;
+  touch(sub, now);
   if (from !== "PAST_DUE") {
     sub.status = nextStatus(from, "charge_failed");
     sub.pastDueSince = now;

@@ -190,6 +190,8 @@ describe("recurring billing: renewals", () => {
     expect(notice!.data).to.deep.equal({
       object: "upcoming_charge",
       subscriptionId,
+      // created 1, activated 2; the notice itself is no change
+      subscriptionVersion: 2,
       periodIndex: 1,
       date: sub.nextBillingAt,
       amount: "20",

@@ -14,6 +14,7 @@ import { Migration0012RateLimitsAndFeeds } from "./0012-rate-limits-and-feeds.ts
 import { Migration0013ReconciliationAndBackoff } from "./0013-reconciliation-and-backoff.ts";
 import { Migration0018SpeedIndexes } from "./0018-speed-indexes.ts";
 import { Migration0019ReviewFixes } from "./0019-review-fixes.ts";
+import { Migration0020RecordVersions } from "./0020-record-versions.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -35,4 +36,5 @@ export const migrations: MigrationObject[] = [
   { name: "0013-reconciliation-and-backoff", class: Migration0013ReconciliationAndBackoff },
   { name: "0018-speed-indexes", class: Migration0018SpeedIndexes },
   { name: "0019-review-fixes", class: Migration0019ReviewFixes },
+  { name: "0020-record-versions", class: Migration0020RecordVersions },
 ];
