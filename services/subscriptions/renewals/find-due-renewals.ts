@@ -6,7 +6,7 @@ import type { UseCaseContext } from "../../platform/use-case.ts";
  * holds (database time) if its job never reports back.
  */
 export const RENEWAL_BATCH = 500;
-export const RENEWAL_LOOKAHEAD = 2000;
+export const RENEWAL_LOOKAHEAD = 2500;
 export const RENEWAL_CLAIM_SECONDS = 60;
 
 export interface DueRenewal {

@@ -13,7 +13,7 @@ import { exceedsCap, isDue, MAX_PERIODS_PER_RUN, renewSubscription } from "./ren
 import { touch } from "../../platform/record-version.ts";
 
 /** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */
-export const RENEWAL_JOB_SIZE = 100;
+export const RENEWAL_JOB_SIZE = 250;
 
 export interface BatchResult {
   paid: number;
