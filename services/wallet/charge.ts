@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { compare, formatAmount, sub, zero } from "../platform/money.ts";
-import { ChargeAttempt, type ChargeOutcome } from "./entities.ts";
+import { conflict } from "../platform/errors.ts";
+import { add, compare, equals, formatAmount, sub, zero, type Amount } from "../platform/money.ts";
+import type { ChargeOutcome } from "./entities.ts";
 import { walletUserNotFound } from "./get-wallet-user.ts";
-import { lockAccounts, openAccount, postTransaction } from "./ledger.ts";
+import { lockAccounts, openAccounts, ownerKey, postTransactions, type PostingInput } from "./ledger.ts";
 import { findReplay, type MovementRequest } from "./ledger-replay.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
@@ -26,6 +27,15 @@ export interface ChargeResult {
   replayed: boolean;
 }
 
+/** A charge whose fields passed the input rules (wallet-input.ts). */
+export interface CheckedCharge {
+  key: string;
+  walletUserId: string;
+  asset: string;
+  value: Amount;
+  description: string | null;
+}
+
 /**
  * Moves `amount` from the wallet user's account to the merchant's, as one
  * balanced transaction. Refusals (frozen, insufficient funds) are outcomes,
@@ -45,51 +55,8 @@ export async function charge(ctx: UseCaseContext, input: ChargeInput): Promise<C
   const replay = await findReplay(ctx.em, key, request, "debit");
   if (replay) return succeeded(replay.transactionId, replay.balanceAfter, true);
   try {
-    return await ctx.em.transactional(async (em) => {
-      // Share lock: a freeze (which updates the row) waits for charges in flight, and they for it.
-      const users = await em.execute<{ status: string }[]>("select status from wallet_users where id = ? for share", [walletUserId]);
-      if (!users[0]) throw walletUserNotFound(walletUserId);
-      const payerId = await openAccount(em, ctx.clock, { type: "WALLET_USER", id: walletUserId }, asset.code);
-      const payeeId = await openAccount(em, ctx.clock, { type: "MERCHANT", id: merchantId }, asset.code);
-      const accounts = await lockAccounts(em, [payerId, payeeId]);
-      // Same key in parallel: the loser of the lock race sees the winner's transaction here.
-      const raced = await findReplay(em, key, request, "debit");
-      if (raced) return succeeded(raced.transactionId, raced.balanceAfter, true);
-
-      const payer = accounts.get(payerId)!;
-      let outcome: ChargeOutcome;
-      let transactionId: string | undefined;
-      let balanceAfter = formatAmount(payer.balance);
-      if (users[0].status === "FROZEN" || payer.frozen) outcome = "ACCOUNT_FROZEN";
-      else if (compare(payer.balance, value) < 0) outcome = "INSUFFICIENT_FUNDS";
-      else {
-        const posted = await postTransaction(em, ctx.clock, {
-          ...request,
-          idempotencyKey: key,
-          description,
-          legs: [
-            { accountId: payerId, amount: sub(zero(), value) },
-            { accountId: payeeId, amount: value },
-          ],
-        });
-        outcome = "SUCCEEDED";
-        transactionId = posted.transactionId;
-        balanceAfter = posted.balancesAfter.get(payerId)!;
-      }
-      em.create(ChargeAttempt, {
-        id: randomUUID(),
-        idempotencyKey: key,
-        walletUserId,
-        merchantId,
-        asset: asset.code,
-        amount: formatAmount(value),
-        outcome,
-        balanceAfter,
-        transactionId: transactionId ?? null,
-        createdAt: ctx.clock.now(),
-      });
-      return { outcome, transactionId, balanceAfter, replayed: false };
-    });
+    const [result] = await chargeMany(ctx, merchantId, [{ key, walletUserId, asset: asset.code, value, description }], () => "");
+    return result!;
   } catch (err) {
     // The key was taken by a movement on other accounts (so no lock ordered us): answer as a retry would.
     if (err instanceof UniqueConstraintViolationException) {
@@ -100,9 +67,124 @@ export async function charge(ctx: UseCaseContext, input: ChargeInput): Promise<C
   }
 }
 
+/**
+ * The charging core of Charge and ChargeBatch: charges of one merchant in one
+ * database transaction, each with exactly the outcome a Charge with its key
+ * gets (a key that succeeded before replays its first success and moves
+ * nothing; a frozen or short account is refused, not final), evaluated in
+ * order so two charges of one account see each other, every success its own
+ * balanced ledger transaction.
+ *
+ * No hot merchant row: only the payers' accounts are locked for the
+ * decisions; the merchant's account, which only receives, is locked and
+ * credited in the transaction's last statement (ledger.ts postTransactions),
+ * so it is held for one statement and the commit, once per call, however
+ * many charges the call carries. `field(i)` prefixes error messages.
+ */
+export async function chargeMany(ctx: UseCaseContext, merchantId: string, checked: CheckedCharge[], field: (i: number) => string): Promise<ChargeResult[]> {
+  return ctx.em.transactional(async (em) => {
+    const userIds = [...new Set(checked.map((c) => c.walletUserId))];
+    // Share locks, as Charge: a freeze waits for these charges and they for it.
+    const users = await em.execute<{ id: string; status: string }[]>(
+      `select id, status from wallet_users where id in (${userIds.map(() => "?").join(", ")}) order by id for share`,
+      userIds,
+    );
+    const statusOf = new Map(users.map((u) => [u.id, u.status]));
+    const unknown = userIds.find((id) => !statusOf.has(id));
+    if (unknown) throw walletUserNotFound(unknown);
+
+    const ids = await openAccounts(em, ctx.clock, [
+      ...checked.map((c) => ({ owner: { type: "WALLET_USER" as const, id: c.walletUserId }, asset: c.asset })),
+      ...checked.map((c) => ({ owner: { type: "MERCHANT" as const, id: merchantId }, asset: c.asset })),
+    ]);
+    const payerOf = (c: CheckedCharge) => ids.get(ownerKey({ type: "WALLET_USER", id: c.walletUserId }, c.asset))!;
+    const payeeOf = (c: CheckedCharge) => ids.get(ownerKey({ type: "MERCHANT", id: merchantId }, c.asset))!;
+    // The payers only: the merchant's account is credited last (postTransactions), not held for the batch.
+    const accounts = await lockAccounts(em, checked.map(payerOf));
+    // After the locks, as Charge: a racing call with one of these keys has committed or waits behind us.
+    const replays = await findReplays(em, checked, merchantId, field);
+
+    const now = ctx.clock.now();
+    const results: ChargeResult[] = [];
+    const attempts: unknown[][] = [];
+    const postings: (PostingInput & { transactionId: string })[] = [];
+    const spent = new Map<string, Amount>();
+    for (const c of checked) {
+      const replay = replays.get(c.key);
+      if (replay) {
+        results.push({ outcome: "SUCCEEDED", transactionId: replay.transactionId, balanceAfter: replay.balanceAfter, replayed: true });
+        continue;
+      }
+      const payerId = payerOf(c);
+      const payer = accounts.get(payerId)!;
+      const balance = sub(payer.balance, spent.get(payerId) ?? zero());
+      let outcome: ChargeOutcome = "SUCCEEDED";
+      let transactionId: string | undefined;
+      let balanceAfter = balance;
+      if (statusOf.get(c.walletUserId) === "FROZEN" || payer.frozen) outcome = "ACCOUNT_FROZEN";
+      else if (compare(balance, c.value) < 0) outcome = "INSUFFICIENT_FUNDS";
+      else {
+        transactionId = randomUUID();
+        balanceAfter = sub(balance, c.value);
+        spent.set(payerId, add(spent.get(payerId) ?? zero(), c.value));
+        postings.push({
+          transactionId,
+          kind: "CHARGE",
+          asset: c.asset,
+          amount: c.value,
+          idempotencyKey: c.key,
+          walletUserId: c.walletUserId,
+          merchantId,
+          description: c.description,
+          legs: [
+            { accountId: payerId, amount: sub(zero(), c.value) },
+            { accountId: payeeOf(c), amount: c.value },
+          ],
+        });
+      }
+      results.push({ outcome, transactionId, balanceAfter: formatAmount(balanceAfter), replayed: false });
+      attempts.push([randomUUID(), c.key, c.walletUserId, merchantId, c.asset, formatAmount(c.value), outcome, formatAmount(balanceAfter), transactionId ?? null, now]);
+    }
+    // Last before the commit: the merchant's account is locked from its final statement on only.
+    const posted = await postTransactions(em, ctx.clock, accounts, postings, new Set(checked.map(payeeOf)), async () => {
+      if (attempts.length === 0) return;
+      await em.execute(
+        `insert into wallet_charge_attempts (id, idempotency_key, wallet_user_id, merchant_id, asset, amount, outcome, balance_after, transaction_id, created_at)
+         values ${attempts.map(() => "(?, ?, ?, ?, ?, ?::numeric, ?, ?::numeric, ?, ?)").join(", ")}`,
+        attempts.flat(),
+      );
+    });
+    // The running balances of the payers are the ones decided above (postTransactions checked them against the database).
+    posted.forEach((p, i) => {
+      const payerId = postings[i]!.legs[0]!.accountId;
+      if (p.balancesAfter.get(payerId) === undefined) throw new Error(`charge batch: no balance after for ${payerId}`);
+    });
+    return results;
+  });
+}
+
 const succeeded = (transactionId: string, balanceAfter: string, replayed: boolean): ChargeResult => ({
   outcome: "SUCCEEDED",
   transactionId,
   balanceAfter,
   replayed,
 });
+
+/** The first successes of keys used before (findReplay for a set), with the payer's balance right after each. */
+async function findReplays(em: UseCaseContext["em"], checked: CheckedCharge[], merchantId: string, field: (i: number) => string) {
+  const rows = await em.execute<{ id: string; idempotency_key: string; kind: string; asset: string; amount: string; wallet_user_id: string | null; merchant_id: string | null; balance_after: string }[]>(
+    `select t.id, t.idempotency_key, t.kind, t.asset, t.amount::text as amount, t.wallet_user_id, t.merchant_id, e.balance_after::text as balance_after
+       from ledger_transactions t join ledger_entries e on e.transaction_id = t.id and e.amount < 0
+      where t.idempotency_key in (${checked.map(() => "?").join(", ")})`,
+    checked.map((c) => c.key),
+  );
+  const byKey = new Map(checked.map((c) => [c.key, c]));
+  const replays = new Map<string, { transactionId: string; balanceAfter: string }>();
+  for (const row of rows) {
+    const c = byKey.get(row.idempotency_key)!;
+    const same = row.kind === "CHARGE" && row.asset === c.asset && equals(row.amount, c.value) && row.wallet_user_id === c.walletUserId && row.merchant_id === merchantId;
+    if (!same) throw conflict("IDEMPOTENCY_KEY_REUSED", `${field(checked.indexOf(c))}idempotencyKey: was already used for a different ledger movement`);
+    replays.set(row.idempotency_key, { transactionId: row.id, balanceAfter: formatAmount(row.balance_after) });
+  }
+  return replays;
+}

@@ -189,7 +189,10 @@ export async function postTransactions(
   /** Writes rows that reference these transactions (a batch's charge attempts) before the last statement. */
   beforeCreditingLast?: () => Promise<void>,
 ): Promise<Posted[]> {
-  if (inputs.length === 0) return [];
+  if (inputs.length === 0) {
+    await beforeCreditingLast?.();
+    return [];
+  }
   const now = clock.now();
   const running = new Map<string, Amount>();
   const balanceOf = (accountId: string) => {

@@ -64,6 +64,24 @@ describe("wallet ChargeBatch over RPC", () => {
     expect((await wallet.checkLedger({})).ok).to.equal(true);
   });
 
+  it("batches, single charges and refunds of one merchant and the same users, all at once: no deadlock, no overdraft, the books balance", async () => {
+    const merchantId = await newMerchant();
+    const users = [await fundedUser("USDT_TRON", "50"), await fundedUser("USDT_TRON", "50"), await fundedUser("USDT_TRON", "50")];
+    const calls: Promise<unknown>[] = [];
+    for (let k = 0; k < 8; k++) {
+      calls.push(wallet.chargeBatch({ merchantId, charges: users.map((u) => item(u.id, "1")) }));
+      calls.push(wallet.charge({ ...item(users[k % 3]!.id, "1"), merchantId }));
+      calls.push(wallet.refund({ idempotencyKey: randomUUID(), merchantId, walletUserId: users[k % 3]!.id, asset: "USDT_TRON", amount: "2" }));
+    }
+    const settled = await Promise.allSettled(calls);
+    expect(settled.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).to.deep.equal([]);
+    const refunded = settled.filter((r, i) => i % 3 === 2 && (r as PromiseFulfilledResult<{ outcome: number }>).value.outcome === 1).length;
+    // 8 × 3 batched + 8 single charges of 1 in, 2 out per refund that found the money.
+    expect(await balanceOf(OwnerType.MERCHANT, merchantId, "USDT_TRON")).to.equal(String(32 - 2 * refunded));
+    const check = await wallet.checkLedger({});
+    expect(check.ok, check.problems.join("; ")).to.equal(true);
+  });
+
   it("replays a key that succeeded (in a batch or a single Charge) and moves nothing; a refused key is evaluated again", async () => {
     const merchantId = await newMerchant();
     const user = await fundedUser("USDT_TRON", "5");
@@ -90,6 +108,12 @@ describe("wallet ChargeBatch over RPC", () => {
     const { results } = await wallet.chargeBatch({ merchantId, charges: [item(frozen.id, "1"), item(other.id, "1")] });
     expect(results.map((r) => r.outcome)).to.deep.equal([ChargeOutcome.ACCOUNT_FROZEN, ChargeOutcome.SUCCEEDED]);
     expect(await balanceOf(OwnerType.WALLET_USER, frozen.id, "USDT_TRON")).to.equal("5");
+    // A batch refused whole still records every attempt (the audit trail) and moves nothing.
+    const refused = await wallet.chargeBatch({ merchantId, charges: [item(frozen.id, "1"), item(other.id, "100")] });
+    expect(refused.results.map((r) => r.outcome)).to.deep.equal([ChargeOutcome.ACCOUNT_FROZEN, ChargeOutcome.INSUFFICIENT_FUNDS]);
+    const attempts = await sys.sql<{ outcome: string }>("select outcome from wallet_charge_attempts where merchant_id = ? order by outcome", [merchantId]);
+    expect(attempts.map((a) => a.outcome)).to.deep.equal(["ACCOUNT_FROZEN", "ACCOUNT_FROZEN", "INSUFFICIENT_FUNDS", "SUCCEEDED"]);
+    expect(await balanceOf(OwnerType.MERCHANT, merchantId, "USDT_TRON")).to.equal("1");
   });
 
   it("refuses bad input naming the item and field, and writes nothing", async () => {
