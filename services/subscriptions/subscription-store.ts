@@ -2,6 +2,7 @@ import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
+import { preparedStatement, readPrepared, selectColumns, type PreparedStatement } from "../platform/database/prepared.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
 
 /** Queries shared by the use cases; each use case owns its transaction. */
@@ -51,4 +52,56 @@ export async function currentAuthorizations(em: EntityManager, subscriptionIds: 
 /** The first payment's attempt that is still in flight, if any (at most one: a unique index says so). */
 export async function pendingFirstCharge(em: EntityManager, subscriptionId: string): Promise<ChargeRow | null> {
   return em.findOne(SubscriptionCharge, { subscriptionId, periodIndex: 0, status: "PENDING" }, { refresh: true });
+}
+
+/** Per ORM (its metadata): the statement text is derived from the entities' columns. */
+const subscriptionReads = new WeakMap<object, PreparedStatement>();
+
+function subscriptionWithAuthorizationStatement(em: EntityManager): PreparedStatement {
+  const key = em.getMetadata();
+  let statement = subscriptionReads.get(key);
+  if (!statement) {
+    statement = preparedStatement(
+      "subscriptions.find_with_authorization",
+      `select ${selectColumns(em, Subscription, "s")}, ${selectColumns(em, SubscriptionAuthorization, "a", AUTHORIZATION_PREFIX)}
+         from subscriptions s
+         left join lateral (
+           select * from subscription_authorizations
+            where subscription_id = s.id
+            order by created_at desc, id desc
+            limit 1
+         ) a on true
+        where s.id = $1 and s.merchant_id = $2`,
+    );
+    subscriptionReads.set(key, statement);
+  }
+  return statement;
+}
+
+const AUTHORIZATION_PREFIX = "authorization.";
+
+/**
+ * findSubscription + currentAuthorization in one prepared statement (one round
+ * trip, planned once per connection): the merchant's GET. Outside any
+ * transaction; the rows are plain objects shaped like the entities (not
+ * managed by `em`), for reading only. Another merchant's id is not found.
+ */
+export async function readSubscriptionWithAuthorization(
+  em: EntityManager,
+  id: string,
+  merchantId: string,
+): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow | null }> {
+  if (!isUuid(id)) throw subscriptionNotFound(id);
+  const [row] = await readPrepared<Record<string, unknown>>(em, subscriptionWithAuthorizationStatement(em), [id, merchantId]);
+  if (!row) throw subscriptionNotFound(id);
+  const subscription: Record<string, unknown> = {};
+  const authorization: Record<string, unknown> = {};
+  for (const key in row) {
+    if (key.startsWith(AUTHORIZATION_PREFIX)) authorization[key.slice(AUTHORIZATION_PREFIX.length)] = row[key];
+    else subscription[key] = row[key];
+  }
+  return {
+    subscription: subscription as SubscriptionRow,
+    authorization: authorization.id == null ? null : (authorization as AuthorizationRow),
+  };
 }

@@ -1,0 +1,38 @@
+/**
+ * The service side of B3 then B1 alone (no baselines), for profiling the API path:
+ * `node test/bench/api-only.ts [profile-dir]` writes create.cpuprofile and read.cpuprofile
+ * (the bench process is the service). BENCH_DURATION/BENCH_WARMUP as the bench.
+ */
+import { Session } from "node:inspector/promises";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { dropTemplate } from "../support/database.ts";
+import { ApiFigures, type FigureResult } from "./figures.ts";
+
+const dir = process.argv[2];
+const session = new Session();
+session.connect();
+
+async function profiled(name: string, run: () => Promise<FigureResult>) {
+  if (dir) {
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 200 });
+    await session.post("Profiler.start");
+  }
+  const result = await run();
+  if (dir) {
+    const { profile } = await session.post("Profiler.stop");
+    await writeFile(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+  }
+  console.log(name, JSON.stringify(result));
+}
+
+const api = new ApiFigures();
+await api.start();
+try {
+  await profiled("create", () => api.create());
+  await profiled("read", () => api.read());
+} finally {
+  await api.close();
+  await dropTemplate();
+}
