@@ -66,7 +66,8 @@ export async function startGateway(config: Config, logger: Logger, port: number,
   const { metrics } = shared;
   const rpc = shared.rpc ?? new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : [], { timeoutMs: config.rpcTimeoutMs });
   const dashboard = queueDashboard(config, logger);
-  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  // Auto-pipelining: the idempotency claims and results of requests handled in one event-loop turn go out in one write.
+  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
   redis.on("error", () => {});
   const clients = gatewayClients(rpc, config);
   const rateLimit = redisRateLimiter(config, clients, logger);
