@@ -2,7 +2,9 @@ import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
-import { preparedStatement, readPrepared, selectColumns, type PreparedStatement } from "../platform/database/prepared.ts";
+import { insertRow, poolOf, preparedStatement, readPrepared, runPrepared, selectColumns, type PreparedStatement } from "../platform/database/prepared.ts";
+import { committedWithout } from "../platform/database/commit-pokes.ts";
+import { Event } from "../events/entities.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
 
 /** Queries shared by the use cases; each use case owns its transaction. */
@@ -104,4 +106,36 @@ export async function readSubscriptionWithAuthorization(
     subscription: subscription as SubscriptionRow,
     authorization: authorization.id == null ? null : (authorization as AuthorizationRow),
   };
+}
+
+/** Per ORM: one named statement per shape of (subscription, authorization, event) columns. */
+const creations = new WeakMap<object, Map<string, PreparedStatement>>();
+
+/**
+ * A new subscription, its authorization and its outbox event in one statement:
+ * one round trip, atomic on its own (a statement is its own transaction), so
+ * the event commits with the change or not at all. The event is built by the
+ * outbox's own builder (recordEvent) and announced after the commit as a
+ * flush would (committedWithout). A duplicate live externalReference fails
+ * with the partial unique index's 23505, as the ORM insert did.
+ */
+export async function insertNewSubscription(em: EntityManager, rows: { subscription: object; authorization: object; event: object }): Promise<void> {
+  const sub = insertRow(em, Subscription, rows.subscription);
+  const auth = insertRow(em, SubscriptionAuthorization, rows.authorization, 1 + sub.values.length);
+  const event = insertRow(em, Event, rows.event, 1 + sub.values.length + auth.values.length);
+  const signature = `${sub.signature} ${auth.signature} ${event.signature}`;
+  const key = em.getMetadata();
+  const byShape = creations.get(key) ?? new Map<string, PreparedStatement>();
+  creations.set(key, byShape);
+  let statement = byShape.get(signature);
+  if (!statement) {
+    // Foreign keys are checked at the end of the statement, so the CTEs' order does not matter.
+    statement = preparedStatement(
+      `subscriptions.create.${byShape.size}`,
+      `with s as (${sub.sql}), a as (${auth.sql}), e as (${event.sql}) select 1`,
+    );
+    byShape.set(signature, statement);
+  }
+  await runPrepared(await poolOf(em), statement, [...sub.values, ...auth.values, ...event.values]);
+  committedWithout(em, Event.meta.className);
 }

@@ -1,6 +1,9 @@
 import type { EntityManager, EventArgs, EventSubscriber, TransactionEventArgs } from "@mikro-orm/core";
 import type { Orm } from "./orm.ts";
 
+/** Per ORM (its metadata, shared by every fork): the callbacks of each entity name. */
+const callbacksByOrm = new WeakMap<object, Map<string, (() => void)[]>>();
+
 /**
  * Calls `onCommitted` after the commit of every transaction that inserted an
  * entity named `entityName` (the outbox), once per transaction, never for a
@@ -10,6 +13,8 @@ import type { Orm } from "./orm.ts";
  * without it (the relay sweep). Used instead of a NOTIFY trigger: NOTIFY
  * takes a cluster-wide lock at commit, which serialized every event-writing
  * commit (insert pgbench here: 3,300 → 260 tps with 10 clients).
+ * Writes made without the unit of work (prepared statements) announce their
+ * commit with `committedWithout`.
  */
 export function pokeAfterCommit(orm: Orm, entityName: string, onCommitted: () => void): void {
   const dirty = new WeakSet<EntityManager>();
@@ -26,4 +31,13 @@ export function pokeAfterCommit(orm: Orm, entityName: string, onCommitted: () =>
     },
   };
   orm.em.getEventManager().registerSubscriber(subscriber);
+  const key = orm.em.getMetadata();
+  const byName = callbacksByOrm.get(key) ?? new Map<string, (() => void)[]>();
+  byName.set(entityName, [...(byName.get(entityName) ?? []), onCommitted]);
+  callbacksByOrm.set(key, byName);
+}
+
+/** A statement run outside the unit of work committed rows of `entityName`: the same pokes as a flush would give. */
+export function committedWithout(em: EntityManager, entityName: string): void {
+  for (const callback of callbacksByOrm.get(em.getMetadata())?.get(entityName) ?? []) callback();
 }

@@ -72,3 +72,41 @@ export function selectColumns(em: EntityManager, entity: EntityName, alias: stri
 }
 
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+
+/**
+ * The pieces of `insert into <table> (<columns>) values (<$n…>)` for one row
+ * of an entity (a plain object or an entity instance): every mapped column the
+ * row holds a value for, in the entity's order (a property left undefined
+ * keeps the column's database default), json columns sent as text and cast.
+ * `firstParam` numbers the placeholders, so several inserts can share one
+ * statement (one round trip). `signature` names the shape, for the
+ * statement's name.
+ */
+export function insertRow(
+  em: EntityManager,
+  entity: EntityName,
+  row: object,
+  firstParam = 1,
+): { sql: string; values: unknown[]; signature: string } {
+  const meta = em.getMetadata().find(entity);
+  if (!meta) throw new Error(`unknown entity ${String(entity)}`);
+  const columns: string[] = [];
+  const placeholders: string[] = [];
+  const values: unknown[] = [];
+  for (const prop of meta.props) {
+    const value = (row as Record<string, unknown>)[prop.name];
+    if (value === undefined || prop.persist === false || prop.fieldNames?.length !== 1) continue;
+    const columnType = prop.columnTypes?.[0] ?? "";
+    const json = JSON_TYPES.has(columnType);
+    columns.push(quote(prop.fieldNames[0]!));
+    placeholders.push(`$${firstParam + values.length}${json ? `::${columnType}` : ""}`);
+    values.push(json && value !== null ? JSON.stringify(value) : value);
+  }
+  return {
+    sql: `insert into ${quote(meta.tableName)} (${columns.join(", ")}) values (${placeholders.join(", ")})`,
+    values,
+    signature: `${meta.tableName}(${columns.join(",")})`,
+  };
+}
+
+const JSON_TYPES = new Set(["json", "jsonb"]);
