@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
-import { insertRow, poolOf, preparedStatement, readPrepared, runPrepared, selectColumns, type PreparedStatement } from "../platform/database/prepared.ts";
+import { insertRow, poolOf, readPrepared, runPrepared, selectColumns, statementFor, type PreparedStatement } from "../platform/database/prepared.ts";
 import { committedWithout } from "../platform/database/commit-pokes.ts";
 import { Event } from "../events/entities.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
@@ -56,28 +57,20 @@ export async function pendingFirstCharge(em: EntityManager, subscriptionId: stri
   return em.findOne(SubscriptionCharge, { subscriptionId, periodIndex: 0, status: "PENDING" }, { refresh: true });
 }
 
-/** Per ORM (its metadata): the statement text is derived from the entities' columns. */
-const subscriptionReads = new WeakMap<object, PreparedStatement>();
-
 function subscriptionWithAuthorizationStatement(em: EntityManager): PreparedStatement {
-  const key = em.getMetadata();
-  let statement = subscriptionReads.get(key);
-  if (!statement) {
-    statement = preparedStatement(
-      "subscriptions.find_with_authorization",
-      `select ${selectColumns(em, Subscription, "s")}, ${selectColumns(em, SubscriptionAuthorization, "a", AUTHORIZATION_PREFIX)}
-         from subscriptions s
-         left join lateral (
-           select * from subscription_authorizations
-            where subscription_id = s.id
-            order by created_at desc, id desc
-            limit 1
-         ) a on true
-        where s.id = $1 and s.merchant_id = $2`,
-    );
-    subscriptionReads.set(key, statement);
-  }
-  return statement;
+  return statementFor(
+    em,
+    "subscriptions.find_with_authorization",
+    () => `select ${selectColumns(em, Subscription, "s")}, ${selectColumns(em, SubscriptionAuthorization, "a", AUTHORIZATION_PREFIX)}
+             from subscriptions s
+             left join lateral (
+               select * from subscription_authorizations
+                where subscription_id = s.id
+                order by created_at desc, id desc
+                limit 1
+             ) a on true
+            where s.id = $1 and s.merchant_id = $2`,
+  );
 }
 
 const AUTHORIZATION_PREFIX = "authorization.";
@@ -108,9 +101,6 @@ export async function readSubscriptionWithAuthorization(
   };
 }
 
-/** Per ORM: one named statement per shape of (subscription, authorization, event) columns. */
-const creations = new WeakMap<object, Map<string, PreparedStatement>>();
-
 /**
  * A new subscription, its authorization and its outbox event in one statement:
  * one round trip, atomic on its own (a statement is its own transaction), so
@@ -123,19 +113,16 @@ export async function insertNewSubscription(em: EntityManager, rows: { subscript
   const sub = insertRow(em, Subscription, rows.subscription);
   const auth = insertRow(em, SubscriptionAuthorization, rows.authorization, 1 + sub.values.length);
   const event = insertRow(em, Event, rows.event, 1 + sub.values.length + auth.values.length);
-  const signature = `${sub.signature} ${auth.signature} ${event.signature}`;
-  const key = em.getMetadata();
-  const byShape = creations.get(key) ?? new Map<string, PreparedStatement>();
-  creations.set(key, byShape);
-  let statement = byShape.get(signature);
-  if (!statement) {
-    // Foreign keys are checked at the end of the statement, so the CTEs' order does not matter.
-    statement = preparedStatement(
-      `subscriptions.create.${byShape.size}`,
-      `with s as (${sub.sql}), a as (${auth.sql}), e as (${event.sql}) select 1`,
-    );
-    byShape.set(signature, statement);
-  }
+  // One named statement per shape of the three rows (the columns each sets). Foreign keys are
+  // checked at the end of the statement, so the CTEs' order does not matter.
+  const statement = statementFor(
+    em,
+    `subscriptions.create.${shortHash(`${sub.signature} ${auth.signature} ${event.signature}`)}`,
+    () => `with s as (${sub.sql}), a as (${auth.sql}), e as (${event.sql}) select 1`,
+  );
   await runPrepared(await poolOf(em), statement, [...sub.values, ...auth.values, ...event.values]);
   committedWithout(em, Event.meta.className);
 }
+
+/** A statement's name stays short (it travels with every execution); its shape is in the hash. */
+const shortHash = (text: string) => createHash("sha1").update(text).digest("hex").slice(0, 12);

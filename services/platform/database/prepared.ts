@@ -26,6 +26,22 @@ export function preparedStatement(name: string, text: string): PreparedStatement
   return Object.freeze({ name, text });
 }
 
+/** Per ORM (its metadata): the statements built from it, by name. */
+const statementsByOrm = new WeakMap<object, Map<string, PreparedStatement>>();
+
+/**
+ * The statement `name` of this ORM, its text built once (by `text`, which may
+ * read the entity metadata, e.g. selectColumns) and kept for the ORM's life.
+ */
+export function statementFor(em: EntityManager, name: string, text: () => string): PreparedStatement {
+  const key = em.getMetadata();
+  let byName = statementsByOrm.get(key);
+  if (!byName) statementsByOrm.set(key, (byName = new Map()));
+  let statement = byName.get(name);
+  if (!statement) byName.set(name, (statement = preparedStatement(name, text())));
+  return statement;
+}
+
 type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
 
 const pools = new WeakMap<object, pg.Pool>();
