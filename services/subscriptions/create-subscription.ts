@@ -103,7 +103,8 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     fundingAsset: null,
     createdAt: now,
   } satisfies AuthorizationRow;
-  // The outbox's own builder makes the event (on a throwaway entity manager: it is inserted below, not flushed).
+  // The outbox's own builder makes the event (on a throwaway entity manager, so no later query can
+  // auto-flush it): it is inserted below with the rows.
   const event = recordEvent(ctx.em.fork(), ctx.clock, { merchantId: input.merchantId, type: "subscription.created", data: subscriptionRecord(subscription, authorization) });
   try {
     // One statement, one round trip: the subscription, its authorization and the event commit together.

@@ -104,25 +104,49 @@ export function insertRow(
   row: object,
   firstParam = 1,
 ): { sql: string; values: unknown[]; signature: string } {
-  const meta = em.getMetadata().find(entity);
-  if (!meta) throw new Error(`unknown entity ${String(entity)}`);
+  const { table, columns: all } = insertableColumns(em, entity);
   const columns: string[] = [];
   const placeholders: string[] = [];
   const values: unknown[] = [];
-  for (const prop of meta.props) {
-    const value = (row as Record<string, unknown>)[prop.name];
-    if (value === undefined || prop.persist === false || prop.fieldNames?.length !== 1) continue;
-    const columnType = prop.columnTypes?.[0] ?? "";
-    const json = JSON_TYPES.has(columnType);
-    columns.push(quote(prop.fieldNames[0]!));
-    placeholders.push(`$${firstParam + values.length}${json ? `::${columnType}` : ""}`);
-    values.push(json && value !== null ? JSON.stringify(value) : value);
+  for (const column of all) {
+    const value = (row as Record<string, unknown>)[column.property];
+    if (value === undefined) continue;
+    columns.push(column.quoted);
+    placeholders.push(`$${firstParam + values.length}${column.cast}`);
+    values.push(column.cast && value !== null ? JSON.stringify(value) : value);
   }
   return {
-    sql: `insert into ${quote(meta.tableName)} (${columns.join(", ")}) values (${placeholders.join(", ")})`,
+    sql: `insert into ${table} (${columns.join(", ")}) values (${placeholders.join(", ")})`,
     values,
-    signature: `${meta.tableName}(${columns.join(",")})`,
+    signature: `${table}(${columns.join(",")})`,
   };
+}
+
+interface InsertableColumn {
+  property: string;
+  quoted: string;
+  /** `::jsonb` (or `::json`) for json columns, whose values are sent as text; empty otherwise. */
+  cast: string;
+}
+
+const insertables = new WeakMap<object, { table: string; columns: InsertableColumn[] }>();
+
+/** An entity's single-column persisted properties, in the entity's order (read from the metadata once). */
+function insertableColumns(em: EntityManager, entity: EntityName): { table: string; columns: InsertableColumn[] } {
+  const meta = em.getMetadata().find(entity);
+  if (!meta) throw new Error(`unknown entity ${String(entity)}`);
+  let found = insertables.get(meta);
+  if (!found) {
+    const columns = meta.props
+      .filter((p) => p.persist !== false && p.fieldNames?.length === 1)
+      .map((p) => {
+        const columnType = p.columnTypes?.[0] ?? "";
+        return { property: p.name, quoted: quote(p.fieldNames[0]!), cast: JSON_TYPES.has(columnType) ? `::${columnType}` : "" };
+      });
+    found = { table: quote(meta.tableName), columns };
+    insertables.set(meta, found);
+  }
+  return found;
 }
 
 const JSON_TYPES = new Set(["json", "jsonb"]);
