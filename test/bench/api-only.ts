@@ -30,7 +30,9 @@ async function profiled(name: string, run: () => Promise<FigureResult>) {
     const { profile } = await session.post("Profiler.stop");
     await writeFile(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
   }
-  console.log(name, JSON.stringify(result));
+  const mem = process.memoryUsage();
+  const mib = (n: number) => Math.round(n / 2 ** 20);
+  console.log(name, JSON.stringify(result), `rss ${mib(mem.rss)} heapUsed ${mib(mem.heapUsed)} heapTotal ${mib(mem.heapTotal)} external ${mib(mem.external)} arrayBuffers ${mib(mem.arrayBuffers)} MiB`);
 }
 
 const api = new ApiFigures();
