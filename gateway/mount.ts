@@ -1,7 +1,7 @@
 import type { Middleware } from "koa";
 import type { Router } from "@koa/router";
 import type { GatewayDeps } from "./deps.ts";
-import type { GatewayContext, GatewayState, RouteSpec } from "./route.ts";
+import { JsonText, type GatewayContext, type GatewayState, type RouteSpec } from "./route.ts";
 import { HttpError } from "./http-errors.ts";
 import { apiKey, type ApiKeyLookupCache } from "./middleware/api-key.ts";
 import { adminKey } from "./middleware/admin-key.ts";
@@ -36,6 +36,7 @@ export function mountRoutes(
     if (route.auth === "admin") chain.push(requireAdmin as Middleware<GatewayState>);
     chain.push(validation(route));
     if (route.idempotent) {
+      // (Handlers of idempotent routes answer values: the stored result is replayed as a value.)
       if (!store) throw new Error(`route ${route.operationId} is idempotent but no idempotency store was given`);
       chain.push(idempotency(store, route.operationId));
     }
@@ -47,7 +48,10 @@ export function mountRoutes(
         c,
       );
       ctx.status = result.status;
-      if (result.body !== undefined) ctx.body = result.body;
+      if (result.body instanceof JsonText) {
+        ctx.type = "application/json";
+        ctx.body = result.body.text;
+      } else if (result.body !== undefined) ctx.body = result.body;
     });
     router[route.method](route.path, ...(chain as Middleware[]));
   }

@@ -18,7 +18,20 @@ export interface RouteInput {
 
 export interface RouteResult {
   status: number;
+  /** A value to answer as JSON, or JsonText: JSON already serialized (sent as it is). */
   body?: unknown;
+}
+
+/**
+ * A body that is already JSON text (a service's record_json): answered as it
+ * is, with the JSON content type, instead of being parsed only to be
+ * serialized again. Not for idempotent routes (their stored result is a value).
+ */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 export interface ResponseSpec {

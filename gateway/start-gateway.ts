@@ -66,7 +66,10 @@ export async function startGateway(config: Config, logger: Logger, port: number,
   const { metrics } = shared;
   const rpc = shared.rpc ?? new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : [], { timeoutMs: config.rpcTimeoutMs });
   const dashboard = queueDashboard(config, logger);
-  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  // Auto-pipelining: the idempotency claims and results of requests handled in one event-loop turn go out in one write.
+  // Not the readiness PING: a pipeline is written only once the connection is "ready", while a lone PING may go
+  // out as soon as the socket connects (as before), so /readyz does not answer 503 in that first moment.
+  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true, autoPipeliningIgnoredCommands: ["ping"] });
   redis.on("error", () => {});
   const clients = gatewayClients(rpc, config);
   const rateLimit = redisRateLimiter(config, clients, logger);

@@ -8,7 +8,9 @@ import { tokenBuckets } from "./token-bucket.ts";
 
 /** The gateway's per-merchant limiter on its own Redis connection (failing fast, so an outage fails open at once). */
 export function redisRateLimiter(config: Config, clients: GatewayClients, logger: Logger): { limiter: RateLimiter; close(): void } {
-  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  // Auto-pipelining: the checks of requests handled in one event-loop turn go out in one write (each is
+  // still its own atomic script run; a socket write per request cost ~9% of the CPU of B1).
+  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
   redis.on("error", () => {});
   const limits = merchantLimits(clients, { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst });
   const buckets = tokenBuckets(redis, config.queuePrefix);

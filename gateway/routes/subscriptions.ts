@@ -1,9 +1,9 @@
 import { isoFromTimestamp } from "../../services/platform/timestamps.ts";
-import { defineRoutes, type RouteSpec } from "../route.ts";
+import { defineRoutes, JsonText, type RouteSpec } from "../route.ts";
 import { HttpError } from "../http-errors.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { createdSubscriptionSchema, createSubscriptionBody, listSubscriptionsQuery, subscriptionSchema } from "../schemas/subscriptions.ts";
-import { recordOf } from "../../services/platform/rpc/record-json.ts";
+import { recordJsonOf, recordOf } from "../../services/platform/rpc/record-json.ts";
 
 type Transition = "pause" | "resume" | "cancel";
 
@@ -112,7 +112,8 @@ export const subscriptionRoutes = defineRoutes([
     responses: { 200: { description: "The subscription", schema: subscriptionSchema } },
     async handler({ params, merchantId }, { clients }) {
       const { subscription } = await clients.subscriptions.getSubscription({ merchantId, id: params.id! });
-      return { status: 200, body: recordOf(subscription) };
+      // The hot read: the record's JSON goes out as the service wrote it (no parse and re-serialize).
+      return { status: 200, body: new JsonText(recordJsonOf(subscription)) };
     },
   },
   transitionRoute("pause"),

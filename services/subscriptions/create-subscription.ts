@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { conflict, invalid } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
 import { recordEvent } from "../events/record-event.ts";
-import { Subscription, SubscriptionAuthorization, type AuthorizationRow, type SubscriptionRow } from "./entities.ts";
+import type { AuthorizationRow, SubscriptionRow } from "./entities.ts";
+import { insertNewSubscription } from "./subscription-store.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { authorizationUrl, generateAuthorizationToken } from "./authorization-token.ts";
 import { fetchPlan, fetchWalletUserByEmail, fetchWalletUserById, refuseArchivedPlan, type SubscriptionPorts } from "./ports.ts";
@@ -61,58 +61,56 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
   const { token, hash } = generateAuthorizationToken();
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + minutes * 60_000);
-  let created: { subscription: SubscriptionRow; authorization: AuthorizationRow };
+  const subscription = {
+    id: randomUUID(),
+    merchantId: input.merchantId,
+    planId: plan.id,
+    walletUserId,
+    customerEmail: input.customerEmail ?? null,
+    externalReference: input.externalReference,
+    serviceReference: input.serviceReference ?? null,
+    successUrl: input.successUrl,
+    cancelUrl: input.cancelUrl,
+    metadata: input.metadata,
+    status: "PENDING_APPROVAL",
+    pausedFromStatus: null,
+    cancellationReason: null,
+    fundingAsset: null,
+    billingAnchor: null,
+    currentPeriodStart: null,
+    currentPeriodEnd: null,
+    nextBillingAt: null,
+    trialEnd: null,
+    createdAt: now,
+    updatedAt: now,
+    activatedAt: null,
+    pausedAt: null,
+    cancelledAt: null,
+    expiredAt: null,
+  } satisfies Partial<SubscriptionRow> as SubscriptionRow;
+  const authorization = {
+    id: randomUUID(),
+    subscriptionId: subscription.id,
+    merchantId: input.merchantId,
+    tokenHash: hash,
+    status: "PENDING",
+    expiresAt,
+    approvedAt: null,
+    declinedAt: null,
+    expiredAt: null,
+    usedAt: null,
+    approvedWalletUserId: null,
+    fundingAsset: null,
+    createdAt: now,
+  } satisfies AuthorizationRow;
+  // The outbox's own builder makes the event (on a throwaway entity manager, so no later query can
+  // auto-flush it): it is inserted below with the rows.
+  const event = recordEvent(ctx.em.fork(), ctx.clock, { merchantId: input.merchantId, type: "subscription.created", data: subscriptionRecord(subscription, authorization) });
   try {
-    created = await ctx.em.transactional(async (em) => {
-      const subscription = em.create(Subscription, {
-        id: randomUUID(),
-        merchantId: input.merchantId,
-        planId: plan.id,
-        walletUserId,
-        customerEmail: input.customerEmail ?? null,
-        externalReference: input.externalReference,
-        serviceReference: input.serviceReference ?? null,
-        successUrl: input.successUrl,
-        cancelUrl: input.cancelUrl,
-        metadata: input.metadata,
-        status: "PENDING_APPROVAL",
-        pausedFromStatus: null,
-        cancellationReason: null,
-        fundingAsset: null,
-        billingAnchor: null,
-        currentPeriodStart: null,
-        currentPeriodEnd: null,
-        nextBillingAt: null,
-        trialEnd: null,
-        createdAt: now,
-        updatedAt: now,
-        activatedAt: null,
-        pausedAt: null,
-        cancelledAt: null,
-        expiredAt: null,
-      });
-      // Plain uuid foreign keys give the unit of work no insert order: write the parent first.
-      await em.flush();
-      const authorization = em.create(SubscriptionAuthorization, {
-        id: randomUUID(),
-        subscriptionId: subscription.id,
-        merchantId: input.merchantId,
-        tokenHash: hash,
-        status: "PENDING",
-        expiresAt,
-        approvedAt: null,
-        declinedAt: null,
-        expiredAt: null,
-        usedAt: null,
-        approvedWalletUserId: null,
-        fundingAsset: null,
-        createdAt: now,
-      });
-      recordEvent(em, ctx.clock, { merchantId: input.merchantId, type: "subscription.created", data: subscriptionRecord(subscription, authorization) });
-      return { subscription, authorization };
-    });
+    // One statement, one round trip: the subscription, its authorization and the event commit together.
+    await insertNewSubscription(ctx.em, { subscription, authorization, event });
   } catch (err) {
-    if (err instanceof UniqueConstraintViolationException && String(err.message).includes("subscriptions_merchant_external_live_key")) {
+    if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) {
       throw conflict(
         "SUBSCRIPTION_ALREADY_EXISTS",
         `externalReference: a live subscription with externalReference "${input.externalReference}" already exists`,
@@ -120,6 +118,7 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     }
     throw err;
   }
+  const created = { subscription, authorization };
 
   // After commit only. If Redis is down the expiry sweep still finds it in Postgres.
   await scheduleAuthorizationExpiry(ports.queues, created.subscription.id, expiresAt.getTime() - now.getTime());
@@ -157,4 +156,10 @@ export function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** PostgreSQL's unique_violation (23505) on the named constraint or index. */
+function isUniqueViolation(err: unknown, constraint: string): boolean {
+  const e = err as { code?: unknown; constraint?: unknown };
+  return e?.code === "23505" && e.constraint === constraint;
 }

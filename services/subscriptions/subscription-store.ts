@@ -1,7 +1,11 @@
+import { createHash } from "node:crypto";
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
+import { insertRow, poolOf, readPrepared, runPrepared, selectColumns, statementFor, type PreparedStatement } from "../platform/database/prepared.ts";
+import { committedWithout } from "../platform/database/commit-pokes.ts";
+import { Event } from "../events/entities.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
 
 /** Queries shared by the use cases; each use case owns its transaction. */
@@ -52,3 +56,73 @@ export async function currentAuthorizations(em: EntityManager, subscriptionIds: 
 export async function pendingFirstCharge(em: EntityManager, subscriptionId: string): Promise<ChargeRow | null> {
   return em.findOne(SubscriptionCharge, { subscriptionId, periodIndex: 0, status: "PENDING" }, { refresh: true });
 }
+
+function subscriptionWithAuthorizationStatement(em: EntityManager): PreparedStatement {
+  return statementFor(
+    em,
+    "subscriptions.find_with_authorization",
+    () => `select ${selectColumns(em, Subscription, "s")}, ${selectColumns(em, SubscriptionAuthorization, "a", AUTHORIZATION_PREFIX)}
+             from subscriptions s
+             left join lateral (
+               select * from subscription_authorizations
+                where subscription_id = s.id
+                order by created_at desc, id desc
+                limit 1
+             ) a on true
+            where s.id = $1 and s.merchant_id = $2`,
+  );
+}
+
+const AUTHORIZATION_PREFIX = "authorization.";
+
+/**
+ * findSubscription + currentAuthorization in one prepared statement (one round
+ * trip, planned once per connection): the merchant's GET. Outside any
+ * transaction; the rows are plain objects shaped like the entities (not
+ * managed by `em`), for reading only. Another merchant's id is not found.
+ */
+export async function readSubscriptionWithAuthorization(
+  em: EntityManager,
+  id: string,
+  merchantId: string,
+): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow | null }> {
+  if (!isUuid(id)) throw subscriptionNotFound(id);
+  const [row] = await readPrepared<Record<string, unknown>>(em, subscriptionWithAuthorizationStatement(em), [id, merchantId]);
+  if (!row) throw subscriptionNotFound(id);
+  const subscription: Record<string, unknown> = {};
+  const authorization: Record<string, unknown> = {};
+  for (const key in row) {
+    if (key.startsWith(AUTHORIZATION_PREFIX)) authorization[key.slice(AUTHORIZATION_PREFIX.length)] = row[key];
+    else subscription[key] = row[key];
+  }
+  return {
+    subscription: subscription as SubscriptionRow,
+    authorization: authorization.id == null ? null : (authorization as AuthorizationRow),
+  };
+}
+
+/**
+ * A new subscription, its authorization and its outbox event in one statement:
+ * one round trip, atomic on its own (a statement is its own transaction), so
+ * the event commits with the change or not at all. The event is built by the
+ * outbox's own builder (recordEvent) and announced after the commit as a
+ * flush would (committedWithout). A duplicate live externalReference fails
+ * with the partial unique index's 23505, as the ORM insert did.
+ */
+export async function insertNewSubscription(em: EntityManager, rows: { subscription: object; authorization: object; event: object }): Promise<void> {
+  const sub = insertRow(em, Subscription, rows.subscription);
+  const auth = insertRow(em, SubscriptionAuthorization, rows.authorization, 1 + sub.values.length);
+  const event = insertRow(em, Event, rows.event, 1 + sub.values.length + auth.values.length);
+  // One named statement per shape of the three rows (the columns each sets). Foreign keys are
+  // checked at the end of the statement, so the CTEs' order does not matter.
+  const statement = statementFor(
+    em,
+    `subscriptions.create.${shortHash(`${sub.signature} ${auth.signature} ${event.signature}`)}`,
+    () => `with s as (${sub.sql}), a as (${auth.sql}), e as (${event.sql}) select 1`,
+  );
+  await runPrepared(await poolOf(em), statement, [...sub.values, ...auth.values, ...event.values]);
+  committedWithout(em, Event.meta.className);
+}
+
+/** A statement's name stays short (it travels with every execution); its shape is in the hash. */
+const shortHash = (text: string) => createHash("sha1").update(text).digest("hex").slice(0, 12);

@@ -14,3 +14,9 @@ export function recordOf(message: { recordJson: string } | undefined): Record<st
   if (!message?.recordJson) throw new Error("the service answered without the record (record_json is empty)");
   return JSON.parse(message.recordJson) as Record<string, unknown>;
 }
+
+/** The record a message carries, as its JSON text (a REST body sent as it is). */
+export function recordJsonOf(message: { recordJson: string } | undefined): string {
+  if (!message?.recordJson) throw new Error("the service answered without the record (record_json is empty)");
+  return message.recordJson;
+}
