@@ -87,6 +87,8 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     pausedAt: null,
     cancelledAt: null,
     expiredAt: null,
+    // Every column the insert does not name keeps its database default; the record shows version 1 (a new record).
+    version: 1,
   } satisfies Partial<SubscriptionRow> as SubscriptionRow;
   const authorization = {
     id: randomUUID(),
