@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { JobDeps } from "../platform/queue/define-job.ts";
 import { contextFor } from "../platform/service-deps.ts";
 import { listenForPokes, type PokeListener } from "../platform/queue/pokes.ts";
@@ -5,14 +6,21 @@ import { relayEvents } from "./relay-events.ts";
 import { relayEventsSweep } from "./webhook-queue.ts";
 import { observeJob } from "../platform/observability/job-metrics.ts";
 
+/** How long a run that follows another waits for more commits to join it. */
+export const RELAY_COALESCE_MS = 20;
+
 /** Published after the commit of every transaction that recorded events (cli/system.ts wires pokeAfterCommit). */
 export const EVENTS_COMMITTED_POKE = "events-committed";
 
 /**
  * Runs the outbox relay as soon as events are committed, instead of at the
  * relay sweep's next period (which stays as the safety net). Pokes that come
- * while a relay runs collapse into one more run after it. The relay takes an
- * advisory lock, so this and the sweep (in any process) never relay twice.
+ * while a relay runs collapse into one more run after it, which waits
+ * RELAY_COALESCE_MS first: under a steady stream of commits (hundreds of
+ * creates per second) each run then relays a batch instead of a few events,
+ * for a handful of statements per batch; a lone event is relayed at once.
+ * The relay takes an advisory lock, so this and the sweep (in any process)
+ * never relay twice.
  */
 export function startRelayPoke(deps: JobDeps): PokeListener {
   let running: Promise<void> | undefined;
@@ -35,6 +43,7 @@ export function startRelayPoke(deps: JobDeps): PokeListener {
           await deps.clock.sync();
           await relayEvents(contextFor(deps), deps.queues);
         });
+        if (again && !closed) await sleep(RELAY_COALESCE_MS);
       } while (again && !closed);
     } catch (err) {
       deps.logger.warn({ err }, "relay after a notification failed; the relay sweep will retry");

@@ -122,7 +122,7 @@ export function refuseArchivedPlan(plan: Plan, field: string): void {
 export async function fetchWalletUserById(ports: SubscriptionPorts, id: string): Promise<WalletUser> {
   if (!isUuid(id)) throw notFound("WALLET_USER_NOT_FOUND", `wallet user ${id} not found`);
   try {
-    const { user } = await ports.wallet.getWalletUser({ id });
+    const { user } = await ports.wallet.getWalletUser({ id, withoutAccounts: true });
     if (!user) throw notFound("WALLET_USER_NOT_FOUND", `wallet user ${id} not found`);
     return user;
   } catch (err) {

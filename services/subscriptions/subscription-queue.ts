@@ -1,11 +1,9 @@
 import { jobId, jobKind, sweepKind } from "../platform/queue/job-kind.ts";
-import type { Queues } from "../platform/queue/queues.ts";
 
 /**
  * The subscriptions' `scheduler` jobs as producers see them (handlers: jobs.ts).
- * Expiry is a delayed job per subscription due at authorizationExpiresAt; it
- * only makes expiry prompt: the sweep finds anything it missed (Redis
- * flushed, sandbox clock advanced).
+ * Expiry is the sweep's (set-based, on the service clock); nothing enqueues
+ * this job any more: its handler stays for jobs an earlier version queued.
  */
 export const expireAuthorizationKind = jobKind<{ subscriptionId: string }>({
   name: "subscriptions.expire-authorization",
@@ -21,8 +19,3 @@ export const expireAuthorizationKind = jobKind<{ subscriptionId: string }>({
 export const subscriptionsSweep = sweepKind({ name: "subscriptions.sweep", group: "scheduler", every: (c) => c.sweepIntervalMs });
 
 export const subscriptionJobKinds = [expireAuthorizationKind, subscriptionsSweep];
-
-/** After commit only. If Redis is down the expiry sweep still finds it in Postgres. */
-export function scheduleAuthorizationExpiry(queues: Queues, subscriptionId: string, delayMs: number): Promise<boolean> {
-  return queues.add(expireAuthorizationKind, { subscriptionId }, { delay: delayMs });
-}

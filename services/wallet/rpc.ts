@@ -61,7 +61,7 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
     async getWalletUser(req) {
       const ctx = contextFor(deps);
       const user = await getWalletUser(ctx, req.id);
-      const accounts = await listAccounts(ctx, { type: "WALLET_USER", id: user.id });
+      const accounts = req.withoutAccounts ? [] : await listAccounts(ctx, { type: "WALLET_USER", id: user.id });
       return { user: userMessage(user, now()), accounts: accounts.map(accountMessage) };
     },
     async findWalletUserByEmail(req) {
