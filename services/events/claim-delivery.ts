@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { eventBody } from "./event-record.ts";
-import { decryptSecret } from "./webhook-secret.ts";
+import type { KeyObject } from "node:crypto";
+import { decryptSecret, signingKey } from "./webhook-secret.ts";
 import type { AttemptRecordItem } from "./record-attempt.ts";
 
 export interface ClaimedDelivery {
@@ -13,16 +14,16 @@ export interface ClaimedDelivery {
   endpointId: string;
   eventId: string;
   url: string;
-  /** Active signing secrets, newest first. */
-  secrets: string[];
+  /** Active signing secrets (their HMAC keys), newest first. */
+  secrets: KeyObject[];
   body: string;
 }
 
 /** The endpoint as the claim read it under its row lock. */
 export interface ClaimedEndpoint {
   url: string;
-  /** Active signing secrets, newest first. */
-  secrets: string[];
+  /** Active signing secrets (their HMAC keys), newest first. */
+  secrets: KeyObject[];
   /** Requests in flight at once (1 when ordered). */
   maxInFlight: number;
   /** One at a time, in event order. */
@@ -44,8 +45,8 @@ const TURN = { min: 200, rounds: 20 };
 export const turnLength = (inFlight: number): number => Math.max(TURN.min, TURN.rounds * inFlight);
 
 interface ClaimRow {
-  /** Deliveries of `record` whose answer moved them (the others were superseded); on every row. */
-  recorded: string[] | null;
+  /** Deliveries of `record` whose answer moved them (the others were superseded), comma-separated; on the first row only. */
+  recorded: string | null;
   /** Endpoint columns (null when the endpoint row is gone). */
   status: string | null;
   url: string;
@@ -113,8 +114,8 @@ export async function recordAndClaim(
     inFlight: readonly string[];
     /** Deliveries already claimed in this worker's turn on the endpoint (see turnLength). */
     turnClaimed: number;
-    /** Secrets decrypted by an earlier claim of this turn, by ciphertext (decrypted once per turn). */
-    secretCache?: Map<string, string>;
+    /** Signing keys decrypted by an earlier claim of this turn, by ciphertext (decrypted once per turn). */
+    secretCache?: Map<string, KeyObject>;
   },
 ): Promise<RecordAndClaimResult> {
   const now = ctx.clock.now();
@@ -180,9 +181,9 @@ export async function recordAndClaim(
           and (exists (select 1 from bumped) or (ep.lease_holder is not null and not (? and ep.lease_holder = ?::uuid)))
        returning w.id
      )
-     select r.recorded, ep.status, ep.url, ep.secret_ciphertext, ep.previous_secret_ciphertext, ep.previous_secret_active, ep.busy, ep.in_flight, ep.ordered,
+     select case when row_number() over (order by c.event_seq, c.id) = 1 then r.recorded end as recorded, ep.status, ep.url, ep.secret_ciphertext, ep.previous_secret_ciphertext, ep.previous_secret_active, ep.busy, ep.in_flight, ep.ordered,
             c.id, c.event_id, c.attempt_number, c.retry_index, c.attempt_id, c.type, c.created_at, c.data, c.published_seq
-       from (select array_agg(id) as recorded from recorded) r
+       from (select string_agg(id::text, ',') as recorded from recorded) r
        left join ep on true
        left join (
          select bumped.id, bumped.event_id, bumped.attempt_count as attempt_number, bumped.retry_index, attempts.id as attempt_id,
@@ -201,14 +202,14 @@ export async function recordAndClaim(
     ],
   );
   const endpoint = rows[0]!;
-  const recorded = new Set(endpoint.recorded ?? []);
+  const recorded = new Set(endpoint.recorded?.split(",") ?? []);
   if (endpoint.status === null) return { recorded, claim: { kind: "idle" } };
   if (endpoint.busy) return { recorded, claim: { kind: "busy" } };
   if (endpoint.id === null) return { recorded, claim: { kind: "idle" } };
   const decrypt = (ciphertext: string) => {
     let secret = options.secretCache?.get(ciphertext);
     if (secret === undefined) {
-      secret = decryptSecret(options.secretsKey, options.endpointId, ciphertext);
+      secret = signingKey(decryptSecret(options.secretsKey, options.endpointId, ciphertext));
       options.secretCache?.set(ciphertext, secret);
     }
     return secret;

@@ -4,9 +4,10 @@ import { newLeaseHolder, recordAndClaim, releaseEndpoint, turnLength, type Claim
 import { judgeAnswers, recordAttempt, type AttemptVerdict } from "./record-attempt.ts";
 import { createSenderAgents, sendWebhook, type SenderAgents, type WebhookResponse } from "./send-webhook.ts";
 import { signatureHeader } from "./webhook-secret.ts";
+import type { KeyObject } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { WebhookAttemptOutcome } from "../platform/observability/metrics.ts";
-import { enqueueDelivery, enqueueEndpointDrain } from "./webhook-queue.ts";
+import { deliverWebhooksKind, enqueueDelivery, enqueueEndpointDrain } from "./webhook-queue.ts";
 
 /** How long the answers may pause before the requests still out count as slow (see deliverToEndpoint). */
 const STRAGGLER_MS = 3;
@@ -20,7 +21,7 @@ interface Answer {
 
 /**
  * Sends an endpoint's due deliveries, oldest event first, until none is due
- * or the turn is used up (turnLength), keeping up to the endpoint's
+ * or the turn is used up while other jobs wait (turnLength), keeping up to the endpoint's
  * max_in_flight requests going (one, in event order, when the endpoint is
  * ordered). Every claimed delivery is sent at once: an attempt on record
  * (IN_PROGRESS, or INTERRUPTED after a crash) is always a request that really
@@ -41,7 +42,7 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
   // Renewed by every claim: long enough for the requests claimed then and their bookkeeping. If we die, the sweep takes over after this.
   const leaseMs = 2 * config.webhookTimeoutMs + 1000;
   const guardDestination = !config.sandbox && !config.webhookAllowPrivate;
-  const secretCache = new Map<string, string>();
+  const secretCache = new Map<string, KeyObject>();
   let agents: SenderAgents | undefined;
   /** Requests on their way. */
   const inFlight = new Set<string>();
@@ -52,6 +53,10 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
   let gone = false;
   let maxInFlight = 1;
   let claimedTotal = 0;
+  /** claimedTotal when this turn began (a turn is extended while no other job waits for a worker slot). */
+  let turnStart = 0;
+  /** The turn is over: finish what is outstanding, give the endpoint back and queue its next turn. */
+  let yielding = false;
   let sent = 0;
   /** The last claim found nothing more due: finish what is outstanding before looking again. */
   let nothingDue = false;
@@ -62,7 +67,8 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
   let failure: { error: unknown } | undefined;
   let changed = Promise.withResolvers<void>();
   const notify = () => changed.resolve();
-  const turnOver = () => claimedTotal >= turnLength(maxInFlight);
+  const turnUsed = () => claimedTotal - turnStart >= turnLength(maxInFlight);
+  const turnOver = () => yielding;
   let lastAnswerAt = 0;
   let wakeUp: NodeJS.Timeout | undefined;
   /** No answer for STRAGGLER_MS: those still out are slow, claim without them (else wake up when that is so). */
@@ -120,7 +126,7 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
       record: items,
       claim,
       inFlight: [...inFlight],
-      turnClaimed: claimedTotal,
+      turnClaimed: claimedTotal - turnStart,
       secretCache,
     });
     if (claimed.kind === "claimed") {
@@ -138,6 +144,22 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
       nothingDue = true;
     }
     await afterRecord(batch.map((a, i) => ({ ...a, verdict: recorded.has(a.claimed.deliveryId) ? verdicts[i]! : { kind: "superseded" } })));
+  };
+
+  /**
+   * At the end of a turn, yield the worker slot only if another job waits for
+   * one (another endpoint, a sweep); otherwise go on with a new turn, without
+   * emptying the endpoint's slots, giving the lease back and queueing a job.
+   */
+  const endTurn = async () => {
+    let othersWaiting = true;
+    try {
+      othersWaiting = (await deps.queues.queue(deliverWebhooksKind.group).getWaitingCount()) > 0;
+    } catch {
+      // Redis unreachable: yield, as a turn always did.
+    }
+    if (othersWaiting) yielding = true;
+    else turnStart = claimedTotal;
   };
 
   /** 410 answers, each on its own (the first disables the endpoint), once nothing else is outstanding. */
@@ -166,6 +188,9 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
     for (;;) {
       changed = Promise.withResolvers<void>();
       if (failure) throw failure.error;
+      if (!statement && !gone && !yielding && turnUsed()) {
+        statement = track(endTurn(), () => (statement = undefined));
+      }
       if (!statement) {
         const held = inFlight.size + answers.length;
         if (held === 0 && goneAnswers.length === 0) {
