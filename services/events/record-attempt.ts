@@ -46,22 +46,34 @@ function judge(claimed: ClaimedDelivery, response: WebhookResponse, retrySchedul
   return { verdict: { kind: "retry", at, delayMs }, event: "retry", succeeded, gone, error, nextAttemptAt: at, retryIndex };
 }
 
+/** One answer as the batch record writes it (see recordAndClaim in claim-delivery.ts). */
+export interface AttemptRecordItem {
+  attempt_id: string;
+  delivery_id: string;
+  attempt_number: number;
+  outcome: "SUCCEEDED" | "FAILED";
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  excerpt: string | null;
+  next_status: string;
+  next_attempt_at: string | null;
+  retry_index: number;
+}
+
 /**
- * Records a batch of answers (none of them 410) in one statement and returns
- * each verdict in input order. Each delivery is only moved if it is still at
- * its attempt (`attempt_count` guard): a stale worker cannot overwrite a newer
- * attempt (its verdict is then "superseded").
+ * Judges a batch of answers (none of them 410: that one disables the
+ * endpoint, see recordAttempt): the rows to write, and each verdict in input
+ * order if the write moves the delivery (else it is "superseded").
  */
-export async function recordAttempts(
-  ctx: UseCaseContext,
+export function judgeAnswers(
   results: readonly { claimed: ClaimedDelivery; response: WebhookResponse }[],
   retryScheduleMs: readonly number[],
-): Promise<AttemptVerdict[]> {
-  if (results.length === 0) return [];
-  const now = ctx.clock.now();
+  now: Date,
+): { items: AttemptRecordItem[]; verdicts: AttemptVerdict[] } {
   const judged = results.map((r) => judge(r.claimed, r.response, retryScheduleMs, now));
-  if (judged.some((j) => j.gone)) throw new Error("recordAttempts: a 410 answer goes through recordAttempt (it disables the endpoint)");
-  const items = results.map((r, i) => {
+  if (judged.some((j) => j.gone)) throw new Error("judgeAnswers: a 410 answer goes through recordAttempt (it disables the endpoint)");
+  const items = results.map((r, i): AttemptRecordItem => {
     const j = judged[i]!;
     return {
       attempt_id: r.claimed.attemptId,
@@ -77,26 +89,7 @@ export async function recordAttempts(
       retry_index: j.retryIndex,
     };
   });
-  const moved = await ctx.em.execute<{ id: string }[]>(
-    `with input as (
-       select * from jsonb_to_recordset(?::jsonb) as x(attempt_id uuid, delivery_id uuid, attempt_number int, outcome text, status_code int,
-         error text, duration_ms int, excerpt text, next_status text, next_attempt_at timestamptz, retry_index int)
-     ), attempt as (
-       update webhook_delivery_attempts a
-          set outcome = i.outcome, status_code = i.status_code, error = i.error, duration_ms = i.duration_ms, response_excerpt = i.excerpt
-         from input i where a.id = i.attempt_id and a.outcome = 'IN_PROGRESS'
-       returning a.id
-     )
-     update webhook_deliveries d
-        set status = i.next_status, next_attempt_at = i.next_attempt_at, retry_index = i.retry_index,
-            last_status_code = i.status_code, last_error = i.error, updated_at = ?
-       from input i
-      where d.id = i.delivery_id and d.attempt_count = i.attempt_number and d.status = 'PENDING'
-     returning d.id`,
-    [JSON.stringify(items), now],
-  );
-  const movedIds = new Set(moved.map((m) => m.id));
-  return results.map((r, i) => (movedIds.has(r.claimed.deliveryId) ? judged[i]!.verdict : { kind: "superseded" }));
+  return { items, verdicts: judged.map((j) => j.verdict) };
 }
 
 /**

@@ -64,12 +64,20 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
         perMerchant.set(r.merchant_id, ord);
         return { id: r.id, merchant_id: r.merchant_id, ord };
       });
+      // Each merchant's last position is read once, before any row is numbered: read per row, the backward
+      // index scan would step over every entry this very update has added (quadratic in the batch size).
       await em.execute(
-        `update events e set relayed_at = ?, published_seq = coalesce(b.base, 0) + x.ord
-           from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, ord bigint)
-           left join lateral (select max(m.published_seq) as base from events m where m.merchant_id = x.merchant_id and m.published_seq is not null) b on true
+        `with x as (
+           select * from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, ord bigint)
+         ), bases as materialized (
+           select m.merchant_id,
+                  coalesce((select max(e.published_seq) from events e where e.merchant_id = m.merchant_id and e.published_seq is not null), 0) as base
+             from (select distinct merchant_id from x) m
+         )
+         update events e set relayed_at = ?, published_seq = b.base + x.ord
+           from x join bases b on b.merchant_id = x.merchant_id
           where e.id = x.id`,
-        [now, JSON.stringify(positions)],
+        [JSON.stringify(positions), now],
       );
       return { events: rows.length, created };
     });

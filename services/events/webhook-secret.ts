@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 
 /**
  * Webhook signing secrets, Standard Webhooks style: `whsec_` + base64 of 32
@@ -33,14 +33,20 @@ export function decryptSecret(key: Buffer, endpointId: string, stored: string): 
 }
 
 /**
- * The `webhook-signature` header: one `v1,<base64 HMAC-SHA256>` of
- * `${id}.${timestamp}.${body}` per active secret, space-separated.
+ * The HMAC key of a secret, prepared once (a KeyObject signs ~5× faster than
+ * the secret's bytes, which are turned into a key on every call).
  */
-export function signatureHeader(secrets: readonly string[], id: string, timestampSeconds: number, body: string): string {
+export function signingKey(secret: string): KeyObject {
+  return createSecretKey(Buffer.from(secret.slice(SECRET_PREFIX.length), "base64"));
+}
+
+/**
+ * The `webhook-signature` header: one `v1,<base64 HMAC-SHA256>` of
+ * `${id}.${timestamp}.${body}` per active secret (or its signingKey), space-separated.
+ */
+export function signatureHeader(secrets: readonly (string | KeyObject)[], id: string, timestampSeconds: number, body: string): string {
+  const signed = `${id}.${timestampSeconds}.${body}`;
   return secrets
-    .map((secret) => {
-      const key = Buffer.from(secret.slice(SECRET_PREFIX.length), "base64");
-      return `v1,${createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`).digest("base64")}`;
-    })
+    .map((secret) => `v1,${createHmac("sha256", typeof secret === "string" ? signingKey(secret) : secret).update(signed).digest("base64")}`)
     .join(" ");
 }

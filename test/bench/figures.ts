@@ -71,7 +71,13 @@ async function createSubscriptions(api: ApiClient, planId: string, users: Wallet
   return made;
 }
 
-const rss = () => Math.round(process.memoryUsage().rss / 2 ** 20);
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+const rss = () => mib(process.memoryUsage().rss);
+/** The bench process's memory: RSS, and what V8's heap and the buffers outside it hold of it. */
+const memory = () => {
+  const m = process.memoryUsage();
+  return { rss_mib: mib(m.rss), heap_total_mib: mib(m.heapTotal), heap_used_mib: mib(m.heapUsed), external_mib: mib(m.external) };
+};
 
 /** B3 then B1 on one system: B3 creates the rows B1 reads. */
 export class ApiFigures {
@@ -79,6 +85,8 @@ export class ApiFigures {
   apiKey!: string;
   planId!: string;
   userId!: string;
+  /** RSS once the system is up, before any load. */
+  idleRssMib = 0;
 
   async start() {
     this.sys = await benchSystem({}, ["scheduler", "webhooks", "payments", "renewals"]);
@@ -86,6 +94,7 @@ export class ApiFigures {
     this.apiKey = merchant.apiKey;
     this.planId = (await createPlan(merchant.api, { amount: "1" })).id;
     this.userId = (await createWalletUser(this.sys)).id;
+    this.idleRssMib = rss();
   }
 
   async create(): Promise<FigureResult> {
@@ -101,7 +110,7 @@ export class ApiFigures {
     const ids = (await this.sys.sql<{ id: string }>("select id from subscriptions")).map((r) => r.id);
     const r = await loadChild({ url: `${this.sys.baseUrl}/api/v1/subscriptions`, method: "GET", apiKey: this.apiKey, ids });
     return {
-      values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms!, rss_mib: rss() },
+      values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms!, ...memory(), rss_idle_mib: this.idleRssMib },
       ok: r.non_2xx === 0 && r.errors === 0,
       correctness: `non2xx ${r.non_2xx}, errors ${r.errors}`,
       notes: `random ids over ${ids.length} rows (those B3 created; the baseline reads 100k)`,

@@ -95,7 +95,12 @@ try {
         const { before, after, result } = await bracket("read", {}, () => api.read());
         rows.push({ figure: "B1 GET /subscriptions/{id} req/s", baseline: [before.req_per_s!, after.req_per_s!], service: result.values.req_per_s!, sense: "higher", target: 0.3, unit: "req/s", correctness: result.correctness, ok: result.ok });
         rows.push({ figure: "B1 p99", baseline: [before.p99_ms!, after.p99_ms!], service: result.values.p99_ms!, sense: "lower", target: 5, unit: "ms", correctness: result.correctness, ok: result.ok });
-        notes.push(`RSS after B1${figures.includes("create") ? " + B3" : ""}: ${result.values.rss_mib} MiB (target ≤ 350 MiB; bench process = service + seeding)`);
+        const v = result.values;
+        notes.push(
+          `RSS after B1${figures.includes("create") ? " + B3" : ""}: ${v.rss_mib} MiB (target ≤ 350 MiB; bench process = service + seeding; ` +
+            `${v.rss_idle_mib} MiB once started, before any load; V8 heap ${v.heap_used_mib} used of ${v.heap_total_mib} MiB, external ${v.external_mib} MiB. ` +
+            `V8 keeps the pages its heap once grew to, so RSS shows the peak heap: npm scripts run node with ${process.execArgv.filter((a) => a.startsWith("--max-semi") || a.startsWith("--heap-growing")).join(" ") || "no heap flags"})`,
+        );
       }
     } finally {
       await api.close();
