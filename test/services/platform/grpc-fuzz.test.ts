@@ -46,7 +46,12 @@ describe("gRPC fuzz: every method, random and boundary input, never INTERNAL/UNK
   const protoFiles = readdirSync(path.resolve("proto/billing")).map((d) => path.resolve(`proto/billing/${d}/v1/${d}.proto`));
   const definition = protoLoader.loadSync(protoFiles, { includeDirs: [path.resolve("proto")], keepCase: false, longs: String, enums: String, defaults: true });
   const services = Object.entries(definition).filter(([, def]) => !("format" in def)) as [string, protoLoader.ServiceDefinition][];
-  const messageType = (typeName: string) => (definition[typeName.replace(/^\./, "")] as any).type as MessageDescriptor;
+  // proto-loader names a field's message type fully (".pkg.Type") or, within the same package, relatively ("Type").
+  const messageType = (typeName: string) => {
+    const name = typeName.replace(/^\./, "");
+    const found = definition[name] ?? Object.entries(definition).find(([key]) => key.endsWith(`.${name}`))?.[1];
+    return (found as any).type as MessageDescriptor;
+  };
   const enumValues = (typeName: string) =>
     ((definition[typeName.replace(/^\./, "")] as protoLoader.EnumTypeDefinition | undefined)?.type as unknown as { value: { name: string; number: number }[] } | undefined)?.value ?? [];
 
