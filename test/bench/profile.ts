@@ -12,6 +12,7 @@ export async function profileWindow(name: string): Promise<() => Promise<void>> 
   const session = new Session();
   session.connect();
   await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
   await session.post("Profiler.start");
   return async () => {
     const { profile } = await session.post("Profiler.stop");

@@ -180,10 +180,11 @@ async function settleCharges(
         continue;
       }
       await recordAnswer(em, ctx.clock, ports, sub, row, answer, authorizations.get(sub.id) ?? null);
-      if (answer.outcome === ChargeOutcome.SUCCEEDED) {
-        paid += 1;
-        if (isDue(sub, ctx.clock.now())) stillDue.push(sub.id);
-      } else failed += 1;
+      if (answer.outcome === ChargeOutcome.SUCCEEDED) paid += 1;
+      else failed += 1;
+      if (answer.outcome === ChargeOutcome.SUCCEEDED && isDue(sub, ctx.clock.now())) stillDue.push(sub.id);
+      // Done with it: the sweep's claim ends in this settle's own row update (the job's release then finds nothing to do).
+      else sub.renewalClaimedUntil = null;
     }
     return { paid, failed, stillDue };
   });

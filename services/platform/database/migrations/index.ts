@@ -15,7 +15,7 @@ import { Migration0013ReconciliationAndBackoff } from "./0013-reconciliation-and
 import { Migration0018SpeedIndexes } from "./0018-speed-indexes.ts";
 import { Migration0019ReviewFixes } from "./0019-review-fixes.ts";
 import { Migration0020RecordVersions } from "./0020-record-versions.ts";
-import { Migration0021WebhookDeliveryStorage } from "./0021-webhook-delivery-storage.ts";
+import { Migration0021HotUpdateRoom } from "./0021-hot-update-room.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -38,5 +38,5 @@ export const migrations: MigrationObject[] = [
   { name: "0018-speed-indexes", class: Migration0018SpeedIndexes },
   { name: "0019-review-fixes", class: Migration0019ReviewFixes },
   { name: "0020-record-versions", class: Migration0020RecordVersions },
-  { name: "0021-webhook-delivery-storage", class: Migration0021WebhookDeliveryStorage },
+  { name: "0021-hot-update-room", class: Migration0021HotUpdateRoom },
 ];
