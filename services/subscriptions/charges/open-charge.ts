@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
-import { takeLeases } from "./lease.ts";
+import { CHARGE_LEASE_SECONDS, takeLeases } from "./lease.ts";
 
 /** Step 1 of the charge protocol (lease.ts): the PENDING attempt row, leased to its opener. */
 
@@ -110,4 +110,54 @@ export async function insertChargeAttempts(em: EntityManager, now: Date, specs: 
     }
   }
   return charges;
+}
+
+/**
+ * Step 1 for a renewal batch: PENDING rows written already leased to their
+ * opener (lease_until from database time, lease_generation 1), one statement
+ * for the set: the same rows insertChargeAttempts writes and then leases, one
+ * row write each instead of two. Returns the rows as written (leaseUntil is
+ * the database's; only the generation is needed to settle them).
+ */
+export async function openLeasedCharges(em: EntityManager, now: Date, specs: Omit<ChargeAttemptSpec, "failureReason" | "changeSessionId">[]): Promise<ChargeRow[]> {
+  if (specs.length === 0) return [];
+  const rows = specs.map(
+    (spec): ChargeRow =>
+      ({
+        id: randomUUID(),
+        subscriptionId: spec.sub.id,
+        merchantId: spec.sub.merchantId,
+        walletUserId: spec.sub.walletUserId,
+        periodIndex: spec.period.index,
+        periodStart: spec.period.start,
+        periodEnd: spec.period.end,
+        amount: spec.terms.amount,
+        currency: spec.terms.currency,
+        asset: spec.terms.asset,
+        assetAmount: spec.terms.assetAmount,
+        rate: spec.terms.rate,
+        status: "PENDING",
+        failureReason: null,
+        attempt: spec.attempt,
+        walletTransactionId: null,
+        createdAt: now,
+        settledAt: null,
+        leaseUntil: null,
+        leaseGeneration: 1,
+        settleFailures: 0,
+        nextSettleAt: null,
+        parkedAt: null,
+        changeSessionId: null,
+      }) as ChargeRow,
+  );
+  await em.execute(
+    `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
+       amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
+     values ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, 'PENDING', ?, ?, now() + make_interval(secs => ?), 1)").join(", ")}`,
+    rows.flatMap((r) => [
+      r.id, r.subscriptionId, r.merchantId, r.walletUserId, r.periodIndex, r.periodStart, r.periodEnd,
+      r.amount, r.currency, r.asset, r.assetAmount, r.rate, r.attempt, r.createdAt, CHARGE_LEASE_SECONDS,
+    ]),
+  );
+  return rows;
 }

@@ -5,7 +5,7 @@ import type { UseCaseContext } from "../../platform/use-case.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { currentAuthorizations } from "../subscription-store.ts";
 import { chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
-import { insertChargeAttempts } from "../charges/open-charge.ts";
+import { openLeasedCharges } from "../charges/open-charge.ts";
 import { quotePlan, type Quote } from "../funding.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
@@ -118,7 +118,7 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
     const inFlight = await withChargeInFlight(em, due);
     const attempts = await lastAttempts(em, due);
 
-    const toOpen: Parameters<typeof insertChargeAttempts>[2] = [];
+    const toOpen: Parameters<typeof openLeasedCharges>[2] = [];
     for (const sub of due) {
       const plan = terms.plans.get(sub.planId);
       const quote = sub.fundingAsset ? terms.quotes.get(quoteKey(sub.planId, sub.fundingAsset)) : undefined;
@@ -134,10 +134,9 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
         period,
         terms: { amount: plan.amount, currency: plan.currency, asset: sub.fundingAsset, assetAmount: quote.assetAmount, rate: quote.rate },
         attempt: (attempts.get(sub.id) ?? 0) + 1,
-        changeSessionId: null,
       });
     }
-    const charges = await insertChargeAttempts(em, now, toOpen);
+    const charges = await openLeasedCharges(em, now, toOpen);
     return charges.map((charge) => ({ charge, generation: charge.leaseGeneration }));
   });
 }
