@@ -63,7 +63,7 @@ describe("in-process RPC transport", () => {
     expect(err.cause).to.equal(undefined);
   });
 
-  it("never shares objects between caller and service (messages are serialized both ways)", async () => {
+  it("never shares objects between caller and service (messages are copied both ways)", async () => {
     const kept = { merchant: { id: "m4", name: "Kept" } };
     let received: GetMerchantRequest | undefined;
     const routes = serviceWith(async (req) => {

