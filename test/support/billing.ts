@@ -4,6 +4,9 @@ import { ApprovalOutcome, type SubscriptionsService } from "../../proto/gen/bill
 import type { ApiClient } from "./http.ts";
 import type { TestSystem } from "./system.ts";
 import { createPlan, createSubscription, createWalletUser, tokenOf, type WalletUserFixture } from "./subscriptions.ts";
+import { RpcClients } from "../../services/platform/rpc/clients.ts";
+import { createLogger } from "../../services/platform/logger.ts";
+import { subscriptionPorts, type SubscriptionPorts } from "../../services/subscriptions/ports.ts";
 
 /** Arrangement helpers for recurring-billing tests (sandbox clock, approved subscriptions, charges). */
 
@@ -117,4 +120,20 @@ export async function waitForStatus(api: ApiClient, id: string, status: string, 
     if (Date.now() > deadline) throw new Error(`subscription ${id} is ${sub.status}, not ${status}`);
     await sleep(50);
   }
+}
+
+/** The subscriptions' ports over real RPC clients to the test system, for calling renewal use cases directly. */
+export function portsFor(sys: TestSystem): { ports: SubscriptionPorts; close(): void } {
+  const rpc = new RpcClients(sys.config.internalApiToken);
+  return { ports: subscriptionPorts({ rpc, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") }), close: () => rpc.close() };
+}
+
+/** Ledger transactions that moved money for a subscription's charges (one per successful charge, never more). */
+export async function debitsOf(sys: TestSystem, subscriptionId: string): Promise<number> {
+  const [row] = await sys.sql<{ n: number }>(
+    `select count(*)::int as n from ledger_transactions t
+      where t.idempotency_key in (select 'subscription-charge-' || id from subscription_charges where subscription_id = ?)`,
+    [subscriptionId],
+  );
+  return row!.n;
 }

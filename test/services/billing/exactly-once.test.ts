@@ -6,27 +6,11 @@ import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { startSystem, type RunningSystem } from "../../../cli/system.ts";
-import { subscriptionPorts, type SubscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
 import { renewSubscriptionKind } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
-import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf, waitForCharges, waitForQuiet } from "../../support/billing.ts";
-
-/** Ledger transactions that moved money for a subscription's charges (one per successful charge, never more). */
-async function debitsOf(sys: TestSystem, subscriptionId: string): Promise<number> {
-  const [row] = await sys.sql<{ n: number }>(
-    `select count(*)::int as n from ledger_transactions t
-      where t.idempotency_key in (select 'subscription-charge-' || id from subscription_charges where subscription_id = ?)`,
-    [subscriptionId],
-  );
-  return row!.n;
-}
-
-function portsFor(sys: TestSystem): { ports: SubscriptionPorts; close(): void } {
-  const rpc = new RpcClients(sys.config.internalApiToken);
-  return { ports: subscriptionPorts({ rpc, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") }), close: () => rpc.close() };
-}
+import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, debitsOf, portsFor, subscriptionOf, waitForCharges, waitForQuiet } from "../../support/billing.ts";
 
 describe("recurring billing: exactly one charge per period", () => {
   describe("the use case raced against itself (no workers running)", () => {

@@ -1,26 +1,9 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { RpcClients } from "../../../services/platform/rpc/clients.ts";
-import { createLogger } from "../../../services/platform/logger.ts";
-import { subscriptionPorts, type SubscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { renewBatch } from "../../../services/subscriptions/renewals/renew-batch.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
-import { advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf } from "../../support/billing.ts";
-
-function portsFor(sys: TestSystem): { ports: SubscriptionPorts; close(): void } {
-  const rpc = new RpcClients(sys.config.internalApiToken);
-  return { ports: subscriptionPorts({ rpc, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") }), close: () => rpc.close() };
-}
-
-/** Debits (ledger transactions) made under a subscription's charge keys: one per successful charge, never more. */
-async function debitsOf(sys: TestSystem, subscriptionId: string): Promise<number> {
-  const [row] = await sys.sql<{ n: number }>(
-    `select count(*)::int as n from ledger_transactions where idempotency_key in (select 'subscription-charge-' || id from subscription_charges where subscription_id = ?)`,
-    [subscriptionId],
-  );
-  return row!.n;
-}
+import { advanceTo, approvedSubscription, chargesOf, DAY, debitsOf, portsFor, subscriptionOf } from "../../support/billing.ts";
 
 /** The renewal engine's sets (renew-batch.ts): the same outcomes as renewing one by one, each period charged once. */
 describe("recurring billing: renewals in sets", () => {

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { Code, type Client } from "@connectrpc/connect";
 import { ChargeOutcome, OwnerType, type WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
-import { rpcFailure, uniqueEmail, walletClient } from "./wallet-client.ts";
+import { ledgerFixtures, rpcFailure, walletClient } from "./wallet-client.ts";
 
 /** ChargeBatch: each item is exactly a Charge; the merchant's account moves once per batch. */
 describe("wallet ChargeBatch over RPC", () => {
@@ -15,24 +15,17 @@ describe("wallet ChargeBatch over RPC", () => {
     sys = await startTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
     client = walletClient(sys);
     wallet = client.wallet;
+    fixtures = ledgerFixtures(sys, wallet);
   });
   after(async () => {
     client?.close();
     await sys?.close();
   });
 
-  const newMerchant = async () => {
-    const id = randomUUID();
-    await sys.sql("insert into merchants (id, name, created_at) values (?, 'Batch merchant', now())", [id]);
-    return id;
-  };
-  const fundedUser = async (asset: string, amount: string) => {
-    const user = (await wallet.createWalletUser({ email: uniqueEmail(), password: "password-1", pin: "123456" })).user!;
-    await wallet.creditWalletUser({ walletUserId: user.id, asset, amount });
-    return user;
-  };
-  const balanceOf = async (ownerType: OwnerType, ownerId: string, asset: string) =>
-    (await wallet.listAccounts({ ownerType, ownerId })).accounts.find((a) => a.asset === asset)?.balance;
+  let fixtures: ReturnType<typeof ledgerFixtures>;
+  const newMerchant = () => fixtures.newMerchant();
+  const fundedUser = (asset: string, amount: string) => fixtures.fundedUser(asset, amount);
+  const balanceOf = (ownerType: OwnerType, ownerId: string, asset: string) => fixtures.balanceOf(ownerType, ownerId, asset);
   const item = (walletUserId: string, amount: string, key: string = randomUUID()) => ({ idempotencyKey: key, walletUserId, asset: "USDT_TRON", amount, description: "batch" });
 
   it("charges each item in order: two charges of one account see each other; a short one is refused; each success is its own balanced transaction", async () => {

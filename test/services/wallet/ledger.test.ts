@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { Code, type Client } from "@connectrpc/connect";
 import { ChargeOutcome, OwnerType, type WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
-import { rpcFailure, uniqueEmail, walletClient } from "./wallet-client.ts";
+import { ledgerFixtures, rpcFailure, walletClient } from "./wallet-client.ts";
 
 describe("wallet ledger over RPC", () => {
   let sys: TestSystem;
@@ -14,26 +14,18 @@ describe("wallet ledger over RPC", () => {
     sys = await startTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
     client = walletClient(sys);
     wallet = client.wallet;
+    fixtures = ledgerFixtures(sys, wallet);
   });
   after(async () => {
     client?.close();
     await sys?.close();
   });
 
-  /** Charges and merchant credits are scoped to a merchant that exists (the RPC layer answers NOT_FOUND otherwise). */
-  const newMerchant = async () => {
-    const id = randomUUID();
-    await sys.sql("insert into merchants (id, name, created_at) values (?, 'Ledger merchant', now())", [id]);
-    return id;
-  };
-  const newUser = async () => (await wallet.createWalletUser({ email: uniqueEmail(), password: "password-1", pin: "123456" })).user!;
-  const fundedUser = async (asset: string, amount: string) => {
-    const user = await newUser();
-    await wallet.creditWalletUser({ walletUserId: user.id, asset, amount });
-    return user;
-  };
-  const balanceOf = async (ownerType: OwnerType, ownerId: string, asset: string) =>
-    (await wallet.listAccounts({ ownerType, ownerId })).accounts.find((a) => a.asset === asset)!.balance;
+  let fixtures: ReturnType<typeof ledgerFixtures>;
+  const newMerchant = () => fixtures.newMerchant();
+  const newUser = () => fixtures.newUser();
+  const fundedUser = (asset: string, amount: string) => fixtures.fundedUser(asset, amount);
+  const balanceOf = async (ownerType: OwnerType, ownerId: string, asset: string) => (await fixtures.balanceOf(ownerType, ownerId, asset))!;
   const transactionCount = async (where = "true", params: unknown[] = []) =>
     Number((await sys.sql(`select count(*) as n from ledger_transactions where ${where}`, params))[0].n);
 
