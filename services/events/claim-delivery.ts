@@ -3,7 +3,6 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { eventBody } from "./event-record.ts";
 import type { KeyObject } from "node:crypto";
 import { decryptSecret, signingKey } from "./webhook-secret.ts";
-import type { AttemptRecordItem } from "./record-attempt.ts";
 
 export interface ClaimedDelivery {
   deliveryId: string;
@@ -17,6 +16,21 @@ export interface ClaimedDelivery {
   /** Active signing secrets (their HMAC keys), newest first. */
   secrets: KeyObject[];
   body: string;
+}
+
+/** One answer as the batch record writes it (recordAndClaim below; built by record-attempt.ts). */
+export interface AttemptRecordItem {
+  attempt_id: string;
+  delivery_id: string;
+  attempt_number: number;
+  outcome: "SUCCEEDED" | "FAILED";
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  excerpt: string | null;
+  next_status: string;
+  next_attempt_at: string | null;
+  retry_index: number;
 }
 
 /** The endpoint as the claim read it under its row lock. */

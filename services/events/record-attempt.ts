@@ -1,6 +1,6 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { ClaimedDelivery } from "./claim-delivery.ts";
+import type { AttemptRecordItem, ClaimedDelivery } from "./claim-delivery.ts";
 import type { WebhookResponse } from "./send-webhook.ts";
 import { deliveryTransition, type DeliveryEvent } from "./delivery-status.ts";
 import { endpointTransition } from "./endpoint-status.ts";
@@ -46,20 +46,6 @@ function judge(claimed: ClaimedDelivery, response: WebhookResponse, retrySchedul
   return { verdict: { kind: "retry", at, delayMs }, event: "retry", succeeded, gone, error, nextAttemptAt: at, retryIndex };
 }
 
-/** One answer as the batch record writes it (see recordAndClaim in claim-delivery.ts). */
-export interface AttemptRecordItem {
-  attempt_id: string;
-  delivery_id: string;
-  attempt_number: number;
-  outcome: "SUCCEEDED" | "FAILED";
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  excerpt: string | null;
-  next_status: string;
-  next_attempt_at: string | null;
-  retry_index: number;
-}
 
 /**
  * Judges a batch of answers (none of them 410: that one disables the
