@@ -4,6 +4,7 @@ import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { currentAuthorizations } from "../subscription-store.ts";
+import { selectColumns } from "../../platform/database/prepared.ts";
 import { chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
 import { openLeasedCharges } from "../charges/open-charge.ts";
 import { quotePlan, type Quote } from "../funding.ts";
@@ -110,7 +111,8 @@ async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: str
 /** Step 1 for the set: one transaction, subscriptions locked in id order, one PENDING leased charge each. */
 async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, oneByOne: Set<string>): Promise<Opened[]> {
   return ctx.em.fork().transactional(async (em) => {
-    const subs = await lockSet(em, ids);
+    // Plain rows, not entities: the open step reads the billing fields and changes a row only to re-anchor it (rare).
+    const subs = await lockRows(em, ids);
     const now = ctx.clock.now();
     const due = subs.filter((s) => isDue(s, now) && !oneByOne.has(s.id));
     if (due.length === 0) return [];
@@ -127,7 +129,16 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
         continue;
       }
       const cadence = { interval: planInterval(plan), count: plan.intervalCount };
-      if (anchorFor(sub, cadence)) touch(sub, now);
+      if (anchorFor(sub, cadence)) {
+        touch(sub, now);
+        await em.execute("update subscriptions set billing_anchor = ?, anchor_period_index = ?, updated_at = ?, version = ? where id = ?", [
+          sub.billingAnchor,
+          sub.anchorPeriodIndex,
+          sub.updatedAt,
+          sub.version,
+          sub.id,
+        ]);
+      }
       const period = duePeriod(sub, cadence);
       toOpen.push({
         sub,
@@ -187,6 +198,24 @@ async function settleCharges(
     }
     return { paid, failed, stillDue };
   });
+}
+
+/** Timestamp properties of a subscription row (the ORM's connection hands them back as text). */
+const SUBSCRIPTION_TIMES = ["billingAnchor", "currentPeriodStart", "currentPeriodEnd", "nextBillingAt", "trialEnd", "createdAt", "updatedAt", "activatedAt", "pausedAt", "cancelledAt", "expiredAt", "pastDueSince", "nextRetryAt", "unpaidAt", "renewalClaimedUntil"] as const;
+
+/** lockSet's rows as plain objects shaped like the entity (no identity map, no change tracking), in the same lock order. */
+async function lockRows(em: EntityManager, ids: string[]): Promise<SubscriptionRow[]> {
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `select ${selectColumns(em, Subscription, "s")} from subscriptions s where s.id in (${ids.map(() => "?").join(", ")}) order by s.id for update`,
+    ids,
+  );
+  for (const row of rows) {
+    for (const key of SUBSCRIPTION_TIMES) {
+      const value = row[key];
+      if (value != null && !(value instanceof Date)) row[key] = new Date(value as string);
+    }
+  }
+  return rows as unknown as SubscriptionRow[];
 }
 
 /** The subscriptions, locked in id order (the order every set lock takes, so two sets never wait on each other in a cycle). */

@@ -105,4 +105,21 @@ describe("recurring billing: renewals in sets", () => {
     const check = await sys.admin.get("/admin/v1/ledger/check");
     expect(check.body.ok, JSON.stringify(check.body.problems)).to.equal(true);
   });
+  it("re-anchors a subscription whose anchor no longer lands on its billing date (a record change: version + 1), then charges from there", async () => {
+    const { api } = await sys.createMerchant();
+    const { subscriptionId } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "MONTH" }, credits: { USDT_TRON: "10" } });
+    // An anchor moved without its period index (as an old plan change could leave it).
+    await sys.sql("update subscriptions set billing_anchor = billing_anchor - interval '3 days' where id = ?", [subscriptionId]);
+    const before = await subscriptionOf(api, subscriptionId);
+    await advanceTo(sys, new Date(Date.parse(before.nextBillingAt) + 60_000));
+
+    expect(await renewBatch(sys.context(), wired.ports, [subscriptionId])).to.include({ paid: 1, oneByOne: 0 });
+    const after = await subscriptionOf(api, subscriptionId);
+    expect(after.billingAnchor).to.equal(before.nextBillingAt);
+    expect(after.currentPeriodStart).to.equal(before.nextBillingAt);
+    // One change for the re-anchor, one for the renewal.
+    expect(after.version).to.equal(before.version + 2);
+    const [row] = await sys.sql<{ anchor_period_index: number }>("select anchor_period_index from subscriptions where id = ?", [subscriptionId]);
+    expect(row!.anchor_period_index).to.equal(1);
+  });
 });
