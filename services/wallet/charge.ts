@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { conflict } from "../platform/errors.ts";
-import { add, compare, equals, formatAmount, sub, zero, type Amount } from "../platform/money.ts";
+import { add, compare, formatAmount, sub, zero, type Amount } from "../platform/money.ts";
 import type { ChargeOutcome } from "./entities.ts";
 import { walletUserNotFound } from "./get-wallet-user.ts";
 import { lockAccounts, openAccounts, ownerKey, postTransactions, type PostingInput } from "./ledger.ts";
-import { findReplay, type MovementRequest } from "./ledger-replay.ts";
+import { findReplay, findReplays, type MovementRequest } from "./ledger-replay.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
 export interface ChargeInput {
@@ -102,7 +101,12 @@ export async function chargeMany(ctx: UseCaseContext, merchantId: string, checke
     // The payers only: the merchant's account is credited last (postTransactions), not held for the batch.
     const accounts = await lockAccounts(em, checked.map(payerOf));
     // After the locks, as Charge: a racing call with one of these keys has committed or waits behind us.
-    const replays = await findReplays(em, checked, merchantId, field);
+    const replays = await findReplays(
+      em,
+      checked.map((c) => ({ key: c.key, request: { kind: "CHARGE", asset: c.asset, amount: c.value, walletUserId: c.walletUserId, merchantId } })),
+      "debit",
+      field,
+    );
 
     const now = ctx.clock.now();
     const results: ChargeResult[] = [];
@@ -146,18 +150,14 @@ export async function chargeMany(ctx: UseCaseContext, merchantId: string, checke
       attempts.push([randomUUID(), c.key, c.walletUserId, merchantId, c.asset, formatAmount(c.value), outcome, formatAmount(balanceAfter), transactionId ?? null, now]);
     }
     // Last before the commit: the merchant's account is locked from its final statement on only.
-    const posted = await postTransactions(em, ctx.clock, accounts, postings, new Set(checked.map(payeeOf)), async () => {
+    // postTransactions checks the payers' running balances decided above against the database's.
+    await postTransactions(em, ctx.clock, accounts, postings, new Set(checked.map(payeeOf)), async () => {
       if (attempts.length === 0) return;
       await em.execute(
         `insert into wallet_charge_attempts (id, idempotency_key, wallet_user_id, merchant_id, asset, amount, outcome, balance_after, transaction_id, created_at)
          values ${attempts.map(() => "(?, ?, ?, ?, ?, ?::numeric, ?, ?::numeric, ?, ?)").join(", ")}`,
         attempts.flat(),
       );
-    });
-    // The running balances of the payers are the ones decided above (postTransactions checked them against the database).
-    posted.forEach((p, i) => {
-      const payerId = postings[i]!.legs[0]!.accountId;
-      if (p.balancesAfter.get(payerId) === undefined) throw new Error(`charge batch: no balance after for ${payerId}`);
     });
     return results;
   });
@@ -169,22 +169,3 @@ const succeeded = (transactionId: string, balanceAfter: string, replayed: boolea
   balanceAfter,
   replayed,
 });
-
-/** The first successes of keys used before (findReplay for a set), with the payer's balance right after each. */
-async function findReplays(em: UseCaseContext["em"], checked: CheckedCharge[], merchantId: string, field: (i: number) => string) {
-  const rows = await em.execute<{ id: string; idempotency_key: string; kind: string; asset: string; amount: string; wallet_user_id: string | null; merchant_id: string | null; balance_after: string }[]>(
-    `select t.id, t.idempotency_key, t.kind, t.asset, t.amount::text as amount, t.wallet_user_id, t.merchant_id, e.balance_after::text as balance_after
-       from ledger_transactions t join ledger_entries e on e.transaction_id = t.id and e.amount < 0
-      where t.idempotency_key in (${checked.map(() => "?").join(", ")})`,
-    checked.map((c) => c.key),
-  );
-  const byKey = new Map(checked.map((c) => [c.key, c]));
-  const replays = new Map<string, { transactionId: string; balanceAfter: string }>();
-  for (const row of rows) {
-    const c = byKey.get(row.idempotency_key)!;
-    const same = row.kind === "CHARGE" && row.asset === c.asset && equals(row.amount, c.value) && row.wallet_user_id === c.walletUserId && row.merchant_id === merchantId;
-    if (!same) throw conflict("IDEMPOTENCY_KEY_REUSED", `${field(checked.indexOf(c))}idempotencyKey: was already used for a different ledger movement`);
-    replays.set(row.idempotency_key, { transactionId: row.id, balanceAfter: formatAmount(row.balance_after) });
-  }
-  return replays;
-}

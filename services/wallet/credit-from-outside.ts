@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { sub, zero, type Amount } from "../platform/money.ts";
 import type { AssetInfo } from "./assets.ts";
-import { lockAccounts, openAccount, postTransaction, type AccountOwner, type SystemAccountCode } from "./ledger.ts";
+import { lockAccounts, openAccount, postTransactions, type AccountOwner, type SystemAccountCode } from "./ledger.ts";
 import { findReplay, type MovementRequest } from "./ledger-replay.ts";
 
 export interface CreditInput {
@@ -48,7 +48,7 @@ export async function creditFromOutside(ctx: UseCaseContext, input: CreditInput)
       const accounts = await lockAccounts(em, [accountId, sourceId]);
       const raced = await replayOf(em);
       if (raced) return raced;
-      const posted = await postTransaction(em, ctx.clock, {
+      const [posted] = await postTransactions(em, ctx.clock, accounts, [{
         ...input.request,
         idempotencyKey: input.idempotencyKey ?? null,
         description: input.description,
@@ -56,11 +56,11 @@ export async function creditFromOutside(ctx: UseCaseContext, input: CreditInput)
           { accountId: sourceId, amount: sub(zero(), input.amount) },
           { accountId, amount: input.amount },
         ],
-      });
+      }]);
       return {
-        transactionId: posted.transactionId,
+        transactionId: posted!.transactionId,
         accountId,
-        balanceAfter: posted.balancesAfter.get(accountId)!,
+        balanceAfter: posted!.balancesAfter.get(accountId)!,
         frozen: accounts.get(accountId)!.frozen,
         replayed: false,
       };

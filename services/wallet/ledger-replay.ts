@@ -32,25 +32,41 @@ export async function findReplay(
   side: "debit" | "credit",
 ): Promise<Replay | undefined> {
   if (!key) return undefined;
-  const rows = await em.execute<{ id: string; kind: string; asset: string; amount: string; wallet_user_id: string | null; merchant_id: string | null }[]>(
-    "select id, kind, asset, amount::text as amount, wallet_user_id, merchant_id from ledger_transactions where idempotency_key = ?",
-    [key],
+  return (await findReplays(em, [{ key, request }], side, () => "")).get(key);
+}
+
+/**
+ * findReplay for many keys in one statement (a batch of charges), by key.
+ * `field(i)` names the i-th key in a 409 (`charges[3].`).
+ */
+export async function findReplays(
+  em: EntityManager,
+  wanted: { key: string; request: MovementRequest }[],
+  side: "debit" | "credit",
+  field: (i: number) => string,
+): Promise<Map<string, Replay>> {
+  const replays = new Map<string, Replay>();
+  if (wanted.length === 0) return replays;
+  const rows = await em.execute<
+    { id: string; idempotency_key: string; kind: string; asset: string; amount: string; wallet_user_id: string | null; merchant_id: string | null; account_id: string; balance_after: string }[]
+  >(
+    `select t.id, t.idempotency_key, t.kind, t.asset, t.amount::text as amount, t.wallet_user_id, t.merchant_id, e.account_id, e.balance_after::text as balance_after
+       from ledger_transactions t join ledger_entries e on e.transaction_id = t.id and e.amount ${side === "debit" ? "<" : ">"} 0
+      where t.idempotency_key in (${wanted.map(() => "?").join(", ")})`,
+    wanted.map((w) => w.key),
   );
-  const first = rows[0];
-  if (!first) return undefined;
-  const same =
-    first.kind === request.kind &&
-    first.asset === request.asset &&
-    equals(first.amount, request.amount) &&
-    first.wallet_user_id === request.walletUserId &&
-    first.merchant_id === request.merchantId;
-  if (!same) {
-    throw conflict("IDEMPOTENCY_KEY_REUSED", "idempotencyKey: was already used for a different ledger movement");
+  const index = new Map(wanted.map((w, i) => [w.key, i]));
+  for (const row of rows) {
+    const i = index.get(row.idempotency_key)!;
+    const request = wanted[i]!.request;
+    const same =
+      row.kind === request.kind &&
+      row.asset === request.asset &&
+      equals(row.amount, request.amount) &&
+      row.wallet_user_id === request.walletUserId &&
+      row.merchant_id === request.merchantId;
+    if (!same) throw conflict("IDEMPOTENCY_KEY_REUSED", `${field(i)}idempotencyKey: was already used for a different ledger movement`);
+    replays.set(row.idempotency_key, { transactionId: row.id, accountId: row.account_id, balanceAfter: formatAmount(row.balance_after) });
   }
-  const entries = await em.execute<{ account_id: string; balance_after: string }[]>(
-    `select account_id, balance_after::text as balance_after from ledger_entries where transaction_id = ? and amount ${side === "debit" ? "<" : ">"} 0`,
-    [first.id],
-  );
-  const entry = entries[0]!;
-  return { transactionId: first.id, accountId: entry.account_id, balanceAfter: formatAmount(entry.balance_after) };
+  return replays;
 }

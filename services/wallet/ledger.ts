@@ -94,36 +94,6 @@ export interface Posted {
 }
 
 /**
- * Writes one balanced transaction. The accounts must already be locked by
- * lockAccounts in this database transaction (the caller checked funds under that lock).
- */
-export async function postTransaction(em: EntityManager, clock: Clock, input: PostingInput): Promise<Posted> {
-  const sum = input.legs.reduce((acc, leg) => add(acc, leg.amount), zero());
-  if (!isZero(sum) || input.legs.length < 2) throw new Error("ledger transaction legs must be at least two and sum to zero");
-  const now = clock.now();
-  const transactionId = randomUUID();
-  await em.execute(
-    `insert into ledger_transactions (id, idempotency_key, kind, asset, amount, wallet_user_id, merchant_id, description, created_at)
-     values (?, ?, ?, ?, ?::numeric, ?, ?, ?, ?)`,
-    [transactionId, input.idempotencyKey, input.kind, input.asset, formatAmount(input.amount), input.walletUserId, input.merchantId, input.description, now],
-  );
-  const balancesAfter = new Map<string, string>();
-  const legs = [...input.legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-  for (const leg of legs) {
-    const rows = await em.execute<{ balance: string }[]>(
-      "update ledger_accounts set balance = balance + ?::numeric, updated_at = ? where id = ? returning balance::text as balance",
-      [formatAmount(leg.amount), now, leg.accountId],
-    );
-    balancesAfter.set(leg.accountId, formatAmount(rows[0]!.balance));
-  }
-  await em.execute(
-    `insert into ledger_entries (id, transaction_id, account_id, asset, amount, balance_after, created_at) values ${legs.map(() => "(?, ?, ?, ?, ?::numeric, ?::numeric, ?)").join(", ")}`,
-    legs.flatMap((leg) => [randomUUID(), transactionId, leg.accountId, input.asset, formatAmount(leg.amount), balancesAfter.get(leg.accountId), now]),
-  );
-  return { transactionId, balancesAfter };
-}
-
-/**
  * openAccount for many owners at once (one asset each): two statements
  * whatever the count, plus one insert when some are new. Returns the ids
  * keyed by `ownerKey(owner, asset)`.
@@ -165,9 +135,9 @@ export const ownerKey = (owner: { type: string; id: string }, asset: string) => 
 const INSERT_CHUNK = 500;
 
 /**
- * Writes many balanced transactions in a few statements (a batch of charges):
- * the same rows postTransaction writes, one by one in the given order, each
- * entry's balance_after the running balance of its account.
+ * Writes balanced transactions (one, or a batch of charges) in a few
+ * statements: a transaction row each and an entry per leg, in the given
+ * order, each entry's balance_after the running balance of its account.
  *
  * Accounts in `lockedAccounts` were locked by lockAccounts in this database
  * transaction (the caller decided on their balances under that lock): their

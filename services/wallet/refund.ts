@@ -2,7 +2,7 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { compare, formatAmount, sub, zero } from "../platform/money.ts";
 import { walletUserNotFound } from "./get-wallet-user.ts";
-import { lockAccounts, openAccount, postTransaction } from "./ledger.ts";
+import { lockAccounts, openAccount, postTransactions } from "./ledger.ts";
 import { findReplay, type MovementRequest } from "./ledger-replay.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
@@ -61,7 +61,7 @@ export async function refund(ctx: UseCaseContext, input: RefundInput): Promise<R
       if (compare(merchant.balance, value) < 0) {
         return { outcome: "MERCHANT_BALANCE_INSUFFICIENT", transactionId: undefined, merchantBalanceAfter: formatAmount(merchant.balance), replayed: false } as const;
       }
-      const posted = await postTransaction(em, ctx.clock, {
+      const [posted] = await postTransactions(em, ctx.clock, accounts, [{
         ...request,
         idempotencyKey: key,
         description,
@@ -69,8 +69,8 @@ export async function refund(ctx: UseCaseContext, input: RefundInput): Promise<R
           { accountId: payerId, amount: sub(zero(), value) },
           { accountId: payeeId, amount: value },
         ],
-      });
-      return { outcome: "SUCCEEDED", transactionId: posted.transactionId, merchantBalanceAfter: posted.balancesAfter.get(payerId)!, replayed: false } as const;
+      }]);
+      return { outcome: "SUCCEEDED", transactionId: posted!.transactionId, merchantBalanceAfter: posted!.balancesAfter.get(payerId)!, replayed: false } as const;
     });
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {

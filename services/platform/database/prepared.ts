@@ -87,6 +87,29 @@ export function selectColumns(em: EntityManager, entity: EntityName, alias: stri
     .join(", ");
 }
 
+const dateProperties = new WeakMap<object, string[]>();
+
+/**
+ * Rows selected with selectColumns through the ORM's own connection
+ * (`em.execute`, e.g. under a lock inside an ORM transaction, where a named
+ * statement on the pool would not see the transaction): that connection hands
+ * timestamps back as text, so the entity's Date properties (read from the
+ * metadata once) are turned into Dates, as the ORM hydrates them. In place.
+ */
+export function asEntityRows<T>(em: EntityManager, entity: EntityName, rows: Record<string, unknown>[]): T[] {
+  const meta = em.getMetadata().find(entity);
+  if (!meta) throw new Error(`unknown entity ${String(entity)}`);
+  let dates = dateProperties.get(meta);
+  if (!dates) dateProperties.set(meta, (dates = meta.props.filter((p) => p.runtimeType === "Date").map((p) => p.name)));
+  for (const row of rows) {
+    for (const key of dates) {
+      const value = row[key];
+      if (value != null && !(value instanceof Date)) row[key] = new Date(value as string);
+    }
+  }
+  return rows as unknown as T[];
+}
+
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /**

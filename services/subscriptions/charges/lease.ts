@@ -48,16 +48,11 @@ export const paymentInProgress = (subject: string) =>
  * else holds the lease (or the row is no longer PENDING).
  */
 export async function takeLease(em: EntityManager, chargeId: string): Promise<number | null> {
-  return (await takeLeases(em, [chargeId])).get(chargeId) ?? null;
-}
-
-/** takeLease for a set of rows in one statement: the generations of the leases taken, by charge id. */
-export async function takeLeases(em: EntityManager, chargeIds: string[]): Promise<Map<string, number>> {
-  const rows = await em.execute<{ id: string; lease_generation: number }[]>(
+  const rows = await em.execute<{ lease_generation: number }[]>(
     `update subscription_charges set lease_until = now() + make_interval(secs => ?), lease_generation = lease_generation + 1
-      where id in (${chargeIds.map(() => "?").join(", ")}) and status = 'PENDING' and (lease_until is null or lease_until < now())
-      returning id, lease_generation`,
-    [CHARGE_LEASE_SECONDS, ...chargeIds],
+      where id = ? and status = 'PENDING' and (lease_until is null or lease_until < now())
+      returning lease_generation`,
+    [CHARGE_LEASE_SECONDS, chargeId],
   );
-  return new Map(rows.map((r) => [r.id, Number(r.lease_generation)]));
+  return rows.length === 1 ? Number(rows[0]!.lease_generation) : null;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
-import { CHARGE_LEASE_SECONDS, takeLeases } from "./lease.ts";
+import { CHARGE_LEASE_SECONDS, takeLease } from "./lease.ts";
 
 /** Step 1 of the charge protocol (lease.ts): the PENDING attempt row, leased to its opener. */
 
@@ -55,6 +55,37 @@ export interface ChargeAttemptSpec {
   changeSessionId: string | null;
 }
 
+/** The row of a new charge attempt (PENDING, or FAILED at once with its reason); the lease is taken separately. */
+function chargeAttemptRow(spec: ChargeAttemptSpec, now: Date): ChargeRow {
+  const failureReason = spec.failureReason;
+  return {
+    id: randomUUID(),
+    subscriptionId: spec.sub.id,
+    merchantId: spec.sub.merchantId,
+    walletUserId: spec.sub.walletUserId,
+    periodIndex: spec.period.index,
+    periodStart: spec.period.start,
+    periodEnd: spec.period.end,
+    amount: spec.terms.amount,
+    currency: spec.terms.currency,
+    asset: spec.terms.asset,
+    assetAmount: spec.terms.assetAmount,
+    rate: spec.terms.rate,
+    status: failureReason ? "FAILED" : "PENDING",
+    failureReason: failureReason ?? null,
+    attempt: spec.attempt,
+    walletTransactionId: null,
+    createdAt: now,
+    settledAt: failureReason ? now : null,
+    leaseUntil: null,
+    leaseGeneration: 0,
+    settleFailures: 0,
+    nextSettleAt: null,
+    parkedAt: null,
+    changeSessionId: spec.changeSessionId,
+  } as ChargeRow;
+}
+
 /**
  * Writes one charge attempt row: PENDING and leased to the caller (its
  * `leaseGeneration` is the fencing token the caller settles with), or FAILED
@@ -62,94 +93,27 @@ export interface ChargeAttemptSpec {
  * change's immediate charge (changeSessionId set) share this one shape.
  */
 export async function insertChargeAttempt(em: EntityManager, now: Date, sub: SubscriptionRow, attempt: Omit<ChargeAttemptSpec, "sub">): Promise<ChargeRow> {
-  const [charge] = await insertChargeAttempts(em, now, [{ sub, ...attempt }]);
-  return charge!;
-}
-
-/** insertChargeAttempt for a set (a renewal batch): one insert and one lease statement, whatever the count. */
-export async function insertChargeAttempts(em: EntityManager, now: Date, specs: ChargeAttemptSpec[]): Promise<ChargeRow[]> {
-  if (specs.length === 0) return [];
-  const charges = specs.map((attempt) => {
-    const failureReason = attempt.failureReason;
-    return em.create(SubscriptionCharge, {
-      id: randomUUID(),
-      subscriptionId: attempt.sub.id,
-      merchantId: attempt.sub.merchantId,
-      walletUserId: attempt.sub.walletUserId,
-      periodIndex: attempt.period.index,
-      periodStart: attempt.period.start,
-      periodEnd: attempt.period.end,
-      amount: attempt.terms.amount,
-      currency: attempt.terms.currency,
-      asset: attempt.terms.asset,
-      assetAmount: attempt.terms.assetAmount,
-      rate: attempt.terms.rate,
-      status: failureReason ? "FAILED" : "PENDING",
-      failureReason: failureReason ?? null,
-      attempt: attempt.attempt,
-      walletTransactionId: null,
-      createdAt: now,
-      settledAt: failureReason ? now : null,
-      leaseUntil: null,
-      leaseGeneration: 0,
-      settleFailures: 0,
-      nextSettleAt: null,
-      parkedAt: null,
-      changeSessionId: attempt.changeSessionId,
-    });
-  });
+  const charge = em.create(SubscriptionCharge, chargeAttemptRow({ sub, ...attempt }, now));
   await em.flush();
-  const pending = charges.filter((c) => c.status === "PENDING");
-  if (pending.length > 0) {
-    const generations = await takeLeases(em, pending.map((c) => c.id));
-    for (const charge of pending) {
-      const generation = generations.get(charge.id);
-      if (generation === undefined) throw new Error(`charge ${charge.id} could not be leased by its opener`);
-      // A later flush in this transaction writes the same value back: harmless.
-      charge.leaseGeneration = generation;
-    }
+  if (charge.status === "PENDING") {
+    const generation = await takeLease(em, charge.id);
+    if (generation === null) throw new Error(`charge ${charge.id} could not be leased by its opener`);
+    // A later flush in this transaction writes the same value back: harmless.
+    charge.leaseGeneration = generation;
   }
-  return charges;
+  return charge;
 }
 
 /**
- * Step 1 for a renewal batch: PENDING rows written already leased to their
- * opener (lease_until from database time, lease_generation 1), one statement
- * for the set: the same rows insertChargeAttempts writes and then leases, one
- * row write each instead of two. Returns the rows as written (leaseUntil is
- * the database's; only the generation is needed to settle them).
+ * Step 1 for a renewal batch: the same PENDING rows, written already leased
+ * to their opener (lease_until from database time, lease_generation 1) in one
+ * statement for the set: one row write each instead of an insert and a lease
+ * update, and no entity to track. Returns the rows as written (leaseUntil is
+ * the database's; the generation is what the settle is fenced with).
  */
 export async function openLeasedCharges(em: EntityManager, now: Date, specs: Omit<ChargeAttemptSpec, "failureReason" | "changeSessionId">[]): Promise<ChargeRow[]> {
   if (specs.length === 0) return [];
-  const rows = specs.map(
-    (spec): ChargeRow =>
-      ({
-        id: randomUUID(),
-        subscriptionId: spec.sub.id,
-        merchantId: spec.sub.merchantId,
-        walletUserId: spec.sub.walletUserId,
-        periodIndex: spec.period.index,
-        periodStart: spec.period.start,
-        periodEnd: spec.period.end,
-        amount: spec.terms.amount,
-        currency: spec.terms.currency,
-        asset: spec.terms.asset,
-        assetAmount: spec.terms.assetAmount,
-        rate: spec.terms.rate,
-        status: "PENDING",
-        failureReason: null,
-        attempt: spec.attempt,
-        walletTransactionId: null,
-        createdAt: now,
-        settledAt: null,
-        leaseUntil: null,
-        leaseGeneration: 1,
-        settleFailures: 0,
-        nextSettleAt: null,
-        parkedAt: null,
-        changeSessionId: null,
-      }) as ChargeRow,
-  );
+  const rows = specs.map((spec) => ({ ...chargeAttemptRow({ ...spec, changeSessionId: null }, now), leaseGeneration: 1 }));
   await em.execute(
     `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
        amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)

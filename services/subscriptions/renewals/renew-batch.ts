@@ -4,7 +4,7 @@ import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { currentAuthorizations } from "../subscription-store.ts";
-import { selectColumns } from "../../platform/database/prepared.ts";
+import { asEntityRows, selectColumns } from "../../platform/database/prepared.ts";
 import { chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
 import { openLeasedCharges } from "../charges/open-charge.ts";
 import { quotePlan, type Quote } from "../funding.ts";
@@ -21,12 +21,6 @@ export interface BatchResult {
   failed: number;
   /** Subscriptions handed to the one-by-one path (renewSubscription): a plan change due, a charge already in flight, a refusal… */
   oneByOne: number;
-}
-
-interface Opened {
-  charge: ChargeRow;
-  /** The lease generation this run holds (the fencing token of the settle). */
-  generation: number;
 }
 
 /**
@@ -57,7 +51,7 @@ export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, 
     const opened = await openCharges(ctx, ids, terms, oneByOne);
     if (opened.length === 0) break;
     // An RPC failure throws: the rows stay PENDING under their leases for the stale-charge sweep.
-    const answers = await chargeWalletBatch(ports, opened.map((o) => o.charge));
+    const answers = await chargeWalletBatch(ports, opened);
     const settled = await settleCharges(ctx, ports, opened, answers);
     result.paid += settled.paid;
     result.failed += settled.failed;
@@ -109,7 +103,7 @@ async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: str
 }
 
 /** Step 1 for the set: one transaction, subscriptions locked in id order, one PENDING leased charge each. */
-async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, oneByOne: Set<string>): Promise<Opened[]> {
+async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, oneByOne: Set<string>): Promise<ChargeRow[]> {
   return ctx.em.fork().transactional(async (em) => {
     // Plain rows, not entities: the open step reads the billing fields and changes a row only to re-anchor it (rare).
     const subs = await lockRows(em, ids);
@@ -117,14 +111,13 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
     const due = subs.filter((s) => isDue(s, now) && !oneByOne.has(s.id));
     if (due.length === 0) return [];
     const scheduled = await withScheduledChange(em, due.map((s) => s.id));
-    const inFlight = await withChargeInFlight(em, due);
-    const attempts = await lastAttempts(em, due);
+    const attempts = await nextPeriodAttempts(em, due);
 
     const toOpen: Parameters<typeof openLeasedCharges>[2] = [];
     for (const sub of due) {
       const plan = terms.plans.get(sub.planId);
       const quote = sub.fundingAsset ? terms.quotes.get(quoteKey(sub.planId, sub.fundingAsset)) : undefined;
-      if (!plan || !quote || !sub.fundingAsset || scheduled.has(sub.id) || inFlight.has(sub.id) || exceedsCap(plan)) {
+      if (!plan || !quote || !sub.fundingAsset || scheduled.has(sub.id) || attempts.get(sub.id)?.inFlight || exceedsCap(plan)) {
         oneByOne.add(sub.id);
         continue;
       }
@@ -144,11 +137,10 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
         sub,
         period,
         terms: { amount: plan.amount, currency: plan.currency, asset: sub.fundingAsset, assetAmount: quote.assetAmount, rate: quote.rate },
-        attempt: (attempts.get(sub.id) ?? 0) + 1,
+        attempt: (attempts.get(sub.id)?.last ?? 0) + 1,
       });
     }
-    const charges = await openLeasedCharges(em, now, toOpen);
-    return charges.map((charge) => ({ charge, generation: charge.leaseGeneration }));
+    return openLeasedCharges(em, now, toOpen);
   });
 }
 
@@ -156,26 +148,20 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
 async function settleCharges(
   ctx: UseCaseContext,
   ports: SubscriptionPorts,
-  opened: Opened[],
+  opened: ChargeRow[],
   answers: Map<string, WalletAnswer>,
 ): Promise<{ paid: number; failed: number; stillDue: string[] }> {
   return ctx.em.fork().transactional(async (em) => {
-    const subs = new Map((await lockSet(em, opened.map((o) => o.charge.subscriptionId))).map((s) => [s.id, s]));
-    const chargeIds = opened.map((o) => o.charge.id).sort();
-    const generations = new Map(
-      (
-        await em.execute<{ id: string; lease_generation: number }[]>(
-          `select id, lease_generation from subscription_charges where id in (${chargeIds.map(() => "?").join(", ")}) order by id for update`,
-          chargeIds,
-        )
-      ).map((r) => [r.id, Number(r.lease_generation)]),
+    const subs = new Map((await lockSet(em, opened.map((c) => c.subscriptionId))).map((s) => [s.id, s]));
+    // The rows as they are now, locked (after their subscriptions): their generation is the fence.
+    const rows = new Map(
+      (await em.find(SubscriptionCharge, { id: { $in: opened.map((c) => c.id) } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" }, refresh: true })).map((r) => [r.id, r]),
     );
-    const rows = new Map((await em.find(SubscriptionCharge, { id: { $in: chargeIds } }, { refresh: true })).map((r) => [r.id, r]));
     const authorizations = await currentAuthorizations(em, [...subs.keys()]);
     let paid = 0;
     let failed = 0;
     const stillDue: string[] = [];
-    for (const { charge, generation } of opened) {
+    for (const charge of opened) {
       const row = rows.get(charge.id)!;
       const sub = subs.get(charge.subscriptionId)!;
       const answer = answers.get(charge.id)!;
@@ -185,8 +171,8 @@ async function settleCharges(
         }
         continue;
       }
-      if (generations.get(row.id) !== generation) {
-        ports.logger.warn({ chargeId: row.id, held: generation, current: generations.get(row.id) }, "charge settle fenced off: the lease was taken over");
+      if (row.leaseGeneration !== charge.leaseGeneration) {
+        ports.logger.warn({ chargeId: row.id, held: charge.leaseGeneration, current: row.leaseGeneration }, "charge settle fenced off: the lease was taken over");
         continue;
       }
       await recordAnswer(em, ctx.clock, ports, sub, row, answer, authorizations.get(sub.id) ?? null);
@@ -200,22 +186,13 @@ async function settleCharges(
   });
 }
 
-/** Timestamp properties of a subscription row (the ORM's connection hands them back as text). */
-const SUBSCRIPTION_TIMES = ["billingAnchor", "currentPeriodStart", "currentPeriodEnd", "nextBillingAt", "trialEnd", "createdAt", "updatedAt", "activatedAt", "pausedAt", "cancelledAt", "expiredAt", "pastDueSince", "nextRetryAt", "unpaidAt", "renewalClaimedUntil"] as const;
-
 /** lockSet's rows as plain objects shaped like the entity (no identity map, no change tracking), in the same lock order. */
 async function lockRows(em: EntityManager, ids: string[]): Promise<SubscriptionRow[]> {
   const rows = await em.execute<Record<string, unknown>[]>(
     `select ${selectColumns(em, Subscription, "s")} from subscriptions s where s.id in (${ids.map(() => "?").join(", ")}) order by s.id for update`,
     ids,
   );
-  for (const row of rows) {
-    for (const key of SUBSCRIPTION_TIMES) {
-      const value = row[key];
-      if (value != null && !(value instanceof Date)) row[key] = new Date(value as string);
-    }
-  }
-  return rows as unknown as SubscriptionRow[];
+  return asEntityRows<SubscriptionRow>(em, Subscription, rows);
 }
 
 /** The subscriptions, locked in id order (the order every set lock takes, so two sets never wait on each other in a cycle). */
@@ -232,23 +209,17 @@ async function withScheduledChange(em: EntityManager, ids: string[]): Promise<Se
   return new Set(rows.map((r) => r.subscription_id));
 }
 
-/** Which subscriptions have a charge of their next period in flight (a crash, another worker: one by one finishes it). */
-async function withChargeInFlight(em: EntityManager, subs: SubscriptionRow[]): Promise<Set<string>> {
-  const rows = await em.execute<{ subscription_id: string }[]>(
-    `select subscription_id from subscription_charges
-      where status = 'PENDING' and change_session_id is null and (subscription_id, period_index) in (${subs.map(() => "(?::uuid, ?::int)").join(", ")})`,
-    subs.flatMap((s) => [s.id, s.nextPeriodIndex]),
-  );
-  return new Set(rows.map((r) => r.subscription_id));
-}
-
-/** The last attempt number of each subscription's next period (openPeriodCharge's max(attempt), for a set). */
-async function lastAttempts(em: EntityManager, subs: SubscriptionRow[]): Promise<Map<string, number>> {
-  const rows = await em.execute<{ subscription_id: string; attempt: number }[]>(
-    `select subscription_id, max(attempt) as attempt from subscription_charges
+/**
+ * Per subscription, the attempts at its next period so far: the last attempt
+ * number (openPeriodCharge's max(attempt), for a set) and whether one is in
+ * flight (a crash, another worker: the one-by-one path finishes it).
+ */
+async function nextPeriodAttempts(em: EntityManager, subs: SubscriptionRow[]): Promise<Map<string, { last: number; inFlight: boolean }>> {
+  const rows = await em.execute<{ subscription_id: string; attempt: number; in_flight: boolean }[]>(
+    `select subscription_id, max(attempt) as attempt, bool_or(status = 'PENDING') as in_flight from subscription_charges
       where change_session_id is null and (subscription_id, period_index) in (${subs.map(() => "(?::uuid, ?::int)").join(", ")})
       group by subscription_id`,
     subs.flatMap((s) => [s.id, s.nextPeriodIndex]),
   );
-  return new Map(rows.map((r) => [r.subscription_id, Number(r.attempt)]));
+  return new Map(rows.map((r) => [r.subscription_id, { last: Number(r.attempt), inFlight: r.in_flight === true }]));
 }

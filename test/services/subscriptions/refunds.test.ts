@@ -5,7 +5,7 @@ import { RefundsService } from "../../../proto/gen/billing/subscriptions/v1/refu
 import { RefundOutcome, WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { add, amount, convert, formatAmount, sub, zero } from "../../../services/platform/money.ts";
-import { lockAccounts, openAccount, postTransaction } from "../../../services/wallet/ledger.ts";
+import { lockAccounts, openAccount, postTransactions } from "../../../services/wallet/ledger.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createWalletUser, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
@@ -232,8 +232,8 @@ describe("refunds of subscription charges", () => {
     await ctx.em.transactional(async (em) => {
       const merchantAccount = await openAccount(em, ctx.clock, { type: "MERCHANT", id: poorMerchant.id }, "USDT_TRON");
       const outside = await openAccount(em, ctx.clock, { type: "SYSTEM", code: "PAYMENT_RECEIPTS" }, "USDT_TRON");
-      await lockAccounts(em, [merchantAccount, outside]);
-      await postTransaction(em, ctx.clock, {
+      const accounts = await lockAccounts(em, [merchantAccount, outside]);
+      await postTransactions(em, ctx.clock, accounts, [{
         kind: "MERCHANT_CREDIT",
         asset: "USDT_TRON",
         amount: amount("5"),
@@ -245,7 +245,7 @@ describe("refunds of subscription charges", () => {
           { accountId: merchantAccount, amount: sub(zero(), amount("5")) },
           { accountId: outside, amount: amount("5") },
         ],
-      });
+      }]);
     });
     expect((await merchantBalance(poorMerchant.api)).USDT_TRON).to.equal("3");
 
