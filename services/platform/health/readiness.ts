@@ -34,8 +34,30 @@ export function postgresCheck(orm: Orm): () => Promise<CheckResult> {
   };
 }
 
-export function redisCheck(redis: Pick<RedisConnection, "ping">): () => Promise<CheckResult> {
+/** ioredis states of a connection that is being made (at start-up, or after a drop). */
+const CONNECTING = new Set(["wait", "connecting", "connect", "reconnecting"]);
+
+/**
+ * Redis answers PING. A connection still being made is waited for first, at
+ * most `connectWaitMs`: the gateway's fail-fast connections (no offline queue)
+ * refuse every command until they are ready, which right after start-up would
+ * report a healthy Redis as unreachable. One that does not get ready in time
+ * is reported as it is.
+ */
+export function redisCheck(redis: Pick<RedisConnection, "ping" | "status" | "once" | "off">, connectWaitMs = 1_000): () => Promise<CheckResult> {
   return async () => {
+    if (CONNECTING.has(redis.status)) {
+      let onReady: () => void = () => {};
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        onReady = resolve;
+        timer = setTimeout(resolve, connectWaitMs);
+        redis.once("ready", onReady);
+      });
+      clearTimeout(timer);
+      redis.off("ready", onReady);
+      if (redis.status !== "ready") return `unreachable: not connected within ${connectWaitMs} ms (${redis.status})`;
+    }
     await redis.ping();
     return "ok";
   };
