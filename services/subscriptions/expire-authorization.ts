@@ -1,10 +1,9 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { DomainError } from "../platform/errors.ts";
-import { recordEvent } from "../events/record-event.ts";
+import { recordEvent, recordEvents } from "../events/record-event.ts";
 import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
-import { currentAuthorization, currentAuthorizations, lockSubscription, pendingFirstCharge } from "./subscription-store.ts";
-import { Subscription } from "./entities.ts";
+import { currentAuthorization, lockSubscription, pendingFirstCharge, splitWithAuthorization, withAuthorizationColumns } from "./subscription-store.ts";
 import { BUMP_VERSION, touch } from "../platform/record-version.ts";
 
 /**
@@ -46,12 +45,13 @@ export const EXPIRY_BATCH = 500;
  * service clock (sandbox advances included), oldest first, set-based: per
  * batch one statement claims the due rows (`for update skip locked`: two
  * sweeps, or a sweep and a job, never walk the same rows; a row being
- * approved right now is skipped and reconsidered next time) and expires them
+ * approved right now is skipped and reconsidered next time), expires them
  * under the same rules as expireAuthorization (still awaiting approval, the
- * subscription's current authorization, no first payment in flight); then
- * the expired records are read back and their events recorded, in the same
- * transaction. A handful of statements per batch instead of ~8 per
- * subscription; two lanes run at once.
+ * subscription's current authorization, no first payment in flight) and
+ * returns the expired records; a second statement records their events, in
+ * the same transaction. No ORM entity is made: hydrating, tracking and
+ * flushing 500 subscriptions, 500 authorizations and 500 events cost about
+ * three quarters of the sweep's CPU. Two lanes run at once.
  */
 export async function expireDueAuthorizations(ctx: UseCaseContext): Promise<number> {
   // Two lanes at once: skip locked hands each its own rows, so a large backlog drains on two connections.
@@ -66,7 +66,8 @@ async function expireLane(ctx: UseCaseContext): Promise<number> {
   for (;;) {
     const count = await ctx.em.fork().transactional(async (em) => {
       const now = ctx.clock.now();
-      const rows = await em.execute<{ subscription_id: string }[]>(
+      const columns = withAuthorizationColumns(em, "subs", "auths");
+      const rows = await em.execute<Record<string, unknown>[]>(
         `with due as (
            select a.id as authorization_id, s.id as subscription_id
              from subscription_authorizations a
@@ -83,20 +84,23 @@ async function expireLane(ctx: UseCaseContext): Promise<number> {
          ), auths as (
            update subscription_authorizations a set status = 'EXPIRED', expired_at = ?
              from due where a.id = due.authorization_id
-           returning a.id
+           returning a.*
+         ), subs as (
+           update subscriptions s set status = ?, expired_at = ?, updated_at = ?, ${BUMP_VERSION}
+             from due where s.id = due.subscription_id
+           returning s.*
          )
-         update subscriptions s set status = ?, expired_at = ?, updated_at = ?, ${BUMP_VERSION}
-           from due where s.id = due.subscription_id
-         returning s.id as subscription_id`,
+         select ${columns.subscription}, ${columns.authorization}
+           from subs join auths on auths.subscription_id = subs.id
+          order by subs.id`,
         [now, "PENDING_APPROVAL", EXPIRY_BATCH, now, nextStatus("PENDING_APPROVAL", "expire"), now, now],
       );
-      if (rows.length === 0) return 0;
-      const ids = rows.map((r) => r.subscription_id);
-      const subs = await em.find(Subscription, { id: { $in: ids } });
-      const authorizations = await currentAuthorizations(em, ids);
-      for (const sub of subs) {
-        recordEvent(em, ctx.clock, { merchantId: sub.merchantId, type: "subscription.expired", data: subscriptionRecord(sub, authorizations.get(sub.id) ?? null) });
-      }
+      // The current authorization is the one expired (the claim took no other): each row is a whole record.
+      const events = rows.map((row) => {
+        const { subscription, authorization } = splitWithAuthorization(row, em);
+        return { merchantId: subscription.merchantId, type: "subscription.expired" as const, data: subscriptionRecord(subscription, authorization) };
+      });
+      await recordEvents(em, ctx.clock, events);
       return rows.length;
     });
     expired += count;

@@ -3,7 +3,7 @@ import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
-import { insertRow, poolOf, readPrepared, runPrepared, selectColumns, statementFor, type PreparedStatement } from "../platform/database/prepared.ts";
+import { asEntityRows, insertRow, poolOf, readPrepared, runPrepared, selectColumns, statementFor, type PreparedStatement } from "../platform/database/prepared.ts";
 import { committedWithout } from "../platform/database/commit-pokes.ts";
 import { Event } from "../events/entities.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
@@ -61,7 +61,9 @@ function subscriptionWithAuthorizationStatement(em: EntityManager): PreparedStat
   return statementFor(
     em,
     "subscriptions.find_with_authorization",
-    () => `select ${selectColumns(em, Subscription, "s")}, ${selectColumns(em, SubscriptionAuthorization, "a", AUTHORIZATION_PREFIX)}
+    () => {
+      const columns = withAuthorizationColumns(em, "s", "a");
+      return `select ${columns.subscription}, ${columns.authorization}
              from subscriptions s
              left join lateral (
                select * from subscription_authorizations
@@ -69,7 +71,8 @@ function subscriptionWithAuthorizationStatement(em: EntityManager): PreparedStat
                 order by created_at desc, id desc
                 limit 1
              ) a on true
-            where s.id = $1 and s.merchant_id = $2`,
+            where s.id = $1 and s.merchant_id = $2`;
+    },
   );
 }
 
@@ -89,15 +92,45 @@ export async function readSubscriptionWithAuthorization(
   if (!isUuid(id)) throw subscriptionNotFound(id);
   const [row] = await readPrepared<Record<string, unknown>>(em, subscriptionWithAuthorizationStatement(em), [id, merchantId]);
   if (!row) throw subscriptionNotFound(id);
+  return splitWithAuthorization(row);
+}
+
+/**
+ * The columns of a subscription and of its authorization in one row, as
+ * selectColumns(…, AUTHORIZATION_PREFIX) names the latter: `returning` or
+ * `select` lists for statements that read both at once.
+ */
+export function withAuthorizationColumns(em: EntityManager, subscriptionAlias: string, authorizationAlias: string): { subscription: string; authorization: string } {
+  return {
+    subscription: selectColumns(em, Subscription, subscriptionAlias),
+    authorization: selectColumns(em, SubscriptionAuthorization, authorizationAlias, AUTHORIZATION_PREFIX),
+  };
+}
+
+/**
+ * One row of withAuthorizationColumns, split into the two (no authorization
+ * when its columns are null). Rows read through the ORM's own connection
+ * (`em.execute`) hand timestamps back as text: given `em`, they become Dates
+ * as the ORM hydrates them (asEntityRows).
+ */
+export function splitWithAuthorization(
+  row: Record<string, unknown>,
+  em?: EntityManager,
+): { subscription: SubscriptionRow; authorization: AuthorizationRow | null } {
   const subscription: Record<string, unknown> = {};
   const authorization: Record<string, unknown> = {};
   for (const key in row) {
     if (key.startsWith(AUTHORIZATION_PREFIX)) authorization[key.slice(AUTHORIZATION_PREFIX.length)] = row[key];
     else subscription[key] = row[key];
   }
+  const hasAuthorization = authorization.id != null;
+  if (em) {
+    asEntityRows(em, Subscription, [subscription]);
+    if (hasAuthorization) asEntityRows(em, SubscriptionAuthorization, [authorization]);
+  }
   return {
     subscription: subscription as SubscriptionRow,
-    authorization: authorization.id == null ? null : (authorization as AuthorizationRow),
+    authorization: hasAuthorization ? (authorization as AuthorizationRow) : null,
   };
 }
 

@@ -2,7 +2,7 @@ import type { EntityManager, EventArgs, EventSubscriber, TransactionEventArgs } 
 import type { Orm } from "./orm.ts";
 
 /** Per ORM (its metadata, shared by every fork): the callbacks of each entity name. */
-const callbacksByOrm = new WeakMap<object, Map<string, (() => void)[]>>();
+const callbacksByOrm = new WeakMap<object, Map<string, Registration[]>>();
 
 /**
  * Calls `onCommitted` after the commit of every transaction that inserted an
@@ -14,8 +14,9 @@ const callbacksByOrm = new WeakMap<object, Map<string, (() => void)[]>>();
  * takes a cluster-wide lock at commit, which serialized every event-writing
  * commit (insert pgbench here: 3,300 → 260 tps with 10 clients). The
  * commits of one event-loop turn share one call (after the turn).
- * Writes made without the unit of work (prepared statements) announce their
- * commit with `committedWithout`.
+ * Writes made without the unit of work (prepared statements, set-based
+ * inserts) announce their commit with `committedWithout`, or, inside a
+ * transaction, with `writtenWithout`.
  */
 export function pokeAfterCommit(orm: Orm, entityName: string, onCommitted: () => void): void {
   const dirty = new WeakSet<EntityManager>();
@@ -44,12 +45,30 @@ export function pokeAfterCommit(orm: Orm, entityName: string, onCommitted: () =>
   };
   orm.em.getEventManager().registerSubscriber(subscriber);
   const key = orm.em.getMetadata();
-  const byName = callbacksByOrm.get(key) ?? new Map<string, (() => void)[]>();
-  byName.set(entityName, [...(byName.get(entityName) ?? []), poke]);
+  const byName = callbacksByOrm.get(key) ?? new Map<string, Registration[]>();
+  byName.set(entityName, [...(byName.get(entityName) ?? []), { poke, markDirty: (em) => dirty.add(em) }]);
   callbacksByOrm.set(key, byName);
+}
+
+interface Registration {
+  poke(): void;
+  /** The transaction of `em` wrote rows of the entity: its commit pokes. */
+  markDirty(em: EntityManager): void;
 }
 
 /** A statement run outside the unit of work committed rows of `entityName`: the same pokes as a flush would give. */
 export function committedWithout(em: EntityManager, entityName: string): void {
-  for (const callback of callbacksByOrm.get(em.getMetadata())?.get(entityName) ?? []) callback();
+  for (const registration of callbacksByOrm.get(em.getMetadata())?.get(entityName) ?? []) registration.poke();
+}
+
+/**
+ * A statement run outside the unit of work, inside the transaction of `em`
+ * (`em.transactional`'s own entity manager), wrote rows of `entityName`: that
+ * transaction's commit gives the same pokes as a flush of such entities would,
+ * a rollback none. Outside a transaction the statement committed on its own:
+ * the pokes come at once.
+ */
+export function writtenWithout(em: EntityManager, entityName: string): void {
+  if (!em.isInTransaction()) return committedWithout(em, entityName);
+  for (const registration of callbacksByOrm.get(em.getMetadata())?.get(entityName) ?? []) registration.markDirty(em);
 }
