@@ -3,8 +3,9 @@ import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
-import { asEntityRows, insertRow, poolOf, readPrepared, runPrepared, selectColumns, statementFor, type PreparedStatement } from "../platform/database/prepared.ts";
+import { asEntityRows, insertRow, poolOf, runPrepared, selectColumns, statementFor } from "../platform/database/prepared.ts";
 import { committedWithout } from "../platform/database/commit-pokes.ts";
+import { readBatched, type BatchedRead } from "../platform/database/batched-reads.ts";
 import { Event } from "../events/entities.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
 
@@ -57,12 +58,17 @@ export async function pendingFirstCharge(em: EntityManager, subscriptionId: stri
   return em.findOne(SubscriptionCharge, { subscriptionId, periodIndex: 0, status: "PENDING" }, { refresh: true });
 }
 
-function subscriptionWithAuthorizationStatement(em: EntityManager): PreparedStatement {
-  return statementFor(
-    em,
-    "subscriptions.find_with_authorization",
-    () => {
+/**
+ * findSubscription + currentAuthorization for a set of (id, merchant) keys in
+ * one prepared statement: the merchant GETs of one event-loop turn
+ * (readBatched). Another merchant's id matches no key.
+ */
+const subscriptionsWithAuthorization: BatchedRead<{ id: string; merchantId: string }, Record<string, unknown>> = {
+  name: "subscriptions.find_with_authorization",
+  async load(em, pool, keys) {
+    const statement = statementFor(em, this.name, () => {
       const columns = withAuthorizationColumns(em, "s", "a");
+      // By primary key (an index scan per id whatever the table size); the merchant is matched per key below too.
       return `select ${columns.subscription}, ${columns.authorization}
              from subscriptions s
              left join lateral (
@@ -71,18 +77,25 @@ function subscriptionWithAuthorizationStatement(em: EntityManager): PreparedStat
                 order by created_at desc, id desc
                 limit 1
              ) a on true
-            where s.id = $1 and s.merchant_id = $2`;
-    },
-  );
-}
+            where s.id = any($1::uuid[]) and s.merchant_id = any($2::uuid[])`;
+    });
+    const rows = await runPrepared<Record<string, unknown>>(pool, statement, [keys.map((k) => k.id), keys.map((k) => k.merchantId)]);
+    const byId = new Map(rows.map((r) => [r.id as string, r]));
+    return keys.map((k) => {
+      const row = byId.get(k.id);
+      return row && row.merchantId === k.merchantId ? row : undefined;
+    });
+  },
+};
 
 const AUTHORIZATION_PREFIX = "authorization.";
 
 /**
- * findSubscription + currentAuthorization in one prepared statement (one round
- * trip, planned once per connection): the merchant's GET. Outside any
- * transaction; the rows are plain objects shaped like the entities (not
- * managed by `em`), for reading only. Another merchant's id is not found.
+ * findSubscription + currentAuthorization in one round trip: the merchant's
+ * GET, read together with the other GETs of its event-loop turn
+ * (subscriptionsWithAuthorization). Outside any transaction; the rows are
+ * plain objects shaped like the entities (not managed by `em`), for reading
+ * only. Another merchant's id is not found.
  */
 export async function readSubscriptionWithAuthorization(
   em: EntityManager,
@@ -90,7 +103,7 @@ export async function readSubscriptionWithAuthorization(
   merchantId: string,
 ): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow | null }> {
   if (!isUuid(id)) throw subscriptionNotFound(id);
-  const [row] = await readPrepared<Record<string, unknown>>(em, subscriptionWithAuthorizationStatement(em), [id, merchantId]);
+  const row = await readBatched(em, subscriptionsWithAuthorization, { id, merchantId });
   if (!row) throw subscriptionNotFound(id);
   return splitWithAuthorization(row);
 }

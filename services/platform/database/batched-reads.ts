@@ -1,0 +1,52 @@
+import DataLoader from "dataloader";
+import type pg from "pg";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { poolOf } from "./prepared.ts";
+
+/**
+ * A read by key whose calls of one event-loop turn run as one statement.
+ *
+ * Why: under load many GETs of the same kind are in flight at once (the
+ * gateway's Redis answers resolve them in the same turn). One statement for
+ * all of them costs PostgreSQL one execution instead of one each, and the
+ * process one socket write and one result instead of one per request.
+ * DataLoader (the GraphQL project's batching library) gathers the keys; its
+ * cache is off (every call reads the database afresh; nothing is kept
+ * between turns), and the batch is dispatched with `setImmediate`, after the
+ * I/O callbacks of the turn, so requests read from different sockets in one
+ * turn share it. A batch's failure is each caller's failure, as if each had
+ * run its own statement.
+ *
+ * `load` gets the keys (at most MAX_BATCH) and answers one value per key in
+ * the same order, `undefined` for none. Reads outside any transaction
+ * (autocommit, on the ORM's pool), as readPrepared.
+ */
+export interface BatchedRead<K, R> {
+  readonly name: string;
+  load(em: EntityManager, pool: pg.Pool, keys: readonly K[]): Promise<(R | undefined)[]>;
+}
+
+export const MAX_BATCH = 100;
+
+/** Per ORM (its connection, shared by every fork): the loader of each read, by name. */
+const loadersByOrm = new WeakMap<object, Map<string, DataLoader<unknown, unknown>>>();
+
+export async function readBatched<K, R>(em: EntityManager, read: BatchedRead<K, R>, key: K): Promise<R | undefined> {
+  if (em.isInTransaction()) throw new Error(`batched read ${read.name} inside an ORM transaction`);
+  const pool = await poolOf(em);
+  const connection = em.getConnection();
+  let loaders = loadersByOrm.get(connection);
+  if (!loaders) loadersByOrm.set(connection, (loaders = new Map()));
+  let loader = loaders.get(read.name) as DataLoader<K, R | undefined> | undefined;
+  if (!loader) {
+    // A fork of its own: the statements need the ORM's metadata, never the first caller's entity manager.
+    const orm = em.fork();
+    loader = new DataLoader<K, R | undefined>((keys) => read.load(orm, pool, keys), {
+      cache: false,
+      maxBatchSize: MAX_BATCH,
+      batchScheduleFn: (dispatch) => setImmediate(dispatch),
+    });
+    loaders.set(read.name, loader as DataLoader<unknown, unknown>);
+  }
+  return loader.load(key);
+}

@@ -1,0 +1,97 @@
+import { expect } from "chai";
+import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import type { ApiClient } from "../../support/http.ts";
+import { createPlan, createSubscription, createWalletUser } from "../../support/subscriptions.ts";
+import { getSubscription } from "../../../services/subscriptions/get-subscription.ts";
+import { DomainError } from "../../../services/platform/errors.ts";
+import { poolOf } from "../../../services/platform/database/prepared.ts";
+import { MAX_BATCH } from "../../../services/platform/database/batched-reads.ts";
+
+describe("GET subscription: the reads of one event-loop turn share one statement", () => {
+  let sys: TestSystem;
+  const merchants: { id: string; subs: string[]; api: ApiClient }[] = [];
+
+  before(async () => {
+    sys = await startTestSystem({ workerGroups: [] });
+    const user = await createWalletUser(sys);
+    for (const name of ["A", "B"]) {
+      const { id, api } = await sys.createMerchant(name);
+      const plan = await createPlan(api);
+      const subs: string[] = [];
+      for (let i = 0; i < 3; i++) subs.push((await createSubscription(api, plan.id, user.id)).subscriptionId);
+      merchants.push({ id, subs, api });
+    }
+  });
+  after(async () => sys?.close());
+
+  /** Counts the executions of the batched statement on the system's own pool while `work` runs. */
+  async function statementsDuring<T>(work: () => Promise<T>): Promise<{ result: T; executions: number; largest: number }> {
+    const pool = await poolOf(sys.context().em);
+    const original = pool.query;
+    let executions = 0;
+    let largest = 0;
+    pool.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
+      const c = config as { name?: string; values?: unknown[][] };
+      if (c?.name === "subscriptions.find_with_authorization") {
+        executions++;
+        largest = Math.max(largest, c.values![0]!.length);
+      }
+      return (original as (...a: unknown[]) => unknown).call(this, config, ...rest);
+    } as typeof pool.query;
+    try {
+      return { result: await work(), executions, largest };
+    } finally {
+      pool.query = original;
+    }
+  }
+
+  const outcome = (p: Promise<{ subscription: { id: string; merchantId: string } }>) =>
+    p.then(
+      (r) => ({ id: r.subscription.id, merchantId: r.subscription.merchantId }),
+      (err: unknown) => (err instanceof DomainError ? err.code : err),
+    );
+
+  it("answers each caller its own record, and another merchant's id as missing, even inside one batch", async () => {
+    const [a, b] = [merchants[0]!, merchants[1]!];
+    const asks: [string, string][] = [
+      ...a.subs.map((s) => [a.id, s] as [string, string]),
+      ...b.subs.map((s) => [b.id, s] as [string, string]),
+      [a.id, b.subs[0]!], // B's subscription asked by A
+      [b.id, a.subs[1]!], // and the other way round
+      [a.id, "00000000-0000-4000-8000-000000000000"], // nobody's
+      [a.id, a.subs[0]!], // the same key twice in one batch
+    ];
+    const { result, executions } = await statementsDuring(() =>
+      Promise.all(asks.map(([merchantId, id]) => outcome(getSubscription(sys.context(), merchantId, id)))),
+    );
+    expect(result).to.deep.equal([
+      ...a.subs.map((id) => ({ id, merchantId: a.id })),
+      ...b.subs.map((id) => ({ id, merchantId: b.id })),
+      "SUBSCRIPTION_NOT_FOUND",
+      "SUBSCRIPTION_NOT_FOUND",
+      "SUBSCRIPTION_NOT_FOUND",
+      { id: a.subs[0], merchantId: a.id },
+    ]);
+    expect(executions, "one statement for the turn's reads").to.equal(1);
+  });
+
+  it("splits a turn's reads into batches of at most MAX_BATCH keys, each caller still answered", async () => {
+    const a = merchants[0]!;
+    const count = MAX_BATCH * 2 + 5;
+    const { result, executions, largest } = await statementsDuring(() =>
+      Promise.all(Array.from({ length: count }, (_, i) => outcome(getSubscription(sys.context(), a.id, a.subs[i % a.subs.length]!)))),
+    );
+    expect(result.every((r, i) => (r as { id: string }).id === a.subs[i % a.subs.length])).to.equal(true);
+    expect(executions).to.equal(3);
+    expect(largest).to.equal(MAX_BATCH);
+  });
+
+  it("reads afresh every time (no cache between turns): a change is seen by the next read", async () => {
+    const a = merchants[0]!;
+    const before = await getSubscription(sys.context(), a.id, a.subs[2]!);
+    const res = await a.api.post(`/api/v1/subscriptions/${a.subs[2]}/cancel`, {});
+    expect(res.status, res.text).to.equal(200);
+    const after = await getSubscription(sys.context(), a.id, a.subs[2]!);
+    expect([before.subscription.status, after.subscription.status]).to.deep.equal(["PENDING_APPROVAL", "CANCELLED"]);
+  });
+});
