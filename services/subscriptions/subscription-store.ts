@@ -5,7 +5,7 @@ import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
 import { asEntityRows, insertRow, poolOf, runPrepared, selectColumns, statementFor } from "../platform/database/prepared.ts";
 import { committedWithout } from "../platform/database/commit-pokes.ts";
-import { readBatched, type BatchedRead } from "../platform/database/batched-reads.ts";
+import { readBatched, readByIds } from "../platform/database/batched-reads.ts";
 import { Event } from "../events/entities.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
 
@@ -63,30 +63,22 @@ export async function pendingFirstCharge(em: EntityManager, subscriptionId: stri
  * one prepared statement: the merchant GETs of one event-loop turn
  * (readBatched). Another merchant's id matches no key.
  */
-const subscriptionsWithAuthorization: BatchedRead<{ id: string; merchantId: string }, Record<string, unknown>> = {
-  name: "subscriptions.find_with_authorization",
-  async load(em, pool, keys) {
-    const statement = statementFor(em, this.name, () => {
-      const columns = withAuthorizationColumns(em, "s", "a");
-      // By primary key (an index scan per id whatever the table size); the merchant is matched per key below too.
-      return `select ${columns.subscription}, ${columns.authorization}
-             from subscriptions s
-             left join lateral (
-               select * from subscription_authorizations
-                where subscription_id = s.id
-                order by created_at desc, id desc
-                limit 1
-             ) a on true
-            where s.id = any($1::uuid[]) and s.merchant_id = any($2::uuid[])`;
-    });
-    const rows = await runPrepared<Record<string, unknown>>(pool, statement, [keys.map((k) => k.id), keys.map((k) => k.merchantId)]);
-    const byId = new Map(rows.map((r) => [r.id as string, r]));
-    return keys.map((k) => {
-      const row = byId.get(k.id);
-      return row && row.merchantId === k.merchantId ? row : undefined;
-    });
+const subscriptionsWithAuthorization = readByIds<Record<string, unknown>>(
+  "subscriptions.find_with_authorization",
+  (em) => {
+    const columns = withAuthorizationColumns(em, "s", "a");
+    return `select ${columns.subscription}, ${columns.authorization}
+              from subscriptions s
+              left join lateral (
+                select * from subscription_authorizations
+                 where subscription_id = s.id
+                 order by created_at desc, id desc
+                 limit 1
+              ) a on true
+             where s.id = any($1::uuid[]) and s.merchant_id = any($2::uuid[])`;
   },
-};
+  "merchantId",
+);
 
 const AUTHORIZATION_PREFIX = "authorization.";
 
@@ -103,7 +95,7 @@ export async function readSubscriptionWithAuthorization(
   merchantId: string,
 ): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow | null }> {
   if (!isUuid(id)) throw subscriptionNotFound(id);
-  const row = await readBatched(em, subscriptionsWithAuthorization, { id, merchantId });
+  const row = await readBatched(em, subscriptionsWithAuthorization, { id, owner: merchantId });
   if (!row) throw subscriptionNotFound(id);
   return splitWithAuthorization(row);
 }

@@ -1,17 +1,22 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
-import { readPrepared, selectColumns, statementFor } from "../platform/database/prepared.ts";
+import { selectColumns } from "../platform/database/prepared.ts";
+import { readBatched, readByIds } from "../platform/database/batched-reads.ts";
 import { WalletUser, type WalletUserRow } from "./entities.ts";
 
+const walletUsersById = readByIds<WalletUserRow>(
+  "wallet.get_wallet_user",
+  (em) => `select ${selectColumns(em, WalletUser, "u")} from wallet_users u where u.id = any($1::uuid[])`,
+);
+
 /**
- * A named (prepared) statement, read outside any transaction: every
- * subscription create and approval checks the wallet user, so this read is
- * on a hot path.
+ * Read outside any transaction: every subscription create and approval
+ * checks the wallet user, so this read is on a hot path: the reads of one
+ * event-loop turn share one prepared statement (readBatched).
  */
 export async function getWalletUser(ctx: UseCaseContext, id: string): Promise<WalletUserRow> {
-  const statement = statementFor(ctx.em, "wallet.get_wallet_user", () => `select ${selectColumns(ctx.em, WalletUser, "u")} from wallet_users u where u.id = $1`);
-  const [user] = isUuid(id) ? await readPrepared<WalletUserRow>(ctx.em, statement, [id]) : [];
+  const user = isUuid(id) ? await readBatched(ctx.em, walletUsersById, { id }) : undefined;
   if (!user) throw walletUserNotFound(id);
   return user;
 }

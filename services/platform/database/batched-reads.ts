@@ -1,7 +1,7 @@
 import DataLoader from "dataloader";
 import type pg from "pg";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { poolOf } from "./prepared.ts";
+import { poolOf, runPrepared, statementFor } from "./prepared.ts";
 
 /**
  * A read by key whose calls of one event-loop turn run as one statement.
@@ -49,4 +49,34 @@ export async function readBatched<K, R>(em: EntityManager, read: BatchedRead<K, 
     loaders.set(read.name, loader as DataLoader<unknown, unknown>);
   }
   return loader.load(key);
+}
+
+/** The key of a read by id: the row's id and, for rows that belong to someone (a merchant), its owner. */
+export interface IdKey {
+  id: string;
+  owner?: string;
+}
+
+/**
+ * The usual batched read: rows by primary key, `text` selecting them
+ * `where <alias>.id = any($1::uuid[])` (and, with `ownerProperty`,
+ * `<owner column> = any($2::uuid[])`). Each row answers the keys with its id
+ * and, with `ownerProperty`, only those whose owner is the row's: another
+ * merchant's id is missing even when both are read in one batch.
+ */
+export function readByIds<R extends object>(name: string, text: (em: EntityManager) => string, ownerProperty?: keyof R & string): BatchedRead<IdKey, R> {
+  return {
+    name,
+    async load(em, pool, keys) {
+      const statement = statementFor(em, name, () => text(em));
+      const ids = keys.map((k) => k.id);
+      const values = ownerProperty ? [ids, keys.map((k) => k.owner)] : [ids];
+      const rows = await runPrepared<R>(pool, statement, values);
+      const byId = new Map(rows.map((r) => [(r as { id: string }).id, r]));
+      return keys.map((k) => {
+        const row = byId.get(k.id);
+        return row && (!ownerProperty || row[ownerProperty] === k.owner) ? row : undefined;
+      });
+    },
+  };
 }
