@@ -44,12 +44,24 @@ export async function currentAuthorization(em: EntityManager, subscriptionId: st
   return em.findOne(SubscriptionAuthorization, { subscriptionId }, { orderBy: { createdAt: "desc", id: "desc" } });
 }
 
-/** Current authorizations of many subscriptions in one query (lists). */
+/**
+ * Current authorizations of many subscriptions in one query (lists, renewal
+ * batches), on the connection of `em` (its transaction, if any). Plain rows
+ * shaped like the entity, for reading only: callers build records from them,
+ * and a managed entity would cost its hydration and a comparison at every
+ * flush of the transaction.
+ */
 export async function currentAuthorizations(em: EntityManager, subscriptionIds: string[]): Promise<Map<string, AuthorizationRow>> {
   const byId = new Map<string, AuthorizationRow>();
   if (subscriptionIds.length === 0) return byId;
-  const rows = await em.find(SubscriptionAuthorization, { subscriptionId: { $in: subscriptionIds } }, { orderBy: { createdAt: "asc", id: "asc" } });
-  for (const row of rows) byId.set(row.subscriptionId, row);
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `select distinct on (a.subscription_id) ${selectColumns(em, SubscriptionAuthorization, "a")}
+       from subscription_authorizations a
+      where a.subscription_id in (${subscriptionIds.map(() => "?").join(", ")})
+      order by a.subscription_id, a.created_at desc, a.id desc`,
+    subscriptionIds,
+  );
+  for (const row of asEntityRows<AuthorizationRow>(em, SubscriptionAuthorization, rows)) byId.set(row.subscriptionId, row);
   return byId;
 }
 
