@@ -184,12 +184,16 @@ export async function webhooksFigure(events: number, maxInFlight: number): Promi
         recordEvent(em, ctx.clock, { merchantId, type: "subscription.charge_succeeded", data: { id: `sub_${i}`, amount: "9.99", currency: "USD", status: "ACTIVE", pad: "x".repeat(700) } });
       }
     });
+    const stopProfile = await profileWindow("webhooks");
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const workers = await startWebhookWorkers(sys);
     try {
       let got = await stats();
       for (const deadline = started + 600_000; got.received < events && performance.now() < deadline; got = await stats()) await sleep(20);
       const seconds = (performance.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      await stopProfile();
       // The last answers are recorded just after the sink got them: wait for the books to close.
       let row: { ok: number } | undefined;
       for (const deadline = performance.now() + 30_000; performance.now() < deadline; await sleep(50)) {
@@ -202,7 +206,7 @@ export async function webhooksFigure(events: number, maxInFlight: number): Promi
         values: { deliveries_per_s: events / seconds },
         ok,
         correctness: `${got.received} received, ${got.distinct} distinct, ${row!.ok} succeeded`,
-        notes: `B7 endpoint maxInFlight ${maxInFlight} (BENCH_WEBHOOK_MAX_IN_FLIGHT; the API default is 10); sink in its own process`,
+        notes: `B7 endpoint maxInFlight ${maxInFlight} (BENCH_WEBHOOK_MAX_IN_FLIGHT; the API default is 10); sink in its own process; the service process used ${((cpu.user + cpu.system) / 1000 / events).toFixed(2)} ms of CPU per delivery`,
       };
     } finally {
       await workers.close();
