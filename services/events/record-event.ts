@@ -34,6 +34,9 @@ export function recordEvent(em: EntityManager, clock: Clock, event: NewEvent): E
  * take their sequence in the order given; the commit pokes the relay as a
  * flush of recorded events does. `em` must be the transaction's own entity
  * manager (`transactional`'s argument), so the event commits with the change.
+ * The rows are inserted now, while recordEvent's are inserted at the flush:
+ * a transaction that uses both gets these first. Inside a nested transaction
+ * (a savepoint) the outer commit does not poke: the relay's period finds them.
  */
 export async function recordEvents(em: EntityManager, clock: Clock, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;

@@ -19,7 +19,9 @@ import { poolOf, runPrepared, statementFor } from "./prepared.ts";
  *
  * `load` gets the keys (at most MAX_BATCH) and answers one value per key in
  * the same order, `undefined` for none. Reads outside any transaction
- * (autocommit, on the ORM's pool), as readPrepared.
+ * (autocommit, on the ORM's pool), as readPrepared. Keys must be valid
+ * before they are read (ids checked with isUuid): a key the statement
+ * refuses would fail every caller of its batch.
  */
 export interface BatchedRead<K, R> {
   readonly name: string;
@@ -69,13 +71,14 @@ export function readByIds<R extends object>(name: string, text: (em: EntityManag
     name,
     async load(em, pool, keys) {
       const statement = statementFor(em, name, () => text(em));
-      const ids = keys.map((k) => k.id);
-      const values = ownerProperty ? [ids, keys.map((k) => k.owner)] : [ids];
-      const rows = await runPrepared<R>(pool, statement, values);
+      // PostgreSQL reads a uuid in any case and answers it in lower case: keys are matched the same way.
+      const ids = keys.map((k) => k.id.toLowerCase());
+      const owners = keys.map((k) => k.owner?.toLowerCase());
+      const rows = await runPrepared<R>(pool, statement, ownerProperty ? [ids, owners] : [ids]);
       const byId = new Map(rows.map((r) => [(r as { id: string }).id, r]));
-      return keys.map((k) => {
-        const row = byId.get(k.id);
-        return row && (!ownerProperty || row[ownerProperty] === k.owner) ? row : undefined;
+      return keys.map((_, i) => {
+        const row = byId.get(ids[i]!);
+        return row && (!ownerProperty || row[ownerProperty] === owners[i]) ? row : undefined;
       });
     },
   };

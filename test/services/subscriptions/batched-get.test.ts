@@ -6,20 +6,24 @@ import { getSubscription } from "../../../services/subscriptions/get-subscriptio
 import { DomainError } from "../../../services/platform/errors.ts";
 import { poolOf } from "../../../services/platform/database/prepared.ts";
 import { MAX_BATCH } from "../../../services/platform/database/batched-reads.ts";
+import { getPlan } from "../../../services/catalog/get-plan.ts";
+import { getWalletUser } from "../../../services/wallet/get-wallet-user.ts";
 
 describe("GET subscription: the reads of one event-loop turn share one statement", () => {
   let sys: TestSystem;
-  const merchants: { id: string; subs: string[]; api: ApiClient }[] = [];
+  const merchants: { id: string; subs: string[]; api: ApiClient; planId: string }[] = [];
+  let userId = "";
 
   before(async () => {
     sys = await startTestSystem({ workerGroups: [] });
     const user = await createWalletUser(sys);
+    userId = user.id;
     for (const name of ["A", "B"]) {
       const { id, api } = await sys.createMerchant(name);
       const plan = await createPlan(api);
       const subs: string[] = [];
       for (let i = 0; i < 3; i++) subs.push((await createSubscription(api, plan.id, user.id)).subscriptionId);
-      merchants.push({ id, subs, api });
+      merchants.push({ id, subs, api, planId: plan.id });
     }
   });
   after(async () => sys?.close());
@@ -60,6 +64,7 @@ describe("GET subscription: the reads of one event-loop turn share one statement
       [b.id, a.subs[1]!], // and the other way round
       [a.id, "00000000-0000-4000-8000-000000000000"], // nobody's
       [a.id, a.subs[0]!], // the same key twice in one batch
+      [a.id.toUpperCase(), a.subs[2]!.toUpperCase()], // a uuid in upper case is the same uuid
     ];
     const { result, executions } = await statementsDuring(() =>
       Promise.all(asks.map(([merchantId, id]) => outcome(getSubscription(sys.context(), merchantId, id)))),
@@ -71,6 +76,7 @@ describe("GET subscription: the reads of one event-loop turn share one statement
       "SUBSCRIPTION_NOT_FOUND",
       "SUBSCRIPTION_NOT_FOUND",
       { id: a.subs[0], merchantId: a.id },
+      { id: a.subs[2], merchantId: a.id },
     ]);
     expect(executions, "one statement for the turn's reads").to.equal(1);
   });
@@ -93,5 +99,32 @@ describe("GET subscription: the reads of one event-loop turn share one statement
     expect(res.status, res.text).to.equal(200);
     const after = await getSubscription(sys.context(), a.id, a.subs[2]!);
     expect([before.subscription.status, after.subscription.status]).to.deep.equal(["PENDING_APPROVAL", "CANCELLED"]);
+  });
+
+  it("reads plans and wallet users the same way: upper-case ids found, another merchant's plan missing, inside one batch", async () => {
+    const [a, b] = [merchants[0]!, merchants[1]!];
+    const ctx = sys.context();
+    const code = (err: unknown) => (err instanceof DomainError ? err.code : err);
+    const [plans, users] = await Promise.all([
+      Promise.all([
+        getPlan(ctx, a.id, a.planId).then((p) => p.id),
+        getPlan(ctx, a.id.toUpperCase(), a.planId.toUpperCase()).then((p) => p.id),
+        getPlan(ctx, a.id, b.planId).catch(code),
+      ]),
+      Promise.all([getWalletUser(ctx, userId).then((u) => u.id), getWalletUser(ctx, userId.toUpperCase()).then((u) => u.id)]),
+    ]);
+    expect(plans).to.deep.equal([a.planId, a.planId, "PLAN_NOT_FOUND"]);
+    expect(users).to.deep.equal([userId, userId]);
+    const created = await a.api.post("/api/v1/subscriptions", {
+      externalReference: `upper-${Date.now()}`,
+      planId: a.planId.toUpperCase(),
+      walletUserId: userId.toUpperCase(),
+      successUrl: "https://merchant.example/ok",
+      cancelUrl: "https://merchant.example/no",
+    });
+    expect(created.status, created.text).to.equal(201);
+    const got = await a.api.get(`/api/v1/subscriptions/${String(created.body.subscriptionId).toUpperCase()}`);
+    expect(got.status, got.text).to.equal(200);
+    expect(got.body.id).to.equal(created.body.subscriptionId);
   });
 });
