@@ -18,10 +18,11 @@ import { poolOf, runPrepared, statementFor } from "./prepared.ts";
  * run its own statement.
  *
  * `load` gets the keys (at most MAX_BATCH) and answers one value per key in
- * the same order, `undefined` for none. Reads outside any transaction
- * (autocommit, on the ORM's pool), as readPrepared. Keys must be valid
- * before they are read (ids checked with isUuid): a key the statement
- * refuses would fail every caller of its batch.
+ * the same order, `undefined` for none. Reads run outside any transaction
+ * (autocommit, on the ORM's pool, as the ORM's own reads outside
+ * `transactional`) and are refused inside one, whose writes they would not
+ * see. Keys must be valid before they are read (ids checked with isUuid): a
+ * key the statement refuses would fail every caller of its batch.
  */
 export interface BatchedRead<K, R> {
   readonly name: string;

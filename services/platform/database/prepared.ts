@@ -64,16 +64,6 @@ export async function runPrepared<R extends object>(target: Queryable, statement
 }
 
 /**
- * A read outside any transaction, on a pooled connection (autocommit, as the
- * ORM's own reads outside `transactional`). Refuses to run inside an ORM
- * transaction: it would not see that transaction's writes.
- */
-export async function readPrepared<R extends object>(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
-  if (em.isInTransaction()) throw new Error(`prepared read ${statement.name} inside an ORM transaction`);
-  return runPrepared<R>(await poolOf(em), statement, values);
-}
-
-/**
  * `alias.column as "property"` for every column of an entity the ORM maps, so
  * a row comes back shaped like the entity (the same keys and value types as
  * the ORM hydrates) and follows the entity when a column is added.

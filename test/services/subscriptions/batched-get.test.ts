@@ -92,6 +92,16 @@ describe("GET subscription: the reads of one event-loop turn share one statement
     expect(largest).to.equal(MAX_BATCH);
   });
 
+  it("refuses to read inside an ORM transaction, whose writes the pooled read would not see", async () => {
+    const a = merchants[0]!;
+    const ctx = sys.context();
+    const refused = await ctx.em
+      .fork()
+      .transactional((em) => getSubscription({ ...ctx, em }, a.id, a.subs[0]!))
+      .catch((err: Error) => err);
+    expect((refused as Error).message).to.match(/inside an ORM transaction/);
+  });
+
   it("reads afresh every time (no cache between turns): a change is seen by the next read", async () => {
     const a = merchants[0]!;
     const before = await getSubscription(sys.context(), a.id, a.subs[2]!);
