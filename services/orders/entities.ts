@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { walletCallColumns } from "../platform/wallet-calls/columns.ts";
 import type { OrderStatus } from "./order-status.ts";
 
 /**
@@ -90,8 +91,7 @@ export const OrderCredit = defineEntity({
     asset: p.string().length(32),
     amount: p.decimal("string").precision(38).scale(18),
     status: p.string().length(16).$type<CreditStatus>(),
-    attempts: p.integer(),
-    lastError: p.string().length(500).nullable(),
+    ...walletCallColumns(),
     walletTransactionId: p.string().length(100).nullable(),
     createdAt: p.datetime(),
     creditedAt: p.datetime().nullable(),

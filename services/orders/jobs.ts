@@ -13,14 +13,13 @@ export const orderJobs = [
     await scheduleCredits(deps.queues, res.creditIds);
   }),
   handleJob(creditMerchantKind, async (deps, payload) => {
-    await settleCredit(contextFor(deps), walletPort(deps), payload.creditId);
+    await settleCredit(contextFor(deps), walletPort(deps), payload.creditId, deps.logger);
   }),
   handleSweep(paymentOrdersSweep, async (deps) => {
     await deps.clock.sync();
     const expired = await expireDueOrders(contextFor(deps));
     await scheduleCredits(deps.queues, expired.creditIds);
-    const credits = await settlePendingCredits(contextFor(deps), walletPort(deps));
-    // Each failure keeps its credit PENDING (attempts and last_error on the row) for the next sweep.
-    if (credits.failed > 0) deps.logger.warn({ failed: credits.failed }, "payment-order credits failed; retrying on the next sweep");
+    // Each failure keeps its credit PENDING (failures, back-off and last_error on the row) for a later sweep.
+    await settlePendingCredits(contextFor(deps), walletPort(deps), deps.logger);
   }),
 ];

@@ -9,11 +9,10 @@ import { OPEN_STATUSES, transition, type OrderTransitionEvent } from "./order-st
 import { orderRecord } from "./order-record.ts";
 import type { OrderWithPayments } from "./order-store.ts";
 import { touch } from "../platform/record-version.ts";
+import { ledgerKeys } from "../wallet/contract.ts";
 
-/** The credit that settles a PAID order: keyed by the order id, so it happens once. */
-export const orderCreditKey = (orderId: string) => `payment-order-${orderId}`;
-/** A transfer outside that credit (more after PAID, late, or on an expired order). */
-export const paymentCreditKey = (orderId: string, paymentId: string) => `payment-order-${orderId}-payment-${paymentId}`;
+const orderCreditKey = ledgerKeys.orderCredit;
+const paymentCreditKey = ledgerKeys.orderPaymentCredit;
 
 const sum = (rows: readonly OrderPaymentRow[]): Amount => rows.reduce((acc, p) => add(acc, amount(p.amount)), zero());
 
@@ -129,8 +128,6 @@ function addCredit(em: EntityManager, now: Date, state: OrderWithPayments, idemp
     asset: state.order.asset,
     amount: formatAtScale(sum(covered), state.order.decimals),
     status: "PENDING",
-    attempts: 0,
-    lastError: null,
     walletTransactionId: null,
     createdAt: now,
     creditedAt: null,

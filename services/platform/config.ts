@@ -2,6 +2,15 @@
  * The one place that reads process.env. Everything is parsed and checked at
  * start; a bad value stops the process with one line naming every bad variable.
  */
+import { WALLET_CALL_TIMEOUT_MS } from "./wallet-calls/wallet-call.ts";
+
+/**
+ * The shortest RPC deadline allowed: a call that settles a charge or a
+ * refund waits on one wallet call (WALLET_CALL_TIMEOUT_MS) and must still
+ * answer inside its own deadline (the chain: wallet-calls/wallet-call.ts).
+ */
+export const RPC_TIMEOUT_MIN_MS = WALLET_CALL_TIMEOUT_MS + 1_000;
+
 export interface Config {
   readonly port: number;
   readonly servicesPort: number;
@@ -215,7 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolMax: int("DB_POOL_MAX", 10, 1, 200),
     dbStatementTimeoutMs: int("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),
     dbConnectTimeoutMs: int("DB_CONNECT_TIMEOUT_MS", 2_000, 100, 60_000),
-    rpcTimeoutMs: int("RPC_TIMEOUT_MS", 8_000, 100, 120_000),
+    rpcTimeoutMs: int("RPC_TIMEOUT_MS", 8_000, RPC_TIMEOUT_MIN_MS, 120_000),
     serviceUrls: Object.freeze(serviceUrls),
     services: Object.freeze(list("SERVICES", SERVICE_NAMES)),
     workerGroups: Object.freeze(list<WorkerGroup>("WORKER_GROUPS", WORKER_GROUP_NAMES)),

@@ -3,6 +3,8 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Logger } from "../platform/logger.ts";
 import { formatAmount } from "../platform/money.ts";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
+import { LEDGER_KEY_PREFIXES as K, ledgerKeyOwnerSql } from "../wallet/contract.ts";
+import { walletCallAnomalies } from "../platform/wallet-calls/wallet-call.ts";
 
 export interface Anomaly {
   kind: AnomalyKind;
@@ -34,7 +36,9 @@ export interface Reconciliation {
  *    its wallet transaction — else SUCCEEDED_OWNER_WITHOUT_MONEY;
  *  - the two agree on asset and amount (numeric comparison in SQL, never JS
  *    numbers) — else AMOUNT_MISMATCH;
- *  - rows parked after repeated settle failures — PARKED_ROW.
+ *  - rows of any wallet call parked after repeated failures — PARKED_ROW —
+ *    and PENDING rows no sweep finished well after their lease and back-off
+ *    ran out — STALE_PENDING_ROW (platform/wallet-calls/wallet-call.ts);
  * Rows still in flight (PENDING, not parked) are not judged: their settle is
  * still to come. Each mismatch is recorded once (unique per kind and owner),
  * logged at error level when first seen, and counted.
@@ -43,7 +47,7 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
   const em = ctx.em;
   const [counts] = await em.execute<{ transactions: number; charges: number; credits: number }[]>(
     `select (select count(*)::int from ledger_transactions
-              where idempotency_key like 'subscription-charge-%' or idempotency_key like 'payment-order-%' or idempotency_key like 'refund-%') as transactions,
+              where idempotency_key like '${K.subscriptionCharge}%' or idempotency_key like '${K.paymentOrder}%' or idempotency_key like '${K.refund}%') as transactions,
             (select count(*)::int from subscription_charges where status = 'SUCCEEDED' or parked_at is not null)
               + (select count(*)::int from subscription_refunds where status = 'SUCCEEDED') as charges,
             (select count(*)::int from payment_order_credits where status = 'DONE' or parked_at is not null) as credits`,
@@ -60,13 +64,13 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
     money_asset: string | null;
   }[]>(
     `with charge_money as (
-       select t.id, t.asset, t.amount::text as amount, substring(t.idempotency_key from 21) as owner_id
-         from ledger_transactions t where t.idempotency_key like 'subscription-charge-%'
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.subscriptionCharge)} as owner_id
+         from ledger_transactions t where t.idempotency_key like '${K.subscriptionCharge}%'
      ), credit_money as (
-       select t.id, t.asset, t.amount::text as amount, t.idempotency_key from ledger_transactions t where t.idempotency_key like 'payment-order-%'
+       select t.id, t.asset, t.amount::text as amount, t.idempotency_key from ledger_transactions t where t.idempotency_key like '${K.paymentOrder}%'
      ), refund_money as (
-       select t.id, t.asset, t.amount::text as amount, substring(t.idempotency_key from 8) as owner_id
-         from ledger_transactions t where t.idempotency_key like 'refund-%'
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.refund)} as owner_id
+         from ledger_transactions t where t.idempotency_key like '${K.refund}%'
      )
      -- money for a charge whose row is missing or did not succeed
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER' as kind, 'subscription_charge' as owner_type, m.owner_id, m.id::text as wallet_transaction_id,
@@ -81,10 +85,7 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'subscription_charge', c.id::text, null, c.status, c.asset_amount::text, c.asset, null, null
        from subscription_charges c
       where c.status = 'SUCCEEDED' and coalesce(c.asset_amount, 0) > 0
-        and not exists (select 1 from ledger_transactions t where t.idempotency_key = 'subscription-charge-' || c.id::text)
-     union all
-     select 'PARKED_ROW', 'subscription_charge', c.id::text, null, c.status, c.asset_amount::text, c.asset, null, null
-       from subscription_charges c where c.status = 'PENDING' and c.parked_at is not null
+        and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.subscriptionCharge}' || c.id::text)
      union all
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_credit', coalesce(o.id::text, m.idempotency_key), m.id::text, o.status, o.amount::text, o.asset, m.amount, m.asset
        from credit_money m left join payment_order_credits o on o.idempotency_key = m.idempotency_key
@@ -98,9 +99,6 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
        from payment_order_credits o
       where o.status = 'DONE' and not exists (select 1 from ledger_transactions t where t.idempotency_key = o.idempotency_key)
      union all
-     select 'PARKED_ROW', 'order_credit', o.id::text, null, o.status, o.amount::text, o.asset, null, null
-       from payment_order_credits o where o.status = 'PENDING' and o.parked_at is not null
-     union all
      -- refunds: money back to a customer and the refund row that owns it
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'refund', m.owner_id, m.id::text, r.status, r.asset_amount::text, r.asset, m.amount, m.asset
        from refund_money m left join subscription_refunds r on r.id::text = m.owner_id
@@ -112,7 +110,14 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'refund', r.id::text, null, r.status, r.asset_amount::text, r.asset, null, null
        from subscription_refunds r
-      where r.status = 'SUCCEEDED' and not exists (select 1 from ledger_transactions t where t.idempotency_key = 'refund-' || r.id::text)
+      where r.status = 'SUCCEEDED' and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.refund}' || r.id::text)
+     union all
+     -- the wallet-call protocol's own reports, for every kind: parked rows, and PENDING rows no sweep finished in time
+     ${walletCallAnomalies("subscription_charges", "subscription_charge", "asset_amount")}
+     union all
+     ${walletCallAnomalies("subscription_refunds", "refund", "asset_amount")}
+     union all
+     ${walletCallAnomalies("payment_order_credits", "order_credit", "amount")}
      union all
      -- a charge's refunded total must be the sum of its succeeded refunds
      select 'AMOUNT_MISMATCH', 'subscription_charge', c.id::text, null, c.status, c.asset_amount_refunded::text, c.asset, coalesce(s.total, 0)::text, c.asset

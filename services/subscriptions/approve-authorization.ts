@@ -12,7 +12,7 @@ import { assertAnswerable, findByToken } from "./authorization-lookup.ts";
 import { openFirstCharge, type FirstChargeTerms } from "./first-payment.ts";
 import { settleCharge } from "./charges/settle-charge.ts";
 import type { FailureReason } from "./charges/open-charge.ts";
-import { paymentInProgress } from "./charges/lease.ts";
+import { paymentInProgress } from "./charges/charge-ports.ts";
 import { quotePlan, requireFundingAsset } from "./funding.ts";
 import { fetchPlan, fetchWalletUserById, planInterval, type SubscriptionPorts } from "./ports.ts";
 import { touch } from "../platform/record-version.ts";

@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { walletCallColumns } from "../platform/wallet-calls/columns.ts";
 import type { SubscriptionStatus } from "./status-machine.ts";
-import { AUTHORIZATION_STATUSES, CHARGE_STATUSES, type AuthorizationStatus, type ChargeStatus } from "./contract.ts";
+import { AUTHORIZATION_STATUSES, CHARGE_STATUSES, type AuthorizationStatus, type ChargePurpose, type ChargeStatus } from "./contract.ts";
 
 /** CANCELLED: the merchant cancelled the subscription before the customer answered. */
 export { AUTHORIZATION_STATUSES, type AuthorizationStatus };
@@ -103,14 +104,9 @@ export const SubscriptionCharge = defineEntity({
     walletTransactionId: p.string().length(64).nullable(),
     createdAt: p.datetime(),
     settledAt: p.datetime().nullable(),
-    /** Database-time lease of the caller settling this row (see charges/lease.ts). */
-    leaseUntil: p.datetime().nullable(),
-    /** Fencing token: bumped by every lease taken; a settle commits only with the generation it took. */
-    leaseGeneration: p.integer().default(0),
-    /** Stale-charge sweep back-off: failed settles, next try, parked after too many (charges/settle-stale-charges.ts). */
-    settleFailures: p.integer().default(0),
-    nextSettleAt: p.datetime().nullable(),
-    parkedAt: p.datetime().nullable(),
+    /** What the charge pays for: its settle hands the outcome to that purpose's handler (charges/settle-charge.ts). */
+    purpose: p.string().length(16).$type<ChargePurpose>(),
+    ...walletCallColumns(),
     /** Set on a plan change's immediate charge (not a period charge; see migration 0007). */
     changeSessionId: p.uuid().nullable(),
     /** Refunded so far (refunds/, migration 0010), in the currency and in the asset. */

@@ -12,7 +12,7 @@ import { touch } from "../platform/record-version.ts";
 
 /**
  * The first payment, taken when a customer approves a plan without a trial.
- * It is a charge like any other (charges/lease.ts: open, idempotent wallet
+ * It is a charge like any other (platform/wallet-calls/wallet-call.ts: open, idempotent wallet
  * charge, fenced settle); what is particular to it is its period (0, starting
  * now) and what its success does: the subscription becomes ACTIVE.
  */
@@ -39,7 +39,7 @@ export async function openFirstCharge(
   failureReason?: FailureReason,
 ): Promise<ChargeRow> {
   const period = { index: 0, start: now, end: periodEnd(now, terms.interval, terms.intervalCount, 1) };
-  return openPeriodCharge(em, now, sub, period, terms, failureReason);
+  return openPeriodCharge(em, now, "FIRST_PAYMENT", sub, period, terms, failureReason);
 }
 
 /** PENDING_APPROVAL → ACTIVE on the first payment's success: the paid period becomes the current one; the anchor is its start. */

@@ -1,7 +1,7 @@
 import { handleJob, handleSweep } from "../platform/queue/define-job.ts";
 import { contextFor } from "../platform/service-deps.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
-import { settleStaleCharges } from "./charges/settle-stale-charges.ts";
+import { settleStaleCharges } from "./charges/settle-charge.ts";
 import { processSubscriptionPorts } from "./ports.ts";
 import { expireAuthorizationKind, subscriptionsSweep } from "./subscription-queue.ts";
 import { settleStaleRefunds } from "./refunds/settle-refund.ts";

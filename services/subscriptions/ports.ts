@@ -12,6 +12,8 @@ import { PLAN_ARCHIVED } from "../catalog/contract.ts";
 import { isUuid } from "../platform/ids.ts";
 import { billingPolicy, type BillingPolicy } from "./renewals/billing-policy.ts";
 import { deriveLinkKey } from "./authorization-token.ts";
+import { chargeHandlers } from "./charge-outcomes.ts";
+import type { ChargeHandlers } from "./charges/charge-ports.ts";
 
 /**
  * What the subscription use cases need besides the database: the services
@@ -31,6 +33,8 @@ export interface SubscriptionPorts {
   billing: BillingPolicy;
   /** The immutable price and cadence of plans already read by this process (fetchPlanPricing). */
   planPricing: Map<string, PlanPricing>;
+  /** What a settled charge does, per purpose (charge-outcomes.ts). */
+  chargeHandlers: ChargeHandlers;
 }
 
 /**
@@ -91,6 +95,7 @@ export function subscriptionPorts(deps: { rpc: RpcClients; config: Config; queue
     logger: deps.logger,
     billing: billingPolicy(deps.config),
     planPricing: new Map(),
+    chargeHandlers: chargeHandlers(billingPolicy(deps.config), deps.logger),
   };
 }
 

@@ -16,3 +16,49 @@ export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 
 /** Items one ChargeBatch call may carry. */
 export const CHARGE_BATCH_MAX = 500;
+
+/**
+ * The idempotency keys other services move money under, built and parsed
+ * only here: every key names its source (the row that owns the movement),
+ * so reconciliation and the balance history find the owner from the key and
+ * the ledger needs no column other domains would have to fill.
+ */
+export const LEDGER_KEY_PREFIXES = {
+  subscriptionCharge: "subscription-charge-",
+  refund: "refund-",
+  paymentOrder: "payment-order-",
+} as const;
+
+export const ledgerKeys = {
+  subscriptionCharge: (chargeId: string) => `${LEDGER_KEY_PREFIXES.subscriptionCharge}${chargeId}`,
+  refund: (refundId: string) => `${LEDGER_KEY_PREFIXES.refund}${refundId}`,
+  /** The credit that settles a PAID order: keyed by the order, so it happens once. */
+  orderCredit: (orderId: string) => `${LEDGER_KEY_PREFIXES.paymentOrder}${orderId}`,
+  /** A transfer outside that credit (more after PAID, late, or on an expired order). */
+  orderPaymentCredit: (orderId: string, paymentId: string) => `${LEDGER_KEY_PREFIXES.paymentOrder}${orderId}-payment-${paymentId}`,
+} as const;
+
+export type LedgerKeySource = "subscription_charge" | "refund" | "payment_order";
+
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const KEY_PATTERNS: readonly { pattern: RegExp; source: LedgerKeySource }[] = [
+  { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.subscriptionCharge}(${UUID})$`), source: "subscription_charge" },
+  { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.refund}(${UUID})$`), source: "refund" },
+  { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.paymentOrder}(${UUID})(?:-payment-${UUID})?$`), source: "payment_order" },
+];
+
+/** The owner a key names (for an order's payment credits: the order), or undefined for a key of no known source. */
+export function parseLedgerKey(key: string | null): { source: LedgerKeySource; ownerId: string } | undefined {
+  if (!key) return undefined;
+  for (const { pattern, source } of KEY_PATTERNS) {
+    const match = pattern.exec(key);
+    if (match) return { source, ownerId: match[1]! };
+  }
+  return undefined;
+}
+
+/**
+ * SQL: the owner id a ledger key of `prefix` names, from the column `column`
+ * (reconciliation matches ledger rows to their owners by it).
+ */
+export const ledgerKeyOwnerSql = (column: string, prefix: string) => `substring(${column} from ${prefix.length + 1})`;

@@ -3,7 +3,7 @@ import { invalid } from "../platform/errors.ts";
 import { formatAmount } from "../platform/money.ts";
 import { clampLimit, decodeCursor, toPage, type Page } from "../platform/pagination.ts";
 import type { TransactionKind } from "./entities.ts";
-import { BALANCE_TRANSACTION_TYPES, type BalanceTransactionType } from "./contract.ts";
+import { BALANCE_TRANSACTION_TYPES, parseLedgerKey, type BalanceTransactionType } from "./contract.ts";
 import { requireAsset, requireUuid } from "./wallet-input.ts";
 
 export interface BalanceTransactionView {
@@ -37,23 +37,10 @@ const TYPE_OF_KIND: Record<TransactionKind, BalanceTransactionType> = {
   WALLET_CREDIT: "ADJUSTMENT",
 };
 
-/**
- * What the movement was for, read from its idempotency key: every caller
- * names its keys after their source (ChargeRequest's rule), so the ledger
- * needs no column that other domains would have to fill.
- */
-const SOURCES: { pattern: RegExp; sourceType: string }[] = [
-  { pattern: /^subscription-charge-([0-9a-f-]{36})$/, sourceType: "subscription_charge" },
-  { pattern: /^refund-([0-9a-f-]{36})$/, sourceType: "refund" },
-  { pattern: /^payment-order-([0-9a-f-]{36})(?:-payment-[0-9a-f-]{36})?$/, sourceType: "payment_order" },
-];
-
+/** What the movement was for, read from its idempotency key (wallet/contract.ts ledgerKeys). */
 export function sourceOf(key: string | null): { sourceType: string | null; sourceId: string | null } {
-  for (const { pattern, sourceType } of SOURCES) {
-    const match = key ? pattern.exec(key) : null;
-    if (match) return { sourceType, sourceId: match[1]! };
-  }
-  return { sourceType: null, sourceId: null };
+  const parsed = parseLedgerKey(key);
+  return parsed ? { sourceType: parsed.source, sourceId: parsed.ownerId } : { sourceType: null, sourceId: null };
 }
 
 /**

@@ -136,7 +136,7 @@ describe("database outage: pool slots survive a crash mid-transaction", function
       DB_POOL_MAX: "3",
       DB_CONNECT_TIMEOUT_MS: "1000",
       DB_STATEMENT_TIMEOUT_MS: "2000",
-      RPC_TIMEOUT_MS: "3000",
+      RPC_TIMEOUT_MS: "4000",
       SWEEP_INTERVAL_MS: "200",
     });
     const system = await startSystem(config, createLogger("silent"), { services: SERVICE_NAMES, gateway: true, workerGroups: WORKER_GROUP_NAMES, gatewayPort: 0, servicesPort: 0 });

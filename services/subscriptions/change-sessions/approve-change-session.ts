@@ -16,7 +16,7 @@ import {
 import { openChangeCharge } from "./change-charge.ts";
 import { settleCharge } from "../charges/settle-charge.ts";
 import type { FailureReason } from "../charges/open-charge.ts";
-import { paymentInProgress } from "../charges/lease.ts";
+import { paymentInProgress } from "../charges/charge-ports.ts";
 import { quotePlan } from "../funding.ts";
 import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../ports.ts";
 import { lockSubscription } from "../subscription-store.ts";
@@ -43,7 +43,7 @@ export interface ChangeApprovalResult {
  * funding asset pays; it is not chosen again.
  *
  * IMMEDIATE: the immediate charge (if above zero) is taken first through the
- * charge protocol (charges/lease.ts: PENDING row → wallet with the row id as key →
+ * charge protocol (platform/wallet-calls/wallet-call.ts: PENDING row → wallet with the row id as key →
  * settle); its success switches the plan in the settling transaction. A
  * refused charge is an outcome with a message, and nothing changes: the
  * session stays open so the customer can top up and approve again.

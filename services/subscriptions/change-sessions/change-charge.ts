@@ -13,7 +13,7 @@ export interface ChangeChargeTerms {
 }
 
 /**
- * Step 1 of the charge protocol (charges/lease.ts) for a plan change's
+ * Step 1 of the charge protocol (platform/wallet-calls/wallet-call.ts) for a plan change's
  * immediate charge, inside the caller's transaction (subscription and session
  * locked): the next attempt row, PENDING with a lease, committed before the
  * wallet is called with the row's id as idempotency key; settleCharge then
@@ -41,6 +41,7 @@ export async function openChangeCharge(
   const start = sub.currentPeriodStart ?? now;
   const end = sub.currentPeriodEnd && sub.currentPeriodEnd > start ? sub.currentPeriodEnd : periodEnd(start, session.requestedInterval, session.requestedIntervalCount, 1);
   return insertChargeAttempt(em, now, sub, {
+    purpose: "PLAN_CHANGE",
     period: { index: Number(periods[0]?.period ?? 0), start, end },
     terms,
     attempt: Number(attempts[0]?.attempt ?? 0) + 1,

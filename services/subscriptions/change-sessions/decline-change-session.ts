@@ -1,4 +1,4 @@
-import { paymentInProgress } from "../charges/lease.ts";
+import { paymentInProgress } from "../charges/charge-ports.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";

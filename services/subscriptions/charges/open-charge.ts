@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { LEASED_INSERT, takeLease } from "../../platform/wallet-calls/wallet-call.ts";
+import type { ChargePurpose } from "../contract.ts";
 import { SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
-import { CHARGE_LEASE_SECONDS, takeLease } from "./lease.ts";
+import { CHARGES_TABLE } from "./charge-ports.ts";
 
-/** Step 1 of the charge protocol (lease.ts): the PENDING attempt row, leased to its opener. */
+/** Step 1 of the wallet-call protocol (platform/wallet-calls/wallet-call.ts) for charges: the PENDING attempt row, leased to its opener. */
 
 export type FailureReason = "INSUFFICIENT_FUNDS" | "ACCOUNT_FROZEN" | "MAXIMUM_CHARGE_EXCEEDED";
 /** Renewals can also fail with CONVERSION_UNAVAILABLE: the wallet could not quote the plan's currency in the funding asset. */
@@ -27,6 +29,7 @@ export interface PeriodChargeTerms {
 export async function openPeriodCharge(
   em: EntityManager,
   now: Date,
+  purpose: "FIRST_PAYMENT" | "RENEWAL",
   sub: SubscriptionRow,
   period: { index: number; start: Date; end: Date },
   terms: PeriodChargeTerms,
@@ -37,6 +40,7 @@ export async function openPeriodCharge(
     [sub.id, period.index],
   );
   return insertChargeAttempt(em, now, sub, {
+    purpose,
     period,
     terms,
     attempt: Number(rows[0]?.attempt ?? 0) + 1,
@@ -47,6 +51,7 @@ export async function openPeriodCharge(
 
 /** What one charge attempt row is opened with. */
 export interface ChargeAttemptSpec {
+  purpose: ChargePurpose;
   sub: SubscriptionRow;
   period: { index: number; start: Date; end: Date };
   terms: PeriodChargeTerms;
@@ -83,6 +88,8 @@ function chargeAttemptRow(spec: ChargeAttemptSpec, now: Date): ChargeRow {
     nextSettleAt: null,
     parkedAt: null,
     changeSessionId: spec.changeSessionId,
+    purpose: spec.purpose,
+    lastError: null,
   } as ChargeRow;
 }
 
@@ -96,7 +103,7 @@ export async function insertChargeAttempt(em: EntityManager, now: Date, sub: Sub
   const charge = em.create(SubscriptionCharge, chargeAttemptRow({ sub, ...attempt }, now));
   await em.flush();
   if (charge.status === "PENDING") {
-    const generation = await takeLease(em, charge.id);
+    const generation = await takeLease(em, CHARGES_TABLE, charge.id);
     if (generation === null) throw new Error(`charge ${charge.id} could not be leased by its opener`);
     // A later flush in this transaction writes the same value back: harmless.
     charge.leaseGeneration = generation;
@@ -105,22 +112,22 @@ export async function insertChargeAttempt(em: EntityManager, now: Date, sub: Sub
 }
 
 /**
- * Step 1 for a renewal batch: the same PENDING rows, written already leased
+ * Step 1 for a renewal batch (renewals only): the same PENDING rows, written already leased
  * to their opener (lease_until from database time, lease_generation 1) in one
  * statement for the set: one row write each instead of an insert and a lease
  * update, and no entity to track. Returns the rows as written (leaseUntil is
  * the database's; the generation is what the settle is fenced with).
  */
-export async function openLeasedCharges(em: EntityManager, now: Date, specs: Omit<ChargeAttemptSpec, "failureReason" | "changeSessionId">[]): Promise<ChargeRow[]> {
+export async function openLeasedCharges(em: EntityManager, now: Date, specs: Omit<ChargeAttemptSpec, "failureReason" | "changeSessionId" | "purpose">[]): Promise<ChargeRow[]> {
   if (specs.length === 0) return [];
-  const rows = specs.map((spec) => ({ ...chargeAttemptRow({ ...spec, changeSessionId: null }, now), leaseGeneration: 1 }));
+  const rows = specs.map((spec) => ({ ...chargeAttemptRow({ ...spec, purpose: "RENEWAL", changeSessionId: null }, now), leaseGeneration: LEASED_INSERT.generation }));
   await em.execute(
     `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-       amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
-     values ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, 'PENDING', ?, ?, now() + make_interval(secs => ?), 1)").join(", ")}`,
+       amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose, ${LEASED_INSERT.columns})
+     values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, 'PENDING', ?, ?, 'RENEWAL', ${LEASED_INSERT.values})`).join(", ")}`,
     rows.flatMap((r) => [
       r.id, r.subscriptionId, r.merchantId, r.walletUserId, r.periodIndex, r.periodStart, r.periodEnd,
-      r.amount, r.currency, r.asset, r.assetAmount, r.rate, r.attempt, r.createdAt, CHARGE_LEASE_SECONDS,
+      r.amount, r.currency, r.asset, r.assetAmount, r.rate, r.attempt, r.createdAt, LEASED_INSERT.param,
     ]),
   );
   return rows;

@@ -2,19 +2,23 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
-import { CHARGE_BATCH_MAX } from "../../wallet/contract.ts";
+import { CHARGE_BATCH_MAX, ledgerKeys } from "../../wallet/contract.ts";
 import { amount, formatAmount, isZero } from "../../platform/money.ts";
+import { runWalletCall, settleAnswer, sweepWalletCalls, WALLET_CALL_TIMEOUT_MS, type CallOutcome, type WalletCall } from "../../platform/wallet-calls/wallet-call.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { chargeRecord } from "../subscription-record.ts";
 import { lockSubscription } from "../subscription-store.ts";
-import type { SubscriptionPorts } from "../ports.ts";
-import { isRenewalCharge, renewalSettled } from "../renewals/renewal-outcome.ts";
-import { applyPaidChange } from "../change-sessions/apply-paid-change.ts";
-import { activateOnFirstPayment } from "../first-payment.ts";
-import { takeLease, WALLET_CALL_TIMEOUT_MS } from "./lease.ts";
+import { CHARGES_TABLE, type ChargePorts } from "./charge-ports.ts";
 
-/** Steps 2 and 3 of the charge protocol (lease.ts): the idempotent wallet charge, then the fenced settle. */
+/**
+ * Steps 2 and 3 of the wallet-call protocol (platform/wallet-calls/) for a
+ * subscription charge (a first payment, a renewal or retry, a trial's first
+ * charge, a plan change's immediate charge): the wallet charges the customer
+ * under the key `subscription-charge-<id>`, then one transaction (lock order:
+ * the subscription, then the charge) marks the row SUCCEEDED or FAILED and
+ * hands the outcome to its purpose's handler (charge-ports.ts).
+ */
 
 export type SettleResult =
   | { state: "in_progress" }
@@ -26,27 +30,59 @@ export interface WalletAnswer {
   transactionId: string | null;
 }
 
+type Settled = { charge: ChargeRow; subscription: SubscriptionRow };
+
+/** The charge kind of wallet call. */
+export function chargeCall(ports: ChargePorts): WalletCall<WalletAnswer, SubscriptionRow, Settled> {
+  return {
+    table: CHARGES_TABLE,
+    what: "charge",
+    logger: ports.logger,
+    async call(ctx, id) {
+      return chargeWallet(ports, await ctx.em.fork().findOneOrFail(SubscriptionCharge, { id }));
+    },
+    async lockBefore(em, id) {
+      // Lock order everywhere: subscription, then charge.
+      const [owner] = await em.execute<{ subscription_id: string }[]>("select subscription_id from subscription_charges where id = ?", [id]);
+      return lockSubscription(em, owner!.subscription_id);
+    },
+    async record(tx, id, answer, sub) {
+      const row = await tx.em.findOneOrFail(SubscriptionCharge, { id }, { refresh: true });
+      await recordAnswer(tx.em, tx.clock, ports, sub, row, answer);
+      return { charge: row, subscription: sub };
+    },
+    async settled(em, id) {
+      const charge = await em.findOneOrFail(SubscriptionCharge, { id }, { refresh: true });
+      const subscription = await em.findOneOrFail(Subscription, { id: charge.subscriptionId });
+      return { charge, subscription };
+    },
+  };
+}
+
+const asSettleResult = (res: CallOutcome<Settled>): SettleResult => (res.state === "settled" ? { state: "settled", ...res.result } : res);
+
 /**
  * Steps 2 and 3 for a PENDING row. `held` is the lease generation the caller
  * already holds (it just opened the row: `charge.leaseGeneration`); with
  * false the lease is taken here and "in_progress" is answered when another
  * caller holds it.
  */
-export async function settleCharge(ctx: UseCaseContext, ports: SubscriptionPorts, chargeId: string, held: number | false): Promise<SettleResult> {
-  const generation = held === false ? await takeLease(ctx.em, chargeId) : held;
-  if (generation === null) {
-    const current = await ctx.em.fork().findOne(SubscriptionCharge, { id: chargeId });
-    if (current && current.status !== "PENDING") return settledState(ctx, current);
-    return { state: "in_progress" };
-  }
-  const charge = await ctx.em.fork().findOneOrFail(SubscriptionCharge, { id: chargeId });
-  if (charge.status !== "PENDING") return settledState(ctx, charge);
-  const answer = await chargeWallet(ports, charge);
-  return commitSettle(ctx, ports, chargeId, generation, answer);
+export async function settleCharge(ctx: UseCaseContext, ports: ChargePorts, chargeId: string, held: number | false): Promise<SettleResult> {
+  return asSettleResult(await runWalletCall(ctx, chargeCall(ports), chargeId, held === false ? undefined : held));
 }
 
-/** Step 2: asks the wallet to move the money under the row's key. An RPC failure leaves the row PENDING for the next settle. */
-export async function chargeWallet(ports: SubscriptionPorts, charge: ChargeRow): Promise<WalletAnswer> {
+/** Step 3 alone, for an answer the caller already has (fenced as every settle). */
+export async function commitSettle(ctx: UseCaseContext, ports: ChargePorts, chargeId: string, generation: number, answer: WalletAnswer): Promise<SettleResult> {
+  return asSettleResult(await settleAnswer(ctx, chargeCall(ports), chargeId, generation, answer));
+}
+
+/** The sweep's part: charges a crash or a failure left PENDING, finished with their own keys. */
+export async function settleStaleCharges(ctx: UseCaseContext, ports: ChargePorts): Promise<number> {
+  return (await sweepWalletCalls(ctx, chargeCall(ports))).settled;
+}
+
+/** Step 2: asks the wallet to move the money under the row's key. An RPC failure throws. */
+export async function chargeWallet(ports: ChargePorts, charge: ChargeRow): Promise<WalletAnswer> {
   const request = walletCharge(charge);
   if (!request) return { outcome: ChargeOutcome.SUCCEEDED, transactionId: null };
   const res = await ports.wallet.charge({ ...request, merchantId: charge.merchantId }, { timeoutMs: WALLET_CALL_TIMEOUT_MS });
@@ -58,7 +94,7 @@ export async function chargeWallet(ports: SubscriptionPorts, charge: ChargeRow):
  * merchant, each item exactly the Charge chargeWallet would make. An RPC
  * failure throws and leaves every row PENDING for the next settle.
  */
-export async function chargeWalletBatch(ports: SubscriptionPorts, charges: ChargeRow[]): Promise<Map<string, WalletAnswer>> {
+export async function chargeWalletBatch(ports: ChargePorts, charges: ChargeRow[]): Promise<Map<string, WalletAnswer>> {
   const answers = new Map<string, WalletAnswer>();
   const byMerchant = new Map<string, { charge: ChargeRow; request: NonNullable<ReturnType<typeof walletCharge>> }[]>();
   for (const charge of charges) {
@@ -82,7 +118,7 @@ function walletCharge(charge: ChargeRow) {
   const assetAmount = charge.assetAmount == null ? undefined : formatAmount(charge.assetAmount);
   if (assetAmount === undefined || isZero(amount(assetAmount))) return undefined;
   return {
-    idempotencyKey: chargeKey(charge.id),
+    idempotencyKey: ledgerKeys.subscriptionCharge(charge.id),
     walletUserId: charge.walletUserId,
     asset: charge.asset,
     amount: assetAmount,
@@ -97,50 +133,17 @@ function walletAnswer(charge: ChargeRow, res: { outcome: ChargeOutcome; transact
   return { outcome: res.outcome, transactionId: res.transactionId ?? null };
 }
 
-/** The wallet's idempotency key of a subscription charge row (reconciliation matches ledger rows by it). */
-export const chargeKey = (chargeId: string) => `subscription-charge-${chargeId}`;
-
-/**
- * Step 3, fenced: records the wallet's answer only if the row is still
- * PENDING and still carries `generation` (nobody took the lease over since).
- */
-export async function commitSettle(ctx: UseCaseContext, ports: SubscriptionPorts, chargeId: string, generation: number, answer: WalletAnswer): Promise<SettleResult> {
-  const { outcome } = answer;
-  const result = await ctx.em.transactional(async (em) => {
-    // Lock order everywhere: subscription, then charge.
-    const chargeSubscription = await em.execute<{ subscription_id: string }[]>("select subscription_id from subscription_charges where id = ?", [chargeId]);
-    const sub = await lockSubscription(em, chargeSubscription[0]!.subscription_id);
-    const [locked] = await em.execute<{ lease_generation: number }[]>("select lease_generation from subscription_charges where id = ? for update", [chargeId]);
-    const row = await em.findOneOrFail(SubscriptionCharge, { id: chargeId }, { refresh: true });
-    if (row.status !== "PENDING") {
-      if (outcome === ChargeOutcome.SUCCEEDED && row.status !== "SUCCEEDED") {
-        // The fence makes this unreachable; reconciliation reports it if it ever happens.
-        ports.logger.error({ chargeId, status: row.status }, "wallet charged a subscription charge already settled as failed");
-      }
-      return { state: "settled", charge: row, subscription: sub } as const;
-    }
-    if (Number(locked!.lease_generation) !== generation) {
-      // Fenced off: a newer holder took the lease while this settle stalled; its outcome wins.
-      ports.logger.warn({ chargeId, held: generation, current: Number(locked!.lease_generation) }, "charge settle fenced off: the lease was taken over");
-      return { state: "in_progress" } as const;
-    }
-    await recordAnswer(em, ctx.clock, ports, sub, row, answer);
-    return { state: "settled", charge: row, subscription: sub } as const;
-  });
-  return result;
-}
-
 /**
  * Step 3's effect, on a row locked, still PENDING and still fenced to the
- * caller (commitSettle, or a renewal batch's set-based settle): records the
- * outcome and hands it to what the charge pays for, with its events.
- * `authorization`: the subscription's current one when the caller has read
- * it already (events carry it); otherwise it is read when needed.
+ * caller (a single settle, or a renewal batch's set-based settle): records
+ * the outcome and hands it to the handler of what the charge pays for, with
+ * its events. `authorization`: the subscription's current one when the
+ * caller has read it already (events carry it); otherwise read when needed.
  */
 export async function recordAnswer(
   em: EntityManager,
   clock: Clock,
-  ports: SubscriptionPorts,
+  ports: ChargePorts,
   sub: SubscriptionRow,
   row: ChargeRow,
   answer: WalletAnswer,
@@ -150,10 +153,11 @@ export async function recordAnswer(
   row.settledAt = now;
   row.leaseUntil = null;
   row.nextSettleAt = null;
+  const handler = ports.chargeHandlers[row.purpose];
   if (answer.outcome !== ChargeOutcome.SUCCEEDED) {
     row.status = "FAILED";
     row.failureReason = answer.outcome === ChargeOutcome.ACCOUNT_FROZEN ? "ACCOUNT_FROZEN" : "INSUFFICIENT_FUNDS";
-    if (isRenewalCharge(sub, row)) await renewalSettled(em, clock, ports.billing, sub, row, authorization);
+    await handler.failed?.(em, clock, sub, row, authorization);
     return;
   }
   row.status = "SUCCEEDED";
@@ -161,22 +165,6 @@ export async function recordAnswer(
   // Recorded before what the charge pays for; names the version this commit leaves the subscription at (set below).
   const data = { subscriptionId: sub.id, subscriptionVersion: sub.version, charge: chargeRecord(row) };
   recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_succeeded", data });
-  if (row.changeSessionId) {
-    // A plan change's immediate charge: its success approves and applies the change.
-    await applyPaidChange(em, clock, sub, row, ports.logger);
-  } else if (sub.status === "PENDING_APPROVAL") {
-    await activateOnFirstPayment(em, clock, sub, row, now);
-  } else if (isRenewalCharge(sub, row)) {
-    // A renewal, a trial's first charge or a retry (renewals/renew-subscription.ts).
-    await renewalSettled(em, clock, ports.billing, sub, row, authorization);
-  } else {
-    // Cancel, pause, resume and expiry wait for a charge in flight, so this means a bug: reconciliation reports it.
-    ports.logger.error({ chargeId: row.id, subscriptionId: sub.id, status: sub.status }, "a charge succeeded that no longer matches its subscription's billing");
-  }
+  await handler.succeeded(em, clock, sub, row, authorization);
   data.subscriptionVersion = sub.version;
-}
-
-async function settledState(ctx: UseCaseContext, charge: ChargeRow): Promise<SettleResult> {
-  const sub = await ctx.em.fork().findOneOrFail(Subscription, { id: charge.subscriptionId });
-  return { state: "settled", charge, subscription: sub };
 }

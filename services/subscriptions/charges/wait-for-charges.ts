@@ -1,11 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseContext } from "../../platform/use-case.ts";
-import type { ChargeRow } from "../entities.ts";
-import type { SubscriptionPorts } from "../ports.ts";
-import { pendingRenewalCharge } from "../renewals/pending-renewal-charge.ts";
-import { pendingChangeCharge } from "../change-sessions/change-session-store.ts";
-import { paymentInProgress } from "./lease.ts";
+import { WALLET_CALL_TIMEOUT_MS } from "../../platform/wallet-calls/wallet-call.ts";
+import { SubscriptionCharge, type ChargeRow } from "../entities.ts";
+import { paymentInProgress, type ChargePorts } from "./charge-ports.ts";
 import { settleCharge } from "./settle-charge.ts";
 
 /** Thrown from a transition's guard (under the subscription lock) when a charge is in flight. */
@@ -17,21 +15,27 @@ export class ChargeInFlight extends Error {
   }
 }
 
-/** The subscription's renewal or plan-change charge in flight, if any (call under the subscription lock). */
+/** The subscription's charge in flight, if any, whatever it pays for (call under the subscription lock). */
 export async function chargeInFlight(em: EntityManager, subscriptionId: string): Promise<ChargeRow | null> {
-  return (await pendingChangeCharge(em, subscriptionId)) ?? (await pendingRenewalCharge(em, subscriptionId));
+  return em.findOne(SubscriptionCharge, { subscriptionId, status: "PENDING" }, { refresh: true });
 }
 
-export const WAIT_FOR_CHARGE_MS = 5_000;
+/**
+ * How long a request waits for a charge in flight, a settle's wallet call
+ * included: a settle is started only while the whole call fits, so the
+ * request answers within this bound, inside the caller's RPC deadline
+ * (RPC_TIMEOUT_MS ≥ 4 s; the chain is in platform/wallet-calls/wallet-call.ts).
+ */
+export const WAIT_FOR_CHARGE_MS = WALLET_CALL_TIMEOUT_MS + 500;
 
 /**
  * Runs a status change that must not happen under a charge in flight (pause,
- * resume, cancel): when its guard throws ChargeInFlight, the charge is
- * settled first (or its holder is waited for, briefly) and the change is
- * tried again on whatever state that left. Past WAIT_FOR_CHARGE_MS the
- * caller gets PAYMENT_IN_PROGRESS (409) and retries.
+ * resume, cancel, a plan change's approval): when its guard throws
+ * ChargeInFlight, the charge is settled first (or its holder is waited for,
+ * briefly) and the change is tried again on whatever state that left. Past
+ * WAIT_FOR_CHARGE_MS the caller gets PAYMENT_IN_PROGRESS (409) and retries.
  */
-export async function afterChargeSettles<T>(ctx: UseCaseContext, ports: SubscriptionPorts, attempt: () => Promise<T>): Promise<T> {
+export async function afterChargeSettles<T>(ctx: UseCaseContext, ports: ChargePorts, attempt: () => Promise<T>): Promise<T> {
   // Wall time on purpose: this bounds how long the request waits, it is not business time.
   const deadline = Date.now() + WAIT_FOR_CHARGE_MS;
   for (;;) {
@@ -39,9 +43,13 @@ export async function afterChargeSettles<T>(ctx: UseCaseContext, ports: Subscrip
       return await attempt();
     } catch (err) {
       if (!(err instanceof ChargeInFlight)) throw err;
-      const settled = await settleCharge({ em: ctx.em.fork(), clock: ctx.clock }, ports, err.chargeId, false);
+      // Only a settle whose wallet call fits in what is left is started; otherwise its holder is waited for.
+      const settled =
+        deadline - Date.now() >= WALLET_CALL_TIMEOUT_MS
+          ? await settleCharge({ em: ctx.em.fork(), clock: ctx.clock }, ports, err.chargeId, false)
+          : { state: "in_progress" as const };
       if (settled.state === "in_progress") {
-        if (Date.now() > deadline) throw paymentInProgress("this subscription");
+        if (Date.now() + 100 > deadline) throw paymentInProgress("this subscription");
         await sleep(100);
       }
     }

@@ -7,11 +7,10 @@ import type { SubscriptionStatus } from "../status-machine.ts";
 import { FUNDING_CHANGEABLE_STATUSES } from "../contract.ts";
 import { subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization, lockSubscription, subscriptionNotFound } from "../subscription-store.ts";
-import { paymentInProgress } from "../charges/lease.ts";
+import { paymentInProgress } from "../charges/charge-ports.ts";
 import { fetchPlan, type SubscriptionPorts } from "../ports.ts";
 import { fundingOptionsForPlan } from "../list-funding-options.ts";
-import { pendingChangeCharge } from "../change-sessions/change-session-store.ts";
-import { pendingRenewalCharge } from "../renewals/pending-renewal-charge.ts";
+import { chargeInFlight } from "../charges/wait-for-charges.ts";
 import { renewSubscription } from "../renewals/renew-subscription.ts";
 import { touch } from "../../platform/record-version.ts";
 
@@ -59,7 +58,7 @@ export async function changeFundingAsset(
     // The plan changed since it was fetched (a change session applied): its currency may differ; ask again.
     if (sub.planId !== plan.id) throw new DomainError("failed_precondition", "SUBSCRIPTION_CHANGED", "the subscription changed meanwhile; try again");
     if (sub.fundingAsset === input.asset) return { subscription: sub, authorization, changed: false };
-    if ((await pendingChangeCharge(em, sub.id)) ?? (await pendingRenewalCharge(em, sub.id))) throw paymentInProgress("this subscription");
+    if (await chargeInFlight(em, sub.id)) throw paymentInProgress("this subscription");
     const previousFundingAsset = sub.fundingAsset ?? null;
     const now = ctx.clock.now();
     sub.fundingAsset = input.asset;

@@ -11,7 +11,8 @@ import type { SubscriptionPorts } from "../ports.ts";
 import { REFUND_ERRORS, REFUND_REASON_MAX_LENGTH } from "./contract.ts";
 import { refundAmounts } from "./refund-amount.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
-import { merchantBalanceInsufficient, refundInProgress, REFUND_LEASE_SECONDS, settleRefund } from "./settle-refund.ts";
+import { takeLease } from "../../platform/wallet-calls/wallet-call.ts";
+import { merchantBalanceInsufficient, refundInProgress, REFUNDS_TABLE, settleRefund } from "./settle-refund.ts";
 
 /** The wallet's asset registry (code → decimals); the caller may cache it, the registry changes only with a deploy. */
 export type AssetDecimals = (code: string) => Promise<number | undefined>;
@@ -117,11 +118,9 @@ export async function createRefund(
         settledAt: null,
       });
       await em.flush();
-      const [leased] = await em.execute<{ lease_generation: number }[]>(
-        "update subscription_refunds set lease_until = now() + make_interval(secs => ?), lease_generation = lease_generation + 1 where id = ? returning lease_generation",
-        [REFUND_LEASE_SECONDS, refund.id],
-      );
-      generation = Number(leased!.lease_generation);
+      const leased = await takeLease(em, REFUNDS_TABLE, refund.id);
+      if (leased === null) throw new Error(`refund ${refund.id} could not be leased by its opener`);
+      generation = leased;
       return refund;
     });
   } catch (err) {
@@ -132,7 +131,7 @@ export async function createRefund(
     }
     throw err;
   }
-  return finish(ctx, ports, written.id, generation, written);
+  return finish(ctx, ports, written.id, generation);
 }
 
 /** Asks the wallet for the registry on every call (the RPC adapter caches it instead). */
@@ -151,8 +150,8 @@ async function findByKey(ctx: UseCaseContext, input: CreateRefundInput): Promise
   return row;
 }
 
-async function finish(ctx: UseCaseContext, ports: SubscriptionPorts, refundId: string, held: number | undefined, written?: RefundRow) {
-  const settled = await settleRefund({ em: ctx.em.fork(), clock: ctx.clock }, ports, refundId, held, written);
+async function finish(ctx: UseCaseContext, ports: SubscriptionPorts, refundId: string, held: number | undefined) {
+  const settled = await settleRefund({ em: ctx.em.fork(), clock: ctx.clock }, ports, refundId, held);
   if (settled.state === "in_progress") throw refundInProgress();
   if (settled.state === "failed") throw merchantBalanceInsufficient(settled.refund.asset, settled.merchantBalance ?? "too low");
   return { refund: settled.refund, charge: settled.charge };

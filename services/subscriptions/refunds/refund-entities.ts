@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { walletCallColumns } from "../../platform/wallet-calls/columns.ts";
 import type { RefundStatus } from "./contract.ts";
 
 /** One row per refund attempt (migration 0010): PENDING reserves its amount until the wallet answered. */
@@ -21,7 +22,7 @@ export const SubscriptionRefund = defineEntity({
     metadata: p.json<Record<string, unknown>>(),
     idempotencyKey: p.string().length(200).nullable(),
     walletTransactionId: p.string().length(64).nullable(),
-    leaseUntil: p.datetime().nullable(),
+    ...walletCallColumns(),
     createdAt: p.datetime(),
     settledAt: p.datetime().nullable(),
   },

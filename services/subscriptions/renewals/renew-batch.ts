@@ -5,7 +5,8 @@ import type { UseCaseContext } from "../../platform/use-case.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { currentAuthorizations } from "../subscription-store.ts";
 import { asEntityRows, selectColumns } from "../../platform/database/prepared.ts";
-import { chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
+import { chargeCall, chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
+import { fenceOf, recordFailures } from "../../platform/wallet-calls/wallet-call.ts";
 import { openLeasedCharges } from "../charges/open-charge.ts";
 import { quotePlan, type Quote } from "../funding.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
@@ -25,7 +26,7 @@ export interface BatchResult {
 
 /**
  * Renews a set of subscriptions the way renewSubscription renews one, with
- * the same charge protocol (charges/lease.ts) but each step set-based:
+ * the same charge protocol (platform/wallet-calls/wallet-call.ts) but each step set-based:
  *  1. one transaction locks the set (in id order) and opens a PENDING,
  *     leased charge for each subscription that is plainly due: the usual
  *     case of a renewal, a trial's first charge or a retry;
@@ -50,8 +51,11 @@ export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, 
     const terms = await readTerms(ctx, ports, ids, oneByOne);
     const opened = await openCharges(ctx, ids, terms, oneByOne);
     if (opened.length === 0) break;
-    // An RPC failure throws: the rows stay PENDING under their leases for the stale-charge sweep.
-    const answers = await chargeWalletBatch(ports, opened);
+    // An RPC failure counts on each row (back-off) and throws: the rows stay PENDING for the stale-charge sweep.
+    const answers = await chargeWalletBatch(ports, opened).catch(async (err: unknown) => {
+      await recordFailures(ctx.em.fork(), chargeCall(ports), opened.map((c) => ({ id: c.id, generation: c.leaseGeneration })), err);
+      throw err;
+    });
     const settled = await settleCharges(ctx, ports, opened, answers);
     result.paid += settled.paid;
     result.failed += settled.failed;
@@ -165,14 +169,10 @@ async function settleCharges(
       const row = rows.get(charge.id)!;
       const sub = subs.get(charge.subscriptionId)!;
       const answer = answers.get(charge.id)!;
-      if (row.status !== "PENDING") {
-        if (answer.outcome === ChargeOutcome.SUCCEEDED && row.status !== "SUCCEEDED") {
-          ports.logger.error({ chargeId: row.id, status: row.status }, "wallet charged a subscription charge already settled as failed");
-        }
-        continue;
-      }
-      if (row.leaseGeneration !== charge.leaseGeneration) {
-        ports.logger.warn({ chargeId: row.id, held: charge.leaseGeneration, current: row.leaseGeneration }, "charge settle fenced off: the lease was taken over");
+      const fence = fenceOf(row, charge.leaseGeneration);
+      if (fence !== "held") {
+        // Settled or taken over by another holder of the same key: its outcome is the one recorded.
+        if (fence === "taken_over") ports.logger.warn({ chargeId: row.id, held: charge.leaseGeneration, current: row.leaseGeneration }, "charge settle fenced off: the lease was taken over");
         continue;
       }
       await recordAnswer(em, ctx.clock, ports, sub, row, answer, authorizations.get(sub.id) ?? null);

@@ -39,7 +39,7 @@ export function isDue(sub: SubscriptionRow, now: Date, retryNow = false): boolea
  * none is (catch-up after downtime or a sandbox clock jump charges each
  * missed period in order, at its own dates) or a charge fails.
  *
- * Each period follows the charge protocol (charges/lease.ts):
+ * Each period follows the charge protocol (platform/wallet-calls/wallet-call.ts):
  *  1. under the subscription lock: apply a scheduled plan change that is due
  *     (so this renewal is charged at the new plan's amount), compute the
  *     period from the anchor, enforce the cap, write the PENDING charge with
@@ -78,7 +78,9 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       plan = await fetchPlanPricing(ports, sub.merchantId, sub.planId);
       plans.set(plan.id, plan);
     }
-    const quote = await quotePlan(ports, plan, sub.fundingAsset);
+    // Quoted for this asset, before the lock (no RPC while a transaction is open); the charge is opened only in this asset.
+    const quotedAsset = sub.fundingAsset;
+    const quote = await quotePlan(ports, plan, quotedAsset);
     const chosenPlan = plan;
 
     const step = await ctx.em.fork().transactional(async (em) => {
@@ -86,8 +88,8 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       const now = ctx.clock.now();
       if (!isDue(locked, now, retryNow)) return { kind: "not_due" } as const;
       await applyDuePlanChange(em, ctx.clock, locked);
-      // The plan changed (just now, or since it was fetched): fetch the new one and start over.
-      if (locked.planId !== chosenPlan.id) return { kind: "again" } as const;
+      // The plan or the funding asset changed (just now, or since the quote): quote again and start over.
+      if (locked.planId !== chosenPlan.id || locked.fundingAsset !== quotedAsset) return { kind: "again" } as const;
       // A charge of this period in flight (a crash, or another worker) is finished before anything else.
       const inFlight = await em.findOne(SubscriptionCharge, { subscriptionId: locked.id, periodIndex: locked.nextPeriodIndex, status: "PENDING", changeSessionId: null });
       if (inFlight) return { kind: "in_flight", chargeId: inFlight.id } as const;
@@ -103,9 +105,10 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       const charge = await openPeriodCharge(
         em,
         now,
+        "RENEWAL",
         locked,
         period,
-        { amount: chosenPlan.amount, currency: chosenPlan.currency, asset: locked.fundingAsset!, assetAmount: quote?.assetAmount ?? null, rate: quote?.rate ?? null },
+        { amount: chosenPlan.amount, currency: chosenPlan.currency, asset: quotedAsset, assetAmount: quote?.assetAmount ?? null, rate: quote?.rate ?? null },
         refusal,
       );
       // A refusal is settled here: no wallet call, the same outcome path as a declined charge.

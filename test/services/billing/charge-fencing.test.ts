@@ -6,7 +6,7 @@ import { createLogger } from "../../../services/platform/logger.ts";
 import { subscriptionPorts, type SubscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { SubscriptionCharge } from "../../../services/subscriptions/entities.ts";
 import { chargeWallet, commitSettle } from "../../../services/subscriptions/charges/settle-charge.ts";
-import { takeLease } from "../../../services/subscriptions/charges/lease.ts";
+import { takeLease } from "../../../services/platform/wallet-calls/wallet-call.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { balances, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
@@ -73,7 +73,7 @@ describe("charge protocol: a settle delayed past its lease is fenced off", () =>
     await credit(sys, user.id, "USDT_TRON", "5");
 
     // The stale-charge sweep takes the expired lease (generation 2): the same key now moves the money.
-    const sweepGeneration = await takeLease(sys.context().em, chargeId);
+    const sweepGeneration = await takeLease(sys.context().em, "subscription_charges", chargeId);
     expect(sweepGeneration).to.equal(2);
     const answerSweep = await chargeWallet(ports, charge);
     expect(answerSweep.outcome).to.equal(ChargeOutcome.SUCCEEDED);

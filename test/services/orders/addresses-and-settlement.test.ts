@@ -4,7 +4,7 @@ import type { ApiClient } from "../../support/http.ts";
 import { createDepositAddresses } from "../../../services/orders/addresses/deposit-addresses.ts";
 import { TEST_DEPOSIT_XPUBS } from "../../../services/platform/config.ts";
 import { settleCredit, settlePendingCredits } from "../../../services/orders/settle-credit.ts";
-import { orderCreditKey } from "../../../services/orders/reconcile-order.ts";
+import { ledgerKeys } from "../../../services/wallet/contract.ts";
 import { walletPort } from "../../../services/orders/wallet-port.ts";
 import { createOrder, externalId, merchantBalance, orderClients } from "./orders-client.ts";
 
@@ -99,7 +99,7 @@ describe("merchant credits are exactly once (crash recovery)", () => {
     const before = Number(await merchantBalance(clients.wallet, merchant.id, "USDT_TRON"));
     const order = await paidOrder("3");
     // The wallet call of the run that "crashed": same key, same amount.
-    await clients.wallet.creditMerchant({ idempotencyKey: orderCreditKey(order.id), merchantId: merchant.id, asset: "USDT_TRON", amount: "3" });
+    await clients.wallet.creditMerchant({ idempotencyKey: ledgerKeys.orderCredit(order.id), merchantId: merchant.id, asset: "USDT_TRON", amount: "3" });
     expect(Number(await merchantBalance(clients.wallet, merchant.id, "USDT_TRON"))).to.equal(before + 3);
     // Recovery: the sweep retries with the same key; the wallet replays and nothing moves twice.
     await settlePendingCredits(sys.context(), wallet);

@@ -131,9 +131,9 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
       // A crash right after step 1: the PENDING row is committed, the wallet was never called, the lease ran out.
       await sys.sql(
         `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end, amount, currency, asset,
-           asset_amount, rate, status, attempt, created_at, lease_until, change_session_id)
+           asset_amount, rate, status, attempt, created_at, lease_until, change_session_id, purpose)
          select gen_random_uuid(), s.id, s.merchant_id, s.wallet_user_id, 0, s.current_period_start, s.current_period_end, 4, 'USD', 'USDT_TRON',
-           4, 1, 'PENDING', 1, now(), now() - interval '1 second', ? from subscriptions s where s.id = ?`,
+           4, 1, 'PENDING', 1, now(), now() - interval '1 second', ?, 'PLAN_CHANGE' from subscriptions s where s.id = ?`,
         [change.id, subscriptionId],
       );
       await eventually(async () => ((await changeOf(api, subscriptionId, change.id)).status === "APPLIED" ? true : undefined), 10_000, "settle by the sweep");

@@ -227,8 +227,8 @@ describe("customer self-service RPCs", () => {
     const chargeId = randomUUID();
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until)
-       select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 month', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second'
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
+       select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 month', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second', 'FIRST_PAYMENT'
        from subscriptions where id = ?`,
       [chargeId, s.subscriptionId],
     );

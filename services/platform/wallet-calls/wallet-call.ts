@@ -1,0 +1,226 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { DomainError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { UseCaseContext } from "../use-case.ts";
+
+/**
+ * The protocol every call that moves money in the wallet follows (a
+ * subscription charge, a refund, an order credit), whatever crashes or
+ * stalls where. It is written once, here; each kind of call (a WalletCall)
+ * says only what its call is and what its answer changes.
+ *
+ *  1. Open: the row that owns the call is committed PENDING first, in the
+ *     transaction that decided it (outbox), usually leased to its opener
+ *     (LEASED_INSERT_COLUMNS, or takeLease right after the insert).
+ *  2. Call: only the lease holder calls the wallet, with an idempotency key
+ *     made from the row's id (wallet/contract.ts ledgerKeys): a retry of a
+ *     key that moved money answers that first movement and moves nothing.
+ *     The lease (database time, LEASE_SECONDS) outlasts the call's timeout,
+ *     so in a healthy process one key is never in two calls at once.
+ *  3. Settle: one transaction locks what precedes the row in its lock order,
+ *     then the row, and records the answer only if the row is still PENDING
+ *     and still carries the generation the caller took (fencing): a holder
+ *     stalled past its lease (GC pause, lock wait, failover) whose lease was
+ *     taken over commits nothing, the newer holder's outcome is the one kept.
+ *  4. Failure: a call or settle that throws counts a failure on the row
+ *     (fenced too), gives the lease back and backs off (5 s doubling to one
+ *     hour); after MAX_CALL_FAILURES the row is parked: the sweep leaves it,
+ *     reconciliation reports it (PARKED_ROW) for an operator.
+ *  5. Sweep: rows left PENDING by a crash (lease run out) or a failure
+ *     (back-off due) are finished by sweepWalletCalls with the same key,
+ *     those never tried first, so rows that keep failing never block newer
+ *     ones. Reconciliation reports rows the sweep should have finished by
+ *     now (STALE_PENDING_ROW) and parked ones (walletCallAnomalies).
+ *
+ * Timeouts (the chain, shortest inside): the wallet call WALLET_CALL_TIMEOUT_MS
+ * (3 s) < a request's wait for a charge in flight plus that call (charges'
+ * WAIT_FOR_CHARGE_MS) < the caller's RPC deadline (RPC_TIMEOUT_MS, at least
+ * 4 s, 8 s by default) < the lease (30 s).
+ */
+export const WALLET_CALL_TIMEOUT_MS = 3_000;
+export const LEASE_SECONDS = 30;
+/** A row whose call or settle failed this many times in a row is parked. */
+export const MAX_CALL_FAILURES = 10;
+/** Rows one sweep takes per kind. */
+export const SWEEP_BATCH = 100;
+
+/** Back-off after the n-th failure in a row: 5 s, 10 s, 20 s … capped at one hour (the SQL in recordFailure says the same). */
+export function backoffSeconds(failures: number): number {
+  return Math.min(3600, 5 * 2 ** Math.max(0, failures - 1));
+}
+
+/** One kind of wallet call: what it calls and what its answer changes. */
+export interface WalletCall<Answer, Locked, Result> {
+  /** The table of its rows (with walletCallColumns); a constant of the kind, never input. */
+  readonly table: string;
+  /** For logs: "charge", "refund", "credit". */
+  readonly what: string;
+  readonly logger: Logger;
+  /** Step 2: the idempotent wallet call for the row (its key made from the id). Throws on an RPC failure. */
+  call(ctx: UseCaseContext, id: string): Promise<Answer>;
+  /** Step 3, first: in the settle's transaction, lock what precedes the row in the lock order. */
+  lockBefore(em: EntityManager, id: string): Promise<Locked>;
+  /** Step 3: record the answer (`tx.em` is the settle's transaction). The row is locked, PENDING and still fenced to the caller. */
+  record(tx: UseCaseContext, id: string, answer: Answer, locked: Locked): Promise<Result>;
+  /** What a row that is no longer PENDING means to the caller. */
+  settled(em: EntityManager, id: string): Promise<Result>;
+}
+
+export type CallOutcome<R> = { state: "in_progress" } | { state: "settled"; result: R };
+
+/** Where a row stands for a caller holding `generation`, read under the row lock. */
+export type Fence = "held" | "taken_over" | "settled";
+
+export function fenceOf(row: { status: string; leaseGeneration: number }, generation: number): Fence {
+  if (row.status !== "PENDING") return "settled";
+  return Number(row.leaseGeneration) === generation ? "held" : "taken_over";
+}
+
+/**
+ * Columns and SQL values that write a new row already leased to its opener
+ * (generation 1) in an insert: `lease_until, lease_generation` and
+ * `now() + make_interval(secs => ?), 1` with LEASE_SECONDS as the parameter.
+ */
+export const LEASED_INSERT = { columns: "lease_until, lease_generation", values: "now() + make_interval(secs => ?), 1", param: LEASE_SECONDS, generation: 1 } as const;
+
+/**
+ * Claims a PENDING row for one caller until the lease (database time) runs
+ * out. Returns the fencing generation the caller now holds, or null when
+ * someone else holds the lease or the row is no longer PENDING.
+ */
+export async function takeLease(em: EntityManager, table: string, id: string): Promise<number | null> {
+  const rows = await em.execute<{ lease_generation: number }[]>(
+    `update ${table} set lease_until = now() + make_interval(secs => ?), lease_generation = lease_generation + 1
+      where id = ? and status = 'PENDING' and (lease_until is null or lease_until < now())
+      returning lease_generation`,
+    [LEASE_SECONDS, id],
+  );
+  return rows.length === 1 ? Number(rows[0]!.lease_generation) : null;
+}
+
+/**
+ * Steps 2 and 3 for one PENDING row. `held`: the generation the caller
+ * already holds (it just opened the row); undefined takes the lease here, and
+ * "in_progress" is answered when another caller holds it. A failure counts
+ * on the row (step 4) and is thrown as SERVICE_UNAVAILABLE: the row stays
+ * PENDING and the caller's retry (the same key) or the sweep finishes it.
+ */
+export async function runWalletCall<A, L, R>(ctx: UseCaseContext, kind: WalletCall<A, L, R>, id: string, held?: number): Promise<CallOutcome<R>> {
+  const generation = held ?? (await takeLease(ctx.em, kind.table, id));
+  if (generation === null) {
+    const em = ctx.em.fork();
+    const [row] = await em.execute<{ status: string }[]>(`select status from ${kind.table} where id = ?`, [id]);
+    if (!row) throw new Error(`${kind.what} ${id} does not exist`);
+    return row.status === "PENDING" ? { state: "in_progress" } : { state: "settled", result: await kind.settled(em, id) };
+  }
+  try {
+    const answer = await kind.call(ctx, id);
+    return await settleAnswer(ctx, kind, id, generation, answer);
+  } catch (err) {
+    await recordFailures(ctx.em.fork(), kind, [{ id, generation }], err);
+    if (err instanceof DomainError) throw err;
+    throw new DomainError("unavailable", "SERVICE_UNAVAILABLE", `the wallet could not complete this ${kind.what} now; it is retried, try again in a moment`, { cause: err });
+  }
+}
+
+/** Step 3, fenced: one transaction, what precedes the row locked first, then the row. */
+export async function settleAnswer<A, L, R>(ctx: UseCaseContext, kind: WalletCall<A, L, R>, id: string, generation: number, answer: A): Promise<CallOutcome<R>> {
+  return ctx.em.fork().transactional(async (em): Promise<CallOutcome<R>> => {
+    const locked = await kind.lockBefore(em, id);
+    const [row] = await em.execute<{ status: string; lease_generation: number }[]>(`select status, lease_generation from ${kind.table} where id = ? for update`, [id]);
+    if (!row) throw new Error(`${kind.what} ${id} does not exist`);
+    const fence = fenceOf({ status: row.status, leaseGeneration: row.lease_generation }, generation);
+    if (fence === "settled") return { state: "settled", result: await kind.settled(em, id) };
+    if (fence === "taken_over") {
+      // A newer holder took the lease while this settle stalled; its outcome (same key) wins.
+      kind.logger.warn({ id, what: kind.what, held: generation, current: Number(row.lease_generation) }, "wallet call settle fenced off: the lease was taken over");
+      return { state: "in_progress" };
+    }
+    return { state: "settled", result: await kind.record({ em, clock: ctx.clock }, id, answer, locked) };
+  });
+}
+
+/**
+ * Step 4 for rows whose call or settle failed (one row, or a batch's rows
+ * when its one wallet call failed): each counts a failure, gives its lease
+ * back and backs off; parked after MAX_CALL_FAILURES. Fenced: a row whose
+ * lease was taken over meanwhile is its new holder's to count. Best effort:
+ * when the database itself is what failed, the lease runs out instead.
+ */
+export async function recordFailures(em: EntityManager, kind: Pick<WalletCall<unknown, unknown, unknown>, "table" | "what" | "logger">, rows: { id: string; generation: number }[], err: unknown): Promise<void> {
+  if (rows.length === 0) return;
+  const message = String((err as Error)?.message ?? err).slice(0, 500);
+  // Old values on the right: the n-th failure waits backoffSeconds(n).
+  const counted = await em
+    .execute<{ id: string; settle_failures: number; parked: boolean }[]>(
+      `update ${kind.table} t
+          set settle_failures = t.settle_failures + 1,
+              next_settle_at = now() + make_interval(secs => least(3600, 5 * power(2, t.settle_failures))),
+              parked_at = case when t.settle_failures + 1 >= ? then now() else null end,
+              lease_until = null,
+              last_error = ?
+         from json_to_recordset(?::json) as held(id uuid, generation int)
+        where t.id = held.id and t.status = 'PENDING' and t.lease_generation = held.generation
+        returning t.id, t.settle_failures, t.parked_at is not null as parked`,
+      [MAX_CALL_FAILURES, message, JSON.stringify(rows)],
+    )
+    .catch((cause: unknown) => {
+      kind.logger.warn({ err: cause, what: kind.what, rows: rows.length }, "could not count a wallet-call failure; the lease runs out instead");
+      return [];
+    });
+  for (const row of counted) {
+    const failures = Number(row.settle_failures);
+    if (row.parked) kind.logger.error({ err, id: row.id, what: kind.what, failures }, "wallet call parked after repeated failures; reconciliation reports it");
+    else if (failures === 1) kind.logger.warn({ err, id: row.id, what: kind.what }, "wallet call failed; retried with back-off");
+  }
+}
+
+/**
+ * Step 5: PENDING rows whose lease ran out and whose next try is due, those
+ * never tried first, each finished with its own key. Returns how many were
+ * settled and how many failed again (their failure is counted on the row).
+ */
+export async function sweepWalletCalls<A, L, R>(ctx: UseCaseContext, kind: WalletCall<A, L, R>, limit = SWEEP_BATCH): Promise<{ settled: number; failed: number }> {
+  const due = await ctx.em.fork().execute<{ id: string }[]>(
+    `select id from ${kind.table}
+      where status = 'PENDING' and parked_at is null
+        and (lease_until is null or lease_until < now())
+        and (next_settle_at is null or next_settle_at <= now())
+      order by next_settle_at nulls first, created_at limit ?`,
+    [limit],
+  );
+  let settled = 0;
+  let failed = 0;
+  for (const { id } of due) {
+    try {
+      const res = await runWalletCall({ em: ctx.em.fork(), clock: ctx.clock }, kind, id);
+      if (res.state === "settled") settled += 1;
+    } catch {
+      failed += 1;
+    }
+  }
+  if (failed > 1) kind.logger.warn({ what: kind.what, failed, settled }, "wallet-call sweep: some calls failed; retried with back-off");
+  return { settled, failed };
+}
+
+/** Past its lease and back-off by this much, a PENDING row should have been finished by a sweep: reconciliation reports it. */
+export const STALE_AFTER_SECONDS = 600;
+
+/**
+ * Reconciliation's part of the protocol, for one table: `union all` branches
+ * (the columns reconcile.ts selects) reporting parked rows (PARKED_ROW) and
+ * PENDING rows no sweep has finished well after their lease and back-off
+ * ran out (STALE_PENDING_ROW: the sweep is not running, or cannot reach them).
+ */
+export function walletCallAnomalies(table: string, ownerType: string, amountColumn: string): string {
+  return `
+     select 'PARKED_ROW' as kind, '${ownerType}' as owner_type, w.id::text as owner_id, null as wallet_transaction_id, w.status as owner_status,
+            w.${amountColumn}::text as owner_amount, w.asset as owner_asset, null as money_amount, null as money_asset
+       from ${table} w where w.status = 'PENDING' and w.parked_at is not null
+     union all
+     select 'STALE_PENDING_ROW', '${ownerType}', w.id::text, null, w.status, w.${amountColumn}::text, w.asset, null, null
+       from ${table} w
+      where w.status = 'PENDING' and w.parked_at is null
+        and greatest(w.created_at + make_interval(secs => ${LEASE_SECONDS}), coalesce(w.lease_until, w.created_at), coalesce(w.next_settle_at, w.created_at))
+            < now() - make_interval(secs => ${STALE_AFTER_SECONDS})`;
+}
