@@ -17,14 +17,15 @@ import { openChangeCharge } from "./change-charge.ts";
 import { settleCharge } from "../charges/settle-charge.ts";
 import type { FailureReason } from "../charges/open-charge.ts";
 import { paymentInProgress } from "../charges/lease.ts";
-import { quotePlan } from "../funding.ts";
+import { quoteFunding, tooLargeForAsset } from "../funding.ts";
+import { ASSET_AMOUNT_TOO_LARGE } from "../contract.ts";
 import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../ports.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { supersedeScheduled, switchPlan } from "./switch-plan.ts";
 import { schedulePlanChange } from "./change-session-queue.ts";
 import { touch } from "../../platform/record-version.ts";
 
-export type ChangeRefusal = FailureReason | "SUBSCRIPTION_NOT_CHANGEABLE" | "PLAN_CHANGED";
+export type ChangeRefusal = FailureReason | "SUBSCRIPTION_NOT_CHANGEABLE" | "PLAN_CHANGED" | "CONVERSION_UNAVAILABLE" | typeof ASSET_AMOUNT_TOO_LARGE;
 
 export interface ChangeApprovalResult {
   approved: boolean;
@@ -121,8 +122,18 @@ async function approveWithCharge(
 ): Promise<ChangeApprovalResult> {
   const asset = subscription.fundingAsset!;
   const requested = await fetchPlan(ports, subscription.merchantId, session.requestedPlanId);
-  const quote = await quotePlan(ports, { ...requested, amount: chargeAmount }, asset);
-  if (!quote) throw new Error(`asset ${asset} can no longer pay ${requested.currency}`);
+  const price = { amount: chargeAmount, currency: requested.currency };
+  const priced = await quoteFunding(ports, price, asset);
+  // Create refused both; rates move, so the approval answers them as refusals too (never a database error).
+  if (priced.kind === "unavailable") {
+    const message = `Your ${asset} account cannot pay an amount in ${requested.currency} now. Nothing was charged or changed.`;
+    return { approved: false, refusal: "CONVERSION_UNAVAILABLE", message, session, subscription, charge: undefined };
+  }
+  if (priced.kind === "too_large") {
+    const message = `The charge of ${tooLargeForAsset(price, asset, priced.assetAmount)}. Nothing was charged or changed.`;
+    return { approved: false, refusal: ASSET_AMOUNT_TOO_LARGE, message, session, subscription, charge: undefined };
+  }
+  const { quote } = priced;
   // The cap is in the plan's currency; create refuses a charge above it, so this guards a plan edited since.
   const capExceeded = requested.maximumChargeAmount !== undefined && compare(amount(chargeAmount), amount(requested.maximumChargeAmount)) > 0;
 
