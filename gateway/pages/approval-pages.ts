@@ -8,7 +8,8 @@ import { errorCodeOf } from "../../services/platform/rpc/errors.ts";
 import type { ApprovalProvider, ApprovalView } from "./approval-provider.ts";
 import type { LoginLimiter } from "./login-limiter.ts";
 import { safeEqual, type PageSession, type SessionCodec } from "./page-session.ts";
-import { formatUtc, fundingPage, loginPage, statusPage } from "./templates.ts";
+import { formatUtc, fundingPage, loginPage, statusPage, tooLargeSentence } from "./templates.ts";
+import { ASSET_AMOUNT_TOO_LARGE } from "../../services/subscriptions/contract.ts";
 
 export interface ApprovalPagesOptions {
   /** Where the pages live: `${basePath}/<token>`. */
@@ -137,6 +138,7 @@ export function approvalPages(options: ApprovalPagesOptions): Router {
         if (code === "PAYMENT_IN_PROGRESS") return await render(c, token, view, session, { status: 409, notice: err instanceof ConnectError ? err.rawMessage : "" });
         if (code === "PIN_LOCKED") return await render(c, token, view, session, { status: 423, error: "Your PIN is locked after too many wrong tries. Approval is not possible until it unlocks." });
         if (code === "FUNDING_ASSET_NOT_SUPPORTED") return await render(c, token, view, session, { status: 422, error: "This asset cannot pay for it. Choose another one." });
+        if (code === ASSET_AMOUNT_TOO_LARGE) return await render(c, token, view, session, { status: 422, error: tooLargeSentence(form.fundingAsset ?? "") });
         if (code === "AUTHORIZATION_EXPIRED" || code === "AUTHORIZATION_USED" || code === "AUTHORIZATION_CANCELLED") {
           // The state changed while the customer was on the page: show the page for the new state.
           await loadPending(c, token);

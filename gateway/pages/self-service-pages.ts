@@ -9,7 +9,8 @@ import type { LoginLimiter } from "./login-limiter.ts";
 import { safeEqual, type PageSession, type SessionCodec } from "./page-session.ts";
 import { formBody, guarded, PIN, redirect, securityHeaders, send, type Ctx } from "./approval-pages.ts";
 import { selfServiceLoginPage, selfServicePage, type SelfServiceScreen } from "./self-service-templates.ts";
-import { formatUtc, statusPage } from "./templates.ts";
+import { formatUtc, statusPage, tooLargeSentence } from "./templates.ts";
+import { ASSET_AMOUNT_TOO_LARGE } from "../../services/subscriptions/contract.ts";
 
 export const SELF_SERVICE_PATH = "/wallet/subscriptions";
 /** The session is bound to this page as approval sessions are bound to their token (page-session.ts). */
@@ -180,6 +181,7 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
       return redirect(ctx, `${path}?done=${done}&subscriptionId=${encodeURIComponent(subscriptionId)}`);
     } catch (err) {
       if (!(err instanceof ConnectError)) throw err;
+      if (errorCodeOf(err) === ASSET_AMOUNT_TOO_LARGE) return screen(422, tooLargeSentence(asset));
       const message = REFUSALS[errorCodeOf(err) ?? ""];
       if (!message) throw err;
       return screen(message[0], message[1]);

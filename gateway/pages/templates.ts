@@ -1,3 +1,4 @@
+import { MAX_INTEGER_DIGITS } from "../../services/platform/money.ts";
 import type { ApprovalSummary, ApprovalView, FundingChoice } from "./approval-provider.ts";
 
 /**
@@ -161,6 +162,16 @@ ${alert(input.error)}
 </form>
 </div>`,
   );
+}
+
+/** An asset that cannot hold a price once converted (ASSET_AMOUNT_TOO_LARGE), in words, with the limit. */
+export function tooLargeSentence(postedAsset: string): string {
+  const limit = `1${"0".repeat(MAX_INTEGER_DIGITS)}`.replace(/\B(?=(\d{3})+$)/g, ",");
+  // The asset comes from the form: named only when it looks like an asset code.
+  const asset = /^[A-Z0-9_]{1,16}$/.test(postedAsset) ? postedAsset : undefined;
+  return asset
+    ? `Paid in ${asset}, this price would be more than one payment can hold (it must be less than ${limit} ${asset}). Choose another asset.`
+    : `Paid in this asset, this price would be more than one payment can hold (it must be less than ${limit}). Choose another asset.`;
 }
 
 export function statusPage(title: string, message: string): string {

@@ -13,6 +13,7 @@ export const changeSessionRoutes = defineRoutes([
       "Returns the change session with its single-use `approvalUrl`: the customer logs in to their wallet there, sees the current and the requested plan " +
       "and any immediate charge, and approves with their PIN (the subscription's funding asset pays). " +
       "409: SUBSCRIPTION_NOT_CHANGEABLE (not ACTIVE, TRIALING or PAUSED), SAME_PLAN, CURRENCY_NOT_PAYABLE (the funding asset cannot pay the plan's currency), " +
+      "ASSET_AMOUNT_TOO_LARGE (the plan's amount or the immediate charge, converted to the funding asset, is more than a charge can hold: less than 10^20), " +
       "CHANGE_SESSION_ALREADY_OPEN (another session awaits approval).",
     tag: "Subscription changes",
     auth: "apiKey",

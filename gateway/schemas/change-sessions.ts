@@ -54,7 +54,7 @@ const changeSessionProperties = {
   metadata: metadataSchema,
   expiresAt: { ...dateTimeSchema, description: "The approval link's expiry (60 minutes after create)." },
   scheduledFor: { ...nullable(dateTimeSchema), description: "NEXT_BILLING, once approved: the billing date the change takes effect at (later if the subscription is paused then)." },
-  cancellationReason: nullable({ type: "string", enum: ["SUBSCRIPTION_CANCELLED", "SUPERSEDED", "MERCHANT_CANCELLED"] }),
+  cancellationReason: nullable({ type: "string", enum: ["SUBSCRIPTION_CANCELLED", "SUPERSEDED", "MERCHANT_CANCELLED", "SUBSCRIPTION_CHANGED"] }),
   supersededBy: { ...nullable(uuidSchema), description: "The change session whose approval replaced this scheduled one." },
   chargeId: { ...nullable(uuidSchema), description: "The immediate charge (see the subscription's charges)." },
   createdAt: dateTimeSchema,

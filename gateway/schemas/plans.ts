@@ -10,7 +10,11 @@ export const createPlanBody = {
     externalReference: { type: "string", maxLength: 200 },
     name: { type: "string", minLength: 1, maxLength: 200 },
     description: { type: "string", maxLength: 2000 },
-    amount: { ...amountSchema, description: "Charged every period; greater than 0 (free plans are refused)." },
+    amount: {
+      ...amountSchema,
+      description:
+        "Charged every period; greater than 0 (free plans are refused) and at most 99999999999999999999 (a charge rounds it up to the paying asset's smallest unit and must stay below 10^20).",
+    },
     currency: { type: "string", enum: [...CURRENCIES] },
     interval: { type: "string", enum: [...PLAN_INTERVALS] },
     intervalCount: { type: "integer", minimum: 1, maximum: 365, default: 1 },

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { invalid } from "../platform/errors.ts";
 import { checkDescription, checkExternalReference, checkPlanName } from "./plan-fields.ts";
-import { compare, formatAmount, isZero } from "../platform/money.ts";
+import { compare, fitsStorageRoundedUp, formatAmount, isZero, MAX_INTEGER_DIGITS, MAX_WHOLE_AMOUNT } from "../platform/money.ts";
 import { parseAmountField } from "../platform/amount-input.ts";
 import { isCurrency } from "../platform/currencies.ts";
 import { recordEvent } from "../events/record-event.ts";
@@ -35,6 +35,14 @@ export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): P
   }
   // Plans charge something every period: a free plan would create zero charges forever (issue 11 decision: refused).
   if (isZero(amount)) throw invalid("INVALID_REQUEST", "amount: must be greater than 0");
+  // A charge rounds the price up to the paying asset's smallest unit and stores it in numeric(38,18): a price that
+  // overflows once rounded up could never be charged, even in an asset of its own currency (issue 21).
+  if (!fitsStorageRoundedUp(amount)) {
+    throw invalid(
+      "INVALID_REQUEST",
+      `amount: must be at most ${MAX_WHOLE_AMOUNT}: a charge rounds it up to the paying asset's smallest unit and must stay below 10^${MAX_INTEGER_DIGITS}`,
+    );
+  }
   const name = checkPlanName(input.name);
   checkExternalReference(input.externalReference);
   checkDescription(input.description);

@@ -33,6 +33,18 @@ export function fitsStorage(value: Amount): boolean {
   return value.abs().lt(new D(10).pow(MAX_INTEGER_DIGITS));
 }
 
+/** The largest amount that still fits storage once rounded up to a whole unit: 10^20 − 1. */
+export const MAX_WHOLE_AMOUNT = "9".repeat(MAX_INTEGER_DIGITS);
+
+/**
+ * True when the amount still fits storage after rounding up to any number of
+ * decimals (a charge rounds a price up to the paying asset's smallest unit,
+ * so 99999999999999999999.5 becomes 10^20 in an asset with fewer decimals).
+ */
+export function fitsStorageRoundedUp(value: Amount): boolean {
+  return fitsStorage(value.toDecimalPlaces(0, DecimalJs.ROUND_UP));
+}
+
 /** True when a pattern-valid text also fits storage (used by request validation). */
 export function isStorableAmountText(text: string): boolean {
   return AMOUNT_PATTERN.test(text) && fitsStorage(new D(text));

@@ -13,7 +13,8 @@ import { openFirstCharge, type FirstChargeTerms } from "./first-payment.ts";
 import { settleCharge } from "./charges/settle-charge.ts";
 import type { FailureReason } from "./charges/open-charge.ts";
 import { paymentInProgress } from "./charges/charge-ports.ts";
-import { quotePlan, requireFundingAsset } from "./funding.ts";
+import { quoteFunding, requireFundingAsset, tooLargeForAsset } from "./funding.ts";
+import { ASSET_AMOUNT_TOO_LARGE } from "./contract.ts";
 import { fetchPlan, fetchWalletUserById, planInterval, type SubscriptionPorts } from "./ports.ts";
 import { touch } from "../platform/record-version.ts";
 
@@ -69,8 +70,11 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
   if (user.pinLocked) {
     throw new DomainError("failed_precondition", "PIN_LOCKED", "the payment PIN is locked after too many wrong tries");
   }
-  const quote = await quotePlan(ports, plan, asset.code);
-  if (!quote) throw invalid("FUNDING_ASSET_NOT_SUPPORTED", `fundingAsset: ${asset.code} cannot pay a plan priced in ${plan.currency}`);
+  const priced = await quoteFunding(ports, plan, asset.code);
+  if (priced.kind === "unavailable") throw invalid("FUNDING_ASSET_NOT_SUPPORTED", `fundingAsset: ${asset.code} cannot pay a plan priced in ${plan.currency}`);
+  // Checked before a trial starts too: its first renewal could never be charged in this asset.
+  if (priced.kind === "too_large") throw invalid(ASSET_AMOUNT_TOO_LARGE, `fundingAsset: ${tooLargeForAsset(plan, asset.code, priced.assetAmount)}`);
+  const { quote } = priced;
   if (user.status !== "ACTIVE") {
     return refused(ctx, subscription, "ACCOUNT_FROZEN", undefined, `Your wallet account is frozen, so it cannot approve payments.`);
   }

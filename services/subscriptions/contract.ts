@@ -40,3 +40,9 @@ export const FUNDING_CHANGEABLE_STATUSES = ["ACTIVE", "TRIALING", "PAUSED", "PAS
 
 /** The reason a customer's own cancel (self-service page or wallet app) stamps. */
 export const CUSTOMER_CANCELLED = "CUSTOMER_CANCELLED";
+
+/**
+ * An asset cannot pay a price because, converted, it is more than one charge
+ * can hold (less than 10^20 of the asset): the hosted pages name the limit.
+ */
+export const ASSET_AMOUNT_TOO_LARGE = "ASSET_AMOUNT_TOO_LARGE";

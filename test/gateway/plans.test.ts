@@ -85,11 +85,21 @@ describe("subscription plans over REST", () => {
     });
 
     it("refuses an amount too large to store with 400, not 500", async () => {
-      const ok = await expectCreated({ ...valid, amount: "99999999999999999999.999999999999999999" });
-      expect(ok.amount).to.equal("99999999999999999999.999999999999999999");
       const res = await expectInvalid({ ...valid, amount: "100000000000000000000" }, "amount");
       expect(res.body.message).to.contain("10^20");
       await expectInvalid({ ...valid, amount: "9".repeat(200) }, "amount");
+    });
+
+    it("refuses an amount that could never be charged: one that overflows once a charge rounds it up (issue 21)", async () => {
+      const ok = await expectCreated({ ...valid, amount: "99999999999999999999" });
+      expect(ok.amount).to.equal("99999999999999999999");
+      // Storable as a plan, but 10^20 once rounded up to the 6 decimals of USDT: no charge could hold it.
+      for (const amount of ["99999999999999999999.999999999999999999", "99999999999999999999.000000000000000001"]) {
+        const res = await expectInvalid({ ...valid, amount }, "amount");
+        expect(res.body.message).to.equal(
+          "amount: must be at most 99999999999999999999: a charge rounds it up to the paying asset's smallest unit and must stay below 10^20",
+        );
+      }
     });
 
     it("enforces name, externalReference and description lengths at the bound and one past", async () => {

@@ -3,6 +3,7 @@ import type { Clock } from "../../platform/clock.ts";
 import type { SubscriptionRow } from "../entities.ts";
 import { scheduledSessionOf } from "./change-session-store.ts";
 import { switchPlan } from "./switch-plan.ts";
+import { renewalInFlight } from "../charges/wait-for-charges.ts";
 
 /** Statuses in which a due scheduled change is applied (not PAUSED, not PAST_DUE, not ended). */
 const APPLIES_IN: readonly string[] = ["ACTIVE", "TRIALING"];
@@ -17,7 +18,9 @@ const APPLIES_IN: readonly string[] = ["ACTIVE", "TRIALING"];
  * after the session's scheduledFor (the next billing date at approval). So a
  * change scheduled while paused waits for the first billing after resume, and
  * a PAST_DUE subscription's retries of the old period keep the old amount
- * (the change applies once it is ACTIVE again, at its next billing).
+ * (the change applies once it is ACTIVE again, at its next billing). A
+ * renewal charge in flight (opened before the change was due) keeps its
+ * price; the change applies at the billing after it.
  *
  * Contract with recurring billing: the renewal engine calls this before it
  * computes a renewal's amount, so that renewal is charged at the new plan's
@@ -31,6 +34,9 @@ export async function applyDuePlanChange(em: EntityManager, clock: Clock, subscr
   const session = await scheduledSessionOf(em, subscription.id);
   if (!session?.scheduledFor || session.scheduledFor.getTime() > now.getTime()) return false;
   if (subscription.nextBillingAt.getTime() < session.scheduledFor.getTime()) return false;
+  // A renewal charge in flight was priced at the current plan: applying now would put plan_changed between that
+  // charge and its renewed (at the old price). The change waits for the billing after it.
+  if (await renewalInFlight(em, subscription.id)) return false;
   await switchPlan(em, clock, subscription, session, "apply");
   return true;
 }

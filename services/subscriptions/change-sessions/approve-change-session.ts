@@ -6,25 +6,22 @@ import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { nextChangeStatus } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
-import {
-  assertChangeAnswerable,
-  CHANGEABLE_STATUSES,
-  findByChangeToken,
-  lockChangeSession,
-  pendingSessionCharge,
-} from "./change-session-store.ts";
+import { assertChangeAnswerable, findByChangeToken, lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
+import { changeableRefusal, type ChangeRefusal } from "./changeable-refusal.ts";
 import { openChangeCharge } from "./change-charge.ts";
 import { settleCharge } from "../charges/settle-charge.ts";
-import type { FailureReason } from "../charges/open-charge.ts";
 import { paymentInProgress } from "../charges/charge-ports.ts";
-import { quotePlan } from "../funding.ts";
+import { afterChargeSettles, ChargeInFlight, renewalInFlight } from "../charges/wait-for-charges.ts";
+import { settleAutomaticRefund } from "../refunds/automatic-refund.ts";
+import { quoteFunding, tooLargeForAsset } from "../funding.ts";
+import { ASSET_AMOUNT_TOO_LARGE } from "../contract.ts";
 import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../ports.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { supersedeScheduled, switchPlan } from "./switch-plan.ts";
 import { schedulePlanChange } from "./change-session-queue.ts";
 import { touch } from "../../platform/record-version.ts";
 
-export type ChangeRefusal = FailureReason | "SUBSCRIPTION_NOT_CHANGEABLE" | "PLAN_CHANGED";
+export type { ChangeRefusal };
 
 export interface ChangeApprovalResult {
   approved: boolean;
@@ -35,7 +32,6 @@ export interface ChangeApprovalResult {
   subscription: SubscriptionRow;
   charge: ChargeRow | undefined;
 }
-
 
 /**
  * The customer approved a plan change on the hosted page (the gateway has
@@ -50,13 +46,20 @@ export interface ChangeApprovalResult {
  * NEXT_BILLING: the session becomes SCHEDULED for the next billing date and
  * a delayed job is enqueued after commit (the sweep and the renewal engine
  * apply it too). Either way, an approved change supersedes a scheduled one.
+ *
+ * A renewal charge in flight is settled first (as pause and resume do,
+ * charges/wait-for-charges.ts) and the approval is decided on what it left:
+ * otherwise a change approved mid-renewal would be scheduled for the billing
+ * being charged at the old price (plan_changed, then renewed at the old
+ * price), or an immediate one priced on a subscription about to be PAST_DUE.
+ * Past the wait, PAYMENT_IN_PROGRESS (409) and the customer retries.
  */
 export async function approveChangeSession(
   ctx: UseCaseContext,
   ports: SubscriptionPorts,
   input: { token: string; walletUserId: string },
 ): Promise<ChangeApprovalResult> {
-  let { session, subscription } = await findByChangeToken(ctx.em, input.token);
+  const { session, subscription } = await findByChangeToken(ctx.em, input.token);
   if (subscription.walletUserId !== input.walletUserId) {
     throw new DomainError("failed_precondition", "WALLET_USER_MISMATCH", "this change must be approved by the subscription's wallet user");
   }
@@ -66,10 +69,14 @@ export async function approveChangeSession(
   if (inFlight) {
     const settled = await settleCharge(ctx, ports, inFlight.id, false);
     if (settled.state === "in_progress") throw paymentInProgress("this change");
-    if (settled.charge.status === "SUCCEEDED") return reload(ctx, input.token, true, settled.charge);
+    if (settled.charge.status === "SUCCEEDED") return afterPaid(ctx, ports, input.token, settled.charge);
   }
+  return afterChargeSettles(ctx, ports, () => approveOnce(ctx, ports, input));
+}
 
-  ({ session, subscription } = await findByChangeToken(ctx.em.fork(), input.token));
+/** One try on the subscription as it is now; throws ChargeInFlight (under the lock) when a renewal charge is in flight. */
+async function approveOnce(ctx: UseCaseContext, ports: SubscriptionPorts, input: { token: string; walletUserId: string }): Promise<ChangeApprovalResult> {
+  const { session, subscription } = await findByChangeToken(ctx.em.fork(), input.token);
   assertChangeAnswerable(session, ctx.clock.now());
   const refusedEarly = changeableRefusal(session, subscription);
   if (refusedEarly) return { approved: false, ...refusedEarly, session, subscription, charge: undefined };
@@ -85,11 +92,12 @@ export async function approveChangeSession(
     return approveWithCharge(ctx, ports, input.token, session, subscription, chargeAmount);
   }
 
-  const result = await ctx.em.transactional(async (em) => {
+  const result = await ctx.em.fork().transactional(async (em) => {
     const sub = await lockSubscription(em, subscription.id);
     const row = await lockChangeSession(em, session.id);
     const now = ctx.clock.now();
     assertChangeAnswerable(row, now);
+    await refuseUnderRenewal(em, sub);
     const refused = changeableRefusal(row, sub);
     if (refused) return { approved: false, ...refused, session: row, subscription: sub, charge: undefined };
     if (row.effectiveMode === "IMMEDIATE") {
@@ -121,18 +129,31 @@ async function approveWithCharge(
 ): Promise<ChangeApprovalResult> {
   const asset = subscription.fundingAsset!;
   const requested = await fetchPlan(ports, subscription.merchantId, session.requestedPlanId);
-  const quote = await quotePlan(ports, { ...requested, amount: chargeAmount }, asset);
-  if (!quote) throw new Error(`asset ${asset} can no longer pay ${requested.currency}`);
+  const price = { amount: chargeAmount, currency: requested.currency };
+  const priced = await quoteFunding(ports, price, asset);
+  // Create refused both; rates move, so the approval answers them as refusals too (never a database error).
+  if (priced.kind === "unavailable") {
+    const message = `Your ${asset} account cannot pay an amount in ${requested.currency} now. Nothing was charged or changed.`;
+    return { approved: false, refusal: "CONVERSION_UNAVAILABLE", message, session, subscription, charge: undefined };
+  }
+  if (priced.kind === "too_large") {
+    const message = `The charge of ${tooLargeForAsset(price, asset, priced.assetAmount)}. Nothing was charged or changed.`;
+    return { approved: false, refusal: ASSET_AMOUNT_TOO_LARGE, message, session, subscription, charge: undefined };
+  }
+  const { quote } = priced;
   // The cap is in the plan's currency; create refuses a charge above it, so this guards a plan edited since.
   const capExceeded = requested.maximumChargeAmount !== undefined && compare(amount(chargeAmount), amount(requested.maximumChargeAmount)) > 0;
 
-  const opened = await ctx.em.transactional(async (em) => {
+  const opened = await ctx.em.fork().transactional(async (em) => {
     const sub = await lockSubscription(em, subscription.id);
     const row = await lockChangeSession(em, session.id);
     assertChangeAnswerable(row, ctx.clock.now());
+    if (await pendingSessionCharge(em, row.id)) throw paymentInProgress("this change");
+    await refuseUnderRenewal(em, sub);
     const refused = changeableRefusal(row, sub);
     if (refused) return { refused, row, sub };
-    if (await pendingSessionCharge(em, row.id)) throw paymentInProgress("this change");
+    // Quoted for the asset read before the lock: a charge is only ever opened in the asset it was quoted for.
+    if (sub.fundingAsset !== asset) throw new DomainError("failed_precondition", "SUBSCRIPTION_CHANGED", "the subscription's funding asset changed meanwhile; try again");
     const terms = { amount: chargeAmount, currency: requested.currency, asset, assetAmount: quote.assetAmount, rate: quote.rate };
     return { charge: await openChangeCharge(em, ctx.clock.now(), sub, row, terms, capExceeded ? "MAXIMUM_CHARGE_EXCEEDED" : undefined) };
   });
@@ -145,7 +166,7 @@ async function approveWithCharge(
   const settled = await settleCharge(ctx, ports, opened.charge.id, opened.charge.leaseGeneration);
   if (settled.state === "in_progress") throw paymentInProgress("this change");
   const { charge } = settled;
-  if (charge.status === "SUCCEEDED") return reload(ctx, token, true, charge);
+  if (charge.status === "SUCCEEDED") return afterPaid(ctx, ports, token, charge);
   if (charge.failureReason === "ACCOUNT_FROZEN") {
     return refusedWith(ctx, token, "ACCOUNT_FROZEN", charge, `Your ${charge.asset} account is frozen, so the change cannot be paid. Nothing was charged.`);
   }
@@ -153,20 +174,31 @@ async function approveWithCharge(
     `Your ${charge.asset} balance does not cover ${formatAmount(charge.assetAmount ?? "0")} ${charge.asset}. Top up your wallet and approve again; nothing was charged or changed.`);
 }
 
-/** Under the locks: may this session still change this subscription? */
-function changeableRefusal(session: ChangeSessionRow, sub: SubscriptionRow): { refusal: ChangeRefusal; message: string } | undefined {
-  if (!CHANGEABLE_STATUSES.includes(sub.status)) {
-    return { refusal: "SUBSCRIPTION_NOT_CHANGEABLE", message: `This subscription is ${sub.status.toLowerCase().replace("_", " ")}, so its plan cannot change now.` };
-  }
-  if (sub.planId !== session.currentPlanId) {
-    return { refusal: "PLAN_CHANGED", message: "The subscription's plan has changed since this request was made. Ask the merchant for a new link." };
-  }
-  return undefined;
+/** Under the subscription lock: a renewal charge in flight is settled before this approval is decided (afterChargeSettles). */
+async function refuseUnderRenewal(em: Parameters<typeof renewalInFlight>[0], sub: SubscriptionRow): Promise<void> {
+  const renewal = await renewalInFlight(em, sub.id);
+  if (renewal) throw new ChargeInFlight(renewal.id);
 }
 
-async function reload(ctx: UseCaseContext, token: string, approved: boolean, charge: ChargeRow | undefined): Promise<ChangeApprovalResult> {
+/**
+ * The immediate charge succeeded: its settle applied the change, or found
+ * that the change no longer applies (apply-paid-change.ts) and wrote a refund
+ * of it, which is settled here so the customer reads the outcome at once
+ * (the subscriptions sweep settles it otherwise).
+ */
+async function afterPaid(ctx: UseCaseContext, ports: SubscriptionPorts, token: string, charge: ChargeRow): Promise<ChangeApprovalResult> {
   const { session, subscription } = await findByChangeToken(ctx.em.fork(), token);
-  return { approved, message: "", session, subscription, charge };
+  if (session.status === "APPLIED") return { approved: true, message: "", session, subscription, charge };
+  let refunded = false;
+  try {
+    refunded = (await settleAutomaticRefund(ctx, ports, charge.id))?.state === "succeeded";
+  } catch (err) {
+    ports.logger.warn({ err, chargeId: charge.id }, "could not settle the refund of a plan change not applied; the sweep retries");
+  }
+  const why = changeableRefusal(session, subscription) ?? { refusal: "SUBSCRIPTION_NOT_CHANGEABLE" as const, message: "This change no longer applies to your subscription." };
+  const paid = `${formatAmount(charge.assetAmount ?? "0")} ${charge.asset}`;
+  const message = `${why.message} Your payment of ${paid} ${refunded ? "has been refunded" : "is being refunded"}.`;
+  return { approved: false, refusal: why.refusal, message, session, subscription, charge };
 }
 
 async function refusedWith(ctx: UseCaseContext, token: string, refusal: ChangeRefusal, charge: ChargeRow, message: string): Promise<ChangeApprovalResult> {

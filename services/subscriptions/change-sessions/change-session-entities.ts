@@ -5,8 +5,13 @@ import { EFFECTIVE_MODES, type EffectiveMode } from "../contract.ts";
 
 export { EFFECTIVE_MODES, type EffectiveMode };
 
-/** Why a change session ended CANCELLED. */
-export type ChangeCancellationReason = "SUBSCRIPTION_CANCELLED" | "SUPERSEDED" | "MERCHANT_CANCELLED";
+/**
+ * Why a change session ended CANCELLED. SUBSCRIPTION_CHANGED: its immediate
+ * charge succeeded after the subscription had moved on (another plan, or a
+ * status that cannot change plan); the change was not applied and the charge
+ * was refunded (apply-paid-change.ts).
+ */
+export type ChangeCancellationReason = "SUBSCRIPTION_CANCELLED" | "SUPERSEDED" | "MERCHANT_CANCELLED" | "SUBSCRIPTION_CHANGED";
 
 /**
  * A merchant-proposed plan change the customer approves on the hosted page

@@ -10,11 +10,11 @@ import { CHANGEABLE_STATUSES, changeApprovalUrl, openSessionOf } from "./change-
 import { expireChangeSessionNow } from "./expire-change-session.ts";
 import { changeSessionToken } from "../authorization-token.ts";
 import { isHttpUrl } from "../create-subscription.ts";
-import { quotePlan } from "../funding.ts";
+import { quoteFunding, tooLargeForAsset } from "../funding.ts";
 import { fetchPlan, planInterval, refuseArchivedPlan, type SubscriptionPorts } from "../ports.ts";
 import { findSubscription, lockSubscription } from "../subscription-store.ts";
 import { scheduleChangeSessionExpiry } from "./change-session-queue.ts";
-import { AUTHORIZATION_MINUTES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../contract.ts";
+import { ASSET_AMOUNT_TOO_LARGE, AUTHORIZATION_MINUTES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../contract.ts";
 
 /** Same lifetime as a subscription authorization's default. */
 export const CHANGE_SESSION_MINUTES = AUTHORIZATION_MINUTES.default;
@@ -60,11 +60,22 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
   if (!CHANGEABLE_STATUSES.includes(sub.status)) throw notChangeable(sub.status);
   if (requested.id === sub.planId) throw conflict("SAME_PLAN", "requestedPlanId: is already the subscription's plan");
   refuseArchivedPlan(requested, "requestedPlanId");
-  if (!sub.fundingAsset || !(await quotePlan(ports, requested, sub.fundingAsset))) {
+  const priced = sub.fundingAsset ? await quoteFunding(ports, requested, sub.fundingAsset) : ({ kind: "unavailable" } as const);
+  if (priced.kind === "unavailable") {
     throw conflict(
       "CURRENCY_NOT_PAYABLE",
       `requestedPlanId: the plan is priced in ${requested.currency}, which the subscription's funding asset ${sub.fundingAsset ?? "(none)"} cannot pay`,
     );
+  }
+  // Its renewals (or the immediate charge) could never be charged in the funding asset: refused now, not at billing.
+  if (priced.kind === "too_large") {
+    throw conflict(ASSET_AMOUNT_TOO_LARGE, `requestedPlanId: ${tooLargeForAsset(requested, sub.fundingAsset!, priced.assetAmount)}`);
+  }
+  if (mode === "IMMEDIATE" && !isZero(amount(charge))) {
+    const chargePriced = await quoteFunding(ports, { amount: formatAmount(charge), currency: requested.currency }, sub.fundingAsset!);
+    if (chargePriced.kind === "too_large") {
+      throw conflict(ASSET_AMOUNT_TOO_LARGE, `immediateChargeAmount: ${tooLargeForAsset({ amount: charge, currency: requested.currency }, sub.fundingAsset!, chargePriced.assetAmount)}`);
+    }
   }
   if (requested.maximumChargeAmount !== undefined && compare(amount(charge), amount(requested.maximumChargeAmount)) > 0) {
     throw invalid(

@@ -20,6 +20,11 @@ export async function chargeInFlight(em: EntityManager, subscriptionId: string):
   return em.findOne(SubscriptionCharge, { subscriptionId, status: "PENDING" }, { refresh: true });
 }
 
+/** The subscription's period charge in flight (a renewal, a trial's end, a retry), if any. */
+export async function renewalInFlight(em: EntityManager, subscriptionId: string): Promise<ChargeRow | null> {
+  return em.findOne(SubscriptionCharge, { subscriptionId, status: "PENDING", purpose: "RENEWAL" }, { refresh: true });
+}
+
 /**
  * How long a request waits for a charge in flight, a settle's wallet call
  * included: a settle is started only while the whole call fits, so the

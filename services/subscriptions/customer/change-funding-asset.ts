@@ -4,7 +4,8 @@ import { isUuid } from "../../platform/ids.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, type AuthorizationRow, type SubscriptionRow } from "../entities.ts";
 import type { SubscriptionStatus } from "../status-machine.ts";
-import { FUNDING_CHANGEABLE_STATUSES } from "../contract.ts";
+import { ASSET_AMOUNT_TOO_LARGE, FUNDING_CHANGEABLE_STATUSES } from "../contract.ts";
+import { quoteFunding, tooLargeForAsset } from "../funding.ts";
 import { subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization, lockSubscription, subscriptionNotFound } from "../subscription-store.ts";
 import { paymentInProgress } from "../charges/charge-ports.ts";
@@ -48,7 +49,12 @@ export async function changeFundingAsset(
   refuseStatus(current.status);
   const plan = await fetchPlan(ports, current.merchantId, current.planId);
   const option = (await fundingOptionsForPlan(ports, plan, input.walletUserId)).find((o) => o.asset === input.asset);
-  if (!option) throw invalid("FUNDING_ASSET_NOT_SUPPORTED", `asset: ${input.asset} is not an account of this wallet that can pay ${plan.currency}`);
+  if (!option) {
+    // Left out of the options because the price would not fit a charge in it: say so, with the limit.
+    const priced = await quoteFunding(ports, plan, input.asset);
+    if (priced.kind === "too_large") throw invalid(ASSET_AMOUNT_TOO_LARGE, `asset: ${tooLargeForAsset(plan, input.asset, priced.assetAmount)}`);
+    throw invalid("FUNDING_ASSET_NOT_SUPPORTED", `asset: ${input.asset} is not an account of this wallet that can pay ${plan.currency}`);
+  }
   if (option.frozen) throw new DomainError("failed_precondition", "ACCOUNT_FROZEN", `asset: the ${input.asset} account is frozen`);
 
   const changed = await ctx.em.fork().transactional(async (em) => {

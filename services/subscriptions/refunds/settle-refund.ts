@@ -9,7 +9,10 @@ import { add, amount, formatAmount } from "../../platform/money.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionCharge, type ChargeRow } from "../entities.ts";
 import { chargeRecord } from "../subscription-record.ts";
-import type { SubscriptionPorts } from "../ports.ts";
+import type { ChargePorts } from "../charges/charge-ports.ts";
+
+/** What refunds need besides the database (SubscriptionPorts provides it). */
+export type RefundPorts = Pick<ChargePorts, "wallet" | "logger">;
 import { REFUND_ERRORS } from "./contract.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
 import { refundRecord } from "./refund-record.ts";
@@ -48,7 +51,7 @@ interface RefundAnswer {
  * records subscription.charge_refunded. A merchant balance too low marks it
  * FAILED (the reservation ends, its Idempotency-Key is freed).
  */
-export function refundCall(ports: SubscriptionPorts): WalletCall<RefundAnswer, ChargeRow, RefundSettlement> {
+export function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeRow, RefundSettlement> {
   return {
     table: REFUNDS_TABLE,
     what: "refund",
@@ -113,7 +116,7 @@ export function refundCall(ports: SubscriptionPorts): WalletCall<RefundAnswer, C
  * the merchant's retry (same Idempotency-Key) or the sweep repeats the call
  * with the same wallet key.
  */
-export async function settleRefund(ctx: UseCaseContext, ports: SubscriptionPorts, refundId: string, held: number | undefined): Promise<RefundSettlement> {
+export async function settleRefund(ctx: UseCaseContext, ports: RefundPorts, refundId: string, held: number | undefined): Promise<RefundSettlement> {
   const res = await runWalletCall(ctx, refundCall(ports), refundId, held);
   return res.state === "settled" ? res.result : res;
 }
@@ -125,6 +128,6 @@ async function finished(em: EntityManager, refund: RefundRow): Promise<RefundSet
 }
 
 /** The sweep's part: refunds a crash or a failure left PENDING, finished with their own keys (with back-off, parked when they keep failing). */
-export async function settleStaleRefunds(ctx: UseCaseContext, ports: SubscriptionPorts): Promise<number> {
+export async function settleStaleRefunds(ctx: UseCaseContext, ports: RefundPorts): Promise<number> {
   return (await sweepWalletCalls(ctx, refundCall(ports))).settled;
 }

@@ -50,4 +50,27 @@ describe("refund amounts (rounding rules)", () => {
     expect(codeOf(() => run({ reservedAmount: "10", reservedAssetAmount: "0.00016667" }, undefined))).to.match(/^REFUND_EXCEEDS_CHARGE: nothing/);
     expect(codeOf(() => run({}, "0.0001"))).to.match(/^INVALID_REQUEST: amount: .*smallest unit of BTC/);
   });
+
+  // Issue 21 (4): the recorded rate is rounded to 18 decimals (half-even), the asset amount came from the exact rate.
+  // 1/60,000 BTC per USD is recorded as 0.000016666666666667, a little above the exact rate, so a
+  // large partial just below the whole charge converts to more satoshis than the charge took.
+  const largeBtcCharge: Partial<RefundableCharge> = { amount: "600000000000", assetAmount: "10000000", rate: "0.000016666666666667" };
+
+  it("a partial never returns more than remains in the asset, even when amount × the recorded rate does", () => {
+    // 599999999999.99 × 0.000016666666666667 = 10000000.0000000333… → 10000000.00000003 BTC, above the 10000000 charged.
+    expect(run(largeBtcCharge, "599999999999.99")).to.deep.equal({ amount: "599999999999.99", assetAmount: "10000000" });
+    // After earlier partials: capped at what they left (10000000 − 0.0001666 BTC), not more.
+    expect(run({ ...largeBtcCharge, reservedAmount: "10", reservedAssetAmount: "0.00016666" }, "599999999989.99")).to.deep.equal({
+      amount: "599999999989.99",
+      assetAmount: "9999999.99983334",
+    });
+    // Below the cap the rule is unchanged: rounded down.
+    expect(run(largeBtcCharge, "300000000000").assetAmount).to.equal("5000000.0000001");
+  });
+
+  it("once the whole asset amount is back, what remains in the currency is refused, saying so", () => {
+    expect(codeOf(() => run({ ...largeBtcCharge, reservedAmount: "599999999999.99", reservedAssetAmount: "10000000" }, "0.01"))).to.equal(
+      "REFUND_EXCEEDS_CHARGE: nothing of this charge remains refundable: its whole asset amount (10000000 BTC) has been refunded",
+    );
+  });
 });

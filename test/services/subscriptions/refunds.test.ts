@@ -154,6 +154,31 @@ describe("refunds of subscription charges", () => {
     expect(await chargeOf(subscriptionId, charge.id)).to.include({ amountRefunded: "10", assetAmountRefunded: "0.003333333333333334" });
   });
 
+  it("a near-total partial never returns more than the charge took in the asset (recorded rate above the exact one)", async () => {
+    // 600,000,000,000 USD at 60,000 USD/BTC is exactly 10,000,000 BTC; the recorded rate 0.000016666666666667 is a
+    // little above 1/60,000, so 599,999,999,999.99 USD × rate rounds down to 10,000,000.00000003 BTC.
+    const plan = { amount: "600000000000" };
+    const { subscriptionId, user, charge } = await paidCharge({ plan, credits: { BTC: "10000000" }, asset: "BTC" });
+    expect(charge).to.include({ assetAmount: "10000000", rate: "0.000016666666666667" });
+    // Another customer's charge gives the merchant more BTC than this charge: the wallet alone would not refuse the excess.
+    await paidCharge({ plan, credits: { BTC: "10000000" }, asset: "BTC" });
+
+    const res = await refund({ chargeId: charge.id, amount: "599999999999.99" });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body).to.include({ amount: "599999999999.99", assetAmount: "10000000", status: "SUCCEEDED" });
+    expect(await chargeOf(subscriptionId, charge.id)).to.include({ amountRefunded: "599999999999.99", assetAmountRefunded: "10000000" });
+    expect((await balances(sys, user.id)).BTC).to.equal("10000000");
+    const [pending] = await sys.sql<{ n: number }>("select count(*)::int as n from subscription_refunds where charge_id = ? and status = 'PENDING'", [charge.id]);
+    expect(pending!.n).to.equal(0);
+
+    // The 0.01 USD left in the currency is worth nothing that remains in the asset.
+    const rest = await refund({ chargeId: charge.id });
+    expect(rest.status).to.equal(409);
+    expect(rest.body.error).to.equal("REFUND_EXCEEDS_CHARGE");
+    expect(rest.body.message).to.contain("whole asset amount (10000000 BTC)");
+    expect((await ledgerCheck()).ok).to.equal(true);
+  });
+
   it("a plan change's immediate charge is refundable like any charge", async () => {
     const { subscriptionId, user } = await paidCharge({ plan: { amount: "5" }, credits: { USDT_TRON: "50" } });
     const pro = await api.post("/api/v1/subscription-plans", { name: "Pro+", amount: "9", currency: "USD", interval: "MONTH" });

@@ -17,6 +17,7 @@ import { Migration0019ReviewFixes } from "./0019-review-fixes.ts";
 import { Migration0020RecordVersions } from "./0020-record-versions.ts";
 import { Migration0021HotUpdateRoom } from "./0021-hot-update-room.ts";
 import { Migration0022WalletCallProtocol } from "./0022-wallet-call-protocol.ts";
+import { Migration0023ChangeNotApplied } from "./0023-change-not-applied.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -41,4 +42,5 @@ export const migrations: MigrationObject[] = [
   { name: "0020-record-versions", class: Migration0020RecordVersions },
   { name: "0021-hot-update-room", class: Migration0021HotUpdateRoom },
   { name: "0022-wallet-call-protocol", class: Migration0022WalletCallProtocol },
+  { name: "0023-change-not-applied", class: Migration0023ChangeNotApplied },
 ];

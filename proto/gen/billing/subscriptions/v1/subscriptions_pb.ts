@@ -1131,7 +1131,8 @@ export type ChangeSession = Message<"billing.subscriptions.v1.ChangeSession"> & 
   scheduledFor?: Timestamp | undefined;
 
   /**
-   * SUBSCRIPTION_CANCELLED, SUPERSEDED
+   * SUBSCRIPTION_CANCELLED, SUPERSEDED, MERCHANT_CANCELLED, SUBSCRIPTION_CHANGED
+   * (its immediate charge succeeded after the subscription moved on: not applied, refunded)
    *
    * @generated from field: optional string cancellation_reason = 16;
    */
@@ -1551,7 +1552,10 @@ export type ApproveChangeSessionResponse = Message<"billing.subscriptions.v1.App
 
   /**
    * When refused: INSUFFICIENT_FUNDS, ACCOUNT_FROZEN, MAXIMUM_CHARGE_EXCEEDED,
-   * SUBSCRIPTION_NOT_CHANGEABLE, PLAN_CHANGED.
+   * SUBSCRIPTION_NOT_CHANGEABLE, PLAN_CHANGED, CONVERSION_UNAVAILABLE,
+   * ASSET_AMOUNT_TOO_LARGE (the immediate charge in the funding asset is 10^20 or more).
+   * PLAN_CHANGED / SUBSCRIPTION_NOT_CHANGEABLE with `charge` set: the charge
+   * succeeded but the subscription had moved on; it is refunded, not applied.
    *
    * @generated from field: string refusal_reason = 2;
    */
