@@ -66,9 +66,9 @@ describe("plan changes and charges in flight", function () {
     const id = randomUUID();
     const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end, amount, currency, asset,
-         asset_amount, rate, status, attempt, created_at, lease_until, change_session_id)
+         asset_amount, rate, status, attempt, created_at, lease_until, change_session_id, purpose)
        select ?, s.id, s.merchant_id, s.wallet_user_id, 0, s.current_period_start, s.current_period_end, ?, 'USD', 'USDT_TRON',
-         ?, 1, 'PENDING', 1, now(), now() - interval '1 second', ? from subscriptions s where s.id = ?
+         ?, 1, 'PENDING', 1, now(), now() - interval '1 second', ?, 'PLAN_CHANGE' from subscriptions s where s.id = ?
        returning merchant_id, wallet_user_id`,
       [id, amount, amount, changeSessionId, subscriptionId],
     );
