@@ -38,7 +38,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === "start") return startCommand(config, logger, rest);
   if (command === "migrate") return migrateCommand(config, Boolean(values.json));
   const key = `${command} ${rest[0] ?? ""}`.trim();
-  const op = operatorCommands[key];
+  // Own keys only: `billing constructor` is an unknown command, not Object.prototype.constructor.
+  const op = Object.hasOwn(operatorCommands, key) ? operatorCommands[key] : undefined;
   if (!op) {
     console.error(`unknown command: ${key}\n\n${USAGE}`);
     return 2;

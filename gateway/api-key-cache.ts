@@ -13,11 +13,18 @@ interface Entry {
  * pub/sub and evict at once; the TTL bounds staleness if Redis is down, and a
  * reconnect clears everything because announcements may have been missed.
  * Timing here is infrastructure time (wall clock), not business time.
+ *
+ * A lookup that began before a revocation can end after it was heard, with
+ * the service's answer from before ("valid"): cached then, the revoked key
+ * would work for another TTL. So every forget and clear raises an epoch, a
+ * lookup takes the epoch when it starts, and set() keeps its answer only if
+ * no revocation (of any key: the check stays O(1)) was heard meanwhile.
  */
 export class ApiKeyCache {
   readonly #entries = new Map<string, Entry>();
   readonly #ttlMs: number;
   readonly #maxEntries: number;
+  #epoch = 0;
 
   constructor(ttlMs = 60_000, maxEntries = 10_000) {
     this.#ttlMs = ttlMs;
@@ -34,7 +41,14 @@ export class ApiKeyCache {
     return entry.merchantId;
   }
 
-  set(keyHash: string, merchantId: string): void {
+  /** Take before the lookup starts; pass to set(). */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** Caches a lookup's answer unless a revocation was heard since `lookupEpoch` (then the answer may be stale). */
+  set(keyHash: string, merchantId: string, lookupEpoch: number): void {
+    if (lookupEpoch !== this.#epoch) return;
     if (this.#entries.size >= this.#maxEntries) {
       // Maps iterate in insertion order: drop the oldest.
       const oldest = this.#entries.keys().next().value;
@@ -44,10 +58,12 @@ export class ApiKeyCache {
   }
 
   forget(keyHash: string): void {
+    this.#epoch += 1;
     this.#entries.delete(keyHash);
   }
 
   clear(): void {
+    this.#epoch += 1;
     this.#entries.clear();
   }
 }

@@ -14,6 +14,7 @@ import type { IdempotencyStore } from "./idempotency.ts";
 import type { ApiKeyLookupCache } from "./middleware/api-key.ts";
 import type { BillingMetrics } from "../services/platform/observability/metrics.ts";
 import { httpMetrics } from "../services/platform/observability/http-metrics.ts";
+import { bodyParseError } from "./validation/body-parse-error.ts";
 
 export const BODY_LIMIT = "100kb";
 
@@ -41,7 +42,17 @@ export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Ko
   app.use(requestId());
   app.use(accessLog(deps.logger));
   for (const m of options.middleware ?? []) app.use(m);
-  app.use(bodyParser({ enableTypes: ["json", "form"], jsonLimit: BODY_LIMIT, formLimit: BODY_LIMIT, jsonStrict: true }));
+  app.use(
+    bodyParser({
+      enableTypes: ["json", "form"],
+      jsonLimit: BODY_LIMIT,
+      formLimit: BODY_LIMIT,
+      jsonStrict: true,
+      onError: (err) => {
+        throw bodyParseError(err);
+      },
+    }),
+  );
 
   const router = new Router<GatewayState>();
   router.get("/healthz", (ctx) => {

@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorCodeOf } from "../services/platform/rpc/errors.ts";
+import { isTransportFailure } from "../services/platform/rpc/transport-failure.ts";
 
 /** A failure with a merchant-facing status, code and message. */
 export class HttpError extends Error {
@@ -15,7 +16,7 @@ export class HttpError extends Error {
   }
 }
 
-/** The one table from Connect codes to HTTP statuses. */
+/** The one table from Connect codes to HTTP statuses, for a service's verdict (an error with a domain code). */
 const STATUS_BY_CONNECT_CODE: Partial<Record<Code, number>> = {
   [Code.InvalidArgument]: 400,
   [Code.OutOfRange]: 400,
@@ -30,29 +31,25 @@ const STATUS_BY_CONNECT_CODE: Partial<Record<Code, number>> = {
   [Code.DeadlineExceeded]: 504,
 };
 
-const DEFAULT_CODE_BY_STATUS: Record<number, string> = {
-  400: "INVALID_REQUEST",
-  401: "UNAUTHENTICATED",
-  403: "FORBIDDEN",
-  404: "NOT_FOUND",
-  409: "CONFLICT",
-  429: "RATE_LIMITED",
-  503: "SERVICE_UNAVAILABLE",
-  504: "TIMEOUT",
-};
-
 export function fromConnectError(err: ConnectError): HttpError {
   const domainCode = errorCodeOf(err);
-  // Without a domain code the failure is the transport's or ours (a service down, a wrong
-  // service token): never the merchant's fault, and its text names internal addresses.
-  if (!domainCode) {
-    if (err.code === Code.Unavailable) return new HttpError(503, "SERVICE_UNAVAILABLE", "a service is temporarily unavailable; retry later");
-    if (err.code === Code.DeadlineExceeded) return new HttpError(504, "TIMEOUT", "a service did not answer in time; retry later");
-    if (err.code === Code.Unauthenticated || err.code === Code.PermissionDenied) return new HttpError(500, "INTERNAL_ERROR", "internal error");
-  }
+  if (!domainCode) return withoutVerdict(err);
   const status = STATUS_BY_CONNECT_CODE[err.code] ?? 500;
   if (status === 500) return new HttpError(500, "INTERNAL_ERROR", "internal error");
   // Connect prefixes messages with the code name ("[not_found] …"): the raw message is what we wrote.
-  const code = domainCode ?? DEFAULT_CODE_BY_STATUS[status] ?? "ERROR";
-  return new HttpError(status, code, err.rawMessage);
+  return new HttpError(status, domainCode, err.rawMessage);
+}
+
+/**
+ * Without a domain code the service gave no verdict on the request: the call
+ * broke on the way (a services process killed mid-call reads "read
+ * ECONNRESET", which connect-node calls Aborted) or the fault is ours (a wrong
+ * service token, an unimplemented method). Never the merchant's fault, so
+ * never a 4xx, and its text names internals, so it is never shown. A broken
+ * call is a retryable 503, which no Idempotency-Key keeps as its answer.
+ */
+function withoutVerdict(err: ConnectError): HttpError {
+  if (err.code === Code.DeadlineExceeded) return new HttpError(504, "TIMEOUT", "a service did not answer in time; retry later");
+  if (isTransportFailure(err)) return new HttpError(503, "SERVICE_UNAVAILABLE", "a service is temporarily unavailable; retry later");
+  return new HttpError(500, "INTERNAL_ERROR", "internal error");
 }

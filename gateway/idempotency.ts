@@ -55,8 +55,9 @@ export function redisIdempotencyStore(redis: Redis, prefix: string): Idempotency
  * created; same key + different body → 409 IDEMPOTENCY_KEY_REUSED; a request
  * while the first is still running → 409 IDEMPOTENCY_KEY_IN_USE. Keys are
  * scoped to the caller (merchant or operator), the operation and its target
- * (the ids in the path). Server errors are not stored, so
- * the retry runs again; client errors (404, 409) are.
+ * (the ids in the path). A final answer is stored, success or client error
+ * (404, 409 REFUND_EXCEEDS_CHARGE…); an answer that says "try again"
+ * (isRetryable) is not, so the retry really runs again.
  */
 export function idempotency(store: IdempotencyStore, operationId: string): Middleware<GatewayState> {
   return async (ctx, next) => {
@@ -90,7 +91,7 @@ export function idempotency(store: IdempotencyStore, operationId: string): Middl
       await next();
     } catch (err) {
       const httpError = err instanceof HttpError ? err : err instanceof ConnectError ? fromConnectError(err) : undefined;
-      if (httpError && httpError.status < 500) {
+      if (httpError && !isRetryable(httpError.status, httpError.code)) {
         await store.complete(scoped, {
           state: "done",
           fingerprint,
@@ -102,8 +103,20 @@ export function idempotency(store: IdempotencyStore, operationId: string): Middl
       }
       throw httpError ?? err;
     }
-    await store.complete(scoped, { state: "done", fingerprint, status: ctx.status, body: ctx.body });
+    if (isRetryable(ctx.status)) await store.release(scoped);
+    else await store.complete(scoped, { state: "done", fingerprint, status: ctx.status, body: ctx.body });
   };
+}
+
+/**
+ * Answers that mean "not now, try again": a server error or a service away
+ * (5xx), a rate limit (429), and a 409 whose code ends in `_IN_PROGRESS`
+ * (REFUND_IN_PROGRESS, PAYMENT_IN_PROGRESS: another attempt still holds the
+ * work). Stored, they would answer every retry for 24 h although the work
+ * has since finished or could now run.
+ */
+export function isRetryable(status: number, code?: string): boolean {
+  return status >= 500 || status === 429 || (code !== undefined && code.endsWith("_IN_PROGRESS"));
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

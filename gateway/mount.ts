@@ -8,6 +8,7 @@ import { adminKey } from "./middleware/admin-key.ts";
 import { compileBody, compileQuery, describeErrors } from "./validation/ajv.ts";
 import { findUnstorable } from "./validation/storable-text.ts";
 import { findInexactNumber } from "../services/platform/exact-numbers.ts";
+import { findKeyProblem } from "../services/platform/json-keys.ts";
 import { idempotency, type IdempotencyStore } from "./idempotency.ts";
 
 /**
@@ -68,13 +69,16 @@ function validation(route: RouteSpec): Middleware<GatewayState> {
         throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", "request body must be application/json");
       }
       const body = hasBody ? (ctx.request as { body?: unknown }).body : {};
+      const raw = hasBody ? (ctx.request as { rawBody?: unknown }).rawBody : undefined;
+      // Before the schema: with a key sent twice, the parsed body is not what was sent.
+      const keyProblem = typeof raw === "string" ? findKeyProblem(raw) : undefined;
+      if (keyProblem) throw new HttpError(400, "INVALID_REQUEST", keyProblem.message, [keyProblem]);
       if (!validateBody(body)) {
         const { message, details } = describeErrors(validateBody.errors, "body");
         throw new HttpError(400, "INVALID_REQUEST", message, details);
       }
       rejectUnstorable(body);
-      const raw = (ctx.request as { rawBody?: unknown }).rawBody;
-      const inexact = hasBody && typeof raw === "string" ? findInexactNumber(raw) : undefined;
+      const inexact = typeof raw === "string" ? findInexactNumber(raw) : undefined;
       if (inexact) throw new HttpError(400, "INVALID_REQUEST", inexact.message, [inexact]);
       ctx.state.body = body;
     }

@@ -26,10 +26,12 @@ export function apiKey(clients: GatewayClients, lookup?: ApiKeyLookupCache): Mid
     if (cached) {
       ctx.state.merchantId = cached;
     } else {
+      // Taken before the lookup: a revocation heard while it is in flight keeps its answer out of the cache.
+      const epoch = live ? lookup!.cache.epoch : 0;
       try {
         const { merchantId } = await clients.merchants.authenticateApiKey({ apiKey: presented });
         ctx.state.merchantId = merchantId;
-        if (live) lookup!.cache.set(keyHash, merchantId);
+        if (live) lookup!.cache.set(keyHash, merchantId, epoch);
       } catch (err) {
         // Only the merchants service's verdict on the key; a refused service token is our fault (500).
         if (err instanceof ConnectError && err.code === Code.Unauthenticated && errorCodeOf(err) === "INVALID_API_KEY") {

@@ -5,6 +5,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { Logger } from "../../services/platform/logger.ts";
 import { errorCodeOf } from "../../services/platform/rpc/errors.ts";
+import { fromConnectError } from "../http-errors.ts";
 import type { ApprovalProvider, ApprovalView } from "./approval-provider.ts";
 import type { LoginLimiter } from "./login-limiter.ts";
 import { safeEqual, type PageSession, type SessionCodec } from "./page-session.ts";
@@ -247,7 +248,9 @@ export async function guarded(ctx: Ctx, logger: Logger, fn: () => Promise<void>)
   try {
     await fn();
   } catch (err) {
-    const unavailable = err instanceof ConnectError && (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded);
+    // The API's own reading of an RPC failure: a broken connection to a service is "try again" here too.
+    const status = err instanceof ConnectError ? fromConnectError(err).status : 500;
+    const unavailable = status === 503 || status === 504;
     logger.error({ err, path: ctx.path.replace(/[^/]+$/, "<token>") }, "hosted page failed");
     ctx.set("Cache-Control", "no-store");
     send(ctx, unavailable ? 503 : 500, statusPage("Something went wrong", "We could not complete this step. Please try again in a moment."));

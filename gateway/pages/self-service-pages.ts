@@ -37,12 +37,16 @@ interface Screen {
   cursor?: string;
 }
 
-const NOTICES: Record<string, (item: CustomerSubscription | undefined) => string> = {
-  cancelled: (s) => `${describe(s)} is cancelled. Nothing more will be charged.`,
-  "funding-asset-changed": (s) => `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}.`,
-  "funding-asset-changed-retried": (s) =>
-    `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}. The overdue charge was retried: the status is ${s?.subscription?.status ?? "updated"}.`,
-};
+/** Looked up by `?done=` from the URL: a Map, so `constructor` or `__proto__` finds nothing rather than Object.prototype. */
+const NOTICES = new Map<string, (item: CustomerSubscription | undefined) => string>([
+  ["cancelled", (s) => `${describe(s)} is cancelled. Nothing more will be charged.`],
+  ["funding-asset-changed", (s) => `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}.`],
+  [
+    "funding-asset-changed-retried",
+    (s) =>
+      `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}. The overdue charge was retried: the status is ${s?.subscription?.status ?? "updated"}.`,
+  ],
+]);
 const describe = (s: CustomerSubscription | undefined) => (s ? `Your subscription to ${s.plan?.name} with ${s.merchantName}` : "The subscription");
 
 /**
@@ -94,7 +98,7 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
       const query = c.query as Record<string, string | string[] | undefined>;
       const cursor = typeof query.cursor === "string" && query.cursor.length <= 500 ? query.cursor : undefined;
       // After a change (POST → 303 → here) the page says it is done; the words come from the customer's own list, only the id from the URL.
-      const notice = typeof query.done === "string" ? NOTICES[query.done] : undefined;
+      const notice = typeof query.done === "string" ? NOTICES.get(query.done) : undefined;
       const subscriptionId = typeof query.subscriptionId === "string" ? query.subscriptionId : "";
       return render(c, session, { ...(cursor && { cursor }), ...(notice && { done: { notice, subscriptionId } }) });
     });
@@ -182,7 +186,7 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
     } catch (err) {
       if (!(err instanceof ConnectError)) throw err;
       if (errorCodeOf(err) === ASSET_AMOUNT_TOO_LARGE) return screen(422, tooLargeSentence(asset));
-      const message = REFUSALS[errorCodeOf(err) ?? ""];
+      const message = REFUSALS.get(errorCodeOf(err) ?? "");
       if (!message) throw err;
       return screen(message[0], message[1]);
     }
@@ -191,18 +195,18 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
   return router;
 }
 
-/** Service refusals the customer can act on; anything else is the generic error page. */
-const REFUSALS: Record<string, [number, string]> = {
+/** Service refusals the customer can act on (by domain code); anything else is the generic error page. */
+const REFUSALS = new Map<string, [number, string]>([
   // Another customer's subscription reads exactly like a missing one.
-  SUBSCRIPTION_NOT_FOUND: [404, "This subscription was not found in your wallet."],
-  INVALID_STATUS_TRANSITION: [409, "This subscription has already ended."],
-  SUBSCRIPTION_NOT_CHANGEABLE: [409, "The funding asset of this subscription cannot be changed in its current status."],
-  SUBSCRIPTION_CHANGED: [409, "This subscription changed meanwhile. Check it and try again."],
-  PAYMENT_IN_PROGRESS: [409, "A payment for this subscription is being processed. Try again in a moment."],
-  FUNDING_ASSET_NOT_SUPPORTED: [422, "This asset cannot pay for this subscription. Choose another one."],
-  ACCOUNT_FROZEN: [422, "This account is frozen. Choose another asset."],
-  PIN_LOCKED: [423, "Your PIN is locked after too many wrong tries."],
-};
+  ["SUBSCRIPTION_NOT_FOUND", [404, "This subscription was not found in your wallet."]],
+  ["INVALID_STATUS_TRANSITION", [409, "This subscription has already ended."]],
+  ["SUBSCRIPTION_NOT_CHANGEABLE", [409, "The funding asset of this subscription cannot be changed in its current status."]],
+  ["SUBSCRIPTION_CHANGED", [409, "This subscription changed meanwhile. Check it and try again."]],
+  ["PAYMENT_IN_PROGRESS", [409, "A payment for this subscription is being processed. Try again in a moment."]],
+  ["FUNDING_ASSET_NOT_SUPPORTED", [422, "This asset cannot pay for this subscription. Choose another one."]],
+  ["ACCOUNT_FROZEN", [422, "This account is frozen. Choose another asset."]],
+  ["PIN_LOCKED", [423, "Your PIN is locked after too many wrong tries."]],
+]);
 
 function pick<T extends object, K extends keyof T>(obj: T, ...keys: K[]): Partial<Pick<T, K>> {
   const out: Partial<Pick<T, K>> = {};

@@ -5,6 +5,7 @@ import type { GatewayClients } from "../deps.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { balanceObjectSchema, balanceTransactionSchema, listBalanceTransactionsQuery } from "../schemas/balance.ts";
 import { recordOf } from "../../services/platform/rpc/record-json.ts";
+import { parseDateTime } from "../validation/date-time.ts";
 
 async function merchantBalance(clients: GatewayClients, merchantId: string) {
   const { accounts } = await clients.wallet.listAccounts({ ownerType: OwnerType.MERCHANT, ownerId: merchantId });
@@ -41,7 +42,7 @@ export const balanceRoutes = defineRoutes([
         merchantId,
         asset: query.asset,
         type: query.type,
-        createdAfter: query.createdAfter ? timestampFromDate(new Date(query.createdAfter)) : undefined,
+        createdAfter: query.createdAfter ? timestampFromDate(parseDateTime("createdAfter", query.createdAfter)) : undefined,
         limit: query.limit,
         cursor: query.cursor,
       });

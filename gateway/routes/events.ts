@@ -1,9 +1,9 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { defineRoutes } from "../route.ts";
-import { HttpError } from "../http-errors.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { eventSchema, listEventsQuery, redeliverEventBody, redeliveredSchema } from "../schemas/events.ts";
 import { recordOf } from "../../services/platform/rpc/record-json.ts";
+import { parseDateTime } from "../validation/date-time.ts";
 
 export const eventRoutes = defineRoutes([
   {
@@ -24,7 +24,7 @@ export const eventRoutes = defineRoutes([
         limit: query.limit,
         cursor: query.cursor,
         type: query.type,
-        createdAfter: query.createdAfter ? timestampFromDate(lowerBound(query.createdAfter)) : undefined,
+        createdAfter: query.createdAfter ? timestampFromDate(parseDateTime("createdAfter", query.createdAfter)) : undefined,
         sequenceAfter: query.sequenceAfter === undefined ? undefined : BigInt(query.sequenceAfter),
       });
       return { status: 200, body: toPageBody(res, res.events.map(recordOf)) };
@@ -64,15 +64,3 @@ export const eventRoutes = defineRoutes([
   },
 ]);
 
-/**
- * `createdAfter` passed the date-time format; a few valid RFC 3339 instants are
- * not JavaScript dates (a leap second) or not Postgres timestamps (year 0000).
- * Nothing was created before 1970, so an earlier bound is the same as none.
- */
-function lowerBound(text: string): Date {
-  const at = new Date(text);
-  if (Number.isNaN(at.getTime())) {
-    throw new HttpError(400, "INVALID_REQUEST", `createdAfter: ${text} is not a representable instant (leap seconds are not)`);
-  }
-  return at.getTime() < 0 ? new Date(0) : at;
-}

@@ -1,4 +1,5 @@
 import type { JsonSchema } from "../route.ts";
+import { EMAIL_MAX, EMAIL_PATTERN } from "../../services/platform/email.ts";
 
 /** The spec's amount rule, plus the storage bound (numeric(38,18)). */
 export const amountSchema = {
@@ -19,12 +20,14 @@ export const metadataSchema = {
 } as const;
 
 /**
- * An email address; surrounding spaces are allowed and trimmed by the service (which stores it lower-cased).
- * A pattern rather than `format: "email"`, which refuses the spaces the README promises to trim.
+ * An email address: the services' one rule (services/platform/email.ts), which trims surrounding spaces.
+ * A pattern rather than `format: "email"`, which refuses the spaces the README promises to trim; the
+ * length bound leaves room for them (the service bounds the trimmed address to EMAIL_MAX).
  */
 export const emailSchema = {
   type: "string",
-  pattern: "^\\s*[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+\\s*$",
+  pattern: `^\\s*${EMAIL_PATTERN}\\s*$`,
+  maxLength: EMAIL_MAX + 100,
   description: "An email address (local@domain.tld); surrounding spaces are trimmed, compared case-insensitively.",
 } as const;
 

@@ -20,7 +20,7 @@ export const createSubscriptionBody = {
     serviceReference: { type: "string", maxLength: 200 },
     planId: { ...uuidSchema, description: "One of your plans (404 PLAN_NOT_FOUND otherwise)." },
     walletUserId: { ...uuidSchema, description: "The customer's wallet user id (404 WALLET_USER_NOT_FOUND when unknown)." },
-    customerEmail: { ...emailSchema, maxLength: 354, description: "Email of an existing wallet user (404 WALLET_USER_NOT_FOUND when unknown)." },
+    customerEmail: { ...emailSchema, description: "Email of an existing wallet user (404 WALLET_USER_NOT_FOUND when unknown); stored trimmed, as sent otherwise." },
     successUrl: { ...redirectUrlSchema, description: "Where the customer returns after approval, with `subscriptionId` and `status` query parameters." },
     cancelUrl: { ...redirectUrlSchema, description: "Where the customer returns after cancelling on the authorization page." },
     authorizationExpiresInMinutes: {

@@ -1,4 +1,4 @@
-import { ASSET_CODES, EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN } from "../../services/wallet/contract.ts";
+import { ASSET_CODES, PASSWORD_MAX, PASSWORD_MIN } from "../../services/wallet/contract.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, emailSchema, nullable, uuidSchema } from "./common.ts";
 
 export const createWalletUserBody = {
@@ -6,7 +6,7 @@ export const createWalletUserBody = {
   additionalProperties: false,
   required: ["email", "password", "pin"],
   properties: {
-    email: { ...emailSchema, maxLength: EMAIL_MAX + 100, description: "Unique, case-insensitive (stored trimmed and lower-cased)." },
+    email: { ...emailSchema, description: "Unique, case-insensitive (stored trimmed and lower-cased)." },
     password: { type: "string", minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: "Stored as an argon2id hash only." },
     pin: { type: "string", pattern: "^\\d{6}$", description: "Six-digit payment PIN; stored as an argon2id hash only." },
   },

@@ -1,16 +1,20 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { exceedsStorage, MAX_INTEGER_DIGITS } from "../../services/platform/money.ts";
+import { DATE_TIME_RULE, readDateTime } from "./date-time.ts";
 
 /**
  * Two AJV instances: bodies are validated strictly (no type coercion, defaults
  * applied), query strings with coercion since every query value is text.
  * The custom keyword `x-storable-amount` bounds amounts to what numeric(38,18)
- * holds, so a huge but pattern-valid amount is a 400, not a database error.
+ * holds, so a huge but pattern-valid amount is a 400, not a database error;
+ * the `date-time` format is likewise narrowed to instants the stack can hold.
  */
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes, strict: true, strictRequired: false });
   addFormats.default(ajv);
+  // Replaces ajv-formats' date-time: every date-time field, query or body, takes only what the stack can hold.
+  ajv.addFormat("date-time", { type: "string", validate: (text: string) => readDateTime(text) !== undefined });
   ajv.addKeyword({
     keyword: "x-storable-amount",
     type: "string",
@@ -71,6 +75,8 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, root: s
       message = "is not a known field";
     } else if (e.keyword === "enum") {
       message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(", ")}`;
+    } else if (e.keyword === "format" && (e.params as { format: string }).format === "date-time") {
+      message = DATE_TIME_RULE;
     } else if (e.keyword === "pattern") {
       message = `must match the pattern ${(e.params as { pattern: string }).pattern}`;
     } else if (e.keyword === "type" && (e.params as { type: string }).type === "integer") {

@@ -18,3 +18,25 @@ export const toOptionalTimestamp = (t: string | Date | null | undefined): Timest
 
 /** A Timestamp from the wire as the ISO text records use. */
 export const isoFromTimestamp = (t: Timestamp): string => timestampDate(t).toISOString();
+
+/**
+ * The instants a time may be: what a protobuf Timestamp carries (0001-01-01T00:00:00Z
+ * to 9999-12-31T23:59:59.999999999Z), which JavaScript dates and PostgreSQL
+ * timestamptz hold too. Outside it a Date can still exist (year 0, 10000) but
+ * PostgreSQL or the wire refuses it, so such input is refused where it enters.
+ */
+export const EARLIEST_INSTANT = "0001-01-01T00:00:00Z";
+export const LATEST_INSTANT = "9999-12-31T23:59:59.999999999Z";
+const EARLIEST_SECONDS = -62_135_596_800n;
+const LATEST_SECONDS = 253_402_300_799n;
+
+/** Whether a time in milliseconds since 1970 is in that range. */
+export const isStorableInstant = (ms: number): boolean =>
+  Number.isFinite(ms) && ms >= Number(EARLIEST_SECONDS) * 1000 && ms <= Number(LATEST_SECONDS) * 1000 + 999;
+
+/** Why a Timestamp from the wire is not a storable instant, or undefined when it is. */
+export function timestampProblem(t: Timestamp): string | undefined {
+  if (t.nanos < 0 || t.nanos > 999_999_999) return `nanos must be 0 to 999999999 (got ${t.nanos})`;
+  if (t.seconds < EARLIEST_SECONDS || t.seconds > LATEST_SECONDS) return `must be from ${EARLIEST_INSTANT} to ${LATEST_INSTANT}`;
+  return undefined;
+}

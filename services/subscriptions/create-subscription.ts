@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { conflict, invalid } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
+import { parseEmail } from "../platform/email.ts";
 import { recordEvent } from "../events/record-event.ts";
 import type { AuthorizationRow, SubscriptionRow } from "./entities.ts";
 import { insertNewSubscription } from "./subscription-store.ts";
@@ -30,8 +31,6 @@ export interface CreatedSubscription {
   authorizationUrl: string;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 /**
  * Creates a subscription awaiting the customer's approval and its
  * authorization (a single-use link with an expiry). The gateway validates the
@@ -41,12 +40,14 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export async function createSubscription(ctx: UseCaseContext, ports: SubscriptionPorts, input: CreateSubscriptionInput): Promise<CreatedSubscription> {
   const minutes = input.authorizationExpiresInMinutes || AUTHORIZATION_MINUTES.default;
   validate(input, minutes);
+  // The one email rule: trimmed (and stored so), otherwise as sent; the wallet matches it case-insensitively.
+  const customerEmail = input.customerEmail === undefined ? undefined : parseEmail("customerEmail", input.customerEmail);
 
   // Whichever identifies the customer must name an existing wallet user; both must name the same one.
   // The lookups run together; awaiting them in order makes PLAN_NOT_FOUND win over WALLET_USER_NOT_FOUND.
   const planLookup = fetchPlan(ports, input.merchantId, input.planId);
   const idLookup = input.walletUserId !== undefined ? fetchWalletUserById(ports, input.walletUserId) : Promise.resolve(undefined);
-  const emailLookup = input.customerEmail !== undefined ? fetchWalletUserByEmail(ports, input.customerEmail) : Promise.resolve(undefined);
+  const emailLookup = customerEmail !== undefined ? fetchWalletUserByEmail(ports, customerEmail) : Promise.resolve(undefined);
   await Promise.allSettled([planLookup, idLookup, emailLookup]);
   const plan = await planLookup;
   const byId = await idLookup;
@@ -65,7 +66,7 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     merchantId: input.merchantId,
     planId: plan.id,
     walletUserId,
-    customerEmail: input.customerEmail ?? null,
+    customerEmail: customerEmail ?? null,
     externalReference: input.externalReference,
     serviceReference: input.serviceReference ?? null,
     successUrl: input.successUrl,
@@ -137,9 +138,6 @@ function validate(input: CreateSubscriptionInput, minutes: number): void {
     throw invalid("INVALID_REQUEST", "walletUserId: at least one of walletUserId or customerEmail is required");
   }
   if (input.walletUserId !== undefined && !isUuid(input.walletUserId)) throw invalid("INVALID_REQUEST", "walletUserId: must be a uuid");
-  if (input.customerEmail !== undefined && (input.customerEmail.length > 254 || !EMAIL.test(input.customerEmail))) {
-    throw invalid("INVALID_REQUEST", "customerEmail: must be an email address");
-  }
   for (const [field, value] of [["successUrl", input.successUrl], ["cancelUrl", input.cancelUrl]] as const) {
     if (!isHttpUrl(value)) throw invalid("INVALID_REQUEST", `${field}: must be an absolute http(s) URL of at most ${URL_MAX_LENGTH} characters`);
   }

@@ -8,7 +8,6 @@ export type AssetCode = (typeof ASSET_CODES)[number];
 
 export const PASSWORD_MIN = 1;
 export const PASSWORD_MAX = 200;
-export const EMAIL_MAX = 254;
 
 /** Each ledger movement kind that touches a merchant's account shows as one balance-transaction type. */
 export const BALANCE_TRANSACTION_TYPES = ["SUBSCRIPTION_CHARGE", "REFUND", "PAYMENT_ORDER", "ADJUSTMENT"] as const;

@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { conflict } from "../platform/errors.ts";
 import { WalletUser, type WalletUserRow } from "./entities.ts";
-import { checkPassword, checkPin, normalizeEmail } from "./wallet-input.ts";
+import { checkPassword, checkPin, walletEmail } from "./wallet-input.ts";
 import { hashSecret } from "./secret-hashing.ts";
 
 export interface CreateWalletUserInput {
@@ -14,7 +14,7 @@ export interface CreateWalletUserInput {
 
 /** Accounts are not opened here: each opens with its first movement (or freeze). */
 export async function createWalletUser(ctx: UseCaseContext, input: CreateWalletUserInput): Promise<WalletUserRow> {
-  const email = normalizeEmail(input.email);
+  const email = walletEmail(input.email);
   checkPassword(input.password);
   checkPin(input.pin);
   // Fail fast before paying for two slow hashes; the unique index settles races.

@@ -1,7 +1,7 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { DomainError, invalid } from "../platform/errors.ts";
 import { WalletUser, type WalletUserRow } from "./entities.ts";
-import { normalizeEmail, PASSWORD_MAX } from "./wallet-input.ts";
+import { walletEmail, PASSWORD_MAX } from "./wallet-input.ts";
 import { burnVerifyTime, verifySecret } from "./secret-hashing.ts";
 import { clearLoginFailures, countLoginAttempt } from "./login-throttle.ts";
 
@@ -12,7 +12,7 @@ import { clearLoginFailures, countLoginAttempt } from "./login-throttle.ts";
  * A frozen user can still log in (freezing stops charges, not reads).
  */
 export async function verifyPassword(ctx: UseCaseContext, input: { email: string; password: string }): Promise<WalletUserRow> {
-  const email = normalizeEmail(input.email);
+  const email = walletEmail(input.email);
   // Only the length is checked (the rules may have changed since sign-up); an over-long one would burn hashing time.
   const length = [...input.password].length;
   if (length < 1 || length > PASSWORD_MAX) throw invalid("INVALID_REQUEST", `password: must be 1 to ${PASSWORD_MAX} characters`);

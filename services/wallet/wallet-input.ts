@@ -1,4 +1,5 @@
 import { invalid } from "../platform/errors.ts";
+import { emailKey, parseEmail } from "../platform/email.ts";
 import { isUuid } from "../platform/ids.ts";
 import { fractionDigits, type Amount } from "../platform/money.ts";
 import { parseAmountField } from "../platform/amount-input.ts";
@@ -13,23 +14,18 @@ import { ASSET_CODES, findAsset, type AssetInfo } from "./assets.ts";
  * Users are created by operators (and their own sign-up flows), which own the
  * password policy; the service only needs a non-empty secret it can hash.
  */
-import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN } from "./contract.ts";
+import { PASSWORD_MAX, PASSWORD_MIN } from "./contract.ts";
 
-export { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN };
+export { PASSWORD_MAX, PASSWORD_MIN };
 export const IDEMPOTENCY_KEY_MAX = 200;
 export const DESCRIPTION_MAX = 500;
 
-// Deliberately permissive (local@domain.tld): deliverability is the mail system's job.
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-
-/** Emails are compared case-insensitively: the stored and looked-up form is trimmed and lower-cased. */
-export function normalizeEmail(email: string): string {
-  const normalized = email.trim().toLowerCase();
-  if (normalized.length > EMAIL_MAX || !EMAIL.test(normalized)) {
-    throw invalid("INVALID_REQUEST", `email: must be an email address of at most ${EMAIL_MAX} characters`);
-  }
-  return normalized;
-}
+/**
+ * A wallet user's email as the wallet stores and looks it up: the platform's
+ * one email rule (trimmed), in its comparison form (lower case), since the
+ * address is the user's unique login name.
+ */
+export const walletEmail = (email: string): string => emailKey(parseEmail("email", email));
 
 export function checkPassword(password: string): void {
   const length = [...password].length;

@@ -41,6 +41,14 @@ describe("billing CLI", () => {
     expect(missing.stderr).to.contain("--merchant");
   });
 
+  it("a command named like an Object.prototype member is an unknown command, not a crash", async () => {
+    for (const name of ["constructor", "__proto__", "toString", "valueOf"]) {
+      const err: any = await billing(name).catch((e) => e);
+      expect(err.code, name).to.equal(2);
+      expect(err.stderr, name).to.contain(`unknown command: ${name}`);
+    }
+  });
+
   it("migrate reports nothing pending on a migrated database", async () => {
     const out = JSON.parse((await billing("migrate", "--json")).stdout);
     expect(out.applied).to.deep.equal([]);

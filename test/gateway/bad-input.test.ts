@@ -87,6 +87,85 @@ describe("bad input answered cleanly", () => {
     expect(bad.body.message).to.match(/^email: /);
   });
 
+  describe("emails: one rule everywhere (trimmed, compared case-insensitively)", () => {
+    const subscriptionBody = (planId: string, customerEmail: unknown) => ({
+      externalReference: `email-${Math.random().toString(36).slice(2)}`,
+      planId,
+      customerEmail,
+      successUrl: "https://merchant.example/ok",
+      cancelUrl: "https://merchant.example/no",
+    });
+
+    it("a subscription's customerEmail with surrounding spaces finds its wallet user and is stored trimmed, its case kept", async () => {
+      const user = (await sys.admin.post("/admin/v1/wallet-users", { email: " Trim.Me@Example.com\t", password: "password-123", pin: "123456" })).body;
+      expect(user.email).to.equal("trim.me@example.com");
+      const planId = (await api.post(PLANS, plan({ name: "Email plan" }))).body.id;
+      for (const sent of ["  Trim.Me@EXAMPLE.com  ", "\tTRIM.ME@example.com\n", "trim.me@example.com"]) {
+        const res = await api.post("/api/v1/subscriptions", subscriptionBody(planId, sent));
+        expect(res.status, `${JSON.stringify(sent)}: ${res.text}`).to.equal(201);
+        const stored = (await api.get(`/api/v1/subscriptions/${res.body.subscriptionId}`)).body;
+        expect(stored.customerEmail).to.equal(sent.trim());
+        expect(stored.walletUserId).to.equal(user.id);
+      }
+    });
+
+    it("what is not an email after trimming is a 400 naming the field, on both", async () => {
+      const planId = (await api.post(PLANS, plan({ name: "Email plan 2" }))).body.id;
+      for (const bad of ["   ", "no at sign", " a@b ", "a b@example.com"]) {
+        const sub = await api.post("/api/v1/subscriptions", subscriptionBody(planId, bad));
+        expect(sub.status, bad).to.equal(400);
+        expect(sub.body.message, bad).to.match(/^customerEmail: /);
+        const user = await sys.admin.post("/admin/v1/wallet-users", { email: bad, password: "password-123", pin: "123456" });
+        expect(user.status, bad).to.equal(400);
+        expect(user.body.message, bad).to.match(/^email: /);
+      }
+    });
+  });
+
+  describe("JSON keys: a key sent twice or __proto__ is refused, naming it", () => {
+    const post = (raw: string) => api.request("POST", PLANS, { raw, headers: { "content-type": "application/json" } });
+    const base = '"name":"Keys","currency":"USD","interval":"MONTH"';
+
+    for (const [raw, field] of [
+      [`{${base},"amount":"1","amount":"2"}`, "amount"],
+      [`{${base},"amount":"1","\\u0061mount":"2"}`, "amount"],
+      [`{${base},"amount":"1","metadata":{"a":1,"b":{"c":1,"c":2}}}`, "metadata.b.c"],
+      [`{${base},"amount":"1","metadata":{"list":[{"x":1},{"x":2,"x":3}]}}`, "metadata.list.1.x"],
+    ] as const) {
+      it(`${raw} → 400 naming ${field}`, async () => {
+        const before = (await api.get(`${PLANS}?limit=100`)).body.data.length;
+        const res = await post(raw);
+        expect(res.status, res.text).to.equal(400);
+        expect(res.body).to.include({ error: "INVALID_REQUEST", message: `${field}: this key appears more than once in its object; send it once` });
+        expect(res.body.details[0]).to.include({ field, rule: "duplicateKey" });
+        expect((await api.get(`${PLANS}?limit=100`)).body.data.length).to.equal(before);
+      });
+    }
+
+    for (const [raw, field] of [
+      [`{${base},"amount":"1","metadata":{"__proto__":{"admin":true}}}`, "metadata.__proto__"],
+      [`{"__proto__":{},${base},"amount":"1"}`, "__proto__"],
+      [`{${base},"amount":"1","metadata":{"\\u005f_proto__":1}}`, "metadata.__proto__"],
+    ] as const) {
+      it(`${raw} → 400 naming ${field} and the rule, not "not valid JSON"`, async () => {
+        const res = await post(raw);
+        expect(res.status, res.text).to.equal(400);
+        expect(res.body.error).to.equal("INVALID_REQUEST");
+        expect(res.body.message).to.match(new RegExp(`^${field.replace(/\./g, "\\.")}: this key is not allowed`));
+        expect(res.body.details[0]).to.include({ field, rule: "forbiddenKey" });
+      });
+    }
+
+    it("the same key in different objects, or a key's name inside a string, is fine; broken JSON is still MALFORMED_JSON", async () => {
+      const ok = await post(`{${base},"amount":"1","metadata":{"name":"x","amount":"\\"amount\\":2","n":{"name":1}}}`);
+      expect(ok.status, ok.text).to.equal(201);
+      expect(ok.body.metadata).to.deep.equal({ name: "x", amount: '"amount":2', n: { name: 1 } });
+      const broken = await post(`{${base},"amount":"1","amount":`);
+      expect(broken.status).to.equal(400);
+      expect(broken.body.error).to.equal("MALFORMED_JSON");
+    });
+  });
+
   it("names the whole-seconds rule when the sandbox clock is advanced by a fraction", async () => {
     const res = await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 1.5 });
     expect(res.status).to.equal(400);

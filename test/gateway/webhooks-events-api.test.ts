@@ -86,16 +86,19 @@ describe("events API (polling)", () => {
     }
   });
 
-  it("takes any RFC 3339 createdAfter without a 500: before 1970 (even year 0000) is no lower bound, an unrepresentable one is a 400", async () => {
-    for (const instant of ["0000-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "2000-01-01T00:00:00+14:00"]) {
+  it("takes any representable RFC 3339 createdAfter without a 500: before 1970 is no lower bound; year 0000 or a leap second is a 400", async () => {
+    for (const instant of ["0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "2000-01-01T00:00:00+14:00"]) {
       const res = await merchant.api.get(`/api/v1/events?createdAfter=${encodeURIComponent(instant)}`);
       expect(res.status, instant).to.equal(200);
       expect(res.body.data, instant).to.have.length(5);
     }
-    const leap = await merchant.api.get(`/api/v1/events?createdAfter=${encodeURIComponent("2016-12-31T23:59:60Z")}`);
-    expect(leap.status).to.equal(400);
-    expect(leap.body).to.include({ error: "INVALID_REQUEST" });
-    expect(leap.body.message).to.contain("createdAfter");
+    // Every spelling is in test/gateway/date-time-input.test.ts.
+    for (const instant of ["0000-01-01T00:00:00Z", "2016-12-31T23:59:60Z"]) {
+      const res = await merchant.api.get(`/api/v1/events?createdAfter=${encodeURIComponent(instant)}`);
+      expect(res.status, instant).to.equal(400);
+      expect(res.body).to.include({ error: "INVALID_REQUEST" });
+      expect(res.body.message).to.match(/^createdAfter: /);
+    }
   });
 
   it("requires an API key", async () => {

@@ -1,7 +1,9 @@
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Interceptor } from "@connectrpc/connect";
 import { invalid, notFound } from "../errors.ts";
 import { isUuid } from "../ids.ts";
+import { timestampProblem } from "../timestamps.ts";
 
 export interface RequestValidationOptions {
   /** Whether a merchant with this (well-formed) id exists. */
@@ -13,6 +15,9 @@ export interface RequestValidationOptions {
  * descriptor, so each RPC needs no code of its own for it:
  * - every string (at any depth) is storable text: no NUL, no unpaired
  *   surrogate (Postgres refuses both) → INVALID_ARGUMENT naming the field;
+ * - every Timestamp is an instant PostgreSQL and a JavaScript Date hold
+ *   (years 0001–9999, nanos 0–999999999) → INVALID_ARGUMENT naming the field
+ *   (an out-of-range `created_after` was an INTERNAL);
  * - `merchant_id`, the scope of every merchant call, must be a uuid
  *   (INVALID_ARGUMENT naming it) of an existing merchant (NOT_FOUND).
  * Other ids are the use cases' concern: a malformed target id is simply not
@@ -21,7 +26,7 @@ export interface RequestValidationOptions {
 export function validateRequests(options: RequestValidationOptions): Interceptor {
   return (next) => async (req) => {
     if (!req.stream) {
-      checkText(req.method.input, req.message as unknown as Record<string, unknown>, "");
+      checkFields(req.method.input, req.message as unknown as Record<string, unknown>, "");
       const merchantField = req.method.input.fields.find((f) => f.name === "merchant_id" && f.fieldKind === "scalar" && !f.oneof);
       if (merchantField) {
         const merchantId = (req.message as unknown as Record<string, unknown>)[merchantField.localName];
@@ -37,18 +42,18 @@ export function validateRequests(options: RequestValidationOptions): Interceptor
   };
 }
 
-function checkText(desc: DescMessage, message: Record<string, unknown> | undefined, prefix: string, depth = 0): void {
+function checkFields(desc: DescMessage, message: Record<string, unknown> | undefined, prefix: string, depth = 0): void {
   if (!message || depth > 32) return;
   for (const field of desc.fields) {
     const value = valueOf(field, message);
     if (value === undefined || value === null) continue;
     const path = `${prefix}${field.jsonName}`;
     if (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING) checkString(value as string, path);
-    else if (field.fieldKind === "message") checkText(field.message, value as Record<string, unknown>, `${path}.`, depth + 1);
+    else if (field.fieldKind === "message") checkMessage(field.message, value as Record<string, unknown>, path, depth + 1);
     else if (field.fieldKind === "list" && field.listKind === "scalar" && field.scalar === ScalarType.STRING) {
       (value as string[]).forEach((item, i) => checkString(item, `${path}[${i}]`));
     } else if (field.fieldKind === "list" && field.listKind === "message") {
-      (value as Record<string, unknown>[]).forEach((item, i) => checkText(field.message, item, `${path}[${i}].`, depth + 1));
+      (value as Record<string, unknown>[]).forEach((item, i) => checkMessage(field.message, item, `${path}[${i}]`, depth + 1));
     } else if (field.fieldKind === "map") {
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
         checkString(key, `${path} key`);
@@ -56,6 +61,15 @@ function checkText(desc: DescMessage, message: Record<string, unknown> | undefin
       }
     }
   }
+}
+
+function checkMessage(desc: DescMessage, message: Record<string, unknown>, path: string, depth: number): void {
+  if (desc.typeName === "google.protobuf.Timestamp") {
+    const problem = timestampProblem(message as unknown as Timestamp);
+    if (problem) throw invalid("INVALID_REQUEST", `${path}: ${problem}`);
+    return;
+  }
+  checkFields(desc, message, `${path}.`, depth);
 }
 
 function valueOf(field: DescField, message: Record<string, unknown>): unknown {

@@ -65,6 +65,15 @@ describe("RPC input validation and status text (stock @grpc/grpc-js client)", ()
     expect(err.details).to.match(/^metadata\.a\.n: the number 12345678901234567890123 cannot be stored exactly/);
   });
 
+  it("metadata sent as JSON text with a key twice or a __proto__ key is refused naming its path (JSON.parse would keep the last)", async () => {
+    const twice = await call("CreatePlan", { ...plan, merchantId, metadataJson: '{"a":{"n":1,"n":2}}' });
+    expect(twice.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect(twice.details).to.equal("metadata.a.n: this key appears more than once in its object; send it once");
+    const proto = await call("CreatePlan", { ...plan, merchantId, metadataJson: '{"__proto__":{"admin":true}}' });
+    expect(proto.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect(proto.details).to.match(/^metadata\.__proto__: this key is not allowed/);
+  });
+
   it("a string that is not UTF-8 on the wire: INVALID_ARGUMENT, not INTERNAL", async () => {
     const err = await call("ListPlans", { merchantId: "\ud800" });
     expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);
