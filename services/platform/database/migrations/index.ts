@@ -16,6 +16,7 @@ import { Migration0018SpeedIndexes } from "./0018-speed-indexes.ts";
 import { Migration0019ReviewFixes } from "./0019-review-fixes.ts";
 import { Migration0020RecordVersions } from "./0020-record-versions.ts";
 import { Migration0021HotUpdateRoom } from "./0021-hot-update-room.ts";
+import { Migration0023ChargeWithoutBilledPeriod } from "./0023-charge-without-billed-period.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -39,4 +40,5 @@ export const migrations: MigrationObject[] = [
   { name: "0019-review-fixes", class: Migration0019ReviewFixes },
   { name: "0020-record-versions", class: Migration0020RecordVersions },
   { name: "0021-hot-update-room", class: Migration0021HotUpdateRoom },
+  { name: "0023-charge-without-billed-period", class: Migration0023ChargeWithoutBilledPeriod },
 ];
