@@ -27,8 +27,10 @@ export const renewalJobs = [
   }),
   handleJob(renewBatchKind, async (deps, payload) => {
     await deps.clock.sync();
-    await renewBatch(contextFor(deps), processSubscriptionPorts(deps), payload.subscriptionIds);
-    // Only when it ran through: after an error (a service down) the claims stay until they run out, a natural back-off.
+    const result = await renewBatch(contextFor(deps), processSubscriptionPorts(deps), payload.subscriptionIds);
+    // billing_renewal_errors_total: each subscription that failed alone, once (renewBatch logged it).
+    if (result.errored > 0) deps.metrics?.renewalErrors.inc(result.errored);
+    // Only when it ran through (a subscription that failed alone included): after an error (a service down) the claims stay until they run out, a natural back-off.
     await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds);
     // A full set suggests more is due: claim the next sets now rather than at the next interval.
     if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE) await deps.queues.runSweepNow(renewalsSweep, `after-${renewBatchKind.id(payload)}`);
