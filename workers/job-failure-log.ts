@@ -1,16 +1,7 @@
 import type { Worker } from "bullmq";
-import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../services/platform/logger.ts";
 import { OutageLog } from "../services/platform/outage-log.ts";
-import { isDatabaseUnavailable } from "../services/platform/rpc/errors.ts";
-
-/** A dependency being down, as opposed to a job's own failure. */
-function isOutage(err: unknown): boolean {
-  if (isDatabaseUnavailable(err)) return true;
-  if (err instanceof ConnectError) return err.code === Code.Unavailable || err.code === Code.DeadlineExceeded;
-  const message = (err as { message?: unknown } | null)?.message;
-  return typeof message === "string" && /ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT/.test(message);
-}
+import { isOutage } from "../services/platform/dependency-outage.ts";
 
 /**
  * Job failures caused by an outage (Postgres, a service, Redis) are logged

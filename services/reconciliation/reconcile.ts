@@ -42,6 +42,9 @@ export interface Reconciliation {
  * Rows still in flight (PENDING, not parked) are not judged: their settle is
  * still to come. Each mismatch is recorded once (unique per kind and owner),
  * logged at error level when first seen, and counted.
+ * And every SUCCEEDED period charge (not a plan change's) whose subscription
+ * never billed its period (the period index did not move past it): money
+ * taken for nothing — CHARGE_WITHOUT_BILLED_PERIOD.
  */
 export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Reconciliation> {
   const em = ctx.em;
@@ -124,6 +127,12 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
        from subscription_charges c
        left join (select charge_id, sum(asset_amount) as total from subscription_refunds where status = 'SUCCEEDED' group by charge_id) s on s.charge_id = c.id
       where c.asset_amount_refunded <> coalesce(s.total, 0)
+     union all
+     -- money for a period the subscription never billed: a period charge succeeded but the subscription did not move
+     -- past it (a first payment that succeeded after its subscription expired, issue 21; a renewal settled on a cancelled one)
+     select 'CHARGE_WITHOUT_BILLED_PERIOD', 'subscription_charge', c.id::text, c.wallet_transaction_id, c.status, c.asset_amount::text, c.asset, null, null
+       from subscription_charges c join subscriptions s on s.id = c.subscription_id
+      where c.status = 'SUCCEEDED' and c.change_session_id is null and c.period_index >= s.next_period_index
      order by 1, 2, 3`,
   );
   const anomalies: Anomaly[] = rows.map((r) => ({

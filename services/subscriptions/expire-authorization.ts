@@ -1,4 +1,6 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseContext } from "../platform/use-case.ts";
+import type { Clock } from "../platform/clock.ts";
 import { DomainError } from "../platform/errors.ts";
 import { recordEvent, recordEvents } from "../events/record-event.ts";
 import { nextStatus } from "./status-machine.ts";
@@ -43,15 +45,15 @@ export const EXPIRY_BATCH = 500;
 /**
  * The sweep behind the delayed jobs: every pending authorization due on the
  * service clock (sandbox advances included), oldest first, set-based: per
- * batch one statement claims the due rows (`for update skip locked`: two
- * sweeps, or a sweep and a job, never walk the same rows; a row being
- * approved right now is skipped and reconsidered next time), expires them
- * under the same rules as expireAuthorization (still awaiting approval, the
- * subscription's current authorization, no first payment in flight) and
- * returns the expired records; a second statement records their events, in
- * the same transaction. No ORM entity is made: hydrating, tracking and
- * flushing 500 subscriptions, 500 authorizations and 500 events cost about
- * three quarters of the sweep's CPU. Two lanes run at once.
+ * batch, in one transaction, one statement claims the due rows
+ * (claimDueAuthorizations: `for update skip locked`, so two sweeps, or a
+ * sweep and a job, never walk the same rows, and a row being approved right
+ * now is skipped and reconsidered next time), a second one re-checks and
+ * expires them under the same rules as expireAuthorization and returns the
+ * expired records (expireClaimedAuthorizations), a third records their
+ * events. No ORM entity is made: hydrating, tracking and flushing 500
+ * subscriptions, 500 authorizations and 500 events cost about three quarters
+ * of the sweep's CPU. Two lanes run at once.
  */
 export async function expireDueAuthorizations(ctx: UseCaseContext): Promise<number> {
   // Two lanes at once: skip locked hands each its own rows, so a large backlog drains on two connections.
@@ -64,47 +66,89 @@ const EXPIRY_LANES = 2;
 async function expireLane(ctx: UseCaseContext): Promise<number> {
   let expired = 0;
   for (;;) {
-    const count = await ctx.em.fork().transactional(async (em) => {
-      const now = ctx.clock.now();
-      const columns = withAuthorizationColumns(em, "subs", "auths");
-      const rows = await em.execute<Record<string, unknown>[]>(
-        `with due as (
-           select a.id as authorization_id, s.id as subscription_id
-             from subscription_authorizations a
-             join subscriptions s on s.id = a.subscription_id
-            where a.status = 'PENDING' and a.expires_at <= ? and s.status = ?
-              and not exists (select 1 from subscription_authorizations newer
-                               where newer.subscription_id = a.subscription_id
-                                 and (newer.created_at, newer.id) > (a.created_at, a.id))
-              and not exists (select 1 from subscription_charges c
-                               where c.subscription_id = s.id and c.period_index = 0 and c.status = 'PENDING')
-            order by a.expires_at
-            limit ?
-            for update of a, s skip locked
-         ), auths as (
-           update subscription_authorizations a set status = 'EXPIRED', expired_at = ?
-             from due where a.id = due.authorization_id
-           returning a.*
-         ), subs as (
-           update subscriptions s set status = ?, expired_at = ?, updated_at = ?, ${BUMP_VERSION}
-             from due where s.id = due.subscription_id
-           returning s.*
-         )
-         select ${columns.subscription}, ${columns.authorization}
-           from subs join auths on auths.subscription_id = subs.id
-          order by subs.id`,
-        [now, "PENDING_APPROVAL", EXPIRY_BATCH, now, nextStatus("PENDING_APPROVAL", "expire"), now, now],
-      );
-      // The current authorization is the one expired (the claim took no other): each row is a whole record.
-      const events = rows.map((row) => {
-        const { subscription, authorization } = splitWithAuthorization(row, em);
-        return { merchantId: subscription.merchantId, type: "subscription.expired" as const, data: subscriptionRecord(subscription, authorization) };
-      });
-      await recordEvents(em, ctx.clock, events);
-      return rows.length;
+    const batch = await ctx.em.fork().transactional(async (em) => {
+      const claimed = await claimDueAuthorizations(em, ctx.clock.now());
+      return { claimed: claimed.length, expired: await expireClaimedAuthorizations(em, ctx.clock, claimed) };
     });
-    expired += count;
-    if (count < EXPIRY_BATCH) break;
+    expired += batch.expired;
+    // Counted as claimed, not expired: a row the re-check kept is no longer due, and the next claim does not see it.
+    if (batch.claimed < EXPIRY_BATCH) break;
   }
   return expired;
+}
+
+export interface ClaimedAuthorization {
+  authorizationId: string;
+  subscriptionId: string;
+}
+
+/** The due conditions of both steps: awaiting approval, the subscription's current authorization, no first payment in flight or taken. */
+const STILL_EXPIRABLE = `a.status = 'PENDING' and a.expires_at <= ? and s.status = ?
+  and not exists (select 1 from subscription_authorizations newer
+                   where newer.subscription_id = a.subscription_id
+                     and (newer.created_at, newer.id) > (a.created_at, a.id))
+  and not exists (select 1 from subscription_charges c
+                   where c.subscription_id = s.id and c.period_index = 0 and c.status in ('PENDING', 'SUCCEEDED'))`;
+
+/**
+ * Step 1, inside the caller's transaction: locks up to `limit` due
+ * authorizations and their subscriptions, oldest first, skipping rows another
+ * transaction holds. Its conditions only narrow what is locked: they are read
+ * in this statement's snapshot, taken before the locks were granted, so an
+ * approval that committed its first charge in between passed them.
+ */
+export async function claimDueAuthorizations(em: EntityManager, now: Date, limit = EXPIRY_BATCH): Promise<ClaimedAuthorization[]> {
+  const rows = await em.execute<{ authorization_id: string; subscription_id: string }[]>(
+    `select a.id as authorization_id, s.id as subscription_id
+       from subscription_authorizations a
+       join subscriptions s on s.id = a.subscription_id
+      where ${STILL_EXPIRABLE}
+      order by a.expires_at
+      limit ?
+      for update of a, s skip locked`,
+    [now, "PENDING_APPROVAL", limit],
+  );
+  return rows.map((r) => ({ authorizationId: r.authorization_id, subscriptionId: r.subscription_id }));
+}
+
+/**
+ * Step 2, in the transaction that claimed `claimed`: a new statement, so
+ * (READ COMMITTED) a new snapshot, taken while the locks are held. An
+ * approval opens its first charge under the subscription lock, so any
+ * charge it committed before step 1 locked the row is seen here, and the
+ * subscription is left to that payment (issue 21: expiring it let the charge
+ * succeed on an EXPIRED subscription). Expires what still qualifies, records
+ * the `subscription.expired` events, and returns how many it expired.
+ */
+export async function expireClaimedAuthorizations(em: EntityManager, clock: Clock, claimed: readonly ClaimedAuthorization[]): Promise<number> {
+  if (claimed.length === 0) return 0;
+  const now = clock.now();
+  const columns = withAuthorizationColumns(em, "subs", "auths");
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `with due as (
+       select a.id as authorization_id, s.id as subscription_id
+         from subscription_authorizations a
+         join subscriptions s on s.id = a.subscription_id
+        where a.id in (${claimed.map(() => "?").join(", ")}) and ${STILL_EXPIRABLE}
+     ), auths as (
+       update subscription_authorizations a set status = 'EXPIRED', expired_at = ?
+         from due where a.id = due.authorization_id
+       returning a.*
+     ), subs as (
+       update subscriptions s set status = ?, expired_at = ?, updated_at = ?, ${BUMP_VERSION}
+         from due where s.id = due.subscription_id
+       returning s.*
+     )
+     select ${columns.subscription}, ${columns.authorization}
+       from subs join auths on auths.subscription_id = subs.id
+      order by subs.id`,
+    [...claimed.map((c) => c.authorizationId), now, "PENDING_APPROVAL", now, nextStatus("PENDING_APPROVAL", "expire"), now, now],
+  );
+  // The current authorization is the one expired (the re-check took no other): each row is a whole record.
+  const events = rows.map((row) => {
+    const { subscription, authorization } = splitWithAuthorization(row, em);
+    return { merchantId: subscription.merchantId, type: "subscription.expired" as const, data: subscriptionRecord(subscription, authorization) };
+  });
+  await recordEvents(em, clock, events);
+  return rows.length;
 }

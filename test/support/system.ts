@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { loadConfig, type Config, type ServiceName, type WorkerGroup, SERVICE_NAMES, WORKER_GROUP_NAMES } from "../../services/platform/config.ts";
-import { createLogger } from "../../services/platform/logger.ts";
+import { createLogger, type Logger } from "../../services/platform/logger.ts";
 import { startSystem, type RunningSystem } from "../../cli/system.ts";
 import type { AnyHandler } from "../../services/platform/queue/define-job.ts";
 import type { JobKind, SweepKind } from "../../services/platform/queue/job-kind.ts";
@@ -20,6 +20,8 @@ export interface TestSystemOptions {
   env?: Record<string, string>;
   /** Run only the handlers of these job kinds (see handlersOf). */
   jobs?: readonly AnyHandler[];
+  /** The system's logger (a test that asserts on log lines passes one writing to a buffer); default LOG_LEVEL, silent. */
+  logger?: Logger;
 }
 
 export interface TestSystem {
@@ -63,7 +65,7 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
     METRICS_PORT: "0",
     ...options.env,
   });
-  const logger = createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel);
   const workerGroups = options.workerGroups ?? WORKER_GROUP_NAMES;
   let system: RunningSystem;
   try {

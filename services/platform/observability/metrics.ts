@@ -39,6 +39,8 @@ export interface BillingMetrics {
   readonly ready: Gauge<"check">;
   /** Anomalies found by reconciliation checks, by check name (fed by the reconciliation jobs). */
   readonly reconciliationAnomalies: Counter<"check">;
+  /** Renewals of one subscription that raised an error (not a refused charge) while the rest of its set went on. */
+  readonly renewalErrors: Counter;
   /** Runs `collector` before every scrape (errors are logged by the caller's collector, never fail the scrape). */
   addCollector(collector: Collector): void;
   /** The Prometheus text exposition, after running the collectors. */
@@ -121,6 +123,11 @@ export function createMetrics(): BillingMetrics {
       labelNames: ["check"],
       registers,
     }),
+    renewalErrors: new Counter({
+      name: "billing_renewal_errors_total",
+      help: "Subscriptions whose renewal raised an error (not a refused charge); the rest of the set was renewed.",
+      registers,
+    }),
     addCollector(collector) {
       collectors.push(collector);
     },
@@ -131,5 +138,6 @@ export function createMetrics(): BillingMetrics {
   };
   // Series that alerts use exist from the start (a rate over a missing series is no alert).
   for (const outcome of WEBHOOK_ATTEMPT_OUTCOMES) metrics.webhookAttempts.inc({ outcome }, 0);
+  metrics.renewalErrors.inc(0);
   return metrics;
 }

@@ -1,9 +1,12 @@
 import type { UseCaseContext } from "../../platform/use-case.ts";
+import type { Logger } from "../../platform/logger.ts";
+import type { Queues } from "../../platform/queue/queues.ts";
+import { checkDataLossMarker } from "../../platform/queue/data-loss-marker.ts";
 
 /**
- * Subscriptions claimed per query; how many may wait claimed ahead of the
- * workers (the queue backlog the sweep tops up to); and how long a claim
- * holds (database time) if its job never reports back.
+ * Subscriptions claimed per query; how many may be claimed at once (waiting
+ * in the queue or being renewed: the backlog the sweep tops up to); and how
+ * long a claim holds (database time) if its job never reports back.
  */
 export const RENEWAL_BATCH = 500;
 export const RENEWAL_LOOKAHEAD = 2500;
@@ -22,39 +25,37 @@ export interface DueRenewal {
  * PAST_DUE), oldest first, and hands them to `enqueue` (one renewal job each).
  * `for update skip locked` lets concurrent sweeps and running renewals pass
  * each other; the claim keeps the next sweeps from enqueueing the same
- * subscription again while its job waits in the queue. The job releases the
- * claim when it is done; a lost job's claim runs out and the subscription is
- * claimed again. Returns how many were claimed.
+ * subscription again while its job waits in the queue or runs. A live claim
+ * is never taken: the job releases it when it is done, and a lost or failed
+ * job's claim runs out (releaseClaimsOfLostJobs hands back at once those that
+ * Redis lost with its data). The work is bounded by the live claims, counted
+ * in Postgres (issue 21: counting the queue's jobs mistook a running batch
+ * for the sweep itself whenever the watchdog ran the sweep in its process,
+ * and re-claimed that batch's subscriptions): it claims only what keeps them
+ * under `lookahead`, so a large backlog is enqueued once and drained before
+ * any claim runs out. Returns how many were claimed.
  */
 export async function claimDueRenewals(
   ctx: UseCaseContext,
   enqueue: (due: DueRenewal[]) => Promise<void>,
-  /**
-   * Subscriptions waiting or being renewed in the queue (undefined when the
-   * queue cannot be asked). The sweep's work is bounded by it: it claims only
-   * what keeps the backlog under RENEWAL_LOOKAHEAD, so a large backlog is enqueued once
-   * and drained before any claim runs out. With nothing queued, a claim that
-   * is still live has no job behind it (Redis lost its data): it is taken again.
-   */
-  queueBacklog?: number,
+  lookahead = RENEWAL_LOOKAHEAD,
 ): Promise<number> {
   let claimed = 0;
-  let room = queueBacklog === undefined ? RENEWAL_LOOKAHEAD : Math.max(0, RENEWAL_LOOKAHEAD - queueBacklog);
-  const orphansToo = queueBacklog === 0;
+  let room = lookahead - (await liveRenewalClaims(ctx));
   while (room > 0) {
     const now = ctx.clock.now();
     const rows = await ctx.em.execute<{ id: string; next_period_index: number; retry_count: number; merchant_id: string; wallet_user_id: string }[]>(
       `with due as (
          select id from subscriptions
-          where ((status in ('ACTIVE','TRIALING') and next_billing_at <= ?) or (status = 'PAST_DUE' and next_retry_at <= ?))
-            and (renewal_claimed_until is null or renewal_claimed_until < now() or ?)
+          where ${DUE}
+            and (renewal_claimed_until is null or renewal_claimed_until < now())
           order by next_billing_at, id
           limit ?
           for update skip locked)
        update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
          from due where s.id = due.id
        returning s.id, s.next_period_index, s.retry_count, s.merchant_id, s.wallet_user_id`,
-      [now, now, orphansToo, Math.min(RENEWAL_BATCH, room), RENEWAL_CLAIM_SECONDS],
+      [now, now, Math.min(RENEWAL_BATCH, room), RENEWAL_CLAIM_SECONDS],
     );
     if (rows.length === 0) break;
     claimed += rows.length;
@@ -62,9 +63,44 @@ export async function claimDueRenewals(
     // Grouped by merchant and payer: consecutive jobs then charge mostly disjoint wallet accounts, so their locks rarely meet.
     rows.sort((a, b) => (a.merchant_id === b.merchant_id ? (a.wallet_user_id < b.wallet_user_id ? -1 : a.wallet_user_id > b.wallet_user_id ? 1 : 0) : a.merchant_id < b.merchant_id ? -1 : 1));
     await enqueue(rows.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index, attempt: r.retry_count + 1 })));
-    if (rows.length < RENEWAL_BATCH || orphansToo) break;
+    if (rows.length < RENEWAL_BATCH) break;
   }
   return claimed;
+}
+
+/** Due on the service clock (two parameters: now, now); what the partial indexes on next_billing_at and next_retry_at serve. */
+const DUE = "((status in ('ACTIVE','TRIALING') and next_billing_at <= ?) or (status = 'PAST_DUE' and next_retry_at <= ?))";
+
+/**
+ * Due subscriptions under a live claim: waiting in a job, being renewed, or
+ * orphaned until the claim runs out. (A claimed one no longer due, say paused
+ * meanwhile, is not counted: its job finds nothing to do.)
+ */
+async function liveRenewalClaims(ctx: UseCaseContext): Promise<number> {
+  const now = ctx.clock.now();
+  const [row] = await ctx.em.execute<{ n: number }[]>(
+    `select count(*)::int as n from subscriptions where ${DUE} and renewal_claimed_until >= now()`,
+    [now, now],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Claims whose jobs Redis lost with its data (FLUSHALL, a restart without
+ * persistence) would otherwise wait up to RENEWAL_CLAIM_SECONDS for nothing:
+ * when the marker kept in Redis is gone, every claim taken before is released
+ * so this sweep claims the subscriptions again at once. One process does it
+ * per loss (the marker is set back first). A batch still running through the
+ * loss may then be renewed by two jobs at once: the charge protocol charges
+ * each period once all the same. Returns how many claims were released.
+ */
+export async function releaseClaimsOfLostJobs(ctx: UseCaseContext, queues: Queues, logger: Logger): Promise<number> {
+  if ((await checkDataLossMarker(queues, "renewal-claims")) !== "lost") return 0;
+  const released = await ctx.em.execute<{ id: string }[]>(
+    "update subscriptions set renewal_claimed_until = null where renewal_claimed_until >= now() returning id",
+  );
+  if (released.length > 0) logger.warn({ released: released.length }, "Redis lost its data: renewal claims taken before are released and claimed again");
+  return released.length;
 }
 
 /** Called when a renewal run ends: the next sweep may claim the subscriptions again as soon as they are due. */

@@ -1,7 +1,7 @@
-import { handleJob, handleSweep, type JobDeps } from "../../platform/queue/define-job.ts";
+import { handleJob, handleSweep } from "../../platform/queue/define-job.ts";
 import { contextFor } from "../../platform/service-deps.ts";
 import { processSubscriptionPorts } from "../ports.ts";
-import { claimDueRenewals, releaseRenewalClaims } from "./find-due-renewals.ts";
+import { claimDueRenewals, releaseClaimsOfLostJobs, releaseRenewalClaims } from "./find-due-renewals.ts";
 import { renewSubscription } from "./renew-subscription.ts";
 import { renewBatch, RENEWAL_JOB_SIZE } from "./renew-batch.ts";
 import { findUpcomingCharges, notifyUpcomingCharge } from "./notify-upcoming-charge.ts";
@@ -12,23 +12,22 @@ import { accountCreditedKind, notifyUpcomingChargeKind, renewalsSweep, renewBatc
 export const renewalJobs = [
   handleSweep(renewalsSweep, async (deps) => {
     await deps.clock.sync();
+    await releaseClaimsOfLostJobs(contextFor(deps), deps.queues, deps.logger);
     // One round trip per claimed set (up to 500), one job per RENEWAL_JOB_SIZE subscriptions.
-    await claimDueRenewals(
-      contextFor(deps),
-      (due) => {
-        const sets: { subscriptionIds: string[] }[] = [];
-        for (let i = 0; i < due.length; i += RENEWAL_JOB_SIZE) sets.push({ subscriptionIds: due.slice(i, i + RENEWAL_JOB_SIZE).map((d) => d.subscriptionId) });
-        return deps.queues.addBulk(renewBatchKind, sets).then(() => {});
-      },
-      await renewalBacklog(deps),
-    );
+    await claimDueRenewals(contextFor(deps), (due) => {
+      const sets: { subscriptionIds: string[] }[] = [];
+      for (let i = 0; i < due.length; i += RENEWAL_JOB_SIZE) sets.push({ subscriptionIds: due.slice(i, i + RENEWAL_JOB_SIZE).map((d) => d.subscriptionId) });
+      return deps.queues.addBulk(renewBatchKind, sets).then(() => {});
+    });
     const upcoming = await findUpcomingCharges(contextFor(deps), deps.config.chargeNoticeDays);
     await deps.queues.addBulk(notifyUpcomingChargeKind, upcoming.map((u) => ({ subscriptionId: u.subscriptionId, periodIndex: u.periodIndex })));
   }),
   handleJob(renewBatchKind, async (deps, payload) => {
     await deps.clock.sync();
-    await renewBatch(contextFor(deps), processSubscriptionPorts(deps), payload.subscriptionIds);
-    // Only when it ran through: after an error (a service down) the claims stay until they run out, a natural back-off.
+    const result = await renewBatch(contextFor(deps), processSubscriptionPorts(deps), payload.subscriptionIds);
+    // billing_renewal_errors_total: each subscription that failed alone, once (renewBatch logged it).
+    if (result.errored > 0) deps.metrics?.renewalErrors.inc(result.errored);
+    // Only when it ran through (a subscription that failed alone included): after an error (a service down) the claims stay until they run out, a natural back-off.
     await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds);
     // A full set suggests more is due: claim the next sets now rather than at the next interval.
     if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE) await deps.queues.runSweepNow(renewalsSweep, `after-${renewBatchKind.id(payload)}`);
@@ -48,15 +47,3 @@ export const renewalJobs = [
   }),
 ];
 
-/**
- * Subscriptions waiting or being renewed in the renewals queue, counted as
- * RENEWAL_JOB_SIZE per job (this sweep excluded); undefined when Redis cannot say.
- */
-async function renewalBacklog(deps: JobDeps): Promise<number | undefined> {
-  try {
-    const counts = await deps.queues.queue("renewals").getJobCounts("waiting", "prioritized", "active");
-    return RENEWAL_JOB_SIZE * ((counts.waiting ?? 0) + (counts.prioritized ?? 0) + Math.max(0, (counts.active ?? 0) - 1));
-  } catch {
-    return undefined;
-  }
-}

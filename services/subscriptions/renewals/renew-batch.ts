@@ -13,6 +13,7 @@ import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPort
 import { anchorFor, duePeriod } from "./billing-periods.ts";
 import { exceedsCap, isDue, MAX_PERIODS_PER_RUN, renewSubscription } from "./renew-subscription.ts";
 import { touch } from "../../platform/record-version.ts";
+import { isOutage } from "../../platform/dependency-outage.ts";
 
 /** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */
 export const RENEWAL_JOB_SIZE = 250;
@@ -22,6 +23,8 @@ export interface BatchResult {
   failed: number;
   /** Subscriptions handed to the one-by-one path (renewSubscription): a plan change due, a charge already in flight, a refusal… */
   oneByOne: number;
+  /** Of those, how many failed with an error (logged here, each on its own): the rest of the set was renewed all the same. */
+  errored: number;
 }
 
 /**
@@ -39,12 +42,14 @@ export interface BatchResult {
  * with several periods due goes round again (catch-up, oldest period
  * first). Anything that is not plainly due (a plan change due, a charge in
  * flight, no quote, over the cap, a plan that cannot be read) goes through
- * renewSubscription afterwards, one by one: the rare cases keep one code path.
+ * renewSubscription afterwards, one by one: the rare cases keep one code path;
+ * one of them that throws is logged and counted in `errored`, and the others
+ * still run (a dependency down still fails the whole run).
  * A crash anywhere leaves PENDING leased rows that the stale-charge sweep
  * finishes with the same keys, as for a single renewal.
  */
 export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, subscriptionIds: readonly string[]): Promise<BatchResult> {
-  const result: BatchResult = { paid: 0, failed: 0, oneByOne: 0 };
+  const result: BatchResult = { paid: 0, failed: 0, oneByOne: 0, errored: 0 };
   const oneByOne = new Set<string>();
   let ids = [...new Set(subscriptionIds)];
   for (let round = 0; ids.length > 0 && round < MAX_PERIODS_PER_RUN; round += 1) {
@@ -62,9 +67,17 @@ export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, 
     ids = settled.stillDue;
   }
   for (const id of oneByOne) {
-    const single = await renewSubscription({ em: ctx.em.fork(), clock: ctx.clock }, ports, { subscriptionId: id });
-    result.paid += single.paid;
-    result.failed += single.failed;
+    try {
+      const single = await renewSubscription({ em: ctx.em.fork(), clock: ctx.clock }, ports, { subscriptionId: id });
+      result.paid += single.paid;
+      result.failed += single.failed;
+    } catch (err) {
+      // A dependency down fails the job: the outage is logged once by the workers and the claims back off.
+      if (isOutage(err)) throw err;
+      // One bad subscription must not fail its neighbours with it (the job failed and came back with the same set every claim period).
+      result.errored += 1;
+      ports.logger.error({ err, subscriptionId: id }, "renewal failed; the rest of its set is renewed");
+    }
   }
   result.oneByOne = oneByOne.size;
   return result;
@@ -93,9 +106,8 @@ async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: str
     if (!plans.has(sub.plan_id)) {
       try {
         plans.set(sub.plan_id, await fetchPlanPricing(ports, sub.merchant_id, sub.plan_id));
-      } catch (err) {
-        // The one-by-one path meets the same error and reports it as a single renewal does.
-        ports.logger.warn({ err, subscriptionId: sub.id, planId: sub.plan_id }, "renewal batch: plan unreadable; renewing one by one");
+      } catch {
+        // Not logged here: the one-by-one path meets the same error and reports it, once per subscription.
         unreadable.add(sub.plan_id);
         continue;
       }

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
-import { subscriptionsRpc } from "../../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription } from "../../support/billing.ts";
 
 const run = promisify(execFile);
@@ -39,6 +39,8 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
          from subscriptions where id = ?`,
       [id, amount, amount, status, subscriptionId],
     );
+    // As a settle does: a paid period is billed (the subscription moves past it), else it is CHARGE_WITHOUT_BILLED_PERIOD too.
+    if (status === "SUCCEEDED") await sys.sql("update subscriptions set next_period_index = greatest(next_period_index, ?) where id = ?", [period + 1, subscriptionId]);
     return id;
   }
 
@@ -120,6 +122,39 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     expect(out.status).to.equal("anomalies");
     expect(out.anomalies.map((a: any) => a.ownerId)).to.include.members([failedButPaid, paidWithoutMoney, differs, parked]);
     expect((await sys.sql<{ n: number }>("select count(*)::int as n from reconciliation_anomalies"))[0]!.n).to.equal(4);
+  });
+
+  it("reports a SUCCEEDED first payment of a subscription that expired: money taken for a period never billed (issue 21)", async () => {
+    const { api, id: merchantId } = await sys.createMerchant();
+    const user = await createWalletUser(sys, { USDT_TRON: "10" });
+    const plan = await createPlan(api, { amount: "3", interval: "DAY" });
+    const s = await createSubscription(api, plan.id, user.id);
+    // What the expiry race left: the subscription EXPIRED (never activated, period 0 never billed), its first payment SUCCEEDED and paid.
+    await sys.sql("update subscriptions set status = 'EXPIRED', expired_at = now() where id = ?", [s.subscriptionId]);
+    await sys.sql("update subscription_authorizations set status = 'EXPIRED', expired_at = now() where subscription_id = ?", [s.subscriptionId]);
+    const chargeId = randomUUID();
+    await sys.sql(
+      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, settled_at)
+       select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 day', 3, 'USD', 'USDT_TRON', 3, 1, 'SUCCEEDED', 1, now(), now()
+         from subscriptions where id = ?`,
+      [chargeId, s.subscriptionId],
+    );
+    await walletCharge(chargeId, user.id, merchantId, "3");
+    // A subscription approved the normal way (its first payment bills period 0) is not reported.
+    const fine = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "10" } });
+    const [finePayment] = await sys.sql<{ id: string }>("select id from subscription_charges where subscription_id = ?", [fine.subscriptionId]);
+
+    const res = await sys.admin.get("/admin/v1/reconciliation");
+    expect(res.status).to.equal(200);
+    expect(res.body.status).to.equal("anomalies");
+    const ofCharge = res.body.anomalies.filter((a: any) => a.ownerId === chargeId);
+    // The money and the row agree with each other: only the unbilled period is wrong.
+    expect(ofCharge.map((a: any) => [a.kind, a.ownerType])).to.deep.equal([["CHARGE_WITHOUT_BILLED_PERIOD", "subscription_charge"]]);
+    expect(ofCharge[0].details).to.include({ ownerStatus: "SUCCEEDED", ownerAsset: "USDT_TRON", ownerAmount: "3" });
+    expect(res.body.anomalies.filter((a: any) => a.ownerId === finePayment!.id)).to.deep.equal([]);
+    const recorded = await sys.sql<{ kind: string }>("select kind from reconciliation_anomalies where owner_id = ?", [chargeId]);
+    expect(recorded.map((r) => r.kind)).to.deep.equal(["CHARGE_WITHOUT_BILLED_PERIOD"]);
   });
 
   it("sees refunds: money back without a SUCCEEDED refund, a SUCCEEDED refund without money, a charge total that is not the sum of its refunds", async () => {

@@ -52,7 +52,7 @@ describe("recurring billing: renewals in sets", () => {
     expect(check.body.ok, JSON.stringify(check.body.problems)).to.equal(true);
 
     // The same set again (a redelivered job): nothing is due, nothing moves.
-    expect(await renewBatch(sys.context(), wired.ports, ids)).to.deep.equal({ paid: 0, failed: 0, oneByOne: 0 });
+    expect(await renewBatch(sys.context(), wired.ports, ids)).to.deep.equal({ paid: 0, failed: 0, oneByOne: 0, errored: 0 });
   });
 
   it("a mixed set: paid, short of funds (PAST_DUE), a charge already in flight and one over its cap go one by one, a paused one is left alone", async () => {

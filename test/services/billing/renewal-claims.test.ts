@@ -1,41 +1,162 @@
 import { expect } from "chai";
-import { claimDueRenewals, RENEWAL_LOOKAHEAD, type DueRenewal } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
-import { createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
-import { advanceBy, approvedSubscription, DAY } from "../../support/billing.ts";
+import pg from "pg";
+import { claimDueRenewals, releaseClaimsOfLostJobs, type DueRenewal } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
+import { renewBatchKind, renewalsSweep } from "../../../services/subscriptions/renewals/renewal-queue.ts";
+import { createLogger } from "../../../services/platform/logger.ts";
+import { RpcClients } from "../../../services/platform/rpc/clients.ts";
+import type { JobDeps, SweepHandler } from "../../../services/platform/queue/define-job.ts";
+import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
+import { createWalletUser, eventually, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { advanceBy, approvedSubscription, chargesOf, DAY, waitForQuiet } from "../../support/billing.ts";
 
-/** The renewal sweep's claims against the queue's backlog (issue 15): a backlog is enqueued once; orphaned claims are retaken. */
-describe("renewal sweep: claims bounded by the queue backlog", () => {
-  let sys: TestSystem;
-  let rpc: ReturnType<typeof subscriptionsRpc>;
+const claimsOf = (sys: TestSystem, ids: string[]) =>
+  sys.sql<{ id: string; until: Date | null }>(
+    `select id, renewal_claimed_until as until from subscriptions where id in (${ids.map(() => "?").join(", ")}) order by id`,
+    ids,
+  );
 
-  before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
-    rpc = subscriptionsRpc(sys);
+/** The renewal sweep's claims (issues 15 and 21): each due subscription claimed once, a live claim never taken again. */
+describe("renewal sweep: claims", () => {
+  describe("bounded by the live claims", () => {
+    let sys: TestSystem;
+    let rpc: ReturnType<typeof subscriptionsRpc>;
+
+    before(async () => {
+      sys = await startTestSystem({ workerGroups: [] });
+      rpc = subscriptionsRpc(sys);
+    });
+    after(async () => {
+      rpc?.close();
+      await sys?.close();
+    });
+
+    it("claims each due subscription once, never a live claim, and only up to the look-ahead counted in live claims", async () => {
+      const { api } = await sys.createMerchant();
+      const user = await createWalletUser(sys, { USDT_TRON: "100" });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user })).subscriptionId);
+      await advanceBy(sys, DAY + 60);
+      const enqueued: DueRenewal[] = [];
+      const claim = (lookahead: number) => claimDueRenewals(sys.context(), async (due) => void enqueued.push(...due), lookahead);
+
+      // Room for two: two are claimed; the two live claims then fill the look-ahead.
+      expect(await claim(2)).to.equal(2);
+      expect(await claim(2)).to.equal(0);
+      // More room: only the third; the live claims are not taken again, whatever the room.
+      expect(await claim(100)).to.equal(1);
+      expect(await claim(100)).to.equal(0);
+      expect(enqueued.map((d) => d.subscriptionId).sort()).to.deep.equal([...ids].sort());
+      // A claim that ran out (its job lost) is taken again.
+      await sys.sql("update subscriptions set renewal_claimed_until = now() - interval '1 second' where id = ?", [ids[0]]);
+      expect(await claim(100)).to.equal(1);
+      expect(enqueued.at(-1)!.subscriptionId).to.equal(ids[0]);
+    });
+
+    it("after Redis lost its data, the claims taken before are released once and claimed again at once", async () => {
+      const { api } = await sys.createMerchant();
+      const user = await createWalletUser(sys, { USDT_TRON: "100" });
+      // The previous test's subscriptions are due too: the claims here are counted, not listed.
+      for (let i = 0; i < 2; i++) await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user });
+      await advanceBy(sys, DAY + 60);
+      const logger = createLogger("silent");
+      const release = () => releaseClaimsOfLostJobs(sys.context(), sys.system.queues!, logger);
+      const claim = () => claimDueRenewals(sys.context(), async () => {});
+
+      await release(); // the first call sets the marker (and may hand back the claims of the test before)
+      const claimed = await claim();
+      expect(claimed).to.be.greaterThan(0);
+      // Redis keeps its data: nothing is released, the live claims stay.
+      expect(await release()).to.equal(0);
+      expect(await claim()).to.equal(0);
+      // Redis loses this system's data (its own prefix only: the server is shared).
+      const redis = sys.system.queues!.connection;
+      const keys = await redis.keys(`${sys.system.queues!.prefix}:*`);
+      expect(keys.length).to.be.greaterThan(0);
+      await redis.del(...keys);
+      expect(await release()).to.equal(claimed);
+      expect(await release()).to.equal(0);
+      expect(await claim()).to.equal(claimed);
+    });
   });
-  after(async () => {
-    rpc?.close();
-    await sys?.close();
-  });
 
-  it("claims nothing while a batch waits, each due subscription once otherwise, and retakes live claims when the queue is empty", async () => {
-    const { api } = await sys.createMerchant();
-    const user = await createWalletUser(sys, { USDT_TRON: "100" });
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user })).subscriptionId);
-    await advanceBy(sys, DAY + 60);
-    const enqueued: DueRenewal[] = [];
-    const claim = (backlog: number | undefined) => claimDueRenewals(sys.context(), async (due) => void enqueued.push(...due), backlog);
+  /**
+   * Issue 21 (10): the sweep counted the renewals queue's active jobs minus
+   * one (itself), so when the watchdog ran it in its own process one running
+   * batch read as "nothing queued", and the live claims were taken again as
+   * orphans: the running batch's subscriptions went into a second batch.
+   */
+  describe("while a batch runs, the sweep run in the watchdog's process", () => {
+    let sys: TestSystem;
+    let rpc: ReturnType<typeof subscriptionsRpc>;
+    let clients: RpcClients;
+    let sweep: () => Promise<void>;
 
-    // A full batch already waits in the queue: this sweep adds nothing.
-    expect(await claim(RENEWAL_LOOKAHEAD)).to.equal(0);
-    // Room in the queue: every due subscription is claimed and enqueued once.
-    expect(await claim(10)).to.equal(3);
-    expect(enqueued.map((d) => d.subscriptionId).sort()).to.deep.equal([...ids].sort());
-    // Their jobs wait (backlog 3): claimed already, nothing again.
-    expect(await claim(3)).to.equal(0);
-    // The queue is empty but the claims are live: their jobs were lost (Redis data loss); they are taken again.
-    expect(await claim(0)).to.equal(3);
-    expect(enqueued).to.have.length(6);
+    before(async () => {
+      // Only the batch job runs, one at a time: a second batch waits in the queue, where the test can read it.
+      sys = await startTestSystem({ workerGroups: ["renewals"], jobs: handlersOf(renewBatchKind), env: { WORKER_CONCURRENCY: "1", CHARGE_NOTICE_DAYS: "0" } });
+      rpc = subscriptionsRpc(sys);
+      clients = new RpcClients(sys.config.internalApiToken);
+      const deps: JobDeps = { orm: sys.system.orm!, clock: sys.system.clock!.clock, config: sys.config, logger: createLogger("silent"), queues: sys.system.queues!, rpc: clients };
+      // What the watchdog does when the sweep's scheduler is missing or stuck (workers/sweep-watchdog.ts): the handler, in its process.
+      const handler = handlersOf(renewalsSweep)[0] as SweepHandler;
+      sweep = () => handler.handle(deps);
+    });
+    after(async () => {
+      clients?.close();
+      rpc?.close();
+      await sys?.close();
+    });
+
+    it("claims only what is not claimed: the running batch's subscriptions are not claimed or enqueued again", async () => {
+      const { api } = await sys.createMerchant();
+      const plan = { amount: "1", interval: "DAY" };
+      const payer = await createWalletUser(sys, { USDT_TRON: "100" });
+      const running = [
+        (await approvedSubscription(sys, api, rpc.client, { plan, user: payer })).subscriptionId,
+        (await approvedSubscription(sys, api, rpc.client, { plan, user: payer })).subscriptionId,
+      ].sort();
+      const later = (await approvedSubscription(sys, api, rpc.client, { plan, credits: { USDT_TRON: "100" } })).subscriptionId;
+      await sweep(); // nothing due yet (and Redis's marker is set)
+      await advanceBy(sys, DAY + 60);
+
+      const db = new pg.Client({ connectionString: sys.config.databaseUrl });
+      await db.connect();
+      try {
+        await db.query("begin");
+        // The wallet's ChargeBatch waits for the payer's accounts: the batch stays running, its claims live.
+        await db.query("select id from ledger_accounts where owner_type = 'WALLET_USER' and owner_id = $1 for update", [payer.id]);
+        // `later` is locked now, so this sweep skips it; the next one finds it due and unclaimed.
+        const skip = new pg.Client({ connectionString: sys.config.databaseUrl });
+        await skip.connect();
+        await skip.query("begin");
+        await skip.query("select id from subscriptions where id = $1 for update", [later]);
+        await sweep();
+        await skip.query("commit");
+        await skip.end();
+
+        // The batch opened its charges and waits on the wallet: a job is active, none waits.
+        await eventually(async () => ((await db.query("select count(*)::int as n from subscription_charges where status = 'PENDING' and subscription_id = any($1)", [running])).rows[0].n === 2 ? true : undefined), 10_000, "the batch to open its charges");
+        const queue = sys.system.queues!.queue("renewals");
+        expect(await queue.getJobCounts("active", "waiting")).to.deep.equal({ active: 1, waiting: 0 });
+        const claimsBefore = await claimsOf(sys, running);
+        expect(claimsBefore.every((c) => c.until !== null)).to.equal(true);
+
+        await sweep();
+
+        // The running batch's claims are untouched; the one new set holds only the subscription nobody had claimed.
+        expect(await claimsOf(sys, running)).to.deep.equal(claimsBefore);
+        const waiting = await queue.getJobs(["waiting"]);
+        expect(waiting.map((j) => [j.name, j.data.subscriptionIds])).to.deep.equal([[renewBatchKind.name, [later]]]);
+        expect((await claimsOf(sys, [later]))[0]!.until).to.not.equal(null);
+      } finally {
+        await db.query("rollback").catch(() => {});
+        await db.end();
+      }
+
+      // Let go, everything is renewed once, and every claim released.
+      await waitForQuiet(sys);
+      for (const id of [...running, later]) expect((await chargesOf(sys, id)).map((c) => [c.period_index, c.status])).to.deep.equal([[0, "SUCCEEDED"], [1, "SUCCEEDED"]]);
+      await eventually(async () => ((await claimsOf(sys, [...running, later])).every((c) => c.until === null) ? true : undefined), 10_000, "claims released");
+    });
   });
 });

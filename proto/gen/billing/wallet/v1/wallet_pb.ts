@@ -851,7 +851,8 @@ export const ReconcileRequestSchema: GenMessage<ReconcileRequest> = /*@__PURE__*
  */
 export type ReconciliationAnomaly = Message<"billing.wallet.v1.ReconciliationAnomaly"> & {
   /**
-   * MONEY_WITHOUT_SUCCEEDED_OWNER, SUCCEEDED_OWNER_WITHOUT_MONEY, AMOUNT_MISMATCH or PARKED_ROW.
+   * MONEY_WITHOUT_SUCCEEDED_OWNER, SUCCEEDED_OWNER_WITHOUT_MONEY, AMOUNT_MISMATCH, PARKED_ROW or
+   * CHARGE_WITHOUT_BILLED_PERIOD.
    *
    * @generated from field: string kind = 1;
    */
