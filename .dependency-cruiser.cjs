@@ -29,6 +29,13 @@ module.exports = {
       to: { path: "^services/(?!platform/)" },
     },
     {
+      name: "charges-know-no-purpose",
+      severity: "error",
+      comment: "A settled charge's outcome goes to the handler of its purpose, registered at wiring (charge-outcomes.ts): charges/ never reaches into what it pays for.",
+      from: { path: "^services/subscriptions/charges/" },
+      to: { path: "^services/subscriptions/(renewals|change-sessions|refunds|customer)/|^services/subscriptions/(first-payment|charge-outcomes|ports|approve-authorization|cancel-subscription)\\.ts$" },
+    },
+    {
       name: "gateway-imports-only-contracts",
       severity: "error",
       comment: "The gateway speaks to services over RPC: it may import platform code and each domain's (or sub-domain's) contract.ts, never entities or use cases.",
