@@ -52,9 +52,9 @@ describe("plan changes and charges in flight", function () {
     const id = randomUUID();
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
        select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, 'PENDING', 1, now(),
-              now() + make_interval(secs => ?), 1
+              now() + make_interval(secs => ?), 1, 'RENEWAL'
          from subscriptions where id = ?`,
       [id, amount, amount, leaseSeconds, subscriptionId],
     );
