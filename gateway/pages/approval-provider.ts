@@ -117,20 +117,3 @@ export function redirectOrigins(...urls: string[]): string[] {
     }
   });
 }
-
-const UNIT: Record<string, [string, string]> = { DAY: ["day", "days"], WEEK: ["week", "weeks"], MONTH: ["month", "months"], YEAR: ["year", "years"] };
-
-/** "month", "3 months". */
-export function every(interval: string, count: number): string {
-  const [one, many] = UNIT[interval] ?? [interval.toLowerCase(), interval.toLowerCase()];
-  return count === 1 ? one : `${count} ${many}`;
-}
-
-const FIAT = new Set(["USD", "EUR", "GBP"]);
-
-/** For people: fiat amounts with cents ("10.5 USD" → "10.50 USD"); crypto amounts as they are. */
-export function money(amount: string, currency: string): string {
-  if (!FIAT.has(currency)) return `${amount} ${currency}`;
-  const [whole, fraction = ""] = amount.split(".");
-  return `${whole}.${fraction.padEnd(2, "0")} ${currency}`;
-}
