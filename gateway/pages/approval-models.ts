@@ -1,5 +1,5 @@
 import type { ApprovalView, FundingChoice } from "./approval-provider.ts";
-import { formatUtc } from "./page-text.ts";
+import { amountText, formatUtc } from "./page-text.ts";
 import type { AssetChoiceModel, SummaryModel } from "./views.ts";
 
 /** What the approval pages show, from the provider's view: the summary and the accounts that may pay. */
@@ -28,8 +28,8 @@ export function choiceModels(view: ApprovalView, choices: FundingChoice[], selec
     asset: c.asset,
     name: c.name,
     network: c.network,
-    balance: `Balance: ${c.balance} ${c.asset}`,
-    due: fixed ? `Due now: ${c.amountDue} ${c.asset}` : `${c.amountDue} ${c.asset}`,
+    balance: `Balance: ${amountText(c.balance, c.asset)}`,
+    due: fixed ? `Due now: ${amountText(c.amountDue, c.asset)}` : amountText(c.amountDue, c.asset),
     checked: fixed || c.asset === checked,
     disabled: false,
     note: c.frozen ? "frozen" : !c.sufficient ? "insufficient balance" : undefined,

@@ -1,14 +1,18 @@
-import { MAX_INTEGER_DIGITS } from "../../services/platform/money.ts";
+import { formatForPeople, MAX_INTEGER_DIGITS } from "../../services/platform/money.ts";
 
-/** The words and numbers the hosted pages show a customer. */
+/** The words and numbers the hosted pages show a customer: one rule for amounts, one for times. */
 
-const FIAT = new Set(["USD", "EUR", "GBP"]);
-
-/** For people: fiat amounts with cents ("10.5 USD" → "10.50 USD"); crypto amounts as they are. */
-export function amountText(amount: string, currency: string): string {
-  if (!FIAT.has(currency)) return `${amount} ${currency}`;
-  const [whole, fraction = ""] = amount.split(".");
-  return `${whole}.${fraction.padEnd(2, "0")} ${currency}`;
+/**
+ * Every amount on a page: "19.90 USD", "19.90 USDT_TRON", "0.00166667 BTC",
+ * "1,250.00 EUR" (see formatForPeople). An amount that does not parse (never
+ * sent by the services) is shown as it came rather than failing the page.
+ */
+export function amountText(amount: string, code: string): string {
+  try {
+    return `${formatForPeople(amount)} ${code}`;
+  } catch {
+    return `${amount} ${code}`;
+  }
 }
 
 export function formatUtc(date: Date): string {

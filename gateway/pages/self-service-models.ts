@@ -45,16 +45,19 @@ function chargeRow(c: SubscriptionCharge): ChargeRowModel {
     status: c.status,
     date: date(c.createdAt),
     amount: amountText(c.amount, c.currency),
-    paid: c.assetAmount !== undefined ? `${c.assetAmount} ${c.asset}` : c.asset,
+    paid: c.assetAmount !== undefined ? amountText(c.assetAmount, c.asset) : c.asset,
     statusText: `${c.status}${c.failureReason ? ` (${c.failureReason})` : ""}`,
     refunded: refunded(c),
   };
 }
 
+const isZero = (value: string) => /^0*(\.0*)?$/.test(value);
+
 /** Refunds of a charge: "—" when none, else the amount back in the plan's currency and in the asset. */
 function refunded(c: SubscriptionCharge): string {
-  if (!c.amountRefunded || c.amountRefunded === "0") return "—";
-  return `${amountText(c.amountRefunded, c.currency)}${c.assetAmountRefunded ? ` (${c.assetAmountRefunded} ${c.asset})` : ""}`;
+  if (isZero(c.amountRefunded)) return "—";
+  const inAsset = c.assetAmountRefunded && !isZero(c.assetAmountRefunded) ? ` (${amountText(c.assetAmountRefunded, c.asset)})` : "";
+  return `${amountText(c.amountRefunded, c.currency)}${inAsset}`;
 }
 
 function choice(subscriptionId: string, o: FundingOption, checked: boolean): AssetChoiceModel {
@@ -62,8 +65,8 @@ function choice(subscriptionId: string, o: FundingOption, checked: boolean): Ass
     asset: o.asset,
     name: o.name,
     network: o.network,
-    balance: `Balance: ${o.balance} ${o.asset}`,
-    due: `${o.amountDue} ${o.asset} per charge`,
+    balance: `Balance: ${amountText(o.balance, o.asset)}`,
+    due: `${amountText(o.amountDue, o.asset)} per charge`,
     checked,
     disabled: false,
     note: o.frozen ? "frozen" : !o.sufficient ? "balance below one charge" : undefined,

@@ -96,7 +96,7 @@ describe("hosted authorization page (headless Chromium)", function () {
 
     await logIn(page, user);
     const assetText = await page.textContent("body");
-    expect(assetText).to.include("Balance: 50 USDT_TRON");
+    expect(assetText).to.include("Balance: 50.00 USDT_TRON").and.include("10.50 USDT_TRON");
     expect(await page.locator("[name=fundingAsset]").count()).to.be.greaterThan(0);
 
     await approveWith(page, "USDT_TRON", PIN);

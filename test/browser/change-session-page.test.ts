@@ -88,8 +88,8 @@ describe("hosted plan change page (headless Chromium)", function () {
     await logIn(page, user);
     const step = await page.textContent("body");
     expect(step).to.include("Paid from");
-    expect(step).to.include("Balance: 40 USDT_TRON");
-    expect(step).to.include("Due now: 7.5 USDT_TRON");
+    expect(step).to.include("Balance: 40.00 USDT_TRON");
+    expect(step).to.include("Due now: 7.50 USDT_TRON");
     // The paying asset is fixed, yet [name=fundingAsset] is the same radio of asset codes as on the authorization page:
     // the only one, already checked, so the same browser steps (check it, PIN, approve) work on both pages.
     const fundingInputs = await page.locator("[name=fundingAsset]").evaluateAll((els) => els.map((e: any) => ({ type: e.type, value: e.value, checked: e.checked })));

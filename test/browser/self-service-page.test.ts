@@ -113,7 +113,7 @@ describe("customer self-service page (headless Chromium)", function () {
 
         const acmeCard = page.locator(`section[data-subscription-id="${acmeSub}"]`);
         const acmeText = (await acmeCard.textContent())!;
-        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "ACTIVE", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "SUCCEEDED", "10.5 USDT_TRON", "Refunded", "5.00 USD (5 USDT_TRON)"]) {
+        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "ACTIVE", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "SUCCEEDED", "10.50 USDT_TRON", "Refunded", "5.00 USD (5.00 USDT_TRON)"]) {
           expect(acmeText).to.include(part);
         }
         const globexText = (await page.locator(`section[data-subscription-id="${globexSub}"]`).textContent())!;
@@ -129,7 +129,7 @@ describe("customer self-service page (headless Chromium)", function () {
         expect(await form.locator("button[name=action][value=cancel-subscription]").count()).to.equal(1);
         expect(await form.locator("button[name=action][value=change-funding-asset]").count()).to.equal(1);
         expect(await form.locator("[name=fundingAsset][value=USDT_TRON]").isChecked()).to.equal(true);
-        expect(await form.textContent()).to.include("Balance: 84 USDT_TRON").and.include("Balance: 40 USDC_ETH");
+        expect(await form.textContent()).to.include("Balance: 84.00 USDT_TRON").and.include("Balance: 40.00 USDC_ETH");
 
         if (isMobile) {
           for (const selector of ["button[name=action][value=cancel-subscription]", "input[name=pin]", "[name=fundingAsset]"]) {
