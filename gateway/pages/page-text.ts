@@ -1,6 +1,12 @@
 import { formatForPeople, MAX_INTEGER_DIGITS } from "../../services/platform/money.ts";
 
-/** The words and numbers the hosted pages show a customer: one rule for amounts, one for times. */
+/**
+ * The words and numbers the hosted pages show a customer: one rule for
+ * amounts, one for times, and a sentence for every status or reason code
+ * (a customer never reads `CUSTOMER_CANCELLED`). Codes stay in the markup
+ * as data attributes for automation; the text is for people.
+ * Lookups are Maps, so a code such as `constructor` finds nothing.
+ */
 
 /**
  * Every amount on a page: "19.90 USD", "19.90 USDT_TRON", "0.00166667 BTC",
@@ -30,6 +36,61 @@ const UNIT = new Map<string, [string, string]>([
 export function every(interval: string, count: number): string {
   const [one, many] = UNIT.get(interval) ?? [interval.toLowerCase(), interval.toLowerCase()];
   return count === 1 ? one : `${count} ${many}`;
+}
+
+/** A code nobody wrote a sentence for yet still reads as words ("SOME_NEW_CODE" → "Some new code"). */
+const asWords = (code: string) => {
+  const words = code.toLowerCase().replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+const SUBSCRIPTION_STATUS = new Map<string, string>([
+  ["PENDING_APPROVAL", "Waiting for your approval"],
+  ["ACTIVE", "Active"],
+  ["TRIALING", "Free trial"],
+  ["PAUSED", "Paused"],
+  ["PAST_DUE", "Payment overdue"],
+  ["UNPAID", "Unpaid: no more charges"],
+  ["CANCELLED", "Cancelled"],
+  ["EXPIRED", "Expired: never approved"],
+]);
+
+export const subscriptionStatusText = (status: string): string => SUBSCRIPTION_STATUS.get(status) ?? asWords(status);
+
+/** Who or what ended a subscription, after its date: "by you", "by Acme Streaming". */
+export function cancellationText(reason: string, merchantName: string): string | undefined {
+  switch (reason) {
+    case "CUSTOMER_CANCELLED":
+      return "by you";
+    case "MERCHANT_CANCELLED":
+      return `by ${merchantName}`;
+    case "AUTHORIZATION_DECLINED":
+      return "you declined it";
+    case "PAYMENT_FAILED":
+      return "after payments failed";
+    default:
+      return reason ? asWords(reason).toLowerCase() : undefined;
+  }
+}
+
+const CHARGE_STATUS = new Map<string, string>([
+  ["PENDING", "Processing"],
+  ["SUCCEEDED", "Paid"],
+  ["FAILED", "Failed"],
+]);
+
+const FAILURE_REASON = new Map<string, string>([
+  ["INSUFFICIENT_FUNDS", "balance too low"],
+  ["ACCOUNT_FROZEN", "account frozen"],
+  ["MAXIMUM_CHARGE_EXCEEDED", "above the maximum per charge"],
+  ["CONVERSION_UNAVAILABLE", "no exchange rate for the asset"],
+]);
+
+/** "Paid", "Failed: balance too low". */
+export function chargeStatusText(status: string, failureReason?: string): string {
+  const text = CHARGE_STATUS.get(status) ?? asWords(status);
+  if (!failureReason) return text;
+  return `${text}: ${FAILURE_REASON.get(failureReason) ?? asWords(failureReason).toLowerCase()}`;
 }
 
 /** An asset that cannot hold a price once converted (ASSET_AMOUNT_TOO_LARGE), in words, with the limit. */

@@ -6,7 +6,7 @@ import { ASSET_AMOUNT_TOO_LARGE } from "../../services/subscriptions/contract.ts
 import type { CustomerAuth } from "./customer-auth.ts";
 import { formBody, redirect, securityHeaders, type Ctx, type Form, type PageResponder } from "./page-http.ts";
 import type { PageSession, SessionCodec } from "./page-session.ts";
-import { tooLargeSentence } from "./page-text.ts";
+import { subscriptionStatusText, tooLargeSentence } from "./page-text.ts";
 import { cardModel } from "./self-service-models.ts";
 
 export const SELF_SERVICE_PATH = "/wallet/subscriptions";
@@ -39,10 +39,12 @@ const NOTICES = new Map<string, (item: CustomerSubscription | undefined) => stri
   [
     "funding-asset-changed-retried",
     (s) =>
-      `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}. The overdue charge was retried: the status is ${s?.subscription?.status ?? "updated"}.`,
+      `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}. The overdue charge was retried: ${retryOutcome(s?.subscription?.status)}`,
   ],
 ]);
 const describe = (s: CustomerSubscription | undefined) => (s ? `Your subscription to ${s.plan?.name} with ${s.merchantName}` : "The subscription");
+const retryOutcome = (status: string | undefined) =>
+  status === "ACTIVE" ? "it was paid." : status ? `the subscription's status is now ${subscriptionStatusText(status).toLowerCase()}.` : "the status is updated.";
 
 /**
  * The customer's own page: every subscription of the wallet user across

@@ -114,6 +114,7 @@ export interface SelfServiceModel extends FormModel {
 
 export interface SubscriptionCardModel {
   id: string;
+  /** The status code, for automation (`section[data-status]`); people read `statusText`. */
   status: string;
   statusText: string;
   tone: "live" | "warn" | "ended";

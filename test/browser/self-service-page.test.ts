@@ -113,14 +113,23 @@ describe("customer self-service page (headless Chromium)", function () {
 
         const acmeCard = page.locator(`section[data-subscription-id="${acmeSub}"]`);
         const acmeText = (await acmeCard.textContent())!;
-        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "ACTIVE", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "SUCCEEDED", "10.50 USDT_TRON", "Refunded", "5.00 USD (5.00 USDT_TRON)"]) {
+        // Words for people, one rule for amounts (at least two decimals, whatever the currency or asset).
+        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "Active", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "Paid", "10.50 USDT_TRON", "Refunded", "5.00 USD (5.00 USDT_TRON)"]) {
           expect(acmeText).to.include(part);
         }
-        const globexText = (await page.locator(`section[data-subscription-id="${globexSub}"]`).textContent())!;
-        for (const part of ["Globex News", "Daily Digest", "4.00 USD / week", "TRIALING", "Trial ends", "No charges yet"]) expect(globexText).to.include(part);
+        expect(await acmeCard.getAttribute("data-status")).to.equal("ACTIVE");
+        expect(await acmeCard.locator("tbody tr").first().getAttribute("data-status")).to.equal("SUCCEEDED");
+        const globexCard = page.locator(`section[data-subscription-id="${globexSub}"]`);
+        const globexText = (await globexCard.textContent())!;
+        for (const part of ["Globex News", "Daily Digest", "4.00 USD / week", "Free trial", "Trial ends", "No charges yet"]) expect(globexText).to.include(part);
+        expect(await globexCard.getAttribute("data-status")).to.equal("TRIALING");
         const oldCard = page.locator(`section[data-subscription-id="${old}"]`);
-        expect(await oldCard.textContent()).to.include("CANCELLED");
+        expect(await oldCard.textContent()).to.include("Cancelled").and.include(`by Acme Streaming`);
+        expect(await oldCard.getAttribute("data-status")).to.equal("CANCELLED");
         expect(await oldCard.locator("form").count()).to.equal(0);
+        // No status or reason code is shown to the customer (they stay in data attributes).
+        const shown = await page.locator("body").innerText();
+        for (const code of ["ACTIVE", "TRIALING", "CANCELLED", "SUCCEEDED", "MERCHANT_CANCELLED"]) expect(shown).not.to.include(code);
 
         // Each live subscription: one form with its id, the radios with balances, the PIN and both buttons.
         const form = formOf(page, acmeSub);
@@ -156,7 +165,8 @@ describe("customer self-service page (headless Chromium)", function () {
         expect(await page.textContent("[role=status]")).to.include(`Your subscription to ${pro.name} with Acme Streaming is cancelled`);
         expect(await page.locator("[role=alert]").count()).to.equal(0);
         const card = page.locator(`section[data-subscription-id="${acmeSub}"]`);
-        expect(await card.textContent()).to.include("CANCELLED").and.include("CUSTOMER_CANCELLED");
+        expect(await card.getAttribute("data-status")).to.equal("CANCELLED");
+        expect(await card.textContent()).to.include("Cancelled").and.include("by you").and.not.include("CUSTOMER_CANCELLED");
         expect(await formOf(page, acmeSub).count()).to.equal(0);
 
         expect(await subscriptionOf(acme, acmeSub)).to.include({ status: "CANCELLED", cancellationReason: "CUSTOMER_CANCELLED" });
