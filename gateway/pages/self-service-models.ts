@@ -6,7 +6,9 @@ import type { AssetChoiceModel, ChargeRowModel, SubscriptionCardModel } from "./
 /**
  * One card of the customer's self-service page, in words a customer reads:
  * statuses and reasons as sentences (the codes stay in data-status for
- * automation), and every amount by one rule (page-text.ts).
+ * automation), every amount by one rule (page-text.ts), and "Paid with"
+ * from what the charges were actually paid in, not from the asset that
+ * would pay the next one ("Pays with", live subscriptions only).
  */
 export function cardModel(
   item: CustomerSubscription,
@@ -14,9 +16,11 @@ export function cardModel(
 ): SubscriptionCardModel {
   const sub = item.subscription!;
   const plan = item.plan!;
-  const lines: { label: string; value: string }[] = [{ label: "Paid with", value: sub.fundingAsset ?? "—" }];
+  const lines: { label: string; value: string }[] = [];
+  if (item.live && sub.fundingAsset) lines.push({ label: "Pays with", value: sub.fundingAsset });
+  if (!item.live) lines.push({ label: "Paid with", value: paidWith(item.charges) });
   if (sub.status === "TRIALING") lines.push({ label: "Trial ends", value: date(sub.trialEnd) });
-  else if (sub.nextBillingAt) lines.push({ label: "Next charge", value: date(sub.nextBillingAt) });
+  else if (item.live && sub.nextBillingAt) lines.push({ label: "Next charge", value: date(sub.nextBillingAt) });
   if (sub.status === "PAST_DUE" && sub.nextRetryAt) lines.push({ label: "Next retry", value: date(sub.nextRetryAt) });
   if (plan.maximumChargeAmount !== undefined) lines.push({ label: "Maximum per charge", value: amountText(plan.maximumChargeAmount, plan.currency) });
   lines.push({ label: "Since", value: date(sub.createdAt) });
@@ -43,6 +47,12 @@ export function cardModel(
 }
 
 const date = (t: Timestamp | undefined) => (t ? formatUtc(timestampDate(t)) : "—");
+
+/** The assets the subscription's charges were paid in, latest first ("Nothing was charged" when none succeeded). */
+function paidWith(charges: SubscriptionCharge[]): string {
+  const assets = [...new Set(charges.filter((c) => c.status === "SUCCEEDED").map((c) => c.asset))];
+  return assets.length ? assets.join(", ") : "Nothing was charged";
+}
 
 function chargeRow(c: SubscriptionCharge): ChargeRowModel {
   return {

@@ -114,7 +114,7 @@ describe("customer self-service page (headless Chromium)", function () {
         const acmeCard = page.locator(`section[data-subscription-id="${acmeSub}"]`);
         const acmeText = (await acmeCard.textContent())!;
         // Words for people, one rule for amounts (at least two decimals, whatever the currency or asset).
-        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "Active", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "Paid", "10.50 USDT_TRON", "Refunded", "5.00 USD (5.00 USDT_TRON)"]) {
+        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "Active", "Pays with", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "Paid", "10.50 USDT_TRON", "Refunded", "5.00 USD (5.00 USDT_TRON)"]) {
           expect(acmeText).to.include(part);
         }
         expect(await acmeCard.getAttribute("data-status")).to.equal("ACTIVE");
@@ -149,6 +149,22 @@ describe("customer self-service page (headless Chromium)", function () {
           const main = await page.locator("main").boundingBox();
           expect(main!.width).to.be.at.most(390);
         }
+      });
+
+      it("an ended subscription says what its charges were paid with, not the asset that would have paid the next one", async () => {
+        const user = await createWalletUser(sys, { USDT_TRON: "100", USDC_ETH: "40" });
+        const plan = await createPlan(acme, { name: "Paid Then Moved", amount: "3" });
+        const id = await approvedSubscription(acme, client, plan.id, user.id, "USDT_TRON");
+        await client.changeFundingAsset({ walletUserId: user.id, subscriptionId: id, asset: "USDC_ETH" });
+        await client.cancelSubscriptionForCustomer({ walletUserId: user.id, subscriptionId: id });
+        expect(await subscriptionOf(acme, id)).to.include({ status: "CANCELLED", fundingAsset: "USDC_ETH" });
+        const page = await context.newPage();
+        await logIn(page, user);
+        const card = page.locator(`section[data-subscription-id="${id}"]`);
+        expect(await card.locator("dt:text-is('Paid with') + dd").textContent()).to.equal("USDT_TRON");
+        expect(await card.locator("tbody td[data-label=Paid]").first().textContent()).to.equal("3.00 USDT_TRON");
+        expect(await card.locator("dt:text-is('Pays with')").count()).to.equal(0);
+        expect(await card.textContent()).not.to.include("USDC_ETH");
       });
 
       it("cancels with the right PIN: CANCELLED by the customer, the page says so, the scheduled change goes with it", async () => {
