@@ -16,23 +16,37 @@ export function summaryModel(view: ApprovalView): SummaryModel {
 }
 
 /**
- * The funding radios, each with its balance and what it would pay. The checked one: the customer's
- * last pick, else the first that covers the amount, else the first. A fixed asset (a plan change: the
- * subscription's) is still a radio, the only one and checked, so `[name=fundingAsset]` is a radio of
- * asset codes on every approval page (the form contract).
+ * The funding radios. An account that cannot pay what approving charges now
+ * (frozen, or its balance below the amount due now) is shown disabled with
+ * the reason beside it; with a trial nothing is charged now, so a low balance
+ * is only a warning. The checked one: the customer's last pick if it can be
+ * chosen, else the first that covers the amount, else the first choosable.
  */
 export function choiceModels(view: ApprovalView, choices: FundingChoice[], selected?: string): AssetChoiceModel[] {
-  const fixed = view.fixedFunding === true;
-  const checked = selected ?? choices.find((c) => c.sufficient)?.asset ?? choices[0]?.asset;
-  return choices.map((c) => ({
-    asset: c.asset,
-    name: c.name,
-    network: c.network,
-    balance: `Balance: ${amountText(c.balance, c.asset)}`,
-    due: fixed ? `Due now: ${amountText(c.amountDue, c.asset)}` : amountText(c.amountDue, c.asset),
-    checked: fixed || c.asset === checked,
-    disabled: false,
-    note: c.frozen ? "frozen" : !c.sufficient ? "insufficient balance" : undefined,
-    key: c.asset,
-  }));
+  const models = choices.map((c) => {
+    const disabled = c.frozen || (view.dueNow && !c.sufficient);
+    const note = c.frozen
+      ? "This account is frozen, so it cannot pay."
+      : !c.sufficient
+        ? view.dueNow
+          ? "Not enough balance to pay this now."
+          : "Balance below one charge: add funds before the first charge."
+        : undefined;
+    const due = amountText(c.amountDue, c.asset);
+    return {
+      asset: c.asset,
+      name: c.name,
+      network: c.network,
+      balance: `Balance: ${amountText(c.balance, c.asset)}`,
+      due: view.dueNow ? `Due now: ${due}` : `${due} per charge`,
+      checked: false,
+      disabled,
+      note,
+      key: c.asset,
+      sufficient: c.sufficient,
+    };
+  });
+  const choosable = models.filter((m) => !m.disabled);
+  const checked = choosable.find((m) => m.asset === selected) ?? choosable.find((m) => m.sufficient) ?? choosable[0];
+  return models.map(({ sufficient: _, ...m }) => ({ ...m, checked: m.asset === checked?.asset }));
 }

@@ -48,7 +48,11 @@ export function approvalPages(options: ApprovalPagesOptions): Router {
     const common = { summary: summaryModel(view), action: pathOf(token), csrf: session.csrf, error: screen.error, cancelLabel: `Cancel and return to ${view.summary.merchantName}` };
     if (!session.uid) return pages.page(ctx, screen.status ?? 200, "approval-login", { ...common, email: screen.email ?? "" });
     const choices = choiceModels(view, await provider.fundingChoices(token, session.uid), screen.selected);
-    const blocked = choices.length === 0 ? "Your wallet has no account that can pay this. Add funds to your wallet, then come back to this page." : undefined;
+    const blocked = choices.length === 0
+      ? "Your wallet has no account that can pay this. Add funds to your wallet, then come back to this page."
+      : choices.every((c) => c.disabled)
+        ? "None of your accounts can pay this now. Add funds to your wallet, then reload this page."
+        : undefined;
     pages.page(ctx, screen.status ?? 200, "approval-funding", {
       ...common,
       choices,

@@ -36,6 +36,12 @@ export interface ApprovalView {
   redirectOrigins: string[];
   /** The paying account is already decided (a plan change: the subscription's): shown, not chosen. */
   fixedFunding?: boolean;
+  /**
+   * Approving charges each choice's `amountDue` at once (no trial; a plan change's immediate charge):
+   * an account whose balance does not cover it cannot be chosen. With a trial it is the first
+   * charge's amount, later: such an account may be chosen, with a warning.
+   */
+  dueNow: boolean;
 }
 
 export interface FundingChoice {

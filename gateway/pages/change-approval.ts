@@ -49,6 +49,8 @@ function toView(res: GetChangeApprovalResponse): ApprovalView {
     expiresAt: timestampDate(session.expiresAt!),
     redirectOrigins: redirectOrigins(session.successUrl, session.cancelUrl),
     fixedFunding: true,
+    // The one choice's amountDue is the immediate charge (zero for NEXT_BILLING).
+    dueNow: true,
     summary: {
       title: `Change your plan to ${requested.name}`,
       merchantName: res.merchantName,

@@ -47,6 +47,7 @@ export function cardModel(
 }
 
 const date = (t: Timestamp | undefined) => (t ? formatUtc(timestampDate(t)) : "—");
+const isZero = (value: string) => /^0*(\.0*)?$/.test(value);
 
 /** The assets the subscription's charges were paid in, latest first ("Nothing was charged" when none succeeded). */
 function paidWith(charges: SubscriptionCharge[]): string {
@@ -65,8 +66,6 @@ function chargeRow(c: SubscriptionCharge): ChargeRowModel {
   };
 }
 
-const isZero = (value: string) => /^0*(\.0*)?$/.test(value);
-
 /** Refunds of a charge: "—" when none, else the amount back in the plan's currency and in the asset. */
 function refunded(c: SubscriptionCharge): string {
   if (isZero(c.amountRefunded)) return "—";
@@ -74,6 +73,11 @@ function refunded(c: SubscriptionCharge): string {
   return `${amountText(c.amountRefunded, c.currency)}${inAsset}`;
 }
 
+/**
+ * A frozen account is refused by the service, so it cannot be chosen. A balance below one charge
+ * may still be chosen (the customer may top it up before the next charge; README, self-service),
+ * with that said beside it.
+ */
 function choice(subscriptionId: string, o: FundingOption, checked: boolean): AssetChoiceModel {
   return {
     asset: o.asset,
@@ -81,9 +85,9 @@ function choice(subscriptionId: string, o: FundingOption, checked: boolean): Ass
     network: o.network,
     balance: `Balance: ${amountText(o.balance, o.asset)}`,
     due: `${amountText(o.amountDue, o.asset)} per charge`,
-    checked,
-    disabled: false,
-    note: o.frozen ? "frozen" : !o.sufficient ? "balance below one charge" : undefined,
+    checked: checked && !o.frozen,
+    disabled: o.frozen,
+    note: o.frozen ? "This account is frozen, so it cannot pay." : !o.sufficient ? "Balance below one charge: add funds before the next charge." : undefined,
     key: `${subscriptionId}-${o.asset}`,
   };
 }

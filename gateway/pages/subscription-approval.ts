@@ -33,6 +33,7 @@ function toView(res: GetAuthorizationResponse): ApprovalView {
     walletUserId: res.walletUserId,
     expiresAt: timestampDate(res.expiresAt!),
     redirectOrigins: redirectOrigins(res.successUrl, res.cancelUrl),
+    dueNow: plan.trialDays === 0,
     summary: {
       title: `Subscribe to ${plan.name}`,
       merchantName: res.merchantName,

@@ -218,23 +218,36 @@ describe("hosted authorization page (headless Chromium)", function () {
     expect((await sys.admin.get(`/admin/v1/wallet-users/${user.id}`)).body.pinLocked).to.equal(true);
   });
 
-  it("insufficient balance: says so, and another asset then pays", async () => {
+  it("insufficient balance: that asset cannot be chosen and says why; a form that sends it anyway is refused (402); another asset then pays", async () => {
     const user = await createWalletUser(sys, { USDT_TRON: "1", USDC_ETH: "100" });
     const s = await subscribe(user);
     const page = await context.newPage();
     await page.goto(s.url);
     await logIn(page, user);
-    expect(await page.textContent("body")).to.include("insufficient balance");
-    const res = await approveWith(page, "USDT_TRON", PIN);
-    expect(res.status()).to.equal(402);
+    const low = page.locator("[name=fundingAsset][value=USDT_TRON]");
+    expect(await low.isDisabled()).to.equal(true);
+    expect(await low.isChecked()).to.equal(false);
+    // The reason is beside it, and tied to it for screen readers.
+    const reason = page.locator(`#${(await low.getAttribute("aria-describedby"))!}`);
+    expect(await reason.textContent()).to.equal("Not enough balance to pay this now.");
+    expect(await reason.isVisible()).to.equal(true);
+    expect(await page.locator("[name=fundingAsset][value=USDC_ETH]").isChecked()).to.equal(true);
+
+    // A page opened before the balance dropped still posts it: the service refuses, nothing moves.
+    const csrf = (await page.locator("input[name=csrf]").getAttribute("value"))!;
+    const stale = await context.request.post(s.url, { form: { csrf, action: "approve", fundingAsset: "USDT_TRON", pin: PIN }, maxRedirects: 0 });
+    expect(stale.status()).to.equal(402);
+    await page.setContent(await stale.text());
     expect(await page.textContent("[role=alert]")).to.include("balance does not cover");
+
+    await page.goto(s.url);
     await approveWith(page, "USDC_ETH", PIN);
     await page.waitForURL((url) => url.toString().startsWith(`${merchantBase}/success`));
     expect(await balances(sys, user.id)).to.include({ USDT_TRON: "1", USDC_ETH: "89.5" });
     expect((await status(s.subscriptionId)).fundingAsset).to.equal("USDC_ETH");
   });
 
-  it("a trial plan approves without a charge", async () => {
+  it("a trial plan approves without a charge, even from a balance below one charge (chosen with a warning)", async () => {
     const trial = await createPlan(api, { name: "Trial Plan", amount: "5", trialDays: 7 });
     const user = await createWalletUser(sys, { USDT_TRON: "0.5" });
     const s = await subscribe(user, { planId: trial.id });
@@ -242,6 +255,11 @@ describe("hosted authorization page (headless Chromium)", function () {
     await page.goto(s.url);
     expect(await page.textContent("body")).to.include("7 days");
     await logIn(page, user);
+    // Nothing is due now, so a low balance is a warning, not a reason to refuse the asset.
+    const low = page.locator("[name=fundingAsset][value=USDT_TRON]");
+    expect(await low.isDisabled()).to.equal(false);
+    expect(await page.textContent(`#${(await low.getAttribute("aria-describedby"))!}`)).to.include("Balance below one charge");
+    expect(await page.textContent("body")).to.include("5.00 USDT_TRON per charge");
     await approveWith(page, "USDT_TRON", PIN);
     await page.waitForURL((url) => url.toString().startsWith(`${merchantBase}/success`));
     expect(new URL(page.url()).searchParams.get("status")).to.equal("TRIALING");

@@ -141,15 +141,25 @@ describe("hosted plan change page (headless Chromium)", function () {
     expect(await changeEventTypes(sys, p.change.id)).to.deep.equal(["subscription.change_session.created", "subscription.change_session.declined"]);
   });
 
-  it("insufficient balance: the page says so, refuses, and nothing changes", async () => {
+  it("insufficient balance: the page says so and offers no approval; a form sent anyway is refused (402) and nothing changes", async () => {
     const user = await createWalletUser(sys, { USDT_TRON: "15" });
     const p = await proposal(user, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "20" });
     const page = await context.newPage();
     await page.goto(p.url);
     await logIn(page, user);
-    expect(await page.textContent("body")).to.include("insufficient balance");
-    const res = await approveWith(page, PIN);
+    const fixed = page.locator("[name=fundingAsset][value=USDT_TRON]");
+    expect(await fixed.isDisabled()).to.equal(true);
+    expect(await page.textContent(`#${(await fixed.getAttribute("aria-describedby"))!}`)).to.equal("Not enough balance to pay this now.");
+    expect(await page.textContent("body")).to.include("None of your accounts can pay this now");
+    expect(await page.locator("button[name=action][value=approve]").count()).to.equal(0);
+    expect(await page.locator("input[name=pin]").count()).to.equal(0);
+    expect(await page.locator("button[name=action][value=cancel]").count()).to.equal(1);
+
+    // A page opened before the balance dropped still posts an approval: the service refuses it.
+    const csrf = (await page.locator("input[name=csrf]").getAttribute("value"))!;
+    const res = await context.request.post(p.url, { form: { csrf, action: "approve", fundingAsset: "USDT_TRON", pin: PIN }, maxRedirects: 0 });
     expect(res.status()).to.equal(402);
+    await page.setContent(await res.text());
     expect(await page.textContent("[role=alert]")).to.include("balance does not cover 20 USDT_TRON");
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("5");
     expect((await subscriptionOf(api, p.subscriptionId)).planId).to.equal(basic.id);

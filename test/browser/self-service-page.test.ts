@@ -5,7 +5,7 @@ import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS } from "../support/browser.ts";
-import { createPlan, createWalletUser, eventsOf, eventually, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
+import { createPlan, createWalletUser, credit, eventsOf, eventually, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../support/change-sessions.ts";
 
 const VIEWPORTS = [
@@ -270,6 +270,28 @@ describe("customer self-service page (headless Chromium)", function () {
       });
     });
   }
+
+  it("a frozen account cannot be chosen and says why; a balance below one charge can, with a warning beside it", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const { user, acmeSub } = await customer();
+      await credit(sys, user.id, "BTC", "0.00000001");
+      const frozen = await sys.admin.post(`/admin/v1/wallet-users/${user.id}/accounts/freeze`, { asset: "USDC_ETH" });
+      expect(frozen.status, frozen.text).to.equal(200);
+      const page = await context.newPage();
+      await logIn(page, user);
+      const form = formOf(page, acmeSub);
+      const note = async (asset: string) => {
+        const radio = form.locator(`[name=fundingAsset][value=${asset}]`);
+        return { disabled: await radio.isDisabled(), note: await page.textContent(`#${(await radio.getAttribute("aria-describedby"))!}`) };
+      };
+      expect(await note("USDC_ETH")).to.deep.equal({ disabled: true, note: "This account is frozen, so it cannot pay." });
+      expect(await note("BTC")).to.deep.equal({ disabled: false, note: "Balance below one charge: add funds before the next charge." });
+      expect(await form.locator("[name=fundingAsset][value=USDT_TRON]").getAttribute("aria-describedby")).to.equal(null);
+    } finally {
+      await context.close();
+    }
+  });
 
   it("refuses a form without the CSRF token (403) and a wrong password (401, [role=alert])", async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
