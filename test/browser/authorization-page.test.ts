@@ -5,16 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, eventsOf, localUrl, PIN, type WalletUserFixture } from "../support/subscriptions.ts";
-
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
+import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 
 /**
  * The hosted authorization page in a real headless Chromium, with JavaScript
@@ -96,7 +87,7 @@ describe("hosted authorization page (headless Chromium)", function () {
 
     await logIn(page, user);
     const assetText = await page.textContent("body");
-    expect(assetText).to.include("Balance: 50.00 USDT_TRON").and.include("10.50 USDT_TRON");
+    expect(assetText).to.include("Balance: 50.00 USDT_TRON").and.include("Due now: 10.50 USDT_TRON");
     expect(await page.locator("[name=fundingAsset]").count()).to.be.greaterThan(0);
 
     await approveWith(page, "USDT_TRON", PIN);
@@ -320,4 +311,31 @@ describe("hosted authorization page (headless Chromium)", function () {
       await phone.close();
     }
   });
+
+  for (const { name, viewport, isMobile } of VIEWPORTS) {
+    it(`reads well at ${name}: every step has no serious or critical axe violation and nothing wider than the screen`, async () => {
+      const user = await createWalletUser(sys, { USDT_TRON: "50", USDC_ETH: "1" });
+      const s = await subscribe(user);
+      const wide = await browser.newContext({ javaScriptEnabled: false, viewport, isMobile });
+      try {
+        const page = await wide.newPage();
+        const check = async (step: string) => {
+          expect(await seriousA11yViolations(page), step).to.deep.equal([]);
+          expect(await overflowingElements(page), step).to.deep.equal([]);
+        };
+        await page.goto(s.url);
+        await check("login");
+        await logIn(page, user, "wrong password");
+        await check("login refused");
+        await logIn(page, user);
+        await check("funding (one asset too low)");
+        await approveWith(page, "USDT_TRON", "000000");
+        await check("wrong PIN");
+        await page.goto(`${sys.baseUrl}/authorize/${"A".repeat(43)}`);
+        await check("unknown link");
+      } finally {
+        await wide.close();
+      }
+    });
+  }
 });

@@ -6,7 +6,7 @@ import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { balances, createPlan, createWalletUser, localUrl, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
 import { advanceClock, approvedSubscription, changeEventTypes, changeOf, createChange, subscriptionOf } from "../support/change-sessions.ts";
-import { CHROMIUM_ARGS } from "../support/browser.ts";
+import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 
 /**
  * The hosted plan-change page (/change/<token>) in headless Chromium with
@@ -209,4 +209,27 @@ describe("hosted plan change page (headless Chromium)", function () {
     expect(unknown!.status()).to.equal(404);
     expect(await page.textContent("h1")).to.equal("Link not found");
   });
+
+  for (const { name, viewport, isMobile } of VIEWPORTS) {
+    it(`reads well at ${name}: every step has no serious or critical axe violation and nothing wider than the screen`, async () => {
+      const user = await createWalletUser(sys, { USDT_TRON: "50" });
+      const p = await proposal(user, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "7.5", reason: "Upgrade to HD: every channel, four screens at once" });
+      const wide = await browser.newContext({ javaScriptEnabled: false, viewport, isMobile });
+      try {
+        const page = await wide.newPage();
+        const check = async (step: string) => {
+          expect(await seriousA11yViolations(page), step).to.deep.equal([]);
+          expect(await overflowingElements(page), step).to.deep.equal([]);
+        };
+        await page.goto(p.url);
+        await check("login");
+        await logIn(page, user);
+        await check("approval");
+        await approveWith(page, "000000");
+        await check("wrong PIN");
+      } finally {
+        await wide.close();
+      }
+    });
+  }
 });

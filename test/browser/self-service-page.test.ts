@@ -4,14 +4,9 @@ import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { CHROMIUM_ARGS } from "../support/browser.ts";
+import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 import { createPlan, createWalletUser, credit, eventsOf, eventually, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../support/change-sessions.ts";
-
-const VIEWPORTS = [
-  { name: "desktop", viewport: { width: 1280, height: 800 }, isMobile: false },
-  { name: "phone (390 px)", viewport: { width: 390, height: 844 }, isMobile: true },
-] as const;
 
 /**
  * The customer's self-service page (/wallet/subscriptions) in a real headless
@@ -103,6 +98,7 @@ describe("customer self-service page (headless Chromium)", function () {
         expect(first!.headers()["cache-control"]).to.equal("no-store");
         const [cookie] = await context.cookies();
         expect(cookie).to.include({ httpOnly: true, sameSite: "Lax", path: "/wallet/subscriptions" });
+        expect(await seriousA11yViolations(page), "login page").to.deep.equal([]);
 
         await logIn(page, user);
         const cards = await page.locator("section[data-subscription-id]").all();
@@ -149,6 +145,33 @@ describe("customer self-service page (headless Chromium)", function () {
           const main = await page.locator("main").boundingBox();
           expect(main!.width).to.be.at.most(390);
         }
+        expect(await seriousA11yViolations(page)).to.deep.equal([]);
+        expect(await overflowingElements(page)).to.deep.equal([]);
+      });
+
+      it("the charges fit the card: every column, Refunded included, is on screen and nothing is wider than the viewport", async () => {
+        const { user, acmeSub } = await customer();
+        const [charge] = (await acme.get(`/api/v1/subscriptions/${acmeSub}/charges`)).body.data;
+        const refund = await acme.post("/api/v1/refunds", { chargeId: charge.id, amount: "1.25" });
+        await eventually(async () => ((await acme.get(`/api/v1/refunds/${refund.body.id}`)).body.status === "SUCCEEDED" ? true : undefined), 15_000, "refund");
+        const page = await context.newPage();
+        await logIn(page, user);
+        const card = page.locator(`section[data-subscription-id="${acmeSub}"]`);
+        const width = viewport.width;
+        for (const cell of await card.locator("tbody td").all()) {
+          const box = (await cell.boundingBox())!;
+          expect(box.x, await cell.textContent() ?? "").to.be.at.least(0);
+          expect(box.x + box.width, (await cell.textContent()) ?? "").to.be.at.most(width);
+        }
+        const refunded = card.locator("tbody td[data-label=Refunded]").first();
+        expect(await refunded.textContent()).to.equal("1.25 USD (1.25 USDT_TRON)");
+        expect(await refunded.isVisible()).to.equal(true);
+        expect(await overflowingElements(page)).to.deep.equal([]);
+        const { scrollWidth, clientWidth } = await page.evaluate(() => {
+          const { documentElement } = (globalThis as any).document;
+          return { scrollWidth: documentElement.scrollWidth as number, clientWidth: documentElement.clientWidth as number };
+        });
+        expect(scrollWidth).to.be.at.most(clientWidth);
       });
 
       it("an ended subscription says what its charges were paid with, not the asset that would have paid the next one", async () => {
@@ -183,6 +206,7 @@ describe("customer self-service page (headless Chromium)", function () {
         const card = page.locator(`section[data-subscription-id="${acmeSub}"]`);
         expect(await card.getAttribute("data-status")).to.equal("CANCELLED");
         expect(await card.textContent()).to.include("Cancelled").and.include("by you").and.not.include("CUSTOMER_CANCELLED");
+        expect(await seriousA11yViolations(page)).to.deep.equal([]);
         expect(await formOf(page, acmeSub).count()).to.equal(0);
 
         expect(await subscriptionOf(acme, acmeSub)).to.include({ status: "CANCELLED", cancellationReason: "CUSTOMER_CANCELLED" });
@@ -199,6 +223,8 @@ describe("customer self-service page (headless Chromium)", function () {
         const response = await submit(page, form, "cancel-subscription");
         expect(response.status()).to.equal(401);
         expect(await page.textContent("[role=alert]")).to.include("Wrong PIN. 4 attempts left");
+        expect(await seriousA11yViolations(page)).to.deep.equal([]);
+        expect(await overflowingElements(page)).to.deep.equal([]);
         form = formOf(page, acmeSub);
         await form.locator("input[name=pin]").fill("111111");
         await submit(page, form, "change-funding-asset");
