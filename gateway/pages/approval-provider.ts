@@ -36,6 +36,12 @@ export interface ApprovalView {
   redirectOrigins: string[];
   /** The paying account is already decided (a plan change: the subscription's): shown, not chosen. */
   fixedFunding?: boolean;
+  /**
+   * Approving charges each choice's `amountDue` at once (no trial; a plan change's immediate charge):
+   * an account whose balance does not cover it cannot be chosen. With a trial it is the first
+   * charge's amount, later: such an account may be chosen, with a warning.
+   */
+  dueNow: boolean;
 }
 
 export interface FundingChoice {
@@ -116,21 +122,4 @@ export function redirectOrigins(...urls: string[]): string[] {
       return [];
     }
   });
-}
-
-const UNIT: Record<string, [string, string]> = { DAY: ["day", "days"], WEEK: ["week", "weeks"], MONTH: ["month", "months"], YEAR: ["year", "years"] };
-
-/** "month", "3 months". */
-export function every(interval: string, count: number): string {
-  const [one, many] = UNIT[interval] ?? [interval.toLowerCase(), interval.toLowerCase()];
-  return count === 1 ? one : `${count} ${many}`;
-}
-
-const FIAT = new Set(["USD", "EUR", "GBP"]);
-
-/** For people: fiat amounts with cents ("10.5 USD" → "10.50 USD"); crypto amounts as they are. */
-export function money(amount: string, currency: string): string {
-  if (!FIAT.has(currency)) return `${amount} ${currency}`;
-  const [whole, fraction = ""] = amount.split(".");
-  return `${whole}.${fraction.padEnd(2, "0")} ${currency}`;
 }

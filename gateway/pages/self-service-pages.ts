@@ -1,31 +1,26 @@
 import { Router } from "@koa/router";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { CustomerSubscription, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import type { Logger } from "../../services/platform/logger.ts";
 import { errorCodeOf } from "../../services/platform/rpc/errors.ts";
-import type { LoginLimiter } from "./login-limiter.ts";
-import { safeEqual, type PageSession, type SessionCodec } from "./page-session.ts";
-import { formBody, guarded, PIN, redirect, securityHeaders, send, type Ctx } from "./approval-pages.ts";
-import { selfServiceLoginPage, selfServicePage, type SelfServiceScreen } from "./self-service-templates.ts";
-import { formatUtc, statusPage, tooLargeSentence } from "./templates.ts";
 import { ASSET_AMOUNT_TOO_LARGE } from "../../services/subscriptions/contract.ts";
+import type { CustomerAuth } from "./customer-auth.ts";
+import { formBody, redirect, securityHeaders, type Ctx, type Form, type PageResponder } from "./page-http.ts";
+import type { PageSession, SessionCodec } from "./page-session.ts";
+import { subscriptionStatusText, tooLargeSentence } from "./page-text.ts";
+import { cardModel } from "./self-service-models.ts";
 
 export const SELF_SERVICE_PATH = "/wallet/subscriptions";
 /** The session is bound to this page as approval sessions are bound to their token (page-session.ts). */
 const SESSION_SCOPE = "wallet-subscriptions";
 const PAGE_SIZE = 50;
+const ASSET_CODE = /^[A-Z0-9_]{1,16}$/;
 
 export interface SelfServicePagesOptions {
   subscriptions: Client<typeof SubscriptionsService>;
-  wallet: Client<typeof WalletService>;
   sessions: SessionCodec;
-  limiter: LoginLimiter;
-  logger: Logger;
+  auth: CustomerAuth;
+  pages: PageResponder;
 }
-
-type Form = Record<string, string | undefined>;
 
 interface Screen {
   status?: number;
@@ -44,29 +39,30 @@ const NOTICES = new Map<string, (item: CustomerSubscription | undefined) => stri
   [
     "funding-asset-changed-retried",
     (s) =>
-      `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}. The overdue charge was retried: the status is ${s?.subscription?.status ?? "updated"}.`,
+      `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}. The overdue charge was retried: ${retryOutcome(s?.subscription?.status)}`,
   ],
 ]);
 const describe = (s: CustomerSubscription | undefined) => (s ? `Your subscription to ${s.plan?.name} with ${s.merchantName}` : "The subscription");
+const retryOutcome = (status: string | undefined) =>
+  status === "ACTIVE" ? "it was paid." : status ? `the subscription's status is now ${subscriptionStatusText(status).toLowerCase()}.` : "the status is updated.";
 
 /**
  * The customer's own page: every subscription of the wallet user across
  * merchants, with a PIN-confirmed cancel and funding-asset change. The
- * approval pages' pieces: the same login (wallet password check, per-email
- * limit in the wallet, per-address limit here), signed path-scoped session
- * cookie, CSRF token on every form, PIN checked by the wallet before every
- * change (lockout after 5), security headers and error pages. The wallet user
- * id comes only from the session: a subscription id of someone else in the
- * form gets the same answer as an unknown one, from the service.
+ * approval pages' pieces: the same login and PIN check (customer-auth.ts),
+ * signed path-scoped session cookie, CSRF token on every form, security
+ * headers, templates and error pages. The wallet user id comes only from the
+ * session: a subscription id of someone else in the form gets the same answer
+ * as an unknown one, from the service.
  */
 export function selfServicePages(options: SelfServicePagesOptions): Router {
-  const { subscriptions, wallet, sessions, limiter, logger } = options;
+  const { subscriptions, sessions, auth, pages } = options;
   const router = new Router();
   const path = SELF_SERVICE_PATH;
 
   async function render(ctx: Ctx, session: PageSession, screen: Screen = {}) {
     if (!session.uid) {
-      return send(ctx, screen.status ?? 200, selfServiceLoginPage({ action: path, csrf: session.csrf, ...pick(screen, "error", "email") }));
+      return pages.page(ctx, screen.status ?? 200, "self-service-login", { action: path, csrf: session.csrf, error: screen.error, email: screen.email ?? "" });
     }
     const list = (cursor?: string) => subscriptions.listCustomerSubscriptions({ walletUserId: session.uid, limit: PAGE_SIZE, cursor });
     let page;
@@ -78,21 +74,22 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
       page = await list();
     }
     const about = screen.done ? page.subscriptions.find((s) => s.subscription?.id === screen.done!.subscriptionId) : undefined;
-    const view: SelfServiceScreen = {
+    const inCard = screen.error !== undefined && page.subscriptions.some((s) => s.subscription?.id === screen.errorFor);
+    pages.page(ctx, screen.status ?? 200, "self-service", {
       action: path,
       csrf: session.csrf,
       email: session.email,
-      subscriptions: page.subscriptions,
+      cards: page.subscriptions.map((s) => cardModel(s, screen)),
       moreUrl: page.hasMore && page.nextCursor ? `${path}?cursor=${encodeURIComponent(page.nextCursor)}` : undefined,
-      ...(screen.done && { notice: screen.done.notice(about) }),
-      ...pick(screen, "error", "errorFor", "selected"),
-    };
-    send(ctx, screen.status ?? 200, selfServicePage(view));
+      notice: screen.done?.notice(about),
+      // An error about a subscription shows in its card; any other at the top.
+      error: inCard ? undefined : screen.error,
+    });
   }
 
   router.get(path, async (ctx) => {
     const c = ctx as unknown as Ctx;
-    await guarded(c, logger, async () => {
+    await pages.guarded(c, async () => {
       securityHeaders(c, []);
       const session = sessions.read(c, SESSION_SCOPE) ?? sessions.issue(c, SESSION_SCOPE, path);
       const query = c.query as Record<string, string | string[] | undefined>;
@@ -106,14 +103,11 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
 
   router.post(path, async (ctx) => {
     const c = ctx as unknown as Ctx;
-    await guarded(c, logger, async () => {
+    await pages.guarded(c, async () => {
       securityHeaders(c, []);
       const form = formBody(c);
-      const session = sessions.read(c, SESSION_SCOPE);
-      if (!session || !safeEqual(form.csrf ?? "", session.csrf)) {
-        send(c, 403, statusPage("Please reload the page", "Your session on this page has expired or the form is stale. Reload the page and try again."));
-        return;
-      }
+      const session = auth.postedSession(c, SESSION_SCOPE, form);
+      if (!session) return pages.staleForm(c);
       const action = form.action ?? (session.uid ? "" : "login");
       switch (action) {
         case "login":
@@ -131,28 +125,10 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
   });
 
   async function login(ctx: Ctx, session: PageSession, form: Form) {
-    const email = (form.email ?? "").trim();
-    const password = form.password ?? "";
-    if (!email || !password) return render(ctx, session, { status: 422, error: "Enter your email and password.", email });
-    if (await limiter.blocked(ctx.ip)) {
-      return render(ctx, session, { status: 429, error: "Too many failed logins from this device. Try again in 15 minutes.", email });
-    }
-    let userId: string;
-    try {
-      const { user } = await wallet.verifyPassword({ email, password });
-      userId = user!.id;
-    } catch (err) {
-      if (err instanceof ConnectError && err.code === Code.ResourceExhausted) {
-        return render(ctx, session, { status: 429, error: "Too many failed logins for this account. Try again later.", email });
-      }
-      if (err instanceof ConnectError && (err.code === Code.Unauthenticated || err.code === Code.InvalidArgument)) {
-        await limiter.failed(ctx.ip);
-        return render(ctx, session, { status: 401, error: "The email or password is incorrect.", email });
-      }
-      throw err;
-    }
+    const outcome = await auth.logIn(ctx, form);
+    if (!outcome.ok) return render(ctx, session, { status: outcome.status, error: outcome.error, email: outcome.email });
     // A new session (and CSRF token) at the privilege change.
-    sessions.issue(ctx, SESSION_SCOPE, path, { uid: userId, email });
+    sessions.issue(ctx, SESSION_SCOPE, path, { uid: outcome.userId, email: outcome.email });
     return redirect(ctx, path);
   }
 
@@ -163,18 +139,10 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
     const screen = (status: number, error: string) =>
       render(ctx, session, { status, error, errorFor: subscriptionId, ...(asset && { selected: { subscriptionId, asset } }) });
     if (!subscriptionId) return screen(422, "Choose a subscription.");
-    if (action === "change-funding-asset" && !asset) return screen(422, "Choose the asset to pay with.");
-    const pin = form.pin ?? "";
-    if (!PIN.test(pin)) return screen(422, "Your payment PIN is six digits.");
-    const check = await wallet.verifyPin({ walletUserId: session.uid, pin });
-    if (check.locked) {
-      const until = check.lockedUntil ? ` until ${formatUtc(timestampDate(check.lockedUntil))}` : "";
-      return screen(423, `Too many wrong PINs: your PIN is locked${until}. Nothing can be changed while it is locked.`);
-    }
-    if (!check.ok) {
-      const left = check.attemptsLeft;
-      return screen(401, `Wrong PIN. ${left} ${left === 1 ? "attempt" : "attempts"} left before your PIN is locked.`);
-    }
+    // Anything but an asset code is a hand-made form: the same answer as no choice (the service would call it a bad request, a 500 here).
+    if (action === "change-funding-asset" && !ASSET_CODE.test(asset)) return screen(422, "Choose the asset to pay with.");
+    const refused = await auth.checkPin(session.uid, form.pin ?? "", "Nothing can be changed while it is locked.");
+    if (refused) return screen(refused.status, refused.error);
     try {
       if (action === "cancel-subscription") {
         await subscriptions.cancelSubscriptionForCustomer({ walletUserId: session.uid, subscriptionId });
@@ -207,9 +175,3 @@ const REFUSALS = new Map<string, [number, string]>([
   ["ACCOUNT_FROZEN", [422, "This account is frozen. Choose another asset."]],
   ["PIN_LOCKED", [423, "Your PIN is locked after too many wrong tries."]],
 ]);
-
-function pick<T extends object, K extends keyof T>(obj: T, ...keys: K[]): Partial<Pick<T, K>> {
-  const out: Partial<Pick<T, K>> = {};
-  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
-  return out;
-}

@@ -5,7 +5,8 @@ import {
   type GetAuthorizationResponse,
   type SubscriptionsService,
 } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { approvalProvider, every, money, redirectOrigins, withResult, type ApprovalProvider, type ApprovalState, type ApprovalView } from "./approval-provider.ts";
+import { approvalProvider, redirectOrigins, withResult, type ApprovalProvider, type ApprovalState, type ApprovalView } from "./approval-provider.ts";
+import { amountText, every } from "./page-text.ts";
 
 const STATE: Record<string, ApprovalState> = { PENDING: "PENDING", EXPIRED: "EXPIRED", APPROVED: "USED", DECLINED: "USED", CANCELLED: "CANCELLED" };
 
@@ -16,22 +17,23 @@ function toView(res: GetAuthorizationResponse): ApprovalView {
     { label: "Plan", value: plan.name },
     { label: "Billed", value: `every ${period}` },
   ];
-  const price = money(plan.amount, plan.currency);
+  const price = amountText(plan.amount, plan.currency);
   let note = `You authorize ${res.merchantName} to charge ${price} every ${period} from the asset you choose, until you or the merchant cancel.`;
   if (plan.trialDays > 0) {
     lines.push({ label: "Free trial", value: `${plan.trialDays} ${plan.trialDays === 1 ? "day" : "days"}` });
-    lines.push({ label: "Due today", value: money("0", plan.currency) });
+    lines.push({ label: "Due today", value: amountText("0", plan.currency) });
     note = `Nothing is charged today. After the ${plan.trialDays}-day trial, ${price} is charged every ${period}.`;
   } else {
     lines.push({ label: "Due today", value: price });
   }
-  if (plan.maximumChargeAmount !== undefined) lines.push({ label: "Maximum per charge", value: money(plan.maximumChargeAmount, plan.currency) });
+  if (plan.maximumChargeAmount !== undefined) lines.push({ label: "Maximum per charge", value: amountText(plan.maximumChargeAmount, plan.currency) });
   if (plan.description) lines.push({ label: "Details", value: plan.description });
   return {
     state: STATE[res.status] ?? "USED",
     walletUserId: res.walletUserId,
     expiresAt: timestampDate(res.expiresAt!),
     redirectOrigins: redirectOrigins(res.successUrl, res.cancelUrl),
+    dueNow: plan.trialDays === 0,
     summary: {
       title: `Subscribe to ${plan.name}`,
       merchantName: res.merchantName,

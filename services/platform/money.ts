@@ -68,6 +68,18 @@ export function formatAmount(value: string | Amount): string {
   return d.isZero() ? "0" : d.toFixed();
 }
 
+/**
+ * For people (the hosted pages): the exact amount, never rounded, with at
+ * least two decimals, trailing zeros past those trimmed and the whole part
+ * grouped by thousands: "19.9" → "19.90", "1250" → "1,250.00",
+ * "0.001666670" → "0.00166667". One rule for every currency and asset, so a
+ * price and what an asset paid for it read alike on one page.
+ */
+export function formatForPeople(value: string | Amount): string {
+  const [whole = "0", fraction = ""] = formatAmount(value).split(".");
+  return `${whole.replace(/\B(?=(\d{3})+$)/g, ",")}.${fraction.padEnd(2, "0")}`;
+}
+
 /** Fixed-scale form, e.g. an asset amount at the asset's decimals ("1.500000"). */
 export function formatAtScale(value: string | Amount, decimals: number): string {
   return amount(value).toFixed(decimals);

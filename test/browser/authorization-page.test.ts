@@ -5,16 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, eventsOf, localUrl, PIN, type WalletUserFixture } from "../support/subscriptions.ts";
-
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
+import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 
 /**
  * The hosted authorization page in a real headless Chromium, with JavaScript
@@ -96,7 +87,7 @@ describe("hosted authorization page (headless Chromium)", function () {
 
     await logIn(page, user);
     const assetText = await page.textContent("body");
-    expect(assetText).to.include("Balance: 50 USDT_TRON");
+    expect(assetText).to.include("Balance: 50.00 USDT_TRON").and.include("Due now: 10.50 USDT_TRON");
     expect(await page.locator("[name=fundingAsset]").count()).to.be.greaterThan(0);
 
     await approveWith(page, "USDT_TRON", PIN);
@@ -218,23 +209,36 @@ describe("hosted authorization page (headless Chromium)", function () {
     expect((await sys.admin.get(`/admin/v1/wallet-users/${user.id}`)).body.pinLocked).to.equal(true);
   });
 
-  it("insufficient balance: says so, and another asset then pays", async () => {
+  it("insufficient balance: that asset cannot be chosen and says why; a form that sends it anyway is refused (402); another asset then pays", async () => {
     const user = await createWalletUser(sys, { USDT_TRON: "1", USDC_ETH: "100" });
     const s = await subscribe(user);
     const page = await context.newPage();
     await page.goto(s.url);
     await logIn(page, user);
-    expect(await page.textContent("body")).to.include("insufficient balance");
-    const res = await approveWith(page, "USDT_TRON", PIN);
-    expect(res.status()).to.equal(402);
+    const low = page.locator("[name=fundingAsset][value=USDT_TRON]");
+    expect(await low.isDisabled()).to.equal(true);
+    expect(await low.isChecked()).to.equal(false);
+    // The reason is beside it, and tied to it for screen readers.
+    const reason = page.locator(`#${(await low.getAttribute("aria-describedby"))!}`);
+    expect(await reason.textContent()).to.equal("Not enough balance to pay this now.");
+    expect(await reason.isVisible()).to.equal(true);
+    expect(await page.locator("[name=fundingAsset][value=USDC_ETH]").isChecked()).to.equal(true);
+
+    // A page opened before the balance dropped still posts it: the service refuses, nothing moves.
+    const csrf = (await page.locator("input[name=csrf]").getAttribute("value"))!;
+    const stale = await context.request.post(s.url, { form: { csrf, action: "approve", fundingAsset: "USDT_TRON", pin: PIN }, maxRedirects: 0 });
+    expect(stale.status()).to.equal(402);
+    await page.setContent(await stale.text());
     expect(await page.textContent("[role=alert]")).to.include("balance does not cover");
+
+    await page.goto(s.url);
     await approveWith(page, "USDC_ETH", PIN);
     await page.waitForURL((url) => url.toString().startsWith(`${merchantBase}/success`));
     expect(await balances(sys, user.id)).to.include({ USDT_TRON: "1", USDC_ETH: "89.5" });
     expect((await status(s.subscriptionId)).fundingAsset).to.equal("USDC_ETH");
   });
 
-  it("a trial plan approves without a charge", async () => {
+  it("a trial plan approves without a charge, even from a balance below one charge (chosen with a warning)", async () => {
     const trial = await createPlan(api, { name: "Trial Plan", amount: "5", trialDays: 7 });
     const user = await createWalletUser(sys, { USDT_TRON: "0.5" });
     const s = await subscribe(user, { planId: trial.id });
@@ -242,6 +246,11 @@ describe("hosted authorization page (headless Chromium)", function () {
     await page.goto(s.url);
     expect(await page.textContent("body")).to.include("7 days");
     await logIn(page, user);
+    // Nothing is due now, so a low balance is a warning, not a reason to refuse the asset.
+    const low = page.locator("[name=fundingAsset][value=USDT_TRON]");
+    expect(await low.isDisabled()).to.equal(false);
+    expect(await page.textContent(`#${(await low.getAttribute("aria-describedby"))!}`)).to.include("Balance below one charge");
+    expect(await page.textContent("body")).to.include("5.00 USDT_TRON per charge");
     await approveWith(page, "USDT_TRON", PIN);
     await page.waitForURL((url) => url.toString().startsWith(`${merchantBase}/success`));
     expect(new URL(page.url()).searchParams.get("status")).to.equal("TRIALING");
@@ -302,4 +311,31 @@ describe("hosted authorization page (headless Chromium)", function () {
       await phone.close();
     }
   });
+
+  for (const { name, viewport, isMobile } of VIEWPORTS) {
+    it(`reads well at ${name}: every step has no serious or critical axe violation and nothing wider than the screen`, async () => {
+      const user = await createWalletUser(sys, { USDT_TRON: "50", USDC_ETH: "1" });
+      const s = await subscribe(user);
+      const wide = await browser.newContext({ javaScriptEnabled: false, viewport, isMobile });
+      try {
+        const page = await wide.newPage();
+        const check = async (step: string) => {
+          expect(await seriousA11yViolations(page), step).to.deep.equal([]);
+          expect(await overflowingElements(page), step).to.deep.equal([]);
+        };
+        await page.goto(s.url);
+        await check("login");
+        await logIn(page, user, "wrong password");
+        await check("login refused");
+        await logIn(page, user);
+        await check("funding (one asset too low)");
+        await approveWith(page, "USDT_TRON", "000000");
+        await check("wrong PIN");
+        await page.goto(`${sys.baseUrl}/authorize/${"A".repeat(43)}`);
+        await check("unknown link");
+      } finally {
+        await wide.close();
+      }
+    });
+  }
 });

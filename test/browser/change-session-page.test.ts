@@ -6,7 +6,7 @@ import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { balances, createPlan, createWalletUser, localUrl, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
 import { advanceClock, approvedSubscription, changeEventTypes, changeOf, createChange, subscriptionOf } from "../support/change-sessions.ts";
-import { CHROMIUM_ARGS } from "../support/browser.ts";
+import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 
 /**
  * The hosted plan-change page (/change/<token>) in headless Chromium with
@@ -88,8 +88,8 @@ describe("hosted plan change page (headless Chromium)", function () {
     await logIn(page, user);
     const step = await page.textContent("body");
     expect(step).to.include("Paid from");
-    expect(step).to.include("Balance: 40 USDT_TRON");
-    expect(step).to.include("Due now: 7.5 USDT_TRON");
+    expect(step).to.include("Balance: 40.00 USDT_TRON");
+    expect(step).to.include("Due now: 7.50 USDT_TRON");
     // The paying asset is fixed, yet [name=fundingAsset] is the same radio of asset codes as on the authorization page:
     // the only one, already checked, so the same browser steps (check it, PIN, approve) work on both pages.
     const fundingInputs = await page.locator("[name=fundingAsset]").evaluateAll((els) => els.map((e: any) => ({ type: e.type, value: e.value, checked: e.checked })));
@@ -141,15 +141,25 @@ describe("hosted plan change page (headless Chromium)", function () {
     expect(await changeEventTypes(sys, p.change.id)).to.deep.equal(["subscription.change_session.created", "subscription.change_session.declined"]);
   });
 
-  it("insufficient balance: the page says so, refuses, and nothing changes", async () => {
+  it("insufficient balance: the page says so and offers no approval; a form sent anyway is refused (402) and nothing changes", async () => {
     const user = await createWalletUser(sys, { USDT_TRON: "15" });
     const p = await proposal(user, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "20" });
     const page = await context.newPage();
     await page.goto(p.url);
     await logIn(page, user);
-    expect(await page.textContent("body")).to.include("insufficient balance");
-    const res = await approveWith(page, PIN);
+    const fixed = page.locator("[name=fundingAsset][value=USDT_TRON]");
+    expect(await fixed.isDisabled()).to.equal(true);
+    expect(await page.textContent(`#${(await fixed.getAttribute("aria-describedby"))!}`)).to.equal("Not enough balance to pay this now.");
+    expect(await page.textContent("body")).to.include("None of your accounts can pay this now");
+    expect(await page.locator("button[name=action][value=approve]").count()).to.equal(0);
+    expect(await page.locator("input[name=pin]").count()).to.equal(0);
+    expect(await page.locator("button[name=action][value=cancel]").count()).to.equal(1);
+
+    // A page opened before the balance dropped still posts an approval: the service refuses it.
+    const csrf = (await page.locator("input[name=csrf]").getAttribute("value"))!;
+    const res = await context.request.post(p.url, { form: { csrf, action: "approve", fundingAsset: "USDT_TRON", pin: PIN }, maxRedirects: 0 });
     expect(res.status()).to.equal(402);
+    await page.setContent(await res.text());
     expect(await page.textContent("[role=alert]")).to.include("balance does not cover 20 USDT_TRON");
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("5");
     expect((await subscriptionOf(api, p.subscriptionId)).planId).to.equal(basic.id);
@@ -199,4 +209,27 @@ describe("hosted plan change page (headless Chromium)", function () {
     expect(unknown!.status()).to.equal(404);
     expect(await page.textContent("h1")).to.equal("Link not found");
   });
+
+  for (const { name, viewport, isMobile } of VIEWPORTS) {
+    it(`reads well at ${name}: every step has no serious or critical axe violation and nothing wider than the screen`, async () => {
+      const user = await createWalletUser(sys, { USDT_TRON: "50" });
+      const p = await proposal(user, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "7.5", reason: "Upgrade to HD: every channel, four screens at once" });
+      const wide = await browser.newContext({ javaScriptEnabled: false, viewport, isMobile });
+      try {
+        const page = await wide.newPage();
+        const check = async (step: string) => {
+          expect(await seriousA11yViolations(page), step).to.deep.equal([]);
+          expect(await overflowingElements(page), step).to.deep.equal([]);
+        };
+        await page.goto(p.url);
+        await check("login");
+        await logIn(page, user);
+        await check("approval");
+        await approveWith(page, "000000");
+        await check("wrong PIN");
+      } finally {
+        await wide.close();
+      }
+    });
+  }
 });

@@ -4,14 +4,9 @@ import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { CHROMIUM_ARGS } from "../support/browser.ts";
-import { createPlan, createWalletUser, eventsOf, eventually, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
+import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
+import { createPlan, createWalletUser, credit, eventsOf, eventually, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../support/change-sessions.ts";
-
-const VIEWPORTS = [
-  { name: "desktop", viewport: { width: 1280, height: 800 }, isMobile: false },
-  { name: "phone (390 px)", viewport: { width: 390, height: 844 }, isMobile: true },
-] as const;
 
 /**
  * The customer's self-service page (/wallet/subscriptions) in a real headless
@@ -103,6 +98,7 @@ describe("customer self-service page (headless Chromium)", function () {
         expect(first!.headers()["cache-control"]).to.equal("no-store");
         const [cookie] = await context.cookies();
         expect(cookie).to.include({ httpOnly: true, sameSite: "Lax", path: "/wallet/subscriptions" });
+        expect(await seriousA11yViolations(page), "login page").to.deep.equal([]);
 
         await logIn(page, user);
         const cards = await page.locator("section[data-subscription-id]").all();
@@ -113,14 +109,23 @@ describe("customer self-service page (headless Chromium)", function () {
 
         const acmeCard = page.locator(`section[data-subscription-id="${acmeSub}"]`);
         const acmeText = (await acmeCard.textContent())!;
-        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "ACTIVE", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "SUCCEEDED", "10.5 USDT_TRON", "Refunded", "5.00 USD (5 USDT_TRON)"]) {
+        // Words for people, one rule for amounts (at least two decimals, whatever the currency or asset).
+        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "Active", "Pays with", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "Paid", "10.50 USDT_TRON", "Refunded", "5.00 USD (5.00 USDT_TRON)"]) {
           expect(acmeText).to.include(part);
         }
-        const globexText = (await page.locator(`section[data-subscription-id="${globexSub}"]`).textContent())!;
-        for (const part of ["Globex News", "Daily Digest", "4.00 USD / week", "TRIALING", "Trial ends", "No charges yet"]) expect(globexText).to.include(part);
+        expect(await acmeCard.getAttribute("data-status")).to.equal("ACTIVE");
+        expect(await acmeCard.locator("tbody tr").first().getAttribute("data-status")).to.equal("SUCCEEDED");
+        const globexCard = page.locator(`section[data-subscription-id="${globexSub}"]`);
+        const globexText = (await globexCard.textContent())!;
+        for (const part of ["Globex News", "Daily Digest", "4.00 USD / week", "Free trial", "Trial ends", "No charges yet"]) expect(globexText).to.include(part);
+        expect(await globexCard.getAttribute("data-status")).to.equal("TRIALING");
         const oldCard = page.locator(`section[data-subscription-id="${old}"]`);
-        expect(await oldCard.textContent()).to.include("CANCELLED");
+        expect(await oldCard.textContent()).to.include("Cancelled").and.include(`by Acme Streaming`);
+        expect(await oldCard.getAttribute("data-status")).to.equal("CANCELLED");
         expect(await oldCard.locator("form").count()).to.equal(0);
+        // No status or reason code is shown to the customer (they stay in data attributes).
+        const shown = await page.locator("body").innerText();
+        for (const code of ["ACTIVE", "TRIALING", "CANCELLED", "SUCCEEDED", "MERCHANT_CANCELLED"]) expect(shown).not.to.include(code);
 
         // Each live subscription: one form with its id, the radios with balances, the PIN and both buttons.
         const form = formOf(page, acmeSub);
@@ -129,7 +134,7 @@ describe("customer self-service page (headless Chromium)", function () {
         expect(await form.locator("button[name=action][value=cancel-subscription]").count()).to.equal(1);
         expect(await form.locator("button[name=action][value=change-funding-asset]").count()).to.equal(1);
         expect(await form.locator("[name=fundingAsset][value=USDT_TRON]").isChecked()).to.equal(true);
-        expect(await form.textContent()).to.include("Balance: 84 USDT_TRON").and.include("Balance: 40 USDC_ETH");
+        expect(await form.textContent()).to.include("Balance: 84.00 USDT_TRON").and.include("Balance: 40.00 USDC_ETH");
 
         if (isMobile) {
           for (const selector of ["button[name=action][value=cancel-subscription]", "input[name=pin]", "[name=fundingAsset]"]) {
@@ -140,6 +145,49 @@ describe("customer self-service page (headless Chromium)", function () {
           const main = await page.locator("main").boundingBox();
           expect(main!.width).to.be.at.most(390);
         }
+        expect(await seriousA11yViolations(page)).to.deep.equal([]);
+        expect(await overflowingElements(page)).to.deep.equal([]);
+      });
+
+      it("the charges fit the card: every column, Refunded included, is on screen and nothing is wider than the viewport", async () => {
+        const { user, acmeSub } = await customer();
+        const [charge] = (await acme.get(`/api/v1/subscriptions/${acmeSub}/charges`)).body.data;
+        const refund = await acme.post("/api/v1/refunds", { chargeId: charge.id, amount: "1.25" });
+        await eventually(async () => ((await acme.get(`/api/v1/refunds/${refund.body.id}`)).body.status === "SUCCEEDED" ? true : undefined), 15_000, "refund");
+        const page = await context.newPage();
+        await logIn(page, user);
+        const card = page.locator(`section[data-subscription-id="${acmeSub}"]`);
+        const width = viewport.width;
+        for (const cell of await card.locator("tbody td").all()) {
+          const box = (await cell.boundingBox())!;
+          expect(box.x, await cell.textContent() ?? "").to.be.at.least(0);
+          expect(box.x + box.width, (await cell.textContent()) ?? "").to.be.at.most(width);
+        }
+        const refunded = card.locator("tbody td[data-label=Refunded]").first();
+        expect(await refunded.textContent()).to.equal("1.25 USD (1.25 USDT_TRON)");
+        expect(await refunded.isVisible()).to.equal(true);
+        expect(await overflowingElements(page)).to.deep.equal([]);
+        const { scrollWidth, clientWidth } = await page.evaluate(() => {
+          const { documentElement } = (globalThis as any).document;
+          return { scrollWidth: documentElement.scrollWidth as number, clientWidth: documentElement.clientWidth as number };
+        });
+        expect(scrollWidth).to.be.at.most(clientWidth);
+      });
+
+      it("an ended subscription says what its charges were paid with, not the asset that would have paid the next one", async () => {
+        const user = await createWalletUser(sys, { USDT_TRON: "100", USDC_ETH: "40" });
+        const plan = await createPlan(acme, { name: "Paid Then Moved", amount: "3" });
+        const id = await approvedSubscription(acme, client, plan.id, user.id, "USDT_TRON");
+        await client.changeFundingAsset({ walletUserId: user.id, subscriptionId: id, asset: "USDC_ETH" });
+        await client.cancelSubscriptionForCustomer({ walletUserId: user.id, subscriptionId: id });
+        expect(await subscriptionOf(acme, id)).to.include({ status: "CANCELLED", fundingAsset: "USDC_ETH" });
+        const page = await context.newPage();
+        await logIn(page, user);
+        const card = page.locator(`section[data-subscription-id="${id}"]`);
+        expect(await card.locator("dt:text-is('Paid with') + dd").textContent()).to.equal("USDT_TRON");
+        expect(await card.locator("tbody td[data-label=Paid]").first().textContent()).to.equal("3.00 USDT_TRON");
+        expect(await card.locator("dt:text-is('Pays with')").count()).to.equal(0);
+        expect(await card.textContent()).not.to.include("USDC_ETH");
       });
 
       it("cancels with the right PIN: CANCELLED by the customer, the page says so, the scheduled change goes with it", async () => {
@@ -156,7 +204,9 @@ describe("customer self-service page (headless Chromium)", function () {
         expect(await page.textContent("[role=status]")).to.include(`Your subscription to ${pro.name} with Acme Streaming is cancelled`);
         expect(await page.locator("[role=alert]").count()).to.equal(0);
         const card = page.locator(`section[data-subscription-id="${acmeSub}"]`);
-        expect(await card.textContent()).to.include("CANCELLED").and.include("CUSTOMER_CANCELLED");
+        expect(await card.getAttribute("data-status")).to.equal("CANCELLED");
+        expect(await card.textContent()).to.include("Cancelled").and.include("by you").and.not.include("CUSTOMER_CANCELLED");
+        expect(await seriousA11yViolations(page)).to.deep.equal([]);
         expect(await formOf(page, acmeSub).count()).to.equal(0);
 
         expect(await subscriptionOf(acme, acmeSub)).to.include({ status: "CANCELLED", cancellationReason: "CUSTOMER_CANCELLED" });
@@ -173,6 +223,8 @@ describe("customer self-service page (headless Chromium)", function () {
         const response = await submit(page, form, "cancel-subscription");
         expect(response.status()).to.equal(401);
         expect(await page.textContent("[role=alert]")).to.include("Wrong PIN. 4 attempts left");
+        expect(await seriousA11yViolations(page)).to.deep.equal([]);
+        expect(await overflowingElements(page)).to.deep.equal([]);
         form = formOf(page, acmeSub);
         await form.locator("input[name=pin]").fill("111111");
         await submit(page, form, "change-funding-asset");
@@ -244,6 +296,28 @@ describe("customer self-service page (headless Chromium)", function () {
       });
     });
   }
+
+  it("a frozen account cannot be chosen and says why; a balance below one charge can, with a warning beside it", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const { user, acmeSub } = await customer();
+      await credit(sys, user.id, "BTC", "0.00000001");
+      const frozen = await sys.admin.post(`/admin/v1/wallet-users/${user.id}/accounts/freeze`, { asset: "USDC_ETH" });
+      expect(frozen.status, frozen.text).to.equal(200);
+      const page = await context.newPage();
+      await logIn(page, user);
+      const form = formOf(page, acmeSub);
+      const note = async (asset: string) => {
+        const radio = form.locator(`[name=fundingAsset][value=${asset}]`);
+        return { disabled: await radio.isDisabled(), note: await page.textContent(`#${(await radio.getAttribute("aria-describedby"))!}`) };
+      };
+      expect(await note("USDC_ETH")).to.deep.equal({ disabled: true, note: "This account is frozen, so it cannot pay." });
+      expect(await note("BTC")).to.deep.equal({ disabled: false, note: "Balance below one charge: add funds before the next charge." });
+      expect(await form.locator("[name=fundingAsset][value=USDT_TRON]").getAttribute("aria-describedby")).to.equal(null);
+    } finally {
+      await context.close();
+    }
+  });
 
   it("refuses a form without the CSRF token (403) and a wrong password (401, [role=alert])", async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });

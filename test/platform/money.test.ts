@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { compare, convert, convertInverse, equals, formatAmount, formatAtScale, InvalidAmountError, parseAmount, percentOf } from "../../services/platform/money.ts";
+import { compare, convert, convertInverse, equals, formatAmount, formatAtScale, formatForPeople, InvalidAmountError, parseAmount, percentOf } from "../../services/platform/money.ts";
 
 describe("money", () => {
   it("parses the spec's pattern and formats the canonical form", () => {
@@ -31,5 +31,20 @@ describe("money", () => {
     expect(formatAtScale(convert(parseAmount("1.005"), "1", 2, "half-even"), 2)).to.equal("1.00");
     expect(formatAtScale(convert(parseAmount("1.015"), "1", 2, "half-even"), 2)).to.equal("1.02");
     expect(formatAtScale(percentOf(parseAmount("100"), "0.5", 6), 6)).to.equal("0.500000");
+  });
+
+  it("formats for people one way for every currency and asset: exact, at least two decimals, thousands grouped", () => {
+    const cases: [string, string][] = [
+      ["19.9", "19.90"],
+      ["19.900000000000000000", "19.90"],
+      ["10", "10.00"],
+      ["0", "0.00"],
+      ["0.00166667", "0.00166667"],
+      ["0.006633333333333334", "0.006633333333333334"],
+      ["1250", "1,250.00"],
+      ["1234567.891", "1,234,567.891"],
+      ["99999999999999999999", "99,999,999,999,999,999,999.00"],
+    ];
+    for (const [amount, shown] of cases) expect(formatForPeople(amount), amount).to.equal(shown);
   });
 });

@@ -1,0 +1,139 @@
+import { fileURLToPath } from "node:url";
+import { Eta } from "eta";
+
+/**
+ * The hosted pages' HTML: Eta templates in `views/` (a shared layout and
+ * partials), rendered with `autoEscape` on. `<%= … %>` escapes every value
+ * (& < > " '), so a value from a merchant, a customer or a URL cannot open a
+ * tag or leave an attribute; raw output `<%~ … %>` is only for the layout's
+ * body and for includes of other templates (test/gateway/page-views.test.ts
+ * checks the files for anything else). Templates only lay out what the
+ * models below carry: words and amounts are made in TypeScript (page-text.ts).
+ *
+ * Form names are a contract for browser automation (README, hosted pages):
+ * email, password, fundingAsset, pin, subscriptionId, csrf and
+ * action = login | approve | cancel | logout | cancel-subscription | change-funding-asset.
+ */
+export interface PageViews {
+  render<K extends keyof PageModels>(name: K, model: PageModels[K]): string;
+}
+
+export function pageViews(): PageViews {
+  const eta = new Eta({
+    views: fileURLToPath(new URL("./views/", import.meta.url)),
+    autoEscape: true,
+    // Compiled once per process: the files do not change under a running gateway.
+    cache: true,
+  });
+  return { render: (name, model) => eta.render(`/${name}`, model) };
+}
+
+export interface PageModels {
+  status: StatusModel;
+  "approval-login": ApprovalLoginModel;
+  "approval-funding": ApprovalFundingModel;
+  "self-service-login": SelfServiceLoginModel;
+  "self-service": SelfServiceModel;
+}
+
+/** A page with only a heading and a sentence (expired link, stale form, failure). */
+export interface StatusModel {
+  title: string;
+  message: string;
+}
+
+/** What an approval page shows above its form. */
+export interface SummaryModel {
+  merchantName: string;
+  title: string;
+  price: string;
+  lines: { label: string; value: string }[];
+  note?: string | undefined;
+  expires: string;
+}
+
+/** A form on the page: where it posts and its CSRF token. */
+export interface FormModel {
+  action: string;
+  csrf: string;
+}
+
+export interface ApprovalLoginModel extends FormModel {
+  summary: SummaryModel;
+  error?: string | undefined;
+  email: string;
+  /** "Cancel and return to Acme Streaming". */
+  cancelLabel: string;
+}
+
+/** One account that may pay, as a radio of `fundingAsset`. */
+export interface AssetChoiceModel {
+  asset: string;
+  name: string;
+  network: string;
+  /** "Balance: 50.00 USDT_TRON". */
+  balance: string;
+  /** "10.50 USDT_TRON", "Due now: 7.50 USDT_TRON", "10.50 USDT_TRON per charge". */
+  due: string;
+  checked: boolean;
+  /** Cannot be chosen (frozen, or its balance cannot pay what is due now); `note` says why. */
+  disabled: boolean;
+  /** Why it cannot be chosen, or what to know before choosing it. */
+  note?: string | undefined;
+  /** Unique in the page, for the note's id. */
+  key: string;
+}
+
+export interface ApprovalFundingModel extends FormModel {
+  summary: SummaryModel;
+  notice?: string | undefined;
+  error?: string | undefined;
+  email?: string | undefined;
+  /** "Pay with", or "Paid from" when the paying account is fixed. */
+  legend: string;
+  choices: AssetChoiceModel[];
+  /** Why nothing can be approved now (no account can pay); the approve button is left out. */
+  blocked?: string | undefined;
+  approveLabel: string;
+  cancelLabel: string;
+}
+
+export interface SelfServiceLoginModel extends FormModel {
+  error?: string | undefined;
+  email: string;
+}
+
+export interface SelfServiceModel extends FormModel {
+  email?: string | undefined;
+  notice?: string | undefined;
+  /** An error about no card in the list. */
+  error?: string | undefined;
+  cards: SubscriptionCardModel[];
+  moreUrl?: string | undefined;
+}
+
+export interface SubscriptionCardModel {
+  id: string;
+  /** The status code, for automation (`section[data-status]`); people read `statusText`. */
+  status: string;
+  statusText: string;
+  tone: "live" | "warn" | "ended";
+  live: boolean;
+  merchantName: string;
+  planName: string;
+  price: string;
+  lines: { label: string; value: string }[];
+  charges: ChargeRowModel[];
+  error?: string | undefined;
+  /** Live subscriptions: the accounts that may pay later charges. */
+  choices: AssetChoiceModel[];
+}
+
+export interface ChargeRowModel {
+  status: string;
+  date: string;
+  amount: string;
+  paid: string;
+  statusText: string;
+  refunded: string;
+}

@@ -1,0 +1,87 @@
+import { expect } from "chai";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { pageViews, type PageModels } from "../../../gateway/pages/views.ts";
+import { expectOnlyEscaped, HOSTILE } from "../../support/hostile-text.ts";
+
+/** Every string of a model replaced by HOSTILE (booleans and arrays kept), so every field the template shows is hostile. */
+function hostile<T>(model: T): T {
+  if (typeof model === "string") return HOSTILE as T;
+  if (Array.isArray(model)) return model.map(hostile) as T;
+  if (model && typeof model === "object") return Object.fromEntries(Object.entries(model).map(([k, v]) => [k, hostile(v)])) as T;
+  return model;
+}
+
+const choice = { asset: "USDT_TRON", name: "Tether", network: "TRON", balance: "Balance: 1", due: "1", checked: true, disabled: false, note: "n", key: "k" };
+const summary = { merchantName: "m", title: "t", price: "p", lines: [{ label: "l", value: "v" }], note: "n", expires: "e" };
+const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
+  status: { title: "t", message: "m" },
+  "approval-login": { action: "/a", csrf: "c", summary, error: "e", email: "e", cancelLabel: "c" },
+  "approval-funding": {
+    action: "/a",
+    csrf: "c",
+    summary,
+    notice: "n",
+    error: "e",
+    email: "e",
+    legend: "l",
+    choices: [choice, { ...choice, checked: false, disabled: true }],
+    approveLabel: "a",
+    cancelLabel: "c",
+  },
+  "self-service-login": { action: "/a", csrf: "c", error: "e", email: "e" },
+  "self-service": {
+    action: "/a",
+    csrf: "c",
+    email: "e",
+    notice: "n",
+    error: "e",
+    moreUrl: "/m",
+    cards: [
+      {
+        id: "i",
+        status: "s",
+        statusText: "s",
+        tone: "live",
+        live: true,
+        merchantName: "m",
+        planName: "p",
+        price: "p",
+        lines: [{ label: "l", value: "v" }],
+        charges: [{ status: "s", date: "d", amount: "a", paid: "p", statusText: "s", refunded: "r" }],
+        error: "e",
+        choices: [choice],
+      },
+    ],
+  },
+};
+
+describe("page views escape by default", () => {
+  const views = pageViews();
+
+  for (const name of Object.keys(MODELS) as (keyof PageModels)[]) {
+    it(`${name}: every value of the model comes out escaped, in text and in attributes`, () => {
+      const html = views.render(name, hostile(MODELS[name]) as never);
+      expect(html).to.match(/^<!doctype html>/);
+      expect(html).not.to.match(/<script/i);
+      expect(expectOnlyEscaped(html, name)).to.be.greaterThan(1);
+    });
+  }
+
+  it("the blocked sentence of an approval page is escaped as well (it replaces the PIN field)", () => {
+    const html = views.render("approval-funding", hostile({ ...MODELS["approval-funding"], blocked: "b" }));
+    expect(html).not.to.include('name="pin"');
+    expectOnlyEscaped(html, "blocked");
+  });
+
+  it("templates write raw output only for the layout's body and for includes of other templates", () => {
+    const dir = fileURLToPath(new URL("../../../gateway/pages/views/", import.meta.url));
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".eta"));
+    expect(files.length).to.be.greaterThan(10);
+    for (const file of files) {
+      const raw = [...readFileSync(join(dir, file), "utf8").matchAll(/<%~\s*([\s\S]*?)%>/g)].map((m) => m[1]!.trim());
+      for (const expression of raw) expect(expression, `${file}: <%~ ${expression} %>`).to.match(/^(include\("\/[a-z/-]+",|it\.body$)/);
+    }
+  });
+});
