@@ -105,6 +105,8 @@ export async function createPayout(ctx: UseCaseContext, ports: PayoutPorts, inpu
         createdAt: now,
         updatedAt: now,
       });
+      // No ORM relation orders the inserts: the payout first, then its call (foreign key).
+      await em.flush();
       const call = openCall(em, now, payout, "DEBIT");
       await em.flush();
       const generation = await takeLease(em, PAYOUT_CALLS_TABLE, call.id);
