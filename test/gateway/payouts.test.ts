@@ -264,6 +264,47 @@ describe("payouts over the real stack (sandbox chain)", () => {
   });
 });
 
+describe("reconciliation of payouts", () => {
+  let sys: TestSystem;
+  before(async () => {
+    sys = await startTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" } });
+  });
+  after(async () => {
+    await sys?.close();
+  });
+
+  it("is clean after a PAID payout, and reports amounts that differ, a row without its money and a payout PAID twice", async () => {
+    const shop = await sys.createMerchant("Reconciled shop");
+    await fund(sys, shop.api, "50");
+    const dest = (await shop.api.post("/api/v1/payout-destinations", { asset: "USDT_TRON", address: TRON_ADDRESS })).body.id;
+    const res = await shop.api.post("/api/v1/payouts", { destinationId: dest, amount: "10" });
+    await waitStatus(shop.api, res.body.id, "PROCESSING");
+    await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 60 });
+    await waitStatus(shop.api, res.body.id, "PAID");
+    await booksClean(sys);
+    const kinds = async () => {
+      const rec = await sys.admin.get("/admin/v1/reconciliation");
+      return rec.body.anomalies.map((a: any) => `${a.kind}/${a.ownerType}`).sort();
+    };
+    // The row says more than the ledger moved (and the PAYOUTS account then disagrees with the rows).
+    await sys.sql("update payouts set amount = amount + 1 where id = ?", [res.body.id]);
+    expect(await kinds()).to.deep.equal(["AMOUNT_MISMATCH/payout", "AMOUNT_MISMATCH/payouts_account"]);
+    await sys.sql("update payouts set amount = amount - 1 where id = ?", [res.body.id]);
+    // A payout PAID twice (a second payout.paid for it).
+    const [event] = await sys.sql("select merchant_id, data from events where type = 'payout.paid' and data->>'id' = ?", [res.body.id]);
+    await sys.sql("insert into events (id, merchant_id, type, data, created_at) values (gen_random_uuid(), ?, 'payout.paid', ?::jsonb, now())", [event.merchant_id, JSON.stringify(event.data)]);
+    expect(await kinds()).to.deep.equal(["PAYOUT_PAID_TWICE/payout"]);
+    await sys.sql("delete from events where id in (select id from events where type = 'payout.paid' and data->>'id' = ? order by seq desc limit 1)", [res.body.id]);
+    // A debited row whose money is missing: a second row claiming a debit no ledger transaction made.
+    await sys.sql(
+      `insert into payouts (id, merchant_id, destination_id, asset, network, address, amount, fee, status, tx_hash, metadata, debited_at, paid_at, created_at, updated_at)
+       select gen_random_uuid(), merchant_id, destination_id, asset, network, address, 0.5, 0, 'PAID', 'forged-' || tx_hash, '{}', now(), now(), now(), now() from payouts where id = ?`,
+      [res.body.id],
+    );
+    expect(await kinds()).to.deep.equal(["AMOUNT_MISMATCH/payouts_account", "SUCCEEDED_OWNER_WITHOUT_MONEY/payout"]);
+  });
+});
+
 describe("payouts held before the chain (no payouts jobs): cancel, review, approve, reject", () => {
   let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
