@@ -103,7 +103,7 @@ export function idempotency(store: IdempotencyStore, operationId: string): Middl
       }
       throw httpError ?? err;
     }
-    if (isRetryable(ctx.status)) await store.release(scoped);
+    if (isRetryable(ctx.status, (ctx.body as { error?: unknown } | undefined)?.error as string | undefined)) await store.release(scoped);
     else await store.complete(scoped, { state: "done", fingerprint, status: ctx.status, body: ctx.body });
   };
 }
@@ -112,12 +112,15 @@ export function idempotency(store: IdempotencyStore, operationId: string): Middl
  * Answers that mean "not now, try again": a server error or a service away
  * (5xx), a rate limit (429), and a 409 whose code ends in `_IN_PROGRESS`
  * (REFUND_IN_PROGRESS, PAYMENT_IN_PROGRESS: another attempt still holds the
- * work). Stored, they would answer every retry for 24 h although the work
+ * work) or says the subscription changed while the request ran. Stored, they would answer every retry for 24 h although the work
  * has since finished or could now run.
  */
 export function isRetryable(status: number, code?: string): boolean {
-  return status >= 500 || status === 429 || (code !== undefined && code.endsWith("_IN_PROGRESS"));
+  return status >= 500 || status === 429 || (code !== undefined && (code.endsWith("_IN_PROGRESS") || CHANGED_MEANWHILE.has(code)));
 }
+
+/** 409s that say "what this request read changed while it ran; send it again": the same request may well succeed now. */
+const CHANGED_MEANWHILE: ReadonlySet<string> = new Set(["PLAN_CHANGED", "SUBSCRIPTION_CHANGED"]);
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 

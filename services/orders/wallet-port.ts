@@ -5,6 +5,7 @@ import type { RpcClients } from "../platform/rpc/clients.ts";
 import type { Config } from "../platform/config.ts";
 import { DomainError } from "../platform/errors.ts";
 import { errorCodeOf } from "../platform/rpc/errors.ts";
+import { WALLET_CALL_TIMEOUT_MS } from "../platform/wallet-calls/wallet-call.ts";
 
 export interface RegistryAsset {
   code: string;
@@ -66,7 +67,7 @@ export function walletPort(deps: { rpc: RpcClients; config: Config }): WalletPor
       return { assetAmount: res.assetAmount, rate: res.rate, rateAt: timestampDate(res.rateAt) };
     },
     async creditMerchant(input) {
-      const res = await call(() => wallet().creditMerchant(input));
+      const res = await call(() => wallet().creditMerchant(input, { timeoutMs: WALLET_CALL_TIMEOUT_MS }));
       return { transactionId: res.transactionId };
     },
   };

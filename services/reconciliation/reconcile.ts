@@ -189,6 +189,8 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
      select 'CHARGE_WITHOUT_BILLED_PERIOD', 'subscription_charge', c.id::text, c.wallet_transaction_id, c.status, c.asset_amount::text, c.asset, null, null
        from subscription_charges c join subscriptions s on s.id = c.subscription_id
       where c.status = 'SUCCEEDED' and c.change_session_id is null and c.period_index >= s.next_period_index
+        -- given back in full (an operator's refund): nothing is kept for nothing any more
+        and c.asset_amount_refunded < coalesce(c.asset_amount, 0)
      order by 1, 2, 3`,
   );
   const anomalies: Anomaly[] = rows.map((r) => ({

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "../errors.ts";
+import { isOutage } from "../dependency-outage.ts";
 import type { Logger } from "../logger.ts";
 import type { UseCaseContext } from "../use-case.ts";
 
@@ -16,7 +17,11 @@ import type { UseCaseContext } from "../use-case.ts";
  *     made from the row's id (wallet/contract.ts ledgerKeys): a retry of a
  *     key that moved money answers that first movement and moves nothing.
  *     The lease (database time, LEASE_SECONDS) outlasts the call's timeout,
- *     so in a healthy process one key is never in two calls at once.
+ *     and a call made long after its lease was taken (a batch's later
+ *     chunks) renews it first (renewLeases), so in a healthy process one key
+ *     is never in two calls at once. (A holder stalled longer than the
+ *     lease between taking it and calling could still call late; the fence
+ *     below keeps its answer from being recorded.)
  *  3. Settle: one transaction locks what precedes the row in its lock order,
  *     then the row, and records the answer only if the row is still PENDING
  *     and still carries the generation the caller took (fencing): a holder
@@ -96,6 +101,24 @@ export async function takeLease(em: EntityManager, table: string, id: string): P
     [LEASE_SECONDS, id],
   );
   return rows.length === 1 ? Number(rows[0]!.lease_generation) : null;
+}
+
+/**
+ * Extends the leases a caller still holds, just before a call made long
+ * after they were taken (a batch's later chunks): returns the ids still
+ * held. A row whose lease ran out and was taken over is left out, so no call
+ * is made for it under a generation that can no longer settle.
+ */
+export async function renewLeases(em: EntityManager, table: string, rows: readonly { id: string; generation: number }[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const held = await em.execute<{ id: string }[]>(
+    `update ${table} t set lease_until = now() + make_interval(secs => ?)
+       from json_to_recordset(?::json) as held(id uuid, generation int)
+      where t.id = held.id and t.status = 'PENDING' and t.lease_generation = held.generation
+      returning t.id`,
+    [LEASE_SECONDS, JSON.stringify(rows)],
+  );
+  return new Set(held.map((r) => r.id));
 }
 
 /**
@@ -195,8 +218,10 @@ export async function sweepWalletCalls<A, L, R>(ctx: UseCaseContext, kind: Walle
     try {
       const res = await runWalletCall({ em: ctx.em.fork(), clock: ctx.clock }, kind, id);
       if (res.state === "settled") settled += 1;
-    } catch {
+    } catch (err) {
       failed += 1;
+      // A dependency down fails every row alike: the rest wait for the next sweep instead of one timeout each.
+      if (isOutage(err)) break;
     }
   }
   if (failed > 1) kind.logger.warn({ what: kind.what, failed, settled }, "wallet-call sweep: some calls failed; retried with back-off");
@@ -221,6 +246,7 @@ export function walletCallAnomalies(table: string, ownerType: string, amountColu
      select 'STALE_PENDING_ROW', '${ownerType}', w.id::text, null, w.status, w.${amountColumn}::text, w.asset, null, null
        from ${table} w
       where w.status = 'PENDING' and w.parked_at is null
-        and greatest(w.created_at + make_interval(secs => ${LEASE_SECONDS}), coalesce(w.lease_until, w.created_at), coalesce(w.next_settle_at, w.created_at))
+        -- database times only (created_at is service time, which a sandbox clock may have moved)
+        and coalesce(greatest(w.lease_until, w.next_settle_at), w.created_at + make_interval(secs => ${LEASE_SECONDS}))
             < now() - make_interval(secs => ${STALE_AFTER_SECONDS})`;
 }

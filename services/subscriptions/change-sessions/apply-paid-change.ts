@@ -33,7 +33,11 @@ import { switchPlan } from "./switch-plan.ts";
 export async function applyPaidChange(em: EntityManager, clock: Clock, sub: SubscriptionRow, charge: ChargeRow, logger: Logger): Promise<void> {
   const session = await lockChangeSession(em, charge.changeSessionId!);
   const awaiting = session.status === "PENDING_APPROVAL";
-  const refused = awaiting ? changeableRefusal(session, sub) : { refusal: session.status, message: `the change session is ${session.status}` };
+  // The charge prorated the period it was opened in: once a renewal has moved the subscription past it, it pays for nothing.
+  const periodEnded = sub.currentPeriodStart != null && charge.periodStart.getTime() !== sub.currentPeriodStart.getTime();
+  const refused = !awaiting
+    ? { refusal: session.status, message: `the change session is ${session.status}` }
+    : (changeableRefusal(session, sub) ?? (periodEnded ? { refusal: "PERIOD_ENDED", message: "the period this change was priced for has ended" } : undefined));
   if (!refused) {
     session.chargeId = charge.id;
     await switchPlan(em, clock, sub, session, "approve_immediate");

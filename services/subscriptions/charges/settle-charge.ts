@@ -4,7 +4,7 @@ import type { Clock } from "../../platform/clock.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { CHARGE_BATCH_MAX, ledgerKeys } from "../../wallet/contract.ts";
 import { amount, formatAmount, isZero } from "../../platform/money.ts";
-import { runWalletCall, settleAnswer, sweepWalletCalls, WALLET_CALL_TIMEOUT_MS, type CallOutcome, type WalletCall } from "../../platform/wallet-calls/wallet-call.ts";
+import { renewLeases, runWalletCall, settleAnswer, sweepWalletCalls, WALLET_CALL_TIMEOUT_MS, type CallOutcome, type WalletCall } from "../../platform/wallet-calls/wallet-call.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { chargeRecord } from "../subscription-record.ts";
@@ -91,10 +91,11 @@ export async function chargeWallet(ports: ChargePorts, charge: ChargeRow): Promi
 
 /**
  * Step 2 for many rows (the renewal batches): one ChargeBatch call per
- * merchant, each item exactly the Charge chargeWallet would make. An RPC
- * failure throws and leaves every row PENDING for the next settle.
+ * merchant, each item exactly the Charge chargeWallet would make. Rows whose
+ * lease was taken over before their chunk's call get no answer (their new
+ * holder settles them). An RPC failure throws and leaves every row PENDING.
  */
-export async function chargeWalletBatch(ports: ChargePorts, charges: ChargeRow[]): Promise<Map<string, WalletAnswer>> {
+export async function chargeWalletBatch(em: EntityManager, ports: ChargePorts, charges: ChargeRow[]): Promise<Map<string, WalletAnswer>> {
   const answers = new Map<string, WalletAnswer>();
   const byMerchant = new Map<string, { charge: ChargeRow; request: NonNullable<ReturnType<typeof walletCharge>> }[]>();
   for (const charge of charges) {
@@ -104,7 +105,10 @@ export async function chargeWalletBatch(ports: ChargePorts, charges: ChargeRow[]
   }
   for (const [merchantId, items] of byMerchant) {
     for (let i = 0; i < items.length; i += CHARGE_BATCH_MAX) {
-      const chunk = items.slice(i, i + CHARGE_BATCH_MAX);
+      // Later chunks are called long after the leases were taken: renewed first, and a row taken over meanwhile is left out (no answer).
+      const held = await renewLeases(em, CHARGES_TABLE, items.slice(i, i + CHARGE_BATCH_MAX).map((c) => ({ id: c.charge.id, generation: c.charge.leaseGeneration })));
+      const chunk = items.slice(i, i + CHARGE_BATCH_MAX).filter((c) => held.has(c.charge.id));
+      if (chunk.length === 0) continue;
       const { results } = await ports.wallet.chargeBatch({ merchantId, charges: chunk.map((c) => c.request) }, { timeoutMs: WALLET_CALL_TIMEOUT_MS });
       if (results.length !== chunk.length) throw new Error(`wallet answered ${results.length} of ${chunk.length} batched charges`);
       chunk.forEach((c, k) => answers.set(c.charge.id, walletAnswer(c.charge, results[k]!)));

@@ -35,6 +35,7 @@ export function openAutomaticRefund(
     asset: charge.asset,
     assetAmount: formatAmount(charge.assetAmount),
     status: "PENDING",
+    owed: true,
     failureReason: null,
     reason,
     metadata,

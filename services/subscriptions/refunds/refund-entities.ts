@@ -22,6 +22,8 @@ export const SubscriptionRefund = defineEntity({
     metadata: p.json<Record<string, unknown>>(),
     idempotencyKey: p.string().length(200).nullable(),
     walletTransactionId: p.string().length(64).nullable(),
+    /** Owed by the service (an automatic refund), not asked for by the merchant: a low merchant balance retries it instead of failing it. */
+    owed: p.boolean().default(false),
     ...walletCallColumns(),
     createdAt: p.datetime(),
     settledAt: p.datetime().nullable(),

@@ -84,6 +84,10 @@ export function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeR
       row.settledAt = tx.clock.now();
       row.leaseUntil = null;
       row.nextSettleAt = null;
+      if (answer.outcome !== RefundOutcome.SUCCEEDED && row.owed) {
+        // Money the service owes the customer (automatic-refund.ts), not a merchant's request: never given up; retried with back-off, then parked and reported.
+        throw new Error(`merchant balance too low for owed refund ${row.id}; retried`);
+      }
       if (answer.outcome !== RefundOutcome.SUCCEEDED) {
         row.status = nextRefundStatus(row.status, "merchant_balance_too_low");
         row.failureReason = REFUND_ERRORS.merchantBalanceInsufficient;

@@ -57,7 +57,7 @@ export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, 
     const opened = await openCharges(ctx, ids, terms, oneByOne);
     if (opened.length === 0) break;
     // An RPC failure counts on each row (back-off) and throws: the rows stay PENDING for the stale-charge sweep.
-    const answers = await chargeWalletBatch(ports, opened).catch(async (err: unknown) => {
+    const answers = await chargeWalletBatch(ctx.em.fork(), ports, opened).catch(async (err: unknown) => {
       await recordFailures(ctx.em.fork(), chargeCall(ports), opened.map((c) => ({ id: c.id, generation: c.leaseGeneration })), err);
       throw err;
     });
@@ -127,13 +127,14 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
     const due = subs.filter((s) => isDue(s, now) && !oneByOne.has(s.id));
     if (due.length === 0) return [];
     const scheduled = await withScheduledChange(em, due.map((s) => s.id));
+    const changeCharging = await withChangeChargeInFlight(em, due.map((s) => s.id));
     const attempts = await nextPeriodAttempts(em, due);
 
     const toOpen: Parameters<typeof openLeasedCharges>[2] = [];
     for (const sub of due) {
       const plan = terms.plans.get(sub.planId);
       const quote = sub.fundingAsset ? terms.quotes.get(quoteKey(sub.planId, sub.fundingAsset)) : undefined;
-      if (!plan || !quote || !sub.fundingAsset || scheduled.has(sub.id) || attempts.get(sub.id)?.inFlight || exceedsCap(plan)) {
+      if (!plan || !quote || !sub.fundingAsset || scheduled.has(sub.id) || changeCharging.has(sub.id) || attempts.get(sub.id)?.inFlight || exceedsCap(plan)) {
         oneByOne.add(sub.id);
         continue;
       }
@@ -180,7 +181,9 @@ async function settleCharges(
     for (const charge of opened) {
       const row = rows.get(charge.id)!;
       const sub = subs.get(charge.subscriptionId)!;
-      const answer = answers.get(charge.id)!;
+      const answer = answers.get(charge.id);
+      // No answer: its lease was taken over before its chunk was called; the new holder settles it.
+      if (!answer) continue;
       const fence = fenceOf(row, charge.leaseGeneration);
       if (fence !== "held") {
         // Settled or taken over by another holder of the same key: its outcome is the one recorded.
@@ -216,6 +219,16 @@ function lockSet(em: EntityManager, ids: string[]): Promise<SubscriptionRow[]> {
 async function withScheduledChange(em: EntityManager, ids: string[]): Promise<Set<string>> {
   const rows = await em.execute<{ subscription_id: string }[]>(
     `select subscription_id from subscription_change_sessions where status = 'SCHEDULED' and subscription_id in (${ids.map(() => "?").join(", ")})`,
+    ids,
+  );
+  return new Set(rows.map((r) => r.subscription_id));
+}
+
+/** Which of `ids` has a plan change's immediate charge in flight (it is settled before the renewal: one by one). */
+async function withChangeChargeInFlight(em: EntityManager, ids: string[]): Promise<Set<string>> {
+  const rows = await em.execute<{ subscription_id: string }[]>(
+    `select distinct subscription_id from subscription_charges
+      where status = 'PENDING' and purpose = 'PLAN_CHANGE' and subscription_id in (${ids.map(() => "?").join(", ")})`,
     ids,
   );
   return new Set(rows.map((r) => r.subscription_id));

@@ -1,9 +1,10 @@
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { amount, compare } from "../../platform/money.ts";
-import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
+import { Subscription, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { openPeriodCharge, type PeriodFailureReason } from "../charges/open-charge.ts";
 import { settleCharge } from "../charges/settle-charge.ts";
+import { chargeInFlight } from "../charges/wait-for-charges.ts";
 import { quotePlan } from "../funding.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { applyDuePlanChange } from "../change-sessions/apply-due-plan-change.ts";
@@ -87,12 +88,13 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       const locked = await lockSubscription(em, sub.id);
       const now = ctx.clock.now();
       if (!isDue(locked, now, retryNow)) return { kind: "not_due" } as const;
+      // A charge in flight (a crash, another worker, a plan change's immediate charge) is finished before anything
+      // else: a plan change paid for the current period applies before that period ends and the next is priced.
+      const inFlight = await chargeInFlight(em, locked.id);
+      if (inFlight) return { kind: "in_flight", chargeId: inFlight.id, renewal: inFlight.purpose === "RENEWAL" } as const;
       await applyDuePlanChange(em, ctx.clock, locked);
       // The plan or the funding asset changed (just now, or since the quote): quote again and start over.
       if (locked.planId !== chosenPlan.id || locked.fundingAsset !== quotedAsset) return { kind: "again" } as const;
-      // A charge of this period in flight (a crash, or another worker) is finished before anything else.
-      const inFlight = await em.findOne(SubscriptionCharge, { subscriptionId: locked.id, periodIndex: locked.nextPeriodIndex, status: "PENDING", changeSessionId: null });
-      if (inFlight) return { kind: "in_flight", chargeId: inFlight.id } as const;
 
       const cadence = { interval: planInterval(chosenPlan), count: chosenPlan.intervalCount };
       if (anchorFor(locked, cadence)) touch(locked, now);
@@ -121,6 +123,8 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
     if (step.kind === "in_flight") {
       const settled = await settleCharge(fresh(), ports, step.chargeId, false);
       if (settled.state === "in_progress") return stop("in_progress");
+      // A plan change's charge settled: its subscription is read again and the renewal goes on from there.
+      if (!step.renewal) continue;
       count(settled.charge);
       periods += 1;
       if (settled.charge.status !== "SUCCEEDED") return stop("failed");

@@ -57,9 +57,9 @@ describe("charge protocol: a settle delayed past its lease is fenced off", () =>
     const chargeId = randomUUID();
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
        select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 5, 'USD', 'USDT_TRON', 5, 1, 'PENDING', 1, now(),
-              now() + interval '30 seconds', 1
+              now() + interval '30 seconds', 1, 'RENEWAL'
          from subscriptions where id = ?`,
       [chargeId, subscriptionId],
     );
@@ -116,9 +116,9 @@ describe("charge protocol: a settle delayed past its lease is fenced off", () =>
     const chargeId = randomUUID();
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
        select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 3, 'USD', 'USDT_TRON', 3, 1, 'PENDING', 1, now(),
-              now() - interval '1 second', 1
+              now() - interval '1 second', 1, 'RENEWAL'
          from subscriptions where id = ?`,
       [chargeId, subscriptionId],
     );

@@ -64,8 +64,8 @@ describe("recurring billing: exactly one charge per period", () => {
       const chargeId = randomUUID();
       await sys.sql(
         `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-           amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until)
-         select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second'
+           amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
+         select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second', 'RENEWAL'
            from subscriptions where id = ?`,
         [chargeId, subscriptionId],
       );

@@ -32,10 +32,10 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     period += 1;
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, failure_reason, attempt, created_at, settled_at ${extra ? ", parked_at" : ""})
+         amount, currency, asset, asset_amount, rate, status, failure_reason, attempt, created_at, settled_at ${extra ? ", parked_at" : ""}, purpose)
        select ?, id, merchant_id, wallet_user_id, ${period}, now(), now() + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, ?,
               ${status === "FAILED" ? "'INSUFFICIENT_FUNDS'" : "null"}, 1, now(),
-              ${status === "PENDING" ? "null" : "now()"} ${extra ? ", now()" : ""}
+              ${status === "PENDING" ? "null" : "now()"} ${extra ? ", now()" : ""}, 'RENEWAL'
          from subscriptions where id = ?`,
       [id, amount, amount, status, subscriptionId],
     );
@@ -135,8 +135,8 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     const chargeId = randomUUID();
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, settled_at)
-       select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 day', 3, 'USD', 'USDT_TRON', 3, 1, 'SUCCEEDED', 1, now(), now()
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, settled_at, purpose)
+       select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 day', 3, 'USD', 'USDT_TRON', 3, 1, 'SUCCEEDED', 1, now(), now(), 'FIRST_PAYMENT'
          from subscriptions where id = ?`,
       [chargeId, s.subscriptionId],
     );

@@ -34,9 +34,9 @@ describe("stale-charge sweep: back-off and parking", () => {
     // Failing rows: their wallet user does not exist, so every wallet call fails.
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until)
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
        select gen_random_uuid(), s.id, s.merchant_id, gen_random_uuid(), 1000 + g, now(), now() + interval '1 day', 1, 'USD', 'USDT_TRON', 1, 1, 'PENDING', 1,
-              now() - interval '1 hour' + g * interval '1 second', now() - interval '1 second'
+              now() - interval '1 hour' + g * interval '1 second', now() - interval '1 second', 'RENEWAL'
          from subscriptions s, generate_series(1, ?) g where s.id = ?`,
       [STALE_CHARGE_BATCH, subscriptionId],
     );
@@ -46,8 +46,8 @@ describe("stale-charge sweep: back-off and parking", () => {
     const good = randomUUID();
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until)
-       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 2, 'USD', 'USDT_TRON', 2, 1, 'PENDING', 1, now(), now() - interval '1 second'
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
+       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 2, 'USD', 'USDT_TRON', 2, 1, 'PENDING', 1, now(), now() - interval '1 second', 'RENEWAL'
          from subscriptions where id = ?`,
       [good, subscriptionId],
     );

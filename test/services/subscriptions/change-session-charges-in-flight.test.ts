@@ -5,7 +5,6 @@ import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
 import { changeSessionsSweep } from "../../../services/subscriptions/change-sessions/change-session-queue.ts";
-import { subscriptionsSweep } from "../../../services/subscriptions/subscription-queue.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { balances, createPlan, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
@@ -52,9 +51,9 @@ describe("plan changes and charges in flight", function () {
     const id = randomUUID();
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
        select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, 'PENDING', 1, now(),
-              now() + make_interval(secs => ?), 1
+              now() + make_interval(secs => ?), 1, 'RENEWAL'
          from subscriptions where id = ?`,
       [id, amount, amount, leaseSeconds, subscriptionId],
     );
@@ -228,7 +227,7 @@ describe("plan changes and charges in flight", function () {
     expect(planChanges.map((e) => e.data.planId)).to.deep.equal([pro.id]);
   });
 
-  it("an immediate charge settled by the sweep after the subscription went PAST_DUE is not applied; the sweep refunds it", async () => {
+  it("a renewal finds an immediate charge in flight: it settles it first (the change applies), then prices the period at the new plan", async () => {
     const { api } = await sys.createMerchant();
     const basic = await createPlan(api, { name: "Basic", amount: "4", interval: "DAY" });
     const plus = await createPlan(api, { name: "Plus", amount: "9", interval: "DAY" });
@@ -236,7 +235,8 @@ describe("plan changes and charges in flight", function () {
     const subscriptionId = await approvedSubscription(api, rpc.client, basic.id, user.id);
     const immediate = await createChange(api, subscriptionId, plus.id, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "5" });
     const chargeId = await changeChargeDebitedNotSettled(subscriptionId, immediate.id, "5");
-    // The renewal finds 1 USDT for 4: PAST_DUE.
+    // Due with the change's charge still in flight: the renewal settles that charge before anything else (the
+    // change was paid in period 0 and applies there), then charges period 1 at Plus's 9 with 1 USDT left: PAST_DUE.
     await advanceTo(sys, new Date(Date.parse((await subscriptionOf(api, subscriptionId)).nextBillingAt) + 60_000));
     const { ports, close } = portsFor(sys);
     try {
@@ -244,16 +244,15 @@ describe("plan changes and charges in flight", function () {
     } finally {
       close();
     }
-    expect((await subscriptionOf(api, subscriptionId)).status).to.equal("PAST_DUE");
-
-    // The sweep settles the stale charge, then (same run) the refund its settle wrote.
-    await runSweeps(sys, [subscriptionsSweep]);
     const sub = await subscriptionOf(api, subscriptionId);
-    expect(sub).to.include({ status: "PAST_DUE", planId: basic.id });
-    expect(await changeOf(api, subscriptionId, immediate.id)).to.include({ status: "CANCELLED", cancellationReason: "SUBSCRIPTION_CHANGED" });
-    const [refund] = await sys.sql<{ status: string; asset_amount: string }>("select status, asset_amount::text from subscription_refunds where charge_id = ?", [chargeId]);
-    expect(refund).to.deep.equal({ status: "SUCCEEDED", asset_amount: "5.000000000000000000" });
-    expect((await balances(sys, user.id)).USDT_TRON).to.equal("6");
-    expect(await typesOf(subscriptionId)).not.to.include("subscription.plan_changed");
+    expect(sub).to.include({ status: "PAST_DUE", planId: plus.id });
+    expect(await changeOf(api, subscriptionId, immediate.id)).to.include({ status: "APPLIED" });
+    expect(await sys.sql("select 1 from subscription_refunds where charge_id = ?", [chargeId])).to.have.length(0);
+    const failed = (await chargesOf(sys, subscriptionId)).find((c) => c.period_index === 1);
+    expect(failed).to.include({ status: "FAILED", failure_reason: "INSUFFICIENT_FUNDS" });
+    expect(Number(failed!.amount)).to.equal(9);
+    expect((await balances(sys, user.id)).USDT_TRON).to.equal("1");
+    const types = await typesOf(subscriptionId);
+    expect(types.indexOf("subscription.plan_changed")).to.be.lessThan(types.indexOf("subscription.past_due"));
   });
 });

@@ -49,8 +49,8 @@ describe("authorization expiry: a first payment committed while the sweep claims
         await other.execute("set local session_replication_role = replica");
         await other.execute(
           `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-             amount, currency, asset, asset_amount, rate, status, attempt, created_at)
-           select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 month', 2, 'USD', 'USDT_TRON', 2, 1, 'PENDING', 1, now()
+             amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose)
+           select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 month', 2, 'USD', 'USDT_TRON', 2, 1, 'PENDING', 1, now(), 'FIRST_PAYMENT'
              from subscriptions where id = ?`,
           [randomUUID(), racing.subscriptionId],
         );

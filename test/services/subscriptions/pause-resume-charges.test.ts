@@ -28,9 +28,9 @@ describe("pause and resume: charges in flight and the plan under the lock", () =
     const chargeId = randomUUID();
     await sys.sql(
       `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation)
+         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
        select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, 'PENDING', 1, now(),
-              now() - interval '1 second', 1
+              now() - interval '1 second', 1, 'RENEWAL'
          from subscriptions where id = ?`,
       [chargeId, amount, amount, subscriptionId],
     );

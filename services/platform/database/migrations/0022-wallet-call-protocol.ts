@@ -23,7 +23,6 @@ export class Migration0022WalletCallProtocol extends Migration {
           else 'RENEWAL' end;
       alter table subscription_charges
         alter column purpose set not null,
-        alter column purpose set default 'RENEWAL',
         add constraint subscription_charges_purpose check (purpose in ('FIRST_PAYMENT','RENEWAL','PLAN_CHANGE')
           and (purpose = 'PLAN_CHANGE') = (change_session_id is not null));
 
@@ -31,7 +30,9 @@ export class Migration0022WalletCallProtocol extends Migration {
         add column settle_failures integer not null default 0,
         add column next_settle_at timestamptz,
         add column parked_at timestamptz,
-        add column last_error varchar(500);
+        add column last_error varchar(500),
+        -- an automatic refund (money the service owes back): a low merchant balance retries it, never fails it
+        add column owed boolean not null default false;
       drop index if exists subscription_refunds_pending_idx;
       create index subscription_refunds_stale_idx on subscription_refunds (next_settle_at nulls first, created_at)
         where status = 'PENDING' and parked_at is null;
