@@ -9,6 +9,7 @@ import type { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1
 import type { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
 import type { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
 import type { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
+import type { PayoutsService } from "../proto/gen/billing/payouts/v1/payouts_pb.ts";
 import type { RateLimiter } from "./rate-limit/rate-limit.ts";
 
 /** The Connect clients the gateway translates REST calls into. */
@@ -22,6 +23,7 @@ export interface GatewayClients {
   refunds: Client<typeof RefundsService>;
   orders: Client<typeof OrdersService>;
   events: Client<typeof EventsService>;
+  payouts: Client<typeof PayoutsService>;
 }
 
 export interface GatewayDeps {

@@ -11,6 +11,7 @@ import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
 import { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
+import { PayoutsService } from "../proto/gen/billing/payouts/v1/payouts_pb.ts";
 import { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
 import { createGatewayApp } from "./app.ts";
 import type { GatewayClients, GatewayDeps } from "./deps.ts";
@@ -40,6 +41,7 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
     refunds: rpc.client(RefundsService, config.serviceUrls.subscriptions),
     orders: rpc.client(OrdersService, config.serviceUrls.orders),
     events: rpc.client(EventsService, config.serviceUrls.events),
+    payouts: rpc.client(PayoutsService, config.serviceUrls.payouts),
   };
 }
 

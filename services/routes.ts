@@ -18,6 +18,8 @@ import { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
 import { eventsService } from "./events/rpc.ts";
 import { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
 import { ordersService } from "./orders/rpc.ts";
+import { PayoutsService } from "../proto/gen/billing/payouts/v1/payouts_pb.ts";
+import { payoutsService } from "./payouts/rpc.ts";
 
 /** The one place that says which Connect service each service name serves. */
 const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: ServiceDeps) => void>> = {
@@ -28,6 +30,7 @@ const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: S
   subscriptions: (router, deps) => router.service(SubscriptionsService, subscriptionsService(deps)).service(RefundsService, refundsService(deps)),
   events: (router, deps) => router.service(EventsService, eventsService(deps)),
   orders: (router, deps) => router.service(OrdersService, ordersService(deps)),
+  payouts: (router, deps) => router.service(PayoutsService, payoutsService(deps)),
 };
 
 export function serviceRoutes(deps: ServiceDeps, names: readonly ServiceName[]) {

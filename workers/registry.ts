@@ -1,6 +1,7 @@
 import type { AnyHandler } from "../services/platform/queue/define-job.ts";
 import type { JobKind, SweepKind } from "../services/platform/queue/job-kind.ts";
 import { orderJobs } from "../services/orders/jobs.ts";
+import { payoutJobs } from "../services/payouts/jobs.ts";
 import { webhookJobs } from "../services/events/jobs.ts";
 import { subscriptionJobs } from "../services/subscriptions/jobs.ts";
 import { changeSessionJobs } from "../services/subscriptions/change-sessions/change-session-jobs.ts";
@@ -9,7 +10,7 @@ import { reconciliationJobs } from "../services/reconciliation/jobs.ts";
 import { ALL_JOB_KINDS } from "../services/job-kinds.ts";
 
 /** Every handler of every domain. */
-export const ALL_JOBS: readonly AnyHandler[] = [...webhookJobs, ...orderJobs, ...subscriptionJobs, ...changeSessionJobs, ...renewalJobs, ...reconciliationJobs];
+export const ALL_JOBS: readonly AnyHandler[] = [...webhookJobs, ...orderJobs, ...subscriptionJobs, ...changeSessionJobs, ...renewalJobs, ...reconciliationJobs, ...payoutJobs];
 
 /**
  * Binds handlers to the declared job kinds. Start-up fails when a declared

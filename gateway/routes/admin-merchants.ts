@@ -32,9 +32,10 @@ export const adminMerchantRoutes = defineRoutes([
     method: "patch",
     path: "/admin/v1/merchants/:id",
     operationId: "adminUpdateMerchant",
-    summary: "Set a merchant's own rate limit",
+    summary: "Set a merchant's own rate limit and payout review threshold",
     description:
-      "`rateLimitPerSecond` (refill) and `rateLimitBurst` (bucket size) of the merchant's /api/v1 token bucket, each 1–100000; `null` = back to the default (RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST); a field left out stays as it is. Applies within seconds on every gateway.",
+      "`rateLimitPerSecond` (refill) and `rateLimitBurst` (bucket size) of the merchant's /api/v1 token bucket, each 1–100000; `null` = back to the default (RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST); a field left out stays as it is. Applies within seconds on every gateway. " +
+      "`payoutReviewAbove` (USD, decimal string, or null for none): payouts worth more wait IN_REVIEW for an operator.",
     tag: "Operator",
     auth: "admin",
     body: updateMerchantBody,
@@ -46,6 +47,7 @@ export const adminMerchantRoutes = defineRoutes([
         merchantId: params.id!,
         rateLimitPerSecond: field(body.rateLimitPerSecond),
         rateLimitBurst: field(body.rateLimitBurst),
+        payoutReviewAbove: body.payoutReviewAbove === undefined ? undefined : body.payoutReviewAbove ?? "",
       });
       rateLimiter?.forget(params.id!);
       return { status: 200, body: recordOf(res.merchant) };

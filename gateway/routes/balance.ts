@@ -8,9 +8,18 @@ import { recordOf } from "../../services/platform/rpc/record-json.ts";
 import { parseDateTime } from "../validation/date-time.ts";
 
 async function merchantBalance(clients: GatewayClients, merchantId: string) {
-  const { accounts } = await clients.wallet.listAccounts({ ownerType: OwnerType.MERCHANT, ownerId: merchantId });
-  // Opened accounts only: an asset that never moved is not "held".
-  return { object: "balance", available: accounts.filter((a) => a.id !== "").map((a) => ({ asset: a.asset, amount: a.balance })) };
+  const [{ accounts }, { pending }] = await Promise.all([
+    clients.wallet.listAccounts({ ownerType: OwnerType.MERCHANT, ownerId: merchantId }),
+    clients.payouts.getPendingBalance({ merchantId }),
+  ]);
+  // Registry order for both lists (listAccounts answers in it).
+  const order = accounts.map((a) => a.asset);
+  return {
+    object: "balance",
+    // Opened accounts only: an asset that never moved is not "held".
+    available: accounts.filter((a) => a.id !== "").map((a) => ({ asset: a.asset, amount: a.balance })),
+    pending: [...pending].sort((a, b) => order.indexOf(a.asset) - order.indexOf(b.asset)).map((p) => ({ asset: p.asset, amount: p.amount })),
+  };
 }
 
 export const balanceRoutes = defineRoutes([
@@ -19,7 +28,9 @@ export const balanceRoutes = defineRoutes([
     path: "/api/v1/balance",
     operationId: "getBalance",
     summary: "Your balance per asset",
-    description: "Straight from your ledger accounts: what subscription charges and paid orders brought in, minus refunds.",
+    description:
+      "`available`: straight from your ledger accounts: what subscription charges and paid orders brought in, minus refunds and payouts. " +
+      "`pending`: amount + fee of your payouts in flight (left `available`, not yet PAID, or on their way back after FAILED/CANCELLED).",
     tag: "Balance",
     auth: "apiKey",
     responses: { 200: { description: "The balance", schema: balanceObjectSchema } },

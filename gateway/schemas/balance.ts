@@ -3,12 +3,21 @@ import { amountOutSchema, dateTimeSchema, nullable, paginationQueryProperties, u
 
 export const balanceObjectSchema = {
   type: "object",
-  required: ["object", "available"],
+  required: ["object", "available", "pending"],
   properties: {
     object: { const: "balance" },
     available: {
       type: "array",
       description: "One entry per asset your ledger account holds (any asset that ever moved), in registry order.",
+      items: {
+        type: "object",
+        required: ["asset", "amount"],
+        properties: { asset: { type: "string", enum: [...ASSET_CODES] }, amount: amountOutSchema },
+      },
+    },
+    pending: {
+      type: "array",
+      description: "Payouts in flight per asset (amount + fee), only assets with some, in registry order.",
       items: {
         type: "object",
         required: ["asset", "amount"],
@@ -42,12 +51,12 @@ export const balanceTransactionSchema = {
       type: "string",
       enum: [...BALANCE_TRANSACTION_TYPES],
       description:
-        "SUBSCRIPTION_CHARGE (a subscription charge received), REFUND (given back, negative), PAYMENT_ORDER (a paid order, or a late/extra payment credited), ADJUSTMENT (an operator correction; none exist today).",
+        "SUBSCRIPTION_CHARGE (a subscription charge received), REFUND (given back, negative), PAYMENT_ORDER (a paid order, or a late/extra payment credited), PAYOUT (a payout's amount + fee, negative), PAYOUT_REVERSAL (a FAILED or CANCELLED payout's amount + fee back), ORDER_REFUND (reserved for refunds of payment orders), ADJUSTMENT (an operator correction; none exist today).",
     },
     asset: { type: "string" },
     amount: { ...signedAmountSchema, description: "Signed: positive entered your account, negative left it." },
     balanceAfter: { ...amountOutSchema, description: "Your balance in this asset right after this movement." },
-    sourceType: { ...nullable({ type: "string", enum: ["subscription_charge", "refund", "payment_order"] }), description: "What caused it." },
+    sourceType: { ...nullable({ type: "string", enum: ["subscription_charge", "refund", "payment_order", "payout"] }), description: "What caused it." },
     sourceId: { ...nullable(uuidSchema), description: "Its id: the charge, the refund or the payment order." },
     createdAt: dateTimeSchema,
   },

@@ -1,5 +1,5 @@
 import { MERCHANT_RATE_LIMIT_MAX, MERCHANT_RATE_LIMIT_MIN } from "../../services/merchants/contract.ts";
-import { dateTimeSchema, nullable, uuidSchema } from "./common.ts";
+import { amountOutSchema, amountSchema, dateTimeSchema, nullable, uuidSchema } from "./common.ts";
 
 export const createMerchantBody = {
   type: "object",
@@ -38,17 +38,22 @@ export const updateMerchantBody = {
   properties: {
     rateLimitPerSecond: rateLimitField("Token refill per second of this merchant's /api/v1 bucket; null = RATE_LIMIT_PER_SECOND."),
     rateLimitBurst: rateLimitField("Capacity of this merchant's /api/v1 bucket; null = RATE_LIMIT_BURST."),
+    payoutReviewAbove: {
+      ...nullable(amountSchema),
+      description: "Payouts worth more than this many USD (converted with the wallet's rates) wait IN_REVIEW until an operator approves or rejects them; null = no review.",
+    },
   },
 } as const;
 
 export const merchantSchema = {
   type: "object",
-  required: ["id", "name", "createdAt", "rateLimitPerSecond", "rateLimitBurst"],
+  required: ["id", "name", "createdAt", "rateLimitPerSecond", "rateLimitBurst", "payoutReviewAbove"],
   properties: {
     id: uuidSchema,
     name: { type: "string" },
     createdAt: dateTimeSchema,
     rateLimitPerSecond: { ...nullable({ type: "integer" }), description: "The merchant's own limit; null = the default." },
     rateLimitBurst: { ...nullable({ type: "integer" }), description: "The merchant's own bucket size; null = the default." },
+    payoutReviewAbove: { ...nullable(amountOutSchema), description: "USD; payouts worth more wait IN_REVIEW; null = none." },
   },
 } as const;

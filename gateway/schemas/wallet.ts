@@ -78,7 +78,7 @@ export const ledgerCheckSchema = {
 
 export const assetSchema = {
   type: "object",
-  required: ["code", "network", "decimals", "currency", "name", "requiredConfirmations"],
+  required: ["code", "network", "decimals", "currency", "name", "requiredConfirmations", "payoutFee", "payoutMinimum"],
   properties: {
     code: { type: "string" },
     network: { type: "string" },
@@ -86,5 +86,7 @@ export const assetSchema = {
     currency: { type: "string" },
     name: { type: "string" },
     requiredConfirmations: { type: "integer" },
+    payoutFee: { type: "string", description: "The network fee a payout in this asset costs, in the asset." },
+    payoutMinimum: { type: "string", description: "The smallest payout amount, in the asset." },
   },
 } as const;

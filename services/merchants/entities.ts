@@ -10,6 +10,8 @@ export const Merchant = defineEntity({
     /** The merchant's own /api/v1 token bucket; null = the RATE_LIMIT_* defaults. */
     rateLimitPerSecond: p.integer().nullable(),
     rateLimitBurst: p.integer().nullable(),
+    /** Payouts worth more than this (USD) wait IN_REVIEW (migration 0024); null = no review. */
+    payoutReviewAbove: p.decimal("string").precision(38).scale(18).nullable(),
   },
 });
 

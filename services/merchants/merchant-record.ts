@@ -1,4 +1,5 @@
 import { iso } from "../platform/timestamps.ts";
+import { formatAmount } from "../platform/money.ts";
 import type { MerchantRow } from "./entities.ts";
 
 /** A merchant as operators see it (REST body): its own rate limit, or null for the RATE_LIMIT_* defaults. */
@@ -8,4 +9,5 @@ export const merchantRecord = (m: MerchantRow) => ({
   createdAt: iso(m.createdAt),
   rateLimitPerSecond: m.rateLimitPerSecond ?? null,
   rateLimitBurst: m.rateLimitBurst ?? null,
+  payoutReviewAbove: m.payoutReviewAbove == null ? null : formatAmount(m.payoutReviewAbove),
 });

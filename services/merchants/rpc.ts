@@ -12,6 +12,7 @@ import { announceVia } from "./key-revocations.ts";
 import { setMerchantRateLimit } from "./set-merchant-rate-limit.ts";
 import { withRecordJson } from "../platform/rpc/record-json.ts";
 import { merchantRecord } from "./merchant-record.ts";
+import { formatAmount } from "../platform/money.ts";
 
 const toMessage = (m: MerchantRow) =>
   withRecordJson(
@@ -21,6 +22,7 @@ const toMessage = (m: MerchantRow) =>
       createdAt: toTimestamp(m.createdAt),
       rateLimitPerSecond: m.rateLimitPerSecond ?? undefined,
       rateLimitBurst: m.rateLimitBurst ?? undefined,
+      payoutReviewAbove: m.payoutReviewAbove == null ? undefined : formatAmount(m.payoutReviewAbove),
     },
     merchantRecord(m),
   );
@@ -50,6 +52,7 @@ export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantS
       const merchant = await setMerchantRateLimit(contextFor(deps), req.merchantId, {
         rateLimitPerSecond: req.rateLimitPerSecond === 0 ? null : req.rateLimitPerSecond,
         rateLimitBurst: req.rateLimitBurst === 0 ? null : req.rateLimitBurst,
+        payoutReviewAbove: req.payoutReviewAbove === "" ? null : req.payoutReviewAbove,
       });
       return { merchant: toMessage(merchant) };
     },

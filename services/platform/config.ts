@@ -81,13 +81,19 @@ export interface Config {
   readonly queueDashboardWrite: boolean;
   /** OpenTelemetry tracing is on: an OTLP endpoint is set by the standard OTEL_* variables (see tracingEnabled). */
   readonly tracing: boolean;
+  /** Minutes a new payout destination waits before it can be paid out to (PAYOUT_DESTINATION_COOLDOWN_MINUTES). */
+  readonly payoutDestinationCooldownMinutes: number;
+  /** The custody signer payouts are handed to outside sandbox mode (PAYOUT_SIGNER_URL); unset: live payouts are unavailable. */
+  readonly payoutSignerUrl: string | undefined;
+  /** Bearer token sent to the signer (PAYOUT_SIGNER_TOKEN), if it wants one. */
+  readonly payoutSignerToken: string | undefined;
 }
 
 /** `false`: forwarded headers are ignored; a number: that many proxy hops are trusted; a list: those peers are. */
 export type TrustProxy = false | number | readonly string[];
 
 
-export const SERVICE_NAMES = ["merchants", "catalog", "wallet", "subscriptions", "orders", "events", "sandbox"] as const;
+export const SERVICE_NAMES = ["merchants", "catalog", "wallet", "subscriptions", "orders", "payouts", "events", "sandbox"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export class ConfigError extends Error {}
@@ -249,6 +255,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisClusterNodes: Object.freeze(clusterNodes(env.REDIS_CLUSTER_NODES, problems)),
     queueDashboardWrite: bool("QUEUE_DASHBOARD_WRITE", false),
     tracing: tracingEnabled(env),
+    payoutDestinationCooldownMinutes: int("PAYOUT_DESTINATION_COOLDOWN_MINUTES", 1440, 0, 525_600),
+    payoutSignerUrl: env.PAYOUT_SIGNER_URL ? url("PAYOUT_SIGNER_URL", "", ["http:", "https:"]) : undefined,
+    payoutSignerToken: env.PAYOUT_SIGNER_TOKEN ? env.PAYOUT_SIGNER_TOKEN : undefined,
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);

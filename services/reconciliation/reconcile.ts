@@ -42,6 +42,11 @@ export interface Reconciliation {
  * Rows still in flight (PENDING, not parked) are not judged: their settle is
  * still to come. Each mismatch is recorded once (unique per kind and owner),
  * logged at error level when first seen, and counted.
+ * Payouts the same way: each payout-debit-<id> / payout-reversal-<id>
+ * transaction against its payout (amount + fee; a reversal only for a
+ * FAILED or CANCELLED one), the PAYOUTS account against what payouts took and
+ * did not give back, and PAYOUT_PAID_TWICE (two payout.paid events for one
+ * payout, or two payouts on one chain transfer).
  * And every SUCCEEDED period charge (not a plan change's) whose subscription
  * never billed its period (the period index did not move past it): money
  * taken for nothing — CHARGE_WITHOUT_BILLED_PERIOD.
@@ -50,9 +55,11 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
   const em = ctx.em;
   const [counts] = await em.execute<{ transactions: number; charges: number; credits: number }[]>(
     `select (select count(*)::int from ledger_transactions
-              where idempotency_key like '${K.subscriptionCharge}%' or idempotency_key like '${K.paymentOrder}%' or idempotency_key like '${K.refund}%') as transactions,
+              where idempotency_key like '${K.subscriptionCharge}%' or idempotency_key like '${K.paymentOrder}%' or idempotency_key like '${K.refund}%'
+                 or idempotency_key like '${K.payoutDebit}%' or idempotency_key like '${K.payoutReversal}%') as transactions,
             (select count(*)::int from subscription_charges where status = 'SUCCEEDED' or parked_at is not null)
-              + (select count(*)::int from subscription_refunds where status = 'SUCCEEDED') as charges,
+              + (select count(*)::int from subscription_refunds where status = 'SUCCEEDED')
+              + (select count(*)::int from payouts where debited_at is not null) as charges,
             (select count(*)::int from payment_order_credits where status = 'DONE' or parked_at is not null) as credits`,
   );
   const rows = await em.execute<{
@@ -71,6 +78,12 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
          from ledger_transactions t where t.idempotency_key like '${K.subscriptionCharge}%'
      ), credit_money as (
        select t.id, t.asset, t.amount::text as amount, t.idempotency_key from ledger_transactions t where t.idempotency_key like '${K.paymentOrder}%'
+     ), payout_money as (
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.payoutDebit)} as owner_id
+         from ledger_transactions t where t.idempotency_key like '${K.payoutDebit}%'
+     ), reversal_money as (
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.payoutReversal)} as owner_id
+         from ledger_transactions t where t.idempotency_key like '${K.payoutReversal}%'
      ), refund_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.refund)} as owner_id
          from ledger_transactions t where t.idempotency_key like '${K.refund}%'
@@ -121,6 +134,49 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
      ${walletCallAnomalies("subscription_refunds", "refund", "asset_amount")}
      union all
      ${walletCallAnomalies("payment_order_credits", "order_credit", "amount")}
+     union all
+     ${walletCallAnomalies("payout_calls", "payout_call", "amount")}
+     union all
+     -- payouts: the debit of amount + fee and the payout row that owns it, both ways
+     select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'payout', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
+       from payout_money m left join payouts p on p.id::text = m.owner_id
+      where p.id is null or p.status = 'REFUSED'
+     union all
+     select 'AMOUNT_MISMATCH', 'payout', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
+       from payout_money m join payouts p on p.id::text = m.owner_id
+      where p.asset <> m.asset or p.amount + p.fee <> m.amount::numeric
+     union all
+     select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'payout', p.id::text, null, p.status, (p.amount + p.fee)::text, p.asset, null, null
+       from payouts p
+      where p.debited_at is not null and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.payoutDebit}' || p.id::text)
+     union all
+     -- the money back: only for a FAILED or CANCELLED payout, exactly its amount + fee
+     select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'payout_reversal', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
+       from reversal_money m left join payouts p on p.id::text = m.owner_id
+      where p.id is null or p.status not in ('FAILED','CANCELLED')
+     union all
+     select 'AMOUNT_MISMATCH', 'payout_reversal', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
+       from reversal_money m join payouts p on p.id::text = m.owner_id
+      where p.asset <> m.asset or p.amount + p.fee <> m.amount::numeric
+     union all
+     select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'payout_reversal', p.id::text, null, p.status, (p.amount + p.fee)::text, p.asset, null, null
+       from payouts p
+      where p.reversed_at is not null and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.payoutReversal}' || p.id::text)
+     union all
+     -- a payout PAID twice: two payout.paid events for one payout, or two payouts on one chain transfer
+     select 'PAYOUT_PAID_TWICE', 'payout', e.data->>'id', null, 'PAID', count(*)::text, null, null, null
+       from events e where e.type = 'payout.paid' group by e.data->>'id' having count(*) > 1
+     union all
+     select 'PAYOUT_PAID_TWICE', 'payout', min(p.id::text), null, 'PAID', count(*)::text, min(p.asset), null, null
+       from payouts p where p.tx_hash is not null group by p.tx_hash having count(*) > 1
+     union all
+     -- the PAYOUTS system account holds exactly what payouts took and did not give back
+     select 'AMOUNT_MISMATCH', 'payouts_account', a.asset, null, null, coalesce(o.total, 0)::text, a.asset, a.balance::text, a.asset
+       from ledger_accounts a
+       left join (select asset, sum(amount + fee) as total from payouts where debited_at is not null and reversed_at is null group by asset) o on o.asset = a.asset
+      where a.owner_type = 'SYSTEM' and a.system_code = 'PAYOUTS' and a.balance <> coalesce(o.total, 0)
+        -- a debit or reversal in flight (moved, not yet settled) is judged once it settles
+        and not exists (select 1 from payout_calls c where c.asset = a.asset and c.kind in ('DEBIT','REVERSAL') and c.status = 'PENDING')
      union all
      -- a charge's refunded total must be the sum of its succeeded refunds
      select 'AMOUNT_MISMATCH', 'subscription_charge', c.id::text, null, c.status, c.asset_amount_refunded::text, c.asset, coalesce(s.total, 0)::text, c.asset

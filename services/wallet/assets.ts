@@ -15,15 +15,21 @@ export interface AssetInfo {
   /** The currency one unit is worth one of (stablecoins) or is (coins). */
   currency: Currency;
   name: string;
-  /** On-chain confirmations before a deposit counts as received. */
+  /** On-chain confirmations before a deposit counts as received (and a payout as PAID). */
   requiredConfirmations: number;
+  /** Seconds between blocks on its network (the sandbox chain confirms payouts at this pace). */
+  blockSeconds: number;
+  /** The network fee a payout in this asset costs the merchant, in the asset (decimal string). */
+  payoutFee: string;
+  /** The smallest payout amount (decimal string, in the asset). */
+  payoutMinimum: string;
 }
 
 export const ASSETS: readonly AssetInfo[] = Object.freeze([
-  { code: "USDT_TRON", network: "TRON", decimals: 6, currency: "USD", name: "Tether USD (TRC-20)", requiredConfirmations: 19 },
-  { code: "USDC_ETH", network: "ETHEREUM", decimals: 6, currency: "USD", name: "USD Coin (ERC-20)", requiredConfirmations: 12 },
-  { code: "BTC", network: "BITCOIN", decimals: 8, currency: "BTC", name: "Bitcoin", requiredConfirmations: 2 },
-  { code: "ETH", network: "ETHEREUM", decimals: 18, currency: "ETH", name: "Ether", requiredConfirmations: 12 },
+  { code: "USDT_TRON", network: "TRON", decimals: 6, currency: "USD", name: "Tether USD (TRC-20)", requiredConfirmations: 19, blockSeconds: 3, payoutFee: "1", payoutMinimum: "5" },
+  { code: "USDC_ETH", network: "ETHEREUM", decimals: 6, currency: "USD", name: "USD Coin (ERC-20)", requiredConfirmations: 12, blockSeconds: 12, payoutFee: "2.5", payoutMinimum: "10" },
+  { code: "BTC", network: "BITCOIN", decimals: 8, currency: "BTC", name: "Bitcoin", requiredConfirmations: 2, blockSeconds: 600, payoutFee: "0.00002", payoutMinimum: "0.0001" },
+  { code: "ETH", network: "ETHEREUM", decimals: 18, currency: "ETH", name: "Ether", requiredConfirmations: 12, blockSeconds: 12, payoutFee: "0.0005", payoutMinimum: "0.005" },
 ]);
 
 const BY_CODE = new Map<string, AssetInfo>(ASSETS.map((a) => [a.code, a]));

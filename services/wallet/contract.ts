@@ -10,7 +10,7 @@ export const PASSWORD_MIN = 1;
 export const PASSWORD_MAX = 200;
 
 /** Each ledger movement kind that touches a merchant's account shows as one balance-transaction type. */
-export const BALANCE_TRANSACTION_TYPES = ["SUBSCRIPTION_CHARGE", "REFUND", "PAYMENT_ORDER", "ADJUSTMENT"] as const;
+export const BALANCE_TRANSACTION_TYPES = ["SUBSCRIPTION_CHARGE", "REFUND", "PAYMENT_ORDER", "PAYOUT", "PAYOUT_REVERSAL", "ORDER_REFUND", "ADJUSTMENT"] as const;
 export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 
 /** Items one ChargeBatch call may carry. */
@@ -26,6 +26,8 @@ export const LEDGER_KEY_PREFIXES = {
   subscriptionCharge: "subscription-charge-",
   refund: "refund-",
   paymentOrder: "payment-order-",
+  payoutDebit: "payout-debit-",
+  payoutReversal: "payout-reversal-",
 } as const;
 
 export const ledgerKeys = {
@@ -35,15 +37,21 @@ export const ledgerKeys = {
   orderCredit: (orderId: string) => `${LEDGER_KEY_PREFIXES.paymentOrder}${orderId}`,
   /** A transfer outside that credit (more after PAID, late, or on an expired order). */
   orderPaymentCredit: (orderId: string, paymentId: string) => `${LEDGER_KEY_PREFIXES.paymentOrder}${orderId}-payment-${paymentId}`,
+  /** A payout's amount + fee leaving the merchant's balance: keyed by the payout, so it happens once. */
+  payoutDebit: (payoutId: string) => `${LEDGER_KEY_PREFIXES.payoutDebit}${payoutId}`,
+  /** The same money back when the payout FAILED or was CANCELLED. */
+  payoutReversal: (payoutId: string) => `${LEDGER_KEY_PREFIXES.payoutReversal}${payoutId}`,
 } as const;
 
-export type LedgerKeySource = "subscription_charge" | "refund" | "payment_order";
+export type LedgerKeySource = "subscription_charge" | "refund" | "payment_order" | "payout";
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 const KEY_PATTERNS: readonly { pattern: RegExp; source: LedgerKeySource }[] = [
   { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.subscriptionCharge}(${UUID})$`), source: "subscription_charge" },
   { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.refund}(${UUID})$`), source: "refund" },
   { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.paymentOrder}(${UUID})(?:-payment-${UUID})?$`), source: "payment_order" },
+  { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.payoutDebit}(${UUID})$`), source: "payout" },
+  { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.payoutReversal}(${UUID})$`), source: "payout" },
 ];
 
 /** The owner a key names (for an order's payment credits: the order), or undefined for a key of no known source. */

@@ -18,7 +18,7 @@ import type { OwnerType, TransactionKind } from "./entities.ts";
  */
 
 /** Money from outside enters (and would leave) through these per-asset accounts; they may go negative. */
-export type SystemAccountCode = "EXTERNAL_DEPOSITS" | "PAYMENT_RECEIPTS";
+export type SystemAccountCode = "EXTERNAL_DEPOSITS" | "PAYMENT_RECEIPTS" | "PAYOUTS";
 
 export type AccountOwner = { type: Exclude<OwnerType, "SYSTEM">; id: string } | { type: "SYSTEM"; code: SystemAccountCode };
 

@@ -33,6 +33,8 @@ const TYPE_OF_KIND: Record<TransactionKind, BalanceTransactionType> = {
   CHARGE: "SUBSCRIPTION_CHARGE",
   REFUND: "REFUND",
   MERCHANT_CREDIT: "PAYMENT_ORDER",
+  PAYOUT: "PAYOUT",
+  PAYOUT_REVERSAL: "PAYOUT_REVERSAL",
   // Never on a merchant account today; an operator correction would show as this.
   WALLET_CREDIT: "ADJUSTMENT",
 };
@@ -62,8 +64,12 @@ export async function listBalanceTransactions(ctx: UseCaseContext, input: ListBa
       throw invalid("INVALID_REQUEST", `type: must be one of ${BALANCE_TRANSACTION_TYPES.join(", ")}`);
     }
     const kinds = Object.entries(TYPE_OF_KIND).filter(([, type]) => type === input.type).map(([kind]) => kind);
-    where.push(`t.kind in (${kinds.map(() => "?").join(", ")})`);
-    params.push(...kinds);
+    // A type no movement has yet (ORDER_REFUND, reserved for order refunds) lists nothing.
+    if (kinds.length === 0) where.push("false");
+    else {
+      where.push(`t.kind in (${kinds.map(() => "?").join(", ")})`);
+      params.push(...kinds);
+    }
   }
   if (input.createdAfter !== undefined) {
     where.push("e.created_at > ?");

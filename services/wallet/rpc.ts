@@ -23,6 +23,7 @@ import { creditMerchant } from "./credit-merchant.ts";
 import { checkLedger } from "./check-ledger.ts";
 import { refund } from "./refund.ts";
 import { listBalanceTransactions } from "./list-balance-transactions.ts";
+import { debitForPayout, reversePayout } from "./payout-funds.ts";
 import { reconcile } from "../reconciliation/reconcile.ts";
 import { freezeWalletUser, unfreezeWalletUser } from "./freeze-wallet-user.ts";
 import { setAccountFrozen } from "./set-account-frozen.ts";
@@ -143,6 +144,18 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
         transactionId: res.transactionId,
         merchantBalanceAfter: res.merchantBalanceAfter,
       };
+    },
+    async debitForPayout(req) {
+      const res = await debitForPayout(contextFor(deps), { idempotencyKey: req.idempotencyKey, merchantId: req.merchantId, asset: req.asset, amount: req.amount, description: req.description });
+      return {
+        outcome: res.outcome === "SUCCEEDED" ? RefundOutcome.SUCCEEDED : RefundOutcome.MERCHANT_BALANCE_INSUFFICIENT,
+        transactionId: res.transactionId,
+        merchantBalanceAfter: res.merchantBalanceAfter,
+      };
+    },
+    async reversePayout(req) {
+      const res = await reversePayout(contextFor(deps), { idempotencyKey: req.idempotencyKey, merchantId: req.merchantId, asset: req.asset, amount: req.amount, description: req.description });
+      return { transactionId: res.transactionId, merchantBalanceAfter: res.merchantBalanceAfter };
     },
     async listBalanceTransactions(req) {
       const page = await listBalanceTransactions(contextFor(deps), {

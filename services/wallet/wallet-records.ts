@@ -32,6 +32,8 @@ export const assetRecord = (asset: AssetInfo) => ({
   currency: asset.currency,
   name: asset.name,
   requiredConfirmations: asset.requiredConfirmations,
+  payoutFee: asset.payoutFee,
+  payoutMinimum: asset.payoutMinimum,
 });
 
 /** One movement of a merchant's account as the merchant sees it (GET /api/v1/balance-transactions). */

@@ -164,7 +164,7 @@ describe("operator wallet API over REST", () => {
       const res = await admin.get("/admin/v1/assets");
       expect(res.status).to.equal(200);
       expect(res.body.data.map((a: { code: string }) => a.code)).to.deep.equal(["USDT_TRON", "USDC_ETH", "BTC", "ETH"]);
-      expect(res.body.data[2]).to.deep.equal({ code: "BTC", network: "BITCOIN", decimals: 8, currency: "BTC", name: "Bitcoin", requiredConfirmations: 2 });
+      expect(res.body.data[2]).to.deep.equal({ code: "BTC", network: "BITCOIN", decimals: 8, currency: "BTC", name: "Bitcoin", requiredConfirmations: 2, payoutFee: "0.00002", payoutMinimum: "0.0001" });
     });
 
     it("documents the operator wallet paths in the OpenAPI document", async () => {

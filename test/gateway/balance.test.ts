@@ -78,6 +78,8 @@ describe("GET /api/v1/balance and /api/v1/balance-transactions", () => {
         { asset: "USDT_TRON", amount: "32.75" },
         { asset: "BTC", amount: "0.00012501" },
       ],
+      // No payout in flight.
+      pending: [],
     });
   });
 
@@ -136,7 +138,7 @@ describe("GET /api/v1/balance and /api/v1/balance-transactions", () => {
 
   it("tenant isolation, the charge record's refunded totals, and the operator view", async () => {
     const other = await sys.createMerchant("Empty shop");
-    expect((await other.api.get("/api/v1/balance")).body).to.deep.equal({ object: "balance", available: [] });
+    expect((await other.api.get("/api/v1/balance")).body).to.deep.equal({ object: "balance", available: [], pending: [] });
     expect((await other.api.get("/api/v1/balance-transactions")).body.data).to.deep.equal([]);
     expect((await other.api.get(`/api/v1/refunds/${ids.refunds[0]}`)).status).to.equal(404);
     expect((await other.api.get("/api/v1/refunds")).body.data).to.deep.equal([]);

@@ -122,6 +122,7 @@ describe("error responses", () => {
       wallet: "ok",
       subscriptions: "ok",
       orders: "ok",
+      payouts: "ok",
       events: "ok",
       sandbox: "ok",
     });

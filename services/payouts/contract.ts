@@ -1,0 +1,36 @@
+/**
+ * What the gateway and the payouts service agree on (imports nothing):
+ * statuses, error codes, limits.
+ */
+export const DESTINATION_STATUSES = ["PENDING_ACTIVATION", "ACTIVE", "REMOVED"] as const;
+export type DestinationStatus = (typeof DESTINATION_STATUSES)[number];
+
+export const DESTINATION_LABEL_MAX_LENGTH = 200;
+export const ADDRESS_MAX_LENGTH = 128;
+
+/**
+ * Every payout status. OPENING (the debit of amount + fee is with the
+ * wallet) and REFUSED (the balance was too low: nothing moved) are never
+ * shown: a merchant sees a payout once its money has left the balance.
+ */
+export const VISIBLE_PAYOUT_STATUSES = ["PENDING", "IN_REVIEW", "PROCESSING", "PAID", "FAILED", "CANCELLED"] as const;
+export const PAYOUT_STATUSES = ["OPENING", "REFUSED", ...VISIBLE_PAYOUT_STATUSES] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+/** What asked for a payout: the merchant (POST /api/v1/payouts), or (later) an order refund paid to a customer. */
+export const PAYOUT_SOURCES = ["MERCHANT", "ORDER_REFUND"] as const;
+export type PayoutSource = (typeof PAYOUT_SOURCES)[number];
+
+export const PAYOUT_FAILURE_REASON_MAX_LENGTH = 500;
+/** The failureReason of a payout an operator rejected in review. */
+export const REJECTED_REASON = "REJECTED";
+
+export const PAYOUT_ERRORS = {
+  destinationNotFound: "DESTINATION_NOT_FOUND",
+  destinationExists: "DESTINATION_EXISTS",
+  destinationNotActive: "DESTINATION_NOT_ACTIVE",
+  merchantBalanceInsufficient: "MERCHANT_BALANCE_INSUFFICIENT",
+  payoutNotFound: "PAYOUT_NOT_FOUND",
+  payoutsUnavailable: "PAYOUTS_UNAVAILABLE",
+  inProgress: "PAYOUT_IN_PROGRESS",
+} as const;

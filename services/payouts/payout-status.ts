@@ -1,0 +1,42 @@
+import { conflict } from "../platform/errors.ts";
+import type { PayoutStatus } from "./contract.ts";
+
+/**
+ * The payout status machine, one table (the README mirrors it). OPENING and
+ * REFUSED are never shown to a merchant: a payout is visible from the moment
+ * its amount + fee left the balance.
+ */
+export type PayoutEvent =
+  | "debited" //            the wallet moved amount + fee to the PAYOUTS account
+  | "debited_for_review" // the same, for a payout worth more than the merchant's review threshold
+  | "balance_too_low" //    the wallet refused: nothing moved
+  | "submitted" //          the chain accepted the transfer (txHash known); from IN_REVIEW only once approved
+  | "confirmed" //          the asset's confirmations reached
+  | "chain_failed" //       the chain (or the sandbox) reported the transfer failed; money returns
+  | "rejected" //           an operator rejected it in review; money returns
+  | "cancelled"; //         the merchant cancelled it before it reached the chain; money returns
+
+export const PAYOUT_TRANSITIONS: readonly { from: PayoutStatus; event: PayoutEvent; to: PayoutStatus }[] = [
+  { from: "OPENING", event: "debited", to: "PENDING" },
+  { from: "OPENING", event: "debited_for_review", to: "IN_REVIEW" },
+  { from: "OPENING", event: "balance_too_low", to: "REFUSED" },
+  { from: "PENDING", event: "submitted", to: "PROCESSING" },
+  { from: "PENDING", event: "chain_failed", to: "FAILED" },
+  { from: "PENDING", event: "cancelled", to: "CANCELLED" },
+  { from: "IN_REVIEW", event: "submitted", to: "PROCESSING" },
+  { from: "IN_REVIEW", event: "chain_failed", to: "FAILED" },
+  { from: "IN_REVIEW", event: "rejected", to: "FAILED" },
+  { from: "PROCESSING", event: "confirmed", to: "PAID" },
+  { from: "PROCESSING", event: "chain_failed", to: "FAILED" },
+];
+
+export function canMove(from: PayoutStatus, event: PayoutEvent): boolean {
+  return PAYOUT_TRANSITIONS.some((t) => t.from === from && t.event === event);
+}
+
+/** The next status, or 409 INVALID_STATUS_TRANSITION for a move the table does not list. */
+export function nextPayoutStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus {
+  const move = PAYOUT_TRANSITIONS.find((t) => t.from === from && t.event === event);
+  if (!move) throw conflict("INVALID_STATUS_TRANSITION", `cannot ${event.replace(/_/g, " ")} a payout in status ${from}`);
+  return move.to;
+}

@@ -1,0 +1,91 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { PayoutsService } from "../../proto/gen/billing/payouts/v1/payouts_pb.ts";
+import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import { parseMetadataJson } from "../platform/metadata.ts";
+import { withRecordJson } from "../platform/rpc/record-json.ts";
+import type { PayoutDestinationRow, PayoutRow } from "./entities.ts";
+import { adminPayoutRecord, destinationRecord, payoutRecord } from "./payout-records.ts";
+import { createDestination, getDestination, listDestinations, removeDestination } from "./destinations.ts";
+import { createPayout } from "./create-payout.ts";
+import { approvePayout, cancelPayout, rejectPayout, sandboxFailPayout } from "./payout-actions.ts";
+import { getPayout, listPayouts, pendingBalance } from "./payout-queries.ts";
+import { scheduleSubmit } from "./payout-queue.ts";
+import { processPayoutPorts } from "./process-ports.ts";
+
+/**
+ * Maps messages to the payouts' use cases. In live mode without
+ * PAYOUT_SIGNER_URL payouts are unavailable: said once here, when the
+ * service starts, and answered 503 PAYOUTS_UNAVAILABLE by every create.
+ */
+export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsService> {
+  const ports = processPayoutPorts(deps);
+  if (!ports.chain) deps.logger.warn("payouts are unavailable: live mode without PAYOUT_SIGNER_URL (POST /api/v1/payouts answers 503 PAYOUTS_UNAVAILABLE)");
+  else deps.logger.info({ chain: ports.chain.name, addressChain: ports.addressChain }, "payouts go to the chain through this port");
+  const destinationMessage = (d: PayoutDestinationRow) => {
+    const r = destinationRecord(d, deps.clock.now());
+    return withRecordJson({ id: r.id, merchantId: d.merchantId, asset: r.asset, network: r.network, address: r.address, status: r.status }, r);
+  };
+  const payoutMessage = (p: PayoutRow, admin = false) => {
+    const r = admin ? adminPayoutRecord(p) : payoutRecord(p);
+    return withRecordJson({ id: r.id, merchantId: p.merchantId, status: r.status, asset: r.asset, amount: r.amount, fee: r.fee, txHash: r.txHash ?? undefined }, r);
+  };
+  /** A PENDING payout is handed to the chain by a job at once (the sweep if the job is lost). */
+  const afterCommit = async (p: PayoutRow) => {
+    if (p.status === "PENDING") await scheduleSubmit(deps.queues, p.id);
+    return { payout: payoutMessage(p) };
+  };
+  return {
+    async createPayoutDestination(req) {
+      const d = await createDestination(contextFor(deps), ports, { merchantId: req.merchantId, asset: req.asset, address: req.address, label: req.label });
+      return { destination: destinationMessage(d) };
+    },
+    async getPayoutDestination(req) {
+      return { destination: destinationMessage(await getDestination(contextFor(deps), req.merchantId, req.id)) };
+    },
+    async listPayoutDestinations(req) {
+      const page = await listDestinations(contextFor(deps), { merchantId: req.merchantId, status: req.status, asset: req.asset, limit: req.limit, cursor: req.cursor });
+      return { destinations: page.items.map(destinationMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    async removePayoutDestination(req) {
+      return { destination: destinationMessage(await removeDestination(contextFor(deps), req.merchantId, req.id)) };
+    },
+    async createPayout(req) {
+      await deps.clock.sync();
+      const payout = await createPayout(contextFor(deps), ports, {
+        merchantId: req.merchantId,
+        destinationId: req.destinationId,
+        amount: req.amount,
+        metadata: parseMetadataJson(req.metadataJson || "{}"),
+        idempotencyKey: req.idempotencyKey,
+      });
+      return afterCommit(payout);
+    },
+    async getPayout(req) {
+      return { payout: payoutMessage(await getPayout(contextFor(deps), req.merchantId, req.id)) };
+    },
+    async listPayouts(req) {
+      const page = await listPayouts(contextFor(deps), { merchantId: req.merchantId, status: req.status, destinationId: req.destinationId, asset: req.asset, limit: req.limit, cursor: req.cursor });
+      return { payouts: page.items.map((p) => payoutMessage(p)), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    async cancelPayout(req) {
+      return { payout: payoutMessage(await cancelPayout(contextFor(deps), ports, req.merchantId, req.id)) };
+    },
+    async getPendingBalance(req) {
+      return { pending: await pendingBalance(contextFor(deps), req.merchantId) };
+    },
+    async adminListPayouts(req) {
+      const page = await listPayouts(contextFor(deps), { merchantId: req.filterMerchantId, status: req.status, limit: req.limit, cursor: req.cursor });
+      return { payouts: page.items.map((p) => payoutMessage(p, true)), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    async approvePayout(req) {
+      return { payout: payoutMessage(await approvePayout(contextFor(deps), ports, req.id), true) };
+    },
+    async rejectPayout(req) {
+      return { payout: payoutMessage(await rejectPayout(contextFor(deps), ports, req.id), true) };
+    },
+    async sandboxFailPayout(req) {
+      await deps.clock.sync();
+      return { payout: payoutMessage(await sandboxFailPayout(contextFor(deps), ports, deps.config.sandbox, req.id, req.reason), true) };
+    },
+  };
+}

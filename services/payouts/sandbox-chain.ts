@@ -1,0 +1,59 @@
+import { createHash } from "node:crypto";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import type { ChainPort, ChainStatus, ChainTransfer } from "./payout-ports.ts";
+
+/**
+ * A well-formed fake transaction hash for the network, derived from the
+ * payout id (so every retry of a payout names the same transfer): 64 hex
+ * digits for BITCOIN and TRON, 0x + 64 hex digits for ETHEREUM.
+ */
+export function fakeTxHash(network: string, payoutId: string): string {
+  const hex = createHash("sha256").update(`sandbox-payout:${payoutId}`).digest("hex");
+  return network === "ETHEREUM" ? `0x${hex}` : hex;
+}
+
+interface ChainRow {
+  tx_hash: string;
+  submitted_at: Date;
+  confirmations_needed: number;
+  block_seconds: number;
+  failed_reason: string | null;
+}
+
+/**
+ * The sandbox's chain: a transfer is accepted at once (one row per payout
+ * id in payout_sandbox_chain, whatever the retries) and confirms one block
+ * per `blockSeconds` of the service clock (the sandbox clock), so a payout is
+ * PAID once the clock has passed its confirmations: BTC 2 × 10 min,
+ * ETH/USDC_ETH 12 × 12 s, USDT_TRON 19 × 3 s. POST
+ * /admin/v1/sandbox/payouts/{id}/fail marks a transfer failed.
+ */
+export function sandboxChain(): ChainPort {
+  const statusOf = (row: ChainRow, now: Date): ChainStatus => {
+    if (row.failed_reason) return { state: "FAILED", txHash: row.tx_hash, confirmations: 0, failureReason: row.failed_reason };
+    const blocks = Math.max(0, Math.floor((now.getTime() - new Date(row.submitted_at).getTime()) / (Number(row.block_seconds) * 1000)));
+    const needed = Number(row.confirmations_needed);
+    return { state: blocks >= needed ? "CONFIRMED" : "SUBMITTED", txHash: row.tx_hash, confirmations: Math.min(blocks, needed), failureReason: null };
+  };
+  return {
+    name: "sandbox",
+    async submit(ctx: UseCaseContext, t: ChainTransfer) {
+      const now = ctx.clock.now();
+      const [row] = await ctx.em.fork().execute<ChainRow[]>(
+        `insert into payout_sandbox_chain (payout_id, network, address, amount, tx_hash, confirmations_needed, block_seconds, submitted_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?)
+         on conflict (payout_id) do update set submissions = payout_sandbox_chain.submissions + 1
+         returning tx_hash, submitted_at, confirmations_needed, block_seconds, failed_reason`,
+        [t.payoutId, t.network, t.address, t.amount, fakeTxHash(t.network, t.payoutId), t.requiredConfirmations, t.blockSeconds, now],
+      );
+      return statusOf(row!, now);
+    },
+    async status(ctx: UseCaseContext, t: ChainTransfer) {
+      const [row] = await ctx.em.fork().execute<ChainRow[]>(
+        "select tx_hash, submitted_at, confirmations_needed, block_seconds, failed_reason from payout_sandbox_chain where payout_id = ?",
+        [t.payoutId],
+      );
+      return row ? statusOf(row, ctx.clock.now()) : undefined;
+    },
+  };
+}
