@@ -18,6 +18,7 @@ import { Migration0020RecordVersions } from "./0020-record-versions.ts";
 import { Migration0021HotUpdateRoom } from "./0021-hot-update-room.ts";
 import { Migration0022WalletCallProtocol } from "./0022-wallet-call-protocol.ts";
 import { Migration0023ChangeNotApplied } from "./0023-change-not-applied.ts";
+import { Migration0025DunningSettingsAndFallback } from "./0025-dunning-settings-and-fallback.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -43,4 +44,6 @@ export const migrations: MigrationObject[] = [
   { name: "0021-hot-update-room", class: Migration0021HotUpdateRoom },
   { name: "0022-wallet-call-protocol", class: Migration0022WalletCallProtocol },
   { name: "0023-change-not-applied", class: Migration0023ChangeNotApplied },
+  // 0024 is taken by a parallel branch (issue 25); numbers only order, names key the applied list.
+  { name: "0025-dunning-settings-and-fallback", class: Migration0025DunningSettingsAndFallback },
 ];
