@@ -29,11 +29,7 @@ export async function validateFallbackAssets(
   assets: readonly string[],
   field: string,
 ): Promise<string[]> {
-  if (assets.length > FALLBACK_ASSETS_MAX) throw invalid("INVALID_REQUEST", `${field}: at most ${FALLBACK_ASSETS_MAX} assets`);
-  assets.forEach((a, i) => {
-    if (!ASSET_CODE.test(a)) throw invalid("INVALID_REQUEST", `${field}[${i}]: must be an asset code (A-Z, 0-9, _; 1 to 16 characters)`);
-  });
-  if (new Set(assets).size !== assets.length) throw invalid("INVALID_REQUEST", `${field}: assets must be distinct`);
+  checkFallbackShape(assets, field);
   if (fundingAsset && assets.includes(fundingAsset)) throw invalid("INVALID_REQUEST", `${field}: ${fundingAsset} is the funding asset; a fallback must be another asset`);
   if (assets.length === 0) return [];
   const options = await fundingOptionsForPlan(ports, plan, walletUserId);
@@ -43,6 +39,15 @@ export async function validateFallbackAssets(
     if (option.frozen) throw new DomainError("failed_precondition", "ACCOUNT_FROZEN", `${field}[${i}]: the ${a} account is frozen`);
   });
   return [...assets];
+}
+
+/** The input's own rules (count, codes, distinct), checked before anything is read. */
+export function checkFallbackShape(assets: readonly string[], field: string): void {
+  if (assets.length > FALLBACK_ASSETS_MAX) throw invalid("INVALID_REQUEST", `${field}: at most ${FALLBACK_ASSETS_MAX} assets`);
+  assets.forEach((a, i) => {
+    if (!ASSET_CODE.test(a)) throw invalid("INVALID_REQUEST", `${field}[${i}]: must be an asset code (A-Z, 0-9, _; 1 to 16 characters)`);
+  });
+  if (new Set(assets).size !== assets.length) throw invalid("INVALID_REQUEST", `${field}: assets must be distinct`);
 }
 
 export interface FundingFallbackSet {
@@ -65,6 +70,7 @@ export async function setFundingFallback(
 ): Promise<FundingFallbackSet> {
   if (!isUuid(input.walletUserId)) throw invalid("INVALID_REQUEST", "walletUserId: must be a UUID");
   if (!isUuid(input.subscriptionId)) throw subscriptionNotFound(input.subscriptionId);
+  checkFallbackShape(input.assets, "assets");
   const current = await ctx.em.fork().findOne(Subscription, { id: input.subscriptionId, walletUserId: input.walletUserId });
   if (!current) throw subscriptionNotFound(input.subscriptionId);
   refuseStatus(current.status);
