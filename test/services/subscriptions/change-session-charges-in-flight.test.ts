@@ -12,6 +12,7 @@ import { balances, createPlan, createWalletUser, eventsOf, subscriptionsRpc, tok
 import { approvedSubscription, changeOf, createChange } from "../../support/change-sessions.ts";
 import { advanceTo, chargesOf, portsFor, subscriptionOf } from "../../support/billing.ts";
 import { runSweeps } from "../../support/sweeps.ts";
+import { creditWalletUser } from "../../../services/wallet/credit-wallet-user.ts";
 
 /**
  * Issue 21 (5): plan changes and charges in flight. An approval waits for a
@@ -232,11 +233,11 @@ describe("plan changes and charges in flight", function () {
     const { api } = await sys.createMerchant();
     const basic = await createPlan(api, { name: "Basic", amount: "4", interval: "DAY" });
     const plus = await createPlan(api, { name: "Plus", amount: "9", interval: "DAY" });
-    const user = await createWalletUser(sys, { USDT_TRON: "10" });
+    const user = await createWalletUser(sys, { USDT_TRON: "5" });
     const subscriptionId = await approvedSubscription(api, rpc.client, basic.id, user.id);
     const immediate = await createChange(api, subscriptionId, plus.id, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "5" });
-    const chargeId = await changeChargeDebitedNotSettled(subscriptionId, immediate.id, "5");
-    // The renewal finds 1 USDT for 4: PAST_DUE.
+    // The renewal finds 1 USDT for 4: PAST_DUE. (Since renewals settle a change's charge in flight first, the change's
+    // charge must come after the failed renewal: an approval of the change on the PAST_DUE subscription that crashed after its debit.)
     await advanceTo(sys, new Date(Date.parse((await subscriptionOf(api, subscriptionId)).nextBillingAt) + 60_000));
     const { ports, close } = portsFor(sys);
     try {
@@ -245,6 +246,9 @@ describe("plan changes and charges in flight", function () {
       close();
     }
     expect((await subscriptionOf(api, subscriptionId)).status).to.equal("PAST_DUE");
+    // Money for the change arrives without a top-up retry (operator path), then the crashed approval debits it.
+    await creditWalletUser(sys.context(), { walletUserId: user.id, asset: "USDT_TRON", amount: "5" });
+    const chargeId = await changeChargeDebitedNotSettled(subscriptionId, immediate.id, "5");
 
     // The sweep settles the stale charge, then (same run) the refund its settle wrote.
     await runSweeps(sys, [subscriptionsSweep]);
