@@ -24,6 +24,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: "Webhook endpoints, their secrets and delivery attempts.",
   Refunds: "Money back to the customer: refunds of subscription charges, in the charged asset.",
   Balance: "The merchant's balance per asset and every movement of it.",
+  Settings: "The merchant's billing settings: dunning schedule, final status, advance notice, retry on top-up, customer emails.",
   Operator: "Operator API (X-ADMIN-KEY): merchants, keys, wallet users, sandbox.",
 };
 

@@ -16,6 +16,7 @@ export const chargeSchema = {
   required: [
     "id", "object", "subscriptionId", "periodIndex", "periodStart", "periodEnd", "amount", "currency", "asset",
     "assetAmount", "rate", "status", "failureReason", "attempt", "walletTransactionId", "createdAt", "amountRefunded", "assetAmountRefunded",
+    "fundedByFallback",
   ],
   properties: {
     id: { ...uuidSchema, description: "Also the wallet's idempotency key for this attempt (`subscription-charge-<id>`)." },
@@ -26,7 +27,7 @@ export const chargeSchema = {
     periodEnd: dateTimeSchema,
     amount: { ...amountOutSchema, description: "In the plan's currency." },
     currency: { type: "string" },
-    asset: { type: "string", description: "The funding asset debited." },
+    asset: { type: "string", description: "The asset debited: the funding asset, or the fallback that paid (`fundedByFallback`)." },
     assetAmount: { ...nullable(amountOutSchema), description: "Exact amount in the asset (the currency amount at `rate`, rounded up)." },
     rate: { ...nullable(amountOutSchema), description: "Asset units per currency unit used for this charge." },
     status: { type: "string", enum: [...CHARGE_STATUSES], description: "PENDING only while the wallet moves the money (seconds)." },
@@ -39,5 +40,6 @@ export const chargeSchema = {
     createdAt: dateTimeSchema,
     amountRefunded: { ...amountOutSchema, description: "Refunded so far, in the charge's currency (\"0\" when none)." },
     assetAmountRefunded: { ...amountOutSchema, description: "Refunded so far, in the asset: at most `assetAmount`, exactly it once fully refunded." },
+    fundedByFallback: { type: "boolean", description: "True when one of the subscription's fallback assets paid because the funding asset could not." },
   },
 } as const;

@@ -87,6 +87,12 @@ export const subscriptionSchema = {
     metadata: metadataSchema,
     authorizationExpiresInMinutes: { ...nullable({ type: "integer" }), description: "The authorization's lifetime as requested (default 60)." },
     fundingAsset: { ...nullable({ type: "string" }), description: "Asset code the customer pays with; null until approved." },
+    fallbackAssets: {
+      type: "array",
+      maxItems: 2,
+      items: { type: "string" },
+      description: "Assets the customer chose to pay from, in order, when the funding asset cannot pay a renewal or retry ([] when none).",
+    },
     billingAnchor: { ...nullable(dateTimeSchema), description: "First billing date; period boundaries are computed from it." },
     currentPeriodStart: nullable(dateTimeSchema),
     currentPeriodEnd: nullable(dateTimeSchema),

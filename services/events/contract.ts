@@ -24,6 +24,8 @@ export const EVENT_TYPES = [
   "subscription.unpaid",
   "subscription.plan_changed",
   "subscription.funding_asset_changed",
+  "subscription.funding_fallback_changed",
+  "subscription.charge_at_risk",
   "subscription.change_session.created",
   "subscription.change_session.approved",
   "subscription.change_session.declined",
@@ -48,6 +50,7 @@ export const EVENT_TYPES = [
   "plan.updated",
   "plan.archived",
   "plan.unarchived",
+  "billing_settings.updated",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -17,11 +17,14 @@ import { quoteFunding, requireFundingAsset, tooLargeForAsset } from "./funding.t
 import { ASSET_AMOUNT_TOO_LARGE } from "./contract.ts";
 import { fetchPlan, fetchWalletUserById, planInterval, type SubscriptionPorts } from "./ports.ts";
 import { touch } from "../platform/record-version.ts";
+import { validateFallbackAssets } from "./customer/set-funding-fallback.ts";
 
 export interface ApproveInput {
   token: string;
   walletUserId: string;
   fundingAsset: string;
+  /** Optional, in order (customer/set-funding-fallback.ts rules); stored with the approval. */
+  fallbackAssets?: readonly string[] | undefined;
 }
 
 export type ApprovalOutcome = "APPROVED" | FailureReason;
@@ -75,11 +78,12 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
   // Checked before a trial starts too: its first renewal could never be charged in this asset.
   if (priced.kind === "too_large") throw invalid(ASSET_AMOUNT_TOO_LARGE, `fundingAsset: ${tooLargeForAsset(plan, asset.code, priced.assetAmount)}`);
   const { quote } = priced;
+  const fallbackAssets = await validateFallbackAssets(ports, plan, input.walletUserId, asset.code, input.fallbackAssets ?? [], "fallbackAssets");
   if (user.status !== "ACTIVE") {
     return refused(ctx, subscription, "ACCOUNT_FROZEN", undefined, `Your wallet account is frozen, so it cannot approve payments.`);
   }
 
-  if (plan.trialDays > 0) return startTrial(ctx, subscription.id, input, plan);
+  if (plan.trialDays > 0) return startTrial(ctx, subscription.id, { ...input, fallbackAssets }, plan);
 
   const terms: FirstChargeTerms = {
     amount: plan.amount,
@@ -99,6 +103,8 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
     if (!authorization) throw new Error(`subscription ${sub.id} has no authorization`);
     assertAnswerable(authorization, sub, ctx.clock.now());
     if (await pendingFirstCharge(em, sub.id)) throw paymentInProgress("this authorization");
+    // Stored with this try (a refused try's are replaced by the next one's); events show them once the subscription is approved.
+    sub.fallbackAssets = fallbackAssets;
     return openFirstCharge(em, ctx.clock.now(), sub, terms, capExceeded ? "MAXIMUM_CHARGE_EXCEEDED" : undefined);
   });
   if (capExceeded) {
@@ -128,6 +134,7 @@ async function startTrial(ctx: UseCaseContext, subscriptionId: string, input: Ap
     const end = trialEnd(now, plan.trialDays);
     sub.status = nextStatus(sub.status, "approve_with_trial");
     sub.fundingAsset = input.fundingAsset;
+    sub.fallbackAssets = [...(input.fallbackAssets ?? [])];
     sub.trialEnd = end;
     sub.billingAnchor = end;
     sub.currentPeriodStart = now;

@@ -3,7 +3,7 @@ import type { ChargeHandlers, ChargeOutcomeHandler } from "./charges/charge-port
 import { activateOnFirstPayment } from "./first-payment.ts";
 import { applyPaidChange } from "./change-sessions/apply-paid-change.ts";
 import { isRenewalCharge, renewalSettled } from "./renewals/renewal-outcome.ts";
-import type { BillingPolicy } from "./renewals/billing-policy.ts";
+import type { BillingPolicies } from "./settings/billing-policies.ts";
 
 /**
  * What each purpose of charge does when it settles (charges/charge-ports.ts),
@@ -14,12 +14,12 @@ import type { BillingPolicy } from "./renewals/billing-policy.ts";
  * waits for a charge in flight make that unreachable; reconciliation reports
  * what it would leave behind).
  */
-export function chargeHandlers(billing: BillingPolicy, logger: Logger): ChargeHandlers {
+export function chargeHandlers(policies: BillingPolicies, logger: Logger): ChargeHandlers {
   const mismatch: ChargeOutcomeHandler = async (_em, _clock, sub, charge) => {
     logger.error({ chargeId: charge.id, purpose: charge.purpose, subscriptionId: sub.id, status: sub.status }, "a charge succeeded that no longer matches its subscription's billing");
   };
   const renewal: ChargeOutcomeHandler = async (em, clock, sub, charge, authorization) => {
-    if (isRenewalCharge(sub, charge)) await renewalSettled(em, clock, billing, sub, charge, authorization);
+    if (isRenewalCharge(sub, charge)) await renewalSettled(em, clock, await policies.forMerchant(em, sub.merchantId), sub, charge, authorization);
     else if (charge.status === "SUCCEEDED") await mismatch(em, clock, sub, charge, authorization);
   };
   return {

@@ -46,3 +46,17 @@ export const CUSTOMER_CANCELLED = "CUSTOMER_CANCELLED";
  * can hold (less than 10^20 of the asset): the hosted pages name the limit.
  */
 export const ASSET_AMOUNT_TOO_LARGE = "ASSET_AMOUNT_TOO_LARGE";
+
+/**
+ * Bounds of a merchant's billing settings (GET/PATCH /api/v1/settings/billing), the same as the
+ * deployment's defaults (DUNNING_RETRY_DAYS, CHARGE_NOTICE_DAYS in services/platform/config.ts).
+ */
+export const BILLING_SETTINGS_LIMITS = {
+  retryDays: { minItems: 1, maxItems: 10, minDay: 1, maxDay: 365 },
+  noticeDays: { min: 0, max: 365 },
+} as const;
+export const DUNNING_FINAL_STATUSES = ["UNPAID", "CANCELLED"] as const;
+export type DunningFinalStatus = (typeof DUNNING_FINAL_STATUSES)[number];
+
+/** A subscription's fallback assets: at most this many, in order. */
+export const FALLBACK_ASSETS_MAX = 2;

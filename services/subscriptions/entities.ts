@@ -57,6 +57,13 @@ export const Subscription = defineEntity({
     notifiedPeriodIndex: p.integer().nullable(),
     /** Database-time claim of the renewal sweep (see renewals/find-due-renewals.ts). */
     renewalClaimedUntil: p.datetime().nullable(),
+    // Issue 26 (migration 0025).
+    /** Tried in order when the funding asset cannot pay a renewal or retry (at most two, distinct, not the funding asset). */
+    fallbackAssets: p.array<string>().default([]),
+    /** Last period whose subscription.charge_at_risk was recorded (once per period). */
+    atRiskPeriodIndex: p.integer().nullable(),
+    /** What the funding asset lacked, in it, when the risk was recorded; null once a balance covers the charge again. */
+    atRiskShortfall: p.decimal("string").precision(38).scale(18).nullable(),
   },
 });
 
@@ -112,6 +119,8 @@ export const SubscriptionCharge = defineEntity({
     /** Refunded so far (refunds/, migration 0010), in the currency and in the asset. */
     amountRefunded: p.decimal("string").precision(38).scale(18).default("0"),
     assetAmountRefunded: p.decimal("string").precision(38).scale(18).default("0"),
+    /** Paid from a fallback asset because the funding asset could not (migration 0025); `asset` is the one used. */
+    fundedByFallback: p.boolean().default(false),
   },
 });
 

@@ -39,7 +39,10 @@ export async function openFirstCharge(
   failureReason?: FailureReason,
 ): Promise<ChargeRow> {
   const period = { index: 0, start: now, end: periodEnd(now, terms.interval, terms.intervalCount, 1) };
-  return openPeriodCharge(em, now, "FIRST_PAYMENT", sub, period, terms, failureReason);
+  // No budget: an approval's first payment may be tried again by the customer until it is paid or the link ends.
+  const charge = await openPeriodCharge(em, now, "FIRST_PAYMENT", sub, period, terms, failureReason);
+  if (charge === "budget_used") throw new Error("a first payment has no attempt budget");
+  return charge;
 }
 
 /** PENDING_APPROVAL → ACTIVE on the first payment's success: the paid period becomes the current one; the anchor is its start. */

@@ -51,6 +51,22 @@ export async function quotePlan(ports: SubscriptionPorts, plan: Pick<Plan, "amou
   return priced.kind === "quote" ? priced.quote : undefined;
 }
 
+/**
+ * The most an authorization's maximum per charge (in the plan's currency)
+ * allows in an asset: converted at the wallet's quote and rounded down, so a
+ * charge in that asset is within the maximum when its amount is at most
+ * this. Undefined when the wallet cannot convert it.
+ */
+export async function quoteCapInAsset(ports: SubscriptionPorts, cap: Pick<Plan, "amount" | "currency">, asset: string): Promise<string | undefined> {
+  try {
+    const res = await ports.wallet.quote({ amount: cap.amount, currency: cap.currency, asset, rounding: "down" });
+    return res.assetAmount;
+  } catch (err) {
+    if (err instanceof ConnectError && [Code.InvalidArgument, Code.FailedPrecondition, Code.NotFound, Code.Unimplemented].includes(err.code)) return undefined;
+    throw err;
+  }
+}
+
 /** Why an asset cannot pay a price that converts to `assetAmount` in it, naming the limit ("… less than 10^20 USDT_TRON"). */
 export function tooLargeForAsset(price: Pick<Plan, "amount" | "currency">, asset: string, assetAmount: string): string {
   return `${formatAmount(price.amount)} ${price.currency} is ${formatAmount(assetAmount)} ${asset}, more than one charge can hold (less than 10^${MAX_INTEGER_DIGITS} ${asset})`;

@@ -10,7 +10,8 @@ import type { RpcClients } from "../platform/rpc/clients.ts";
 import { conflict, notFound } from "../platform/errors.ts";
 import { PLAN_ARCHIVED } from "../catalog/contract.ts";
 import { isUuid } from "../platform/ids.ts";
-import { billingPolicy, type BillingPolicy } from "./renewals/billing-policy.ts";
+import { billingPolicy } from "./renewals/billing-policy.ts";
+import { billingPolicies, type BillingPolicies } from "./settings/billing-policies.ts";
 import { deriveLinkKey } from "./authorization-token.ts";
 import { chargeHandlers } from "./charge-outcomes.ts";
 import type { ChargeHandlers } from "./charges/charge-ports.ts";
@@ -29,8 +30,8 @@ export interface SubscriptionPorts {
   /** Derives change-session link tokens (authorization-token.ts). */
   linkKey: Buffer;
   logger: Logger;
-  /** Renewals, dunning and the advance notice (renewals/billing-policy.ts). */
-  billing: BillingPolicy;
+  /** Renewals, dunning and the advance notice, per merchant (settings/billing-policies.ts; defaults from the environment). */
+  policies: BillingPolicies;
   /** The immutable price and cadence of plans already read by this process (fetchPlanPricing). */
   planPricing: Map<string, PlanPricing>;
   /** What a settled charge does, per purpose (charge-outcomes.ts). */
@@ -70,6 +71,21 @@ export async function fetchPlanPricing(ports: SubscriptionPorts, merchantId: str
 /** One set of ports per process (per RPC clients and config): clients, key derivation and caches are built once, not per job. */
 const portsByRpc = new WeakMap<RpcClients, { config: Config; ports: SubscriptionPorts }>();
 
+/**
+ * One policy cache per process (per RPC clients, as the ports), shared by the
+ * service's ports and the workers' ports: an update made by the service
+ * forgets its merchant for the renewals running in the same process.
+ */
+const policiesByRpc = new WeakMap<RpcClients, { config: Config; policies: BillingPolicies }>();
+
+function processPolicies(deps: { rpc: RpcClients; config: Config }): BillingPolicies {
+  const cached = policiesByRpc.get(deps.rpc);
+  if (cached && cached.config === deps.config) return cached.policies;
+  const policies = billingPolicies(billingPolicy(deps.config));
+  policiesByRpc.set(deps.rpc, { config: deps.config, policies });
+  return policies;
+}
+
 export function processSubscriptionPorts(deps: { rpc: RpcClients; config: Config; queues: Queues; logger: Logger }): SubscriptionPorts {
   const cached = portsByRpc.get(deps.rpc);
   if (cached && cached.config === deps.config && cached.ports.queues === deps.queues) return cached.ports;
@@ -93,9 +109,9 @@ export function subscriptionPorts(deps: { rpc: RpcClients; config: Config; queue
     publicBaseUrl: deps.config.publicBaseUrl,
     linkKey: deriveLinkKey(deps.config.secretsKey),
     logger: deps.logger,
-    billing: billingPolicy(deps.config),
+    policies: processPolicies(deps),
     planPricing: new Map(),
-    chargeHandlers: chargeHandlers(billingPolicy(deps.config), deps.logger),
+    chargeHandlers: chargeHandlers(processPolicies(deps), deps.logger),
   };
 }
 

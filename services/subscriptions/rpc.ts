@@ -22,6 +22,7 @@ import { expireAuthorization, expireDueAuthorizations } from "./expire-authoriza
 import { listSubscriptionCharges } from "./list-subscription-charges.ts";
 import { changeSessionMethods } from "./change-sessions/change-session-rpc.ts";
 import { customerMethods } from "./customer/customer-rpc.ts";
+import { settingsMethods } from "./settings/settings-rpc.ts";
 
 const toMessage = (s: { subscription: SubscriptionRow; authorization: AuthorizationRow | null }) =>
   subscriptionMessage(s.subscription.merchantId, subscriptionRecord(s.subscription, s.authorization));
@@ -44,6 +45,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
   return {
     ...changeSessionMethods(deps, ports),
     ...customerMethods(deps, ports),
+    ...settingsMethods(deps, ports),
     async createSubscription(req) {
       const created = await createSubscription(contextFor(deps), ports(), {
         merchantId: req.merchantId,
@@ -118,6 +120,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         token: req.token,
         walletUserId: req.walletUserId,
         fundingAsset: req.fundingAsset,
+        fallbackAssets: req.fallbackAssets,
       });
       return {
         outcome: OUTCOME_TO_PROTO[result.outcome],

@@ -24,6 +24,7 @@ export function subscriptionMessage(merchantId: string, r: SubscriptionRecord) {
       cancelUrl: r.cancelUrl,
       metadataJson: JSON.stringify(r.metadata),
       fundingAsset: r.fundingAsset ?? undefined,
+      fallbackAssets: r.fallbackAssets,
       billingAnchor: toOptionalTimestamp(r.billingAnchor),
       currentPeriodStart: toOptionalTimestamp(r.currentPeriodStart),
       currentPeriodEnd: toOptionalTimestamp(r.currentPeriodEnd),
@@ -75,6 +76,7 @@ export function chargeMessage(c: ChargeRecord) {
       createdAt: toTimestamp(c.createdAt),
       amountRefunded: c.amountRefunded,
       assetAmountRefunded: c.assetAmountRefunded,
+      fundedByFallback: c.fundedByFallback,
     },
     c,
   );

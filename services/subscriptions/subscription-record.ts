@@ -25,6 +25,8 @@ export function subscriptionRecord(sub: SubscriptionRow, authorization: Authoriz
     // A create field too: the authorization's lifetime (its expiry was set to createdAt + these minutes).
     authorizationExpiresInMinutes: authorization ? authorizationMinutes(authorization.createdAt, authorization.expiresAt) : null,
     fundingAsset: sub.fundingAsset ?? null,
+    // Tried in order when the funding asset cannot pay (issue 26); [] when none.
+    fallbackAssets: [...(sub.fallbackAssets ?? [])],
     billingAnchor: isoOrNull(sub.billingAnchor),
     currentPeriodStart: isoOrNull(sub.currentPeriodStart),
     currentPeriodEnd: isoOrNull(sub.currentPeriodEnd),
@@ -82,6 +84,8 @@ export function chargeRecord(c: ChargeRow) {
     createdAt: iso(c.createdAt),
     amountRefunded: formatAmount(c.amountRefunded ?? "0"),
     assetAmountRefunded: formatAmount(c.assetAmountRefunded ?? "0"),
+    // Paid from a fallback asset (`asset`) because the funding asset could not.
+    fundedByFallback: c.fundedByFallback === true,
   };
 }
 

@@ -25,6 +25,12 @@ export interface PeriodChargeTerms {
  * subscription lock: the next attempt row of that period, PENDING with a
  * lease (the unique indexes allow one in flight and one success per period),
  * or FAILED with `failureReason` when it is refused without calling the wallet.
+ *
+ * `maxAttempts`: the period's attempt budget (renewals: 1 + the merchant's
+ * retry days). This is the one place a period charge is opened, whatever
+ * asked for it (the schedule, a top-up, a new funding asset, a fallback):
+ * when the period has had its attempts, nothing is opened and
+ * "budget_used" is answered (the caller ends dunning).
  */
 export async function openPeriodCharge(
   em: EntityManager,
@@ -34,20 +40,20 @@ export async function openPeriodCharge(
   period: { index: number; start: Date; end: Date },
   terms: PeriodChargeTerms,
   failureReason?: PeriodFailureReason,
-): Promise<ChargeRow> {
+  maxAttempts = Number.POSITIVE_INFINITY,
+  fundedByFallback = false,
+): Promise<ChargeRow | "budget_used"> {
   const rows = await em.execute<{ attempt: number | null }[]>(
     "select max(attempt) as attempt from subscription_charges where subscription_id = ? and period_index = ? and change_session_id is null",
     [sub.id, period.index],
   );
-  return insertChargeAttempt(em, now, sub, {
-    purpose,
-    period,
-    terms,
-    attempt: Number(rows[0]?.attempt ?? 0) + 1,
-    failureReason,
-    changeSessionId: null,
-  });
+  const attempt = Number(rows[0]?.attempt ?? 0) + 1;
+  if (!withinBudget(attempt, maxAttempts)) return "budget_used";
+  return insertChargeAttempt(em, now, sub, { purpose, period, terms, attempt, failureReason, changeSessionId: null, fundedByFallback });
 }
+
+/** The attempt budget rule, shared by the single and the set-based open: attempt n of a period is allowed while n <= maxAttempts. */
+export const withinBudget = (attempt: number, maxAttempts: number): boolean => attempt <= maxAttempts;
 
 /** What one charge attempt row is opened with. */
 export interface ChargeAttemptSpec {
@@ -58,6 +64,8 @@ export interface ChargeAttemptSpec {
   attempt: number;
   failureReason?: string | undefined;
   changeSessionId: string | null;
+  /** Paid from one of the subscription's fallback assets (terms.asset is that asset). */
+  fundedByFallback?: boolean | undefined;
 }
 
 /** The row of a new charge attempt (PENDING, or FAILED at once with its reason); the lease is taken separately. */
@@ -89,6 +97,7 @@ function chargeAttemptRow(spec: ChargeAttemptSpec, now: Date): ChargeRow {
     parkedAt: null,
     changeSessionId: spec.changeSessionId,
     purpose: spec.purpose,
+    fundedByFallback: spec.fundedByFallback === true,
     lastError: null,
   } as ChargeRow;
 }
@@ -118,8 +127,15 @@ export async function insertChargeAttempt(em: EntityManager, now: Date, sub: Sub
  * update, and no entity to track. Returns the rows as written (leaseUntil is
  * the database's; the generation is what the settle is fenced with).
  */
-export async function openLeasedCharges(em: EntityManager, now: Date, specs: Omit<ChargeAttemptSpec, "failureReason" | "changeSessionId" | "purpose">[]): Promise<ChargeRow[]> {
+export async function openLeasedCharges(
+  em: EntityManager,
+  now: Date,
+  specs: (Omit<ChargeAttemptSpec, "failureReason" | "changeSessionId" | "purpose" | "fundedByFallback"> & { maxAttempts: number })[],
+): Promise<ChargeRow[]> {
   if (specs.length === 0) return [];
+  // The caller sends a subscription whose period has had its attempts to the one-by-one path (openPeriodCharge); this is the guard.
+  const over = specs.find((s) => !withinBudget(s.attempt, s.maxAttempts));
+  if (over) throw new Error(`subscription ${over.sub.id}: attempt ${over.attempt} of period ${over.period.index} is over its budget of ${over.maxAttempts}`);
   const rows = specs.map((spec) => ({ ...chargeAttemptRow({ ...spec, purpose: "RENEWAL", changeSessionId: null }, now), leaseGeneration: LEASED_INSERT.generation }));
   await em.execute(
     `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,

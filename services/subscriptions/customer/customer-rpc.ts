@@ -10,13 +10,14 @@ import { chargeMessage, planSummary, subscriptionMessage } from "../subscription
 import { listCustomerSubscriptions } from "./list-customer-subscriptions.ts";
 import { cancelSubscriptionForCustomer } from "./cancel-subscription-for-customer.ts";
 import { changeFundingAsset } from "./change-funding-asset.ts";
+import { setFundingFallback } from "./set-funding-fallback.ts";
 
 const fundingOptionMessage = (o: FundingOption) => ({ ...o, balance: formatAmount(o.balance), amountDue: formatAmount(o.amountDue), rate: formatAmount(o.rate) });
 
 const toMessage = (s: { subscription: SubscriptionRow; authorization: AuthorizationRow | null }) =>
   subscriptionMessage(s.subscription.merchantId, subscriptionRecord(s.subscription, s.authorization));
 
-type CustomerMethods = Pick<ServiceImpl<typeof SubscriptionsService>, "listCustomerSubscriptions" | "cancelSubscriptionForCustomer" | "changeFundingAsset">;
+type CustomerMethods = Pick<ServiceImpl<typeof SubscriptionsService>, "listCustomerSubscriptions" | "cancelSubscriptionForCustomer" | "changeFundingAsset" | "setFundingFallback">;
 
 /** The customer's RPCs (wallet app, self-service page): keyed by wallet user id, never by merchant. */
 export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): CustomerMethods {
@@ -31,6 +32,8 @@ export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPort
           charges: item.charges.map((c) => chargeMessage(chargeRecord(c))),
           fundingOptions: item.fundingOptions.map(fundingOptionMessage),
           live: item.live,
+          atRisk: item.atRisk,
+          shortfall: item.shortfall ?? undefined,
         })),
         hasMore: page.hasMore,
         nextCursor: page.nextCursor,
@@ -42,6 +45,9 @@ export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPort
     async changeFundingAsset(req) {
       const result = await changeFundingAsset(contextFor(deps), ports(), { walletUserId: req.walletUserId, subscriptionId: req.subscriptionId, asset: req.asset });
       return { subscription: toMessage(result), retried: result.retried };
+    },
+    async setFundingFallback(req) {
+      return { subscription: toMessage(await setFundingFallback(contextFor(deps), ports(), { walletUserId: req.walletUserId, subscriptionId: req.subscriptionId, assets: req.assets })) };
     },
   };
 }

@@ -1,3 +1,4 @@
+import { formatAmount } from "../../platform/money.ts";
 import type { FilterQuery } from "@mikro-orm/core";
 import type { Plan } from "../../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
@@ -22,6 +23,10 @@ export interface CustomerSubscription {
   charges: ChargeRow[];
   fundingOptions: FundingOption[];
   live: boolean;
+  /** Its next charge is at risk (subscription.charge_at_risk recorded for that period and no balance has covered it since). */
+  atRisk: boolean;
+  /** What the funding asset lacks, in it, while at risk. */
+  shortfall: string | null;
 }
 
 export interface CustomerSubscriptionPage {
@@ -116,6 +121,7 @@ export async function listCustomerSubscriptions(
       charges,
       fundingOptions: changeable ? await options.get(plan.id)! : [],
       live: group === "live",
+      ...atRiskOf(row),
     });
   }
   return { items, hasMore, nextCursor: hasMore && last ? encode(last.group, last.row) : undefined };
@@ -144,4 +150,10 @@ async function newestCharges(ctx: UseCaseContext, subscriptionIds: readonly stri
 function settleLater<T>(p: Promise<T>): Promise<T> {
   p.catch(() => {});
   return p;
+}
+
+/** The period announced at risk is still the next one to charge and nothing has covered it since. */
+function atRiskOf(row: SubscriptionRow): { atRisk: boolean; shortfall: string | null } {
+  const atRisk = (row.status === "ACTIVE" || row.status === "TRIALING") && row.atRiskPeriodIndex === row.nextPeriodIndex && row.atRiskShortfall != null;
+  return { atRisk, shortfall: atRisk ? formatAmount(row.atRiskShortfall!) : null };
 }

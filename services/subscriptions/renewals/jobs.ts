@@ -6,7 +6,8 @@ import { renewSubscription } from "./renew-subscription.ts";
 import { renewBatch, RENEWAL_JOB_SIZE } from "./renew-batch.ts";
 import { findUpcomingCharges, notifyUpcomingCharge } from "./notify-upcoming-charge.ts";
 import { retryPastDueOnTopUp } from "./retry-on-top-up.ts";
-import { accountCreditedKind, notifyUpcomingChargeKind, renewalsSweep, renewBatchKind, renewSubscriptionKind } from "./renewal-queue.ts";
+import { accountCreditedKind, accountDebitedKind, notifyUpcomingChargeKind, renewalsSweep, renewBatchKind, renewSubscriptionKind } from "./renewal-queue.ts";
+import { recheckChargesAtRisk } from "./charge-at-risk.ts";
 
 /** Handlers of the `renewals` group (kinds and enqueueing: renewal-queue.ts). */
 export const renewalJobs = [
@@ -44,6 +45,11 @@ export const renewalJobs = [
   handleJob(accountCreditedKind, async (deps, payload) => {
     await deps.clock.sync();
     await retryPastDueOnTopUp(contextFor(deps), processSubscriptionPorts(deps), payload.walletUserId, payload.asset);
+    await recheckChargesAtRisk(contextFor(deps), processSubscriptionPorts(deps), payload.walletUserId, payload.asset);
+  }),
+  handleJob(accountDebitedKind, async (deps, payload) => {
+    await deps.clock.sync();
+    await recheckChargesAtRisk(contextFor(deps), processSubscriptionPorts(deps), payload.walletUserId, payload.asset);
   }),
 ];
 

@@ -3,27 +3,30 @@ import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, type SubscriptionRow } from "../entities.ts";
 import { SubscriptionChangeSession } from "../change-sessions/change-session-entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
-import { quotePlan } from "../funding.ts";
-import { fetchPlan, type SubscriptionPorts } from "../ports.ts";
+import { fetchPlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { DAY_MS } from "./billing-policy.ts";
-import { covers, fundingBalance } from "./funding-balance.ts";
+import { applyCoverage, assessCoverage } from "./charge-at-risk.ts";
 
 export const NOTICE_BATCH = 500;
 
 /**
  * The advance-notice sweep's query: ACTIVE or TRIALING subscriptions whose
- * next billing date is within policy.noticeDays on the service clock and
- * whose upcoming period has not been announced yet.
+ * next billing date is within their merchant's notice days (its settings, or
+ * `defaultNoticeDays` for a merchant that set none) on the service clock and
+ * whose upcoming period has not been announced yet. One query for every
+ * merchant (the settings row joined).
  */
-export async function findUpcomingCharges(ctx: UseCaseContext, noticeDays: number): Promise<{ subscriptionId: string; periodIndex: number }[]> {
-  if (noticeDays <= 0) return [];
+export async function findUpcomingCharges(ctx: UseCaseContext, defaultNoticeDays: number): Promise<{ subscriptionId: string; periodIndex: number }[]> {
   const now = ctx.clock.now();
   const rows = await ctx.em.execute<{ id: string; next_period_index: number }[]>(
-    `select id, next_period_index from subscriptions
-      where status in ('ACTIVE','TRIALING') and next_billing_at > ? and next_billing_at <= ?
-        and (notified_period_index is null or notified_period_index < next_period_index)
-      order by next_billing_at, id limit ?`,
-    [now, new Date(now.getTime() + noticeDays * DAY_MS), NOTICE_BATCH],
+    `select s.id, s.next_period_index from subscriptions s
+       left join merchant_billing_settings m on m.merchant_id = s.merchant_id
+      where s.status in ('ACTIVE','TRIALING') and s.next_billing_at > ?
+        and coalesce(m.charge_notice_days, ?) > 0
+        and s.next_billing_at <= ?::timestamptz + make_interval(days => coalesce(m.charge_notice_days, ?))
+        and (s.notified_period_index is null or s.notified_period_index < s.next_period_index)
+      order by s.next_billing_at, s.id limit ?`,
+    [now, defaultNoticeDays, now, defaultNoticeDays, NOTICE_BATCH],
   );
   return rows.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index }));
 }
@@ -34,21 +37,26 @@ export async function findUpcomingCharges(ctx: UseCaseContext, noticeDays: numbe
  * same transaction as the event). The amount is the plan's that renewal will
  * charge (the current one, or a scheduled change's due by then), in its currency, with an estimate in the funding asset at today's rate (rounded
  * up, as charges are) and whether the funding account covers it now, so the
- * merchant can warn the customer before a charge fails. Returns true when
- * this call recorded it.
+ * merchant can warn the customer before a charge fails. When neither the
+ * funding asset nor a fallback covers it, subscription.charge_at_risk is
+ * recorded too (once per period: charge-at-risk.ts). Returns true when this
+ * call recorded the notice.
  */
 export async function notifyUpcomingCharge(ctx: UseCaseContext, ports: SubscriptionPorts, subscriptionId: string): Promise<boolean> {
   const now = ctx.clock.now();
   const sub = await ctx.em.fork().findOne(Subscription, { id: subscriptionId });
-  if (!sub || !inWindow(sub, now, ports.billing.noticeDays) || !sub.fundingAsset) return false;
+  if (!sub || !sub.fundingAsset) return false;
+  const noticeDays = (await ports.policies.forMerchant(ctx.em.fork(), sub.merchantId)).noticeDays;
+  if (!inWindow(sub, now, noticeDays)) return false;
   // A scheduled plan change due by then is applied before that renewal is charged: announce its amount.
   const change = await ctx.em.fork().findOne(SubscriptionChangeSession, { subscriptionId, status: "SCHEDULED", scheduledFor: { $lte: sub.nextBillingAt! } });
-  const plan = await fetchPlan(ports, sub.merchantId, change?.requestedPlanId ?? sub.planId);
-  const [quote, funding] = await Promise.all([quotePlan(ports, plan, sub.fundingAsset), fundingBalance(ports, sub.walletUserId, sub.fundingAsset)]);
+  const plan = await fetchPlanPricing(ports, sub.merchantId, change?.requestedPlanId ?? sub.planId);
+  const coverage = await assessCoverage(ports, sub, plan);
+  const quote = coverage.quote;
 
   return ctx.em.fork().transactional(async (em) => {
     const locked = await lockSubscription(em, subscriptionId);
-    if (!inWindow(locked, ctx.clock.now(), ports.billing.noticeDays) || locked.nextPeriodIndex !== sub.nextPeriodIndex || locked.planId !== sub.planId) return false;
+    if (!inWindow(locked, ctx.clock.now(), noticeDays) || locked.nextPeriodIndex !== sub.nextPeriodIndex || locked.planId !== sub.planId) return false;
     locked.notifiedPeriodIndex = locked.nextPeriodIndex;
     recordEvent(em, ctx.clock, {
       merchantId: locked.merchantId,
@@ -65,9 +73,10 @@ export async function notifyUpcomingCharge(ctx: UseCaseContext, ports: Subscript
         asset: locked.fundingAsset,
         assetAmount: quote?.assetAmount ?? null,
         rate: quote?.rate ?? null,
-        balanceCovers: quote ? covers(funding, quote.assetAmount) : false,
+        balanceCovers: quote ? coverage.shortfall === "0" : false,
       },
     });
+    applyCoverage(em, ctx.clock, locked, { ...coverage, planId: locked.planId });
     return true;
   });
 }

@@ -7,7 +7,9 @@ import { currentAuthorizations } from "../subscription-store.ts";
 import { asEntityRows, selectColumns } from "../../platform/database/prepared.ts";
 import { chargeCall, chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
 import { fenceOf, recordFailures } from "../../platform/wallet-calls/wallet-call.ts";
-import { openLeasedCharges } from "../charges/open-charge.ts";
+import { openLeasedCharges, withinBudget } from "../charges/open-charge.ts";
+import { attemptBudget } from "./billing-policy.ts";
+import { enqueueRechecksAfterDebits } from "./charge-at-risk.ts";
 import { quotePlan, type Quote } from "../funding.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
@@ -54,7 +56,7 @@ export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, 
   let ids = [...new Set(subscriptionIds)];
   for (let round = 0; ids.length > 0 && round < MAX_PERIODS_PER_RUN; round += 1) {
     const terms = await readTerms(ctx, ports, ids, oneByOne);
-    const opened = await openCharges(ctx, ids, terms, oneByOne);
+    const opened = await openCharges(ctx, ports, ids, terms, oneByOne);
     if (opened.length === 0) break;
     // An RPC failure counts on each row (back-off) and throws: the rows stay PENDING for the stale-charge sweep.
     const answers = await chargeWalletBatch(ctx.em.fork(), ports, opened).catch(async (err: unknown) => {
@@ -62,6 +64,8 @@ export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, 
       throw err;
     });
     const settled = await settleCharges(ctx, ports, opened, answers);
+    // Committed: the accounts debited that also pay an announced charge of another subscription have it assessed again.
+    await enqueueRechecksAfterDebits(ctx, ports, opened.map((c) => ({ ...c, status: answers.get(c.id)?.outcome === ChargeOutcome.SUCCEEDED ? "SUCCEEDED" : "FAILED" })));
     result.paid += settled.paid;
     result.failed += settled.failed;
     ids = settled.stillDue;
@@ -93,8 +97,8 @@ const quoteKey = (planId: string, asset: string) => `${planId}/${asset}`;
 /** Plans and quotes for the due subscriptions, read before any transaction: no RPC is made while one is open. */
 async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: string[], oneByOne: Set<string>): Promise<Terms> {
   // Only what names the terms (the locked rows are checked against them later): no entity to build.
-  const subs = await ctx.em.execute<{ id: string; merchant_id: string; plan_id: string; funding_asset: string | null }[]>(
-    `select id, merchant_id, plan_id, funding_asset from subscriptions
+  const subs = await ctx.em.execute<{ id: string; merchant_id: string; plan_id: string; funding_asset: string | null; has_fallback: boolean }[]>(
+    `select id, merchant_id, plan_id, funding_asset, cardinality(fallback_assets) > 0 as has_fallback from subscriptions
       where id in (${ids.map(() => "?").join(", ")}) and status in ('ACTIVE', 'TRIALING', 'PAST_DUE') and funding_asset is not null`,
     ids,
   );
@@ -102,6 +106,8 @@ async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: str
   const quotes = new Map<string, Quote | undefined>();
   const unreadable = new Set<string>();
   for (const sub of subs) {
+    // A funding fallback needs the balances read before its row is opened (choose-paying-asset.ts): the one-by-one path does it.
+    if (sub.has_fallback) oneByOne.add(sub.id);
     if (oneByOne.has(sub.id) || unreadable.has(sub.plan_id)) continue;
     if (!plans.has(sub.plan_id)) {
       try {
@@ -119,7 +125,7 @@ async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: str
 }
 
 /** Step 1 for the set: one transaction, subscriptions locked in id order, one PENDING leased charge each. */
-async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, oneByOne: Set<string>): Promise<ChargeRow[]> {
+async function openCharges(ctx: UseCaseContext, ports: SubscriptionPorts, ids: string[], terms: Terms, oneByOne: Set<string>): Promise<ChargeRow[]> {
   return ctx.em.fork().transactional(async (em) => {
     // Plain rows, not entities: the open step reads the billing fields and changes a row only to re-anchor it (rare).
     const subs = await lockRows(em, ids);
@@ -129,12 +135,17 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
     const scheduled = await withScheduledChange(em, due.map((s) => s.id));
     const changeCharging = await withChangeChargeInFlight(em, due.map((s) => s.id));
     const attempts = await nextPeriodAttempts(em, due);
+    // One settings query per batch for all its merchants (the settle below then reads them from the process's cache).
+    const policies = await ports.policies.load(em, due.map((s) => s.merchantId));
 
     const toOpen: Parameters<typeof openLeasedCharges>[2] = [];
     for (const sub of due) {
       const plan = terms.plans.get(sub.planId);
       const quote = sub.fundingAsset ? terms.quotes.get(quoteKey(sub.planId, sub.fundingAsset)) : undefined;
-      if (!plan || !quote || !sub.fundingAsset || scheduled.has(sub.id) || changeCharging.has(sub.id) || attempts.get(sub.id)?.inFlight || exceedsCap(plan)) {
+      const attempt = (attempts.get(sub.id)?.last ?? 0) + 1;
+      const maxAttempts = attemptBudget(policies.get(sub.merchantId)!);
+      // Over its budget (the schedule shrank): the one-by-one path ends dunning without charging (openPeriodCharge).
+      if (!plan || !quote || !sub.fundingAsset || scheduled.has(sub.id) || changeCharging.has(sub.id) || attempts.get(sub.id)?.inFlight || exceedsCap(plan) || !withinBudget(attempt, maxAttempts)) {
         oneByOne.add(sub.id);
         continue;
       }
@@ -154,7 +165,8 @@ async function openCharges(ctx: UseCaseContext, ids: string[], terms: Terms, one
         sub,
         period,
         terms: { amount: plan.amount, currency: plan.currency, asset: sub.fundingAsset, assetAmount: quote.assetAmount, rate: quote.rate },
-        attempt: (attempts.get(sub.id)?.last ?? 0) + 1,
+        attempt,
+        maxAttempts,
       });
     }
     return openLeasedCharges(em, now, toOpen);

@@ -1,5 +1,4 @@
 import type { UseCaseContext } from "../../platform/use-case.ts";
-import { amount, compare } from "../../platform/money.ts";
 import { Subscription, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { openPeriodCharge, type PeriodFailureReason } from "../charges/open-charge.ts";
@@ -9,7 +8,11 @@ import { quotePlan } from "../funding.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { applyDuePlanChange } from "../change-sessions/apply-due-plan-change.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
-import { renewalSettled } from "./renewal-outcome.ts";
+import { renewalSettled, retriesExhausted } from "./renewal-outcome.ts";
+import { attemptBudget } from "./billing-policy.ts";
+import { exceedsCap } from "./exceeds-cap.ts";
+import { choosePayingAsset } from "./choose-paying-asset.ts";
+import { enqueueRechecksAfterDebits } from "./charge-at-risk.ts";
 import { touch } from "../../platform/record-version.ts";
 
 export interface RenewInput {
@@ -81,8 +84,11 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
     }
     // Quoted for this asset, before the lock (no RPC while a transaction is open); the charge is opened only in this asset.
     const quotedAsset = sub.fundingAsset;
-    const quote = await quotePlan(ports, plan, quotedAsset);
+    const fallbacks = [...sub.fallbackAssets];
     const chosenPlan = plan;
+    // With fallbacks, the asset this attempt charges is chosen now, from balances read just before: the row is opened in it and never re-pointed.
+    const paying = await choosePayingAsset(ports, plan, { walletUserId: sub.walletUserId, fundingAsset: quotedAsset, fallbackAssets: fallbacks }, await quotePlan(ports, plan, quotedAsset));
+    const quote = paying.quote;
 
     const step = await ctx.em.fork().transactional(async (em) => {
       const locked = await lockSubscription(em, sub.id);
@@ -94,7 +100,8 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       if (inFlight) return { kind: "in_flight", chargeId: inFlight.id, renewal: inFlight.purpose === "RENEWAL" } as const;
       await applyDuePlanChange(em, ctx.clock, locked);
       // The plan or the funding asset changed (just now, or since the quote): quote again and start over.
-      if (locked.planId !== chosenPlan.id || locked.fundingAsset !== quotedAsset) return { kind: "again" } as const;
+      if (locked.planId !== chosenPlan.id || locked.fundingAsset !== quotedAsset || locked.fallbackAssets.join(",") !== fallbacks.join(",")) return { kind: "again" } as const;
+      const policy = await ports.policies.forMerchant(em, locked.merchantId);
 
       const cadence = { interval: planInterval(chosenPlan), count: chosenPlan.intervalCount };
       if (anchorFor(locked, cadence)) touch(locked, now);
@@ -110,16 +117,25 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
         "RENEWAL",
         locked,
         period,
-        { amount: chosenPlan.amount, currency: chosenPlan.currency, asset: quotedAsset, assetAmount: quote?.assetAmount ?? null, rate: quote?.rate ?? null },
+        { amount: chosenPlan.amount, currency: chosenPlan.currency, asset: paying.asset, assetAmount: quote?.assetAmount ?? null, rate: quote?.rate ?? null },
         refusal,
+        attemptBudget(policy),
+        paying.fundedByFallback,
       );
+      if (charge === "budget_used") {
+        // The period has had its attempts (the schedule was shortened after this retry was set): dunning ends, nothing is charged.
+        if (locked.status !== "PAST_DUE") throw new Error(`subscription ${locked.id} (${locked.status}) has no attempt left for period ${period.index}`);
+        await retriesExhausted(em, ctx.clock, policy, locked, now);
+        return { kind: "exhausted" } as const;
+      }
       // A refusal is settled here: no wallet call, the same outcome path as a declined charge.
-      if (refusal) await renewalSettled(em, ctx.clock, ports.billing, locked, charge);
+      if (refusal) await renewalSettled(em, ctx.clock, policy, locked, charge);
       return { kind: refusal ? "refused" : "opened", charge } as const;
     });
 
     if (step.kind === "not_due") return stop("not_due");
     if (step.kind === "again") continue;
+    if (step.kind === "exhausted") return stop("failed");
     if (step.kind === "in_flight") {
       const settled = await settleCharge(fresh(), ports, step.chargeId, false);
       if (settled.state === "in_progress") return stop("in_progress");
@@ -139,13 +155,11 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
     const settled = await settleCharge(fresh(), ports, step.charge.id, step.charge.leaseGeneration);
     if (settled.state === "in_progress") return stop("in_progress");
     count(settled.charge);
+    await enqueueRechecksAfterDebits(fresh(), ports, [settled.charge]);
     if (settled.charge.status !== "SUCCEEDED") return stop("failed");
     known = settled.subscription;
   }
   return stop("limit");
 }
 
-/** maximumChargeAmount (plan currency) is the most one charge may take. */
-export function exceedsCap(plan: PlanPricing): boolean {
-  return plan.maximumChargeAmount !== undefined && plan.maximumChargeAmount !== "" && compare(amount(plan.amount), amount(plan.maximumChargeAmount)) > 0;
-}
+export { exceedsCap };

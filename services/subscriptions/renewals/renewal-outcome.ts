@@ -6,7 +6,7 @@ import { nextStatus } from "../status-machine.ts";
 import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization } from "../subscription-store.ts";
 import { cancelChangeSessionsOf } from "../change-sessions/cancel-change-sessions.ts";
-import { DAY_MS, type BillingPolicy } from "./billing-policy.ts";
+import { attemptBudget, DAY_MS, type BillingPolicy } from "./billing-policy.ts";
 import { touch } from "../../platform/record-version.ts";
 
 /** Statuses the renewal engine charges in. */
@@ -35,10 +35,14 @@ export function isRenewalCharge(sub: SubscriptionRow, charge: ChargeRow): boolea
  * Failed: subscription.charge_failed; the first failure of a period makes the
  * subscription PAST_DUE (subscription.past_due) and schedules the retries
  * at pastDueSince + each of policy.retryDays. A failed scheduled retry moves
- * to the next one; after the last, UNPAID (subscription.unpaid) or CANCELLED
- * (subscription.cancelled, reason PAYMENT_FAILED) per policy. A retry made
- * early (the funding account was topped up) that fails leaves the schedule
- * as it was.
+ * to the next one. A retry made early (a top-up, a new funding asset) that
+ * fails leaves the schedule as it was. Whatever triggered it, every attempt
+ * counts against the period's budget (1 + retry days, attemptBudget): the
+ * failure that uses the last attempt, or one after which the schedule has no
+ * retry left, ends dunning: UNPAID (subscription.unpaid) or CANCELLED
+ * (subscription.cancelled, reason PAYMENT_FAILED) per policy. `policy` is
+ * the merchant's as it stands now: a settings change applies from the next
+ * decision on (a retry date already scheduled is kept).
  *
  * `authorization`: the subscription's current authorization when the caller
  * has read it already (a renewal batch reads them in one query); the events
@@ -59,7 +63,7 @@ export async function renewalSettled(
     // Recorded before dunning's own event, with the version this commit leaves the subscription at.
     const data = { subscriptionId: sub.id, subscriptionVersion: sub.version, charge: chargeRecord(charge) };
     recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_failed", data });
-    await failed(em, clock, policy, sub, now, authorizationOf);
+    await failed(em, clock, policy, sub, charge.attempt, now, authorizationOf);
     data.subscriptionVersion = sub.version;
   }
 }
@@ -92,6 +96,7 @@ async function failed(
   clock: Clock,
   policy: BillingPolicy,
   sub: SubscriptionRow,
+  attemptsMade: number,
   now: Date,
   authorizationOf: AuthorizationOf,
 ): Promise<void> {
@@ -104,15 +109,37 @@ async function failed(
     sub.retryCount = 0;
     sub.nextRetryAt = retryAt(sub, policy, 0);
     await recordWithSubscription(em, clock, sub, "subscription.past_due", authorizationOf);
+    if (attemptsMade >= attemptBudget(policy) || !sub.nextRetryAt) await retriesExhausted(em, clock, policy, sub, now, authorizationOf);
     return;
   }
-  if (sub.nextRetryAt && now.getTime() < sub.nextRetryAt.getTime()) return;
-  sub.retryCount += 1;
-  if (sub.retryCount < policy.retryDays.length) {
-    sub.status = nextStatus(from, "charge_failed");
-    sub.nextRetryAt = retryAt(sub, policy, sub.retryCount);
+  const early = sub.nextRetryAt != null && now.getTime() < sub.nextRetryAt.getTime();
+  if (!early) sub.retryCount += 1;
+  const next = retryAt(sub, policy, sub.retryCount);
+  if (attemptsMade >= attemptBudget(policy) || next === null) {
+    await retriesExhausted(em, clock, policy, sub, now, authorizationOf);
     return;
   }
+  // An early retry keeps the date already scheduled; a scheduled one moves to the next date of the (current) schedule.
+  if (!early) sub.nextRetryAt = next;
+  sub.status = nextStatus(from, "charge_failed");
+}
+
+/**
+ * The period's attempts are used up (or the schedule, shortened by a
+ * settings change, has no retry left): UNPAID or CANCELLED per policy.
+ * Also called by the open step when a retry comes due with no attempt left
+ * (the budget shrank after it was scheduled): nothing is charged then.
+ */
+export async function retriesExhausted(
+  em: EntityManager,
+  clock: Clock,
+  policy: BillingPolicy,
+  sub: SubscriptionRow,
+  now: Date,
+  authorizationOf: AuthorizationOf = () => currentAuthorization(em, sub.id),
+): Promise<void> {
+  const from = sub.status;
+  touch(sub, now);
   sub.nextRetryAt = null;
   if (policy.finalStatus === "UNPAID") {
     sub.status = nextStatus(from, "retries_exhausted");

@@ -52,13 +52,26 @@ export const accountCreditedKind = jobKind<{ walletUserId: string; asset: string
 });
 
 /**
+ * Enqueued by the renewal engine after its charges commit, for the accounts
+ * they debited that also fund (or back as a fallback) another subscription
+ * whose announced charge is still to come: that charge's risk is assessed
+ * again (charge-at-risk.ts). Only prompt: the next notice or credit assesses too.
+ */
+export const accountDebitedKind = jobKind<{ walletUserId: string; asset: string; chargeId: string }>({
+  name: "renewals.account-debited",
+  group: "renewals",
+  id: (p) => jobId("account-debited", p.chargeId),
+  options: ONE_SHOT,
+});
+
+/**
  * Every sweepIntervalMs, on the service clock: claim every subscription due
  * for a renewal or a retry and enqueue its job; enqueue the advance notices
  * that are due.
  */
 export const renewalsSweep = sweepKind({ name: "renewals.sweep", group: "renewals", every: (c) => c.sweepIntervalMs });
 
-export const renewalJobKinds = [renewalsSweep, renewBatchKind, renewSubscriptionKind, notifyUpcomingChargeKind, accountCreditedKind];
+export const renewalJobKinds = [renewalsSweep, renewBatchKind, renewSubscriptionKind, notifyUpcomingChargeKind, accountCreditedKind, accountDebitedKind];
 
 /** For the wallet: call after the credit's transaction committed (never throws). */
 export function enqueueAccountCredited(queues: Queues, credit: { walletUserId: string; asset: string; transactionId: string }): Promise<boolean> {

@@ -10,7 +10,9 @@ import { renewSubscription } from "./renew-subscription.ts";
  * subscription it funds whose amount due the balance now covers is retried at
  * once instead of at its next scheduled retry, oldest debt first (the balance
  * is read again before each, as each success spends it). A retry that still
- * fails (the money moved on meanwhile) leaves the dunning schedule as it was.
+ * fails (the money moved on meanwhile) leaves the dunning schedule as it was,
+ * but counts against the period's attempt budget like every attempt. Only
+ * for merchants whose settings keep retryOnTopUp (the default).
  * Returns how many subscriptions were retried.
  */
 export async function retryPastDueOnTopUp(ctx: UseCaseContext, ports: SubscriptionPorts, walletUserId: string, asset: string): Promise<number> {
@@ -21,6 +23,8 @@ export async function retryPastDueOnTopUp(ctx: UseCaseContext, ports: Subscripti
   );
   let retried = 0;
   for (const sub of pastDue) {
+    // The merchant's setting (retryOnTopUp false: only the schedule retries).
+    if (!(await ports.policies.forMerchant(ctx.em.fork(), sub.merchantId)).retryOnTopUp) continue;
     const plan = await fetchPlan(ports, sub.merchantId, sub.planId);
     const [quote, funding] = await Promise.all([quotePlan(ports, plan, asset), fundingBalance(ports, walletUserId, asset)]);
     if (!quote || !covers(funding, quote.assetAmount)) continue;

@@ -4,12 +4,12 @@ import { billingPolicy } from "../../../services/subscriptions/renewals/billing-
 
 describe("recurring billing: configuration", () => {
   it("defaults: retries 1, 3 and 5 days after the first failure, then UNPAID; notice 3 days before", () => {
-    expect(billingPolicy(loadConfig({}))).to.deep.equal({ retryDays: [1, 3, 5], finalStatus: "UNPAID", noticeDays: 3 });
+    expect(billingPolicy(loadConfig({}))).to.deep.equal({ retryDays: [1, 3, 5], finalStatus: "UNPAID", noticeDays: 3, retryOnTopUp: true });
   });
 
   it("reads DUNNING_RETRY_DAYS, DUNNING_FINAL_STATUS and CHARGE_NOTICE_DAYS", () => {
     const c = loadConfig({ DUNNING_RETRY_DAYS: " 2, 4 ,7,14", DUNNING_FINAL_STATUS: "CANCELLED", CHARGE_NOTICE_DAYS: "0" });
-    expect(billingPolicy(c)).to.deep.equal({ retryDays: [2, 4, 7, 14], finalStatus: "CANCELLED", noticeDays: 0 });
+    expect(billingPolicy(c)).to.deep.equal({ retryDays: [2, 4, 7, 14], finalStatus: "CANCELLED", noticeDays: 0, retryOnTopUp: true });
   });
 
   it("an empty DUNNING_RETRY_DAYS means the default", () => {

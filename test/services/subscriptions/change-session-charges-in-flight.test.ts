@@ -5,12 +5,14 @@ import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
 import { changeSessionsSweep } from "../../../services/subscriptions/change-sessions/change-session-queue.ts";
+import { subscriptionsSweep } from "../../../services/subscriptions/subscription-queue.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { balances, createPlan, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../../support/change-sessions.ts";
 import { advanceTo, chargesOf, portsFor, subscriptionOf } from "../../support/billing.ts";
 import { runSweeps } from "../../support/sweeps.ts";
+import { creditWalletUser } from "../../../services/wallet/credit-wallet-user.ts";
 
 /**
  * Issue 21 (5): plan changes and charges in flight. An approval waits for a
@@ -227,16 +229,15 @@ describe("plan changes and charges in flight", function () {
     expect(planChanges.map((e) => e.data.planId)).to.deep.equal([pro.id]);
   });
 
-  it("a renewal finds an immediate charge in flight: it settles it first (the change applies), then prices the period at the new plan", async () => {
+  it("an immediate charge settled by the sweep after the subscription went PAST_DUE is not applied; the sweep refunds it", async () => {
     const { api } = await sys.createMerchant();
     const basic = await createPlan(api, { name: "Basic", amount: "4", interval: "DAY" });
     const plus = await createPlan(api, { name: "Plus", amount: "9", interval: "DAY" });
-    const user = await createWalletUser(sys, { USDT_TRON: "10" });
+    const user = await createWalletUser(sys, { USDT_TRON: "5" });
     const subscriptionId = await approvedSubscription(api, rpc.client, basic.id, user.id);
     const immediate = await createChange(api, subscriptionId, plus.id, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "5" });
-    const chargeId = await changeChargeDebitedNotSettled(subscriptionId, immediate.id, "5");
-    // Due with the change's charge still in flight: the renewal settles that charge before anything else (the
-    // change was paid in period 0 and applies there), then charges period 1 at Plus's 9 with 1 USDT left: PAST_DUE.
+    // The renewal finds 1 USDT for 4: PAST_DUE. (Since renewals settle a change's charge in flight first, the change's
+    // charge must come after the failed renewal: an approval of the change on the PAST_DUE subscription that crashed after its debit.)
     await advanceTo(sys, new Date(Date.parse((await subscriptionOf(api, subscriptionId)).nextBillingAt) + 60_000));
     const { ports, close } = portsFor(sys);
     try {
@@ -244,15 +245,19 @@ describe("plan changes and charges in flight", function () {
     } finally {
       close();
     }
+    expect((await subscriptionOf(api, subscriptionId)).status).to.equal("PAST_DUE");
+    // Money for the change arrives without a top-up retry (operator path), then the crashed approval debits it.
+    await creditWalletUser(sys.context(), { walletUserId: user.id, asset: "USDT_TRON", amount: "5" });
+    const chargeId = await changeChargeDebitedNotSettled(subscriptionId, immediate.id, "5");
+
+    // The sweep settles the stale charge, then (same run) the refund its settle wrote.
+    await runSweeps(sys, [subscriptionsSweep]);
     const sub = await subscriptionOf(api, subscriptionId);
-    expect(sub).to.include({ status: "PAST_DUE", planId: plus.id });
-    expect(await changeOf(api, subscriptionId, immediate.id)).to.include({ status: "APPLIED" });
-    expect(await sys.sql("select 1 from subscription_refunds where charge_id = ?", [chargeId])).to.have.length(0);
-    const failed = (await chargesOf(sys, subscriptionId)).find((c) => c.period_index === 1);
-    expect(failed).to.include({ status: "FAILED", failure_reason: "INSUFFICIENT_FUNDS" });
-    expect(Number(failed!.amount)).to.equal(9);
-    expect((await balances(sys, user.id)).USDT_TRON).to.equal("1");
-    const types = await typesOf(subscriptionId);
-    expect(types.indexOf("subscription.plan_changed")).to.be.lessThan(types.indexOf("subscription.past_due"));
+    expect(sub).to.include({ status: "PAST_DUE", planId: basic.id });
+    expect(await changeOf(api, subscriptionId, immediate.id)).to.include({ status: "CANCELLED", cancellationReason: "SUBSCRIPTION_CHANGED" });
+    const [refund] = await sys.sql<{ status: string; asset_amount: string }>("select status, asset_amount::text from subscription_refunds where charge_id = ?", [chargeId]);
+    expect(refund).to.deep.equal({ status: "SUCCEEDED", asset_amount: "5.000000000000000000" });
+    expect((await balances(sys, user.id)).USDT_TRON).to.equal("6");
+    expect(await typesOf(subscriptionId)).not.to.include("subscription.plan_changed");
   });
 });
