@@ -16,6 +16,7 @@ export const chargeSchema = {
   required: [
     "id", "object", "subscriptionId", "periodIndex", "periodStart", "periodEnd", "amount", "currency", "asset",
     "assetAmount", "rate", "status", "failureReason", "attempt", "walletTransactionId", "createdAt", "amountRefunded", "assetAmountRefunded",
+    "subtotal", "discountAmount", "creditApplied", "couponId", "rateAt", "receiptNumber", "receiptUrl",
   ],
   properties: {
     id: { ...uuidSchema, description: "Also the wallet's idempotency key for this attempt (`subscription-charge-<id>`)." },
@@ -24,7 +25,11 @@ export const chargeSchema = {
     periodIndex: { type: "integer", minimum: 0, description: "The billing period paid for: 0 is the first paid period." },
     periodStart: dateTimeSchema,
     periodEnd: dateTimeSchema,
-    amount: { ...amountOutSchema, description: "In the plan's currency." },
+    amount: { ...amountOutSchema, description: "In the plan's currency: `subtotal − discountAmount − creditApplied`, never below 0. `\"0\"` (free plan, 100 % discount, credit) is SUCCEEDED with no ledger movement." },
+    subtotal: { ...amountOutSchema, description: "The plan amount for the period (a plan change's charge: that charge), before discount and credit." },
+    discountAmount: { ...amountOutSchema, description: "Taken off by the subscription's coupon (rounded up: in the customer's favour)." },
+    creditApplied: { ...amountOutSchema, description: "Spent from the subscription's `creditBalance` (a prorated downgrade)." },
+    couponId: { ...nullable(uuidSchema), description: "The coupon whose discount this charge used." },
     currency: { type: "string" },
     asset: { type: "string", description: "The funding asset debited." },
     assetAmount: { ...nullable(amountOutSchema), description: "Exact amount in the asset (the currency amount at `rate`, rounded up)." },
@@ -39,5 +44,8 @@ export const chargeSchema = {
     createdAt: dateTimeSchema,
     amountRefunded: { ...amountOutSchema, description: "Refunded so far, in the charge's currency (\"0\" when none)." },
     assetAmountRefunded: { ...amountOutSchema, description: "Refunded so far, in the asset: at most `assetAmount`, exactly it once fully refunded." },
+    rateAt: { ...nullable(dateTimeSchema), description: "When `rate` was observed." },
+    receiptNumber: { ...nullable({ type: "string" }), description: "`{prefix}-{000001}`, gap-free per merchant in commit order; set on every SUCCEEDED charge above 0." },
+    receiptUrl: { ...nullable({ type: "string", format: "uri" }), description: "The customer's receipt link (unguessable; `{receiptUrl}.pdf` is the PDF)." },
   },
 } as const;

@@ -10,6 +10,7 @@ import { Subscription, SubscriptionCharge, type AuthorizationRow, type ChargeRow
 import { chargeRecord } from "../subscription-record.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { CHARGES_TABLE, type ChargePorts } from "./charge-ports.ts";
+import { assignReceipt } from "./receipt-number.ts";
 
 /**
  * Steps 2 and 3 of the wallet-call protocol (platform/wallet-calls/) for a
@@ -166,6 +167,7 @@ export async function recordAnswer(
   }
   row.status = "SUCCEEDED";
   row.walletTransactionId = answer.transactionId;
+  await assignReceipt(em, row, ports.publicBaseUrl);
   // Recorded before what the charge pays for; names the version this commit leaves the subscription at (set below).
   const data = { subscriptionId: sub.id, subscriptionVersion: sub.version, charge: chargeRecord(row) };
   recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_succeeded", data });

@@ -6,6 +6,8 @@ import { openPeriodCharge, type PeriodFailureReason } from "../charges/open-char
 import { settleCharge } from "../charges/settle-charge.ts";
 import { chargeInFlight } from "../charges/wait-for-charges.ts";
 import { quotePlan } from "../funding.ts";
+import { periodPrice, sameAmount } from "../pricing/period-price.ts";
+import { chargeTerms } from "../pricing/price-terms.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { applyDuePlanChange } from "../change-sessions/apply-due-plan-change.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
@@ -81,7 +83,9 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
     }
     // Quoted for this asset, before the lock (no RPC while a transaction is open); the charge is opened only in this asset.
     const quotedAsset = sub.fundingAsset;
-    const quote = await quotePlan(ports, plan, quotedAsset);
+    // The period's price (discount, credit) is what is quoted: pricing/period-price.ts.
+    const price = periodPrice(plan.amount, plan.currency, sub);
+    const quote = await quotePlan(ports, { amount: price.amount, currency: plan.currency }, quotedAsset);
     const chosenPlan = plan;
 
     const step = await ctx.em.fork().transactional(async (em) => {
@@ -94,7 +98,8 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       if (inFlight) return { kind: "in_flight", chargeId: inFlight.id, renewal: inFlight.purpose === "RENEWAL" } as const;
       await applyDuePlanChange(em, ctx.clock, locked);
       // The plan or the funding asset changed (just now, or since the quote): quote again and start over.
-      if (locked.planId !== chosenPlan.id || locked.fundingAsset !== quotedAsset) return { kind: "again" } as const;
+      const lockedPrice = periodPrice(chosenPlan.amount, chosenPlan.currency, locked);
+      if (locked.planId !== chosenPlan.id || locked.fundingAsset !== quotedAsset || !sameAmount(lockedPrice, price)) return { kind: "again" } as const;
 
       const cadence = { interval: planInterval(chosenPlan), count: chosenPlan.intervalCount };
       if (anchorFor(locked, cadence)) touch(locked, now);
@@ -110,7 +115,7 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
         "RENEWAL",
         locked,
         period,
-        { amount: chosenPlan.amount, currency: chosenPlan.currency, asset: quotedAsset, assetAmount: quote?.assetAmount ?? null, rate: quote?.rate ?? null },
+        chargeTerms(lockedPrice, chosenPlan.currency, quotedAsset, quote),
         refusal,
       );
       // A refusal is settled here: no wallet call, the same outcome path as a declined charge.

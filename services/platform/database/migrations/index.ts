@@ -18,6 +18,7 @@ import { Migration0020RecordVersions } from "./0020-record-versions.ts";
 import { Migration0021HotUpdateRoom } from "./0021-hot-update-room.ts";
 import { Migration0022WalletCallProtocol } from "./0022-wallet-call-protocol.ts";
 import { Migration0023ChangeNotApplied } from "./0023-change-not-applied.ts";
+import { Migration0026PricingAndReceipts } from "./0026-pricing-and-receipts.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -43,4 +44,5 @@ export const migrations: MigrationObject[] = [
   { name: "0021-hot-update-room", class: Migration0021HotUpdateRoom },
   { name: "0022-wallet-call-protocol", class: Migration0022WalletCallProtocol },
   { name: "0023-change-not-applied", class: Migration0023ChangeNotApplied },
+  { name: "0026-pricing-and-receipts", class: Migration0026PricingAndReceipts },
 ];
