@@ -30,6 +30,8 @@ export const createSubscriptionBody = {
       default: AUTHORIZATION_MINUTES.default,
     },
     metadata: metadataSchema,
+    couponId: { ...uuidSchema, description: "A discount from the first charge (not with `promotionCode`): 404 COUPON_NOT_FOUND, 409 COUPON_NOT_APPLICABLE with the reason." },
+    promotionCode: { type: "string", minLength: 1, maxLength: 50, description: "A promotion code, any case (not with `couponId`): 404 PROMOTION_CODE_NOT_FOUND, 409 COUPON_NOT_APPLICABLE." },
   },
 } as const;
 

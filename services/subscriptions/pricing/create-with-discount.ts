@@ -22,6 +22,8 @@ export async function insertWithDiscount(
     const redeemed = await redeemDiscount(em, now, rows.subscription.merchantId, request, plan);
     setDiscount(rows.subscription, redeemed, now);
     em.create(Subscription, rows.subscription);
+    // The entities declare no relation: the subscription is written first for the authorization's foreign key.
+    await em.flush();
     em.create(SubscriptionAuthorization, rows.authorization);
     const record = subscriptionRecord(rows.subscription, rows.authorization);
     recordEvent(em, ctx.clock, { merchantId: rows.subscription.merchantId, type: "subscription.created", data: record });
