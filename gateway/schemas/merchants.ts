@@ -38,6 +38,11 @@ export const updateMerchantBody = {
   properties: {
     rateLimitPerSecond: rateLimitField("Token refill per second of this merchant's /api/v1 bucket; null = RATE_LIMIT_PER_SECOND."),
     rateLimitBurst: rateLimitField("Capacity of this merchant's /api/v1 bucket; null = RATE_LIMIT_BURST."),
+    receiptPrefix: {
+      type: "string",
+      pattern: "^[A-Z0-9][A-Z0-9-]{0,19}$",
+      description: "Prefix of the merchant's receipt numbers (`{prefix}-000001`), 1–20 of A–Z, 0–9, -; only before its first receipt (409 RECEIPT_PREFIX_LOCKED). Default: R + the first 8 hex digits of the merchant id.",
+    },
   },
 } as const;
 
@@ -50,5 +55,6 @@ export const merchantSchema = {
     createdAt: dateTimeSchema,
     rateLimitPerSecond: { ...nullable({ type: "integer" }), description: "The merchant's own limit; null = the default." },
     rateLimitBurst: { ...nullable({ type: "integer" }), description: "The merchant's own bucket size; null = the default." },
+    receiptPrefix: { type: "string", description: "Present when the PATCH set it." },
   },
 } as const;
