@@ -26,9 +26,9 @@ export const defaultReceiptPrefix = (merchantId: string): string => `R${merchant
 export const RECEIPT_DIGITS = 6;
 export const formatReceiptNumber = (prefix: string, n: number | string): string => `${prefix}-${String(n).padStart(RECEIPT_DIGITS, "0")}`;
 
-/** Numbers and links the receipt of a charge just marked SUCCEEDED (no-op for a zero charge or one already numbered). */
-export async function assignReceipt(em: EntityManager, row: ChargeRow, publicBaseUrl: string): Promise<void> {
-  if (row.status !== "SUCCEEDED" || row.receiptNumber || isZero(amount(row.amount))) return;
+/** Numbers and links the receipt of a charge just marked SUCCEEDED; false (nothing done) for a zero charge or one already numbered. */
+export async function assignReceipt(em: EntityManager, row: ChargeRow, publicBaseUrl: string): Promise<boolean> {
+  if (row.status !== "SUCCEEDED" || row.receiptNumber || isZero(amount(row.amount))) return false;
   const [counter] = await em.execute<{ prefix: string; last_number: string }[]>(
     `insert into receipt_counters (merchant_id, prefix, last_number) values (?, ?, 1)
      on conflict (merchant_id) do update set last_number = receipt_counters.last_number + 1
@@ -39,6 +39,7 @@ export async function assignReceipt(em: EntityManager, row: ChargeRow, publicBas
   row.receiptNumber = formatReceiptNumber(counter!.prefix, counter!.last_number);
   row.receiptToken = token;
   row.receiptUrl = `${publicBaseUrl.replace(/\/+$/, "")}/receipts/${token}`;
+  return true;
 }
 
 /** Locks (creating when missing) the counters of `merchantIds` in id order: a set settle takes them before numbering any receipt. */

@@ -167,10 +167,11 @@ export async function recordAnswer(
   }
   row.status = "SUCCEEDED";
   row.walletTransactionId = answer.transactionId;
-  await assignReceipt(em, row, ports.publicBaseUrl);
   // Recorded before what the charge pays for; names the version this commit leaves the subscription at (set below).
   const data = { subscriptionId: sub.id, subscriptionVersion: sub.version, charge: chargeRecord(row) };
   recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_succeeded", data });
   await handler.succeeded(em, clock, sub, row, authorization);
   data.subscriptionVersion = sub.version;
+  // The receipt number last: its counter row stays locked until the commit, so it is taken as late as possible.
+  if (await assignReceipt(em, row, ports.publicBaseUrl)) data.charge = chargeRecord(row);
 }
