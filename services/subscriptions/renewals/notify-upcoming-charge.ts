@@ -4,6 +4,7 @@ import { Subscription, type SubscriptionRow } from "../entities.ts";
 import { SubscriptionChangeSession } from "../change-sessions/change-session-entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { quotePlan } from "../funding.ts";
+import { periodPrice } from "../pricing/period-price.ts";
 import { fetchPlan, type SubscriptionPorts } from "../ports.ts";
 import { DAY_MS } from "./billing-policy.ts";
 import { covers, fundingBalance } from "./funding-balance.ts";
@@ -44,7 +45,9 @@ export async function notifyUpcomingCharge(ctx: UseCaseContext, ports: Subscript
   // A scheduled plan change due by then is applied before that renewal is charged: announce its amount.
   const change = await ctx.em.fork().findOne(SubscriptionChangeSession, { subscriptionId, status: "SCHEDULED", scheduledFor: { $lte: sub.nextBillingAt! } });
   const plan = await fetchPlan(ports, sub.merchantId, change?.requestedPlanId ?? sub.planId);
-  const [quote, funding] = await Promise.all([quotePlan(ports, plan, sub.fundingAsset), fundingBalance(ports, sub.walletUserId, sub.fundingAsset)]);
+  // What that renewal will charge: its price with the discount and credit as they stand (pricing/period-price.ts).
+  const price = periodPrice(plan.amount, plan.currency, sub);
+  const [quote, funding] = await Promise.all([quotePlan(ports, { amount: price.amount, currency: plan.currency }, sub.fundingAsset), fundingBalance(ports, sub.walletUserId, sub.fundingAsset)]);
 
   return ctx.em.fork().transactional(async (em) => {
     const locked = await lockSubscription(em, subscriptionId);
@@ -60,7 +63,10 @@ export async function notifyUpcomingCharge(ctx: UseCaseContext, ports: Subscript
         subscriptionVersion: locked.version,
         periodIndex: locked.nextPeriodIndex,
         date: locked.nextBillingAt!.toISOString(),
-        amount: plan.amount,
+        amount: price.amount,
+        subtotal: price.subtotal,
+        discountAmount: price.discountAmount,
+        creditApplied: price.creditApplied,
         currency: plan.currency,
         asset: locked.fundingAsset,
         assetAmount: quote?.assetAmount ?? null,
