@@ -7,6 +7,7 @@ import type { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.
 import type { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import type { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
+import type { PricingService } from "../proto/gen/billing/subscriptions/v1/pricing_pb.ts";
 import type { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
 import type { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
 import type { PayoutsService } from "../proto/gen/billing/payouts/v1/payouts_pb.ts";
@@ -21,6 +22,8 @@ export interface GatewayClients {
   subscriptions: Client<typeof SubscriptionsService>;
   /** Served by the subscriptions service. */
   refunds: Client<typeof RefundsService>;
+  /** Coupons, promotion codes, discounts, charges and receipts: served by the subscriptions service. */
+  pricing: Client<typeof PricingService>;
   orders: Client<typeof OrdersService>;
   events: Client<typeof EventsService>;
   payouts: Client<typeof PayoutsService>;

@@ -1,7 +1,7 @@
 import type { Middleware } from "koa";
 import type { Router } from "@koa/router";
 import type { GatewayDeps } from "./deps.ts";
-import { JsonText, type GatewayContext, type GatewayState, type RouteSpec } from "./route.ts";
+import { BinaryBody, JsonText, type GatewayContext, type GatewayState, type RouteSpec } from "./route.ts";
 import { HttpError } from "./http-errors.ts";
 import { apiKey, type ApiKeyLookupCache } from "./middleware/api-key.ts";
 import { adminKey } from "./middleware/admin-key.ts";
@@ -52,6 +52,10 @@ export function mountRoutes(
       if (result.body instanceof JsonText) {
         ctx.type = "application/json";
         ctx.body = result.body.text;
+      } else if (result.body instanceof BinaryBody) {
+        ctx.set(result.body.headers);
+        ctx.type = result.body.contentType;
+        ctx.body = Buffer.from(result.body.bytes);
       } else if (result.body !== undefined) ctx.body = result.body;
     });
     router[route.method](route.path, ...(chain as Middleware[]));

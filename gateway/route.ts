@@ -34,9 +34,23 @@ export class JsonText {
   }
 }
 
+/** A body that is not JSON (a PDF): answered with its content type and extra headers as they are. */
+export class BinaryBody {
+  readonly contentType: string;
+  readonly bytes: Uint8Array;
+  readonly headers: Record<string, string>;
+  constructor(contentType: string, bytes: Uint8Array, headers: Record<string, string> = {}) {
+    this.contentType = contentType;
+    this.bytes = bytes;
+    this.headers = headers;
+  }
+}
+
 export interface ResponseSpec {
   description: string;
   schema?: JsonSchema;
+  /** A non-JSON response (BinaryBody): documented as this media type, a binary string. */
+  contentType?: string;
 }
 
 /**

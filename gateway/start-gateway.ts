@@ -9,6 +9,7 @@ import { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.
 import { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { PricingService } from "../proto/gen/billing/subscriptions/v1/pricing_pb.ts";
 import { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
 import { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
 import { PayoutsService } from "../proto/gen/billing/payouts/v1/payouts_pb.ts";
@@ -39,6 +40,7 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
     wallet: rpc.client(WalletService, config.serviceUrls.wallet),
     subscriptions: rpc.client(SubscriptionsService, config.serviceUrls.subscriptions),
     refunds: rpc.client(RefundsService, config.serviceUrls.subscriptions),
+    pricing: rpc.client(PricingService, config.serviceUrls.subscriptions),
     orders: rpc.client(OrdersService, config.serviceUrls.orders),
     events: rpc.client(EventsService, config.serviceUrls.events),
     payouts: rpc.client(PayoutsService, config.serviceUrls.payouts),

@@ -14,6 +14,8 @@ import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subs
 import { subscriptionsService } from "./subscriptions/rpc.ts";
 import { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
 import { refundsService } from "./subscriptions/refunds/refund-rpc.ts";
+import { PricingService } from "../proto/gen/billing/subscriptions/v1/pricing_pb.ts";
+import { pricingService } from "./subscriptions/pricing/pricing-rpc.ts";
 import { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
 import { eventsService } from "./events/rpc.ts";
 import { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
@@ -27,7 +29,7 @@ const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: S
   catalog: (router, deps) => router.service(CatalogService, catalogService(deps)),
   sandbox: (router, deps) => router.service(SandboxService, sandboxService(deps, ALL_SWEEPS)),
   wallet: (router, deps) => router.service(WalletService, walletService(deps)),
-  subscriptions: (router, deps) => router.service(SubscriptionsService, subscriptionsService(deps)).service(RefundsService, refundsService(deps)),
+  subscriptions: (router, deps) => router.service(SubscriptionsService, subscriptionsService(deps)).service(RefundsService, refundsService(deps)).service(PricingService, pricingService(deps)),
   events: (router, deps) => router.service(EventsService, eventsService(deps)),
   orders: (router, deps) => router.service(OrdersService, ordersService(deps)),
   payouts: (router, deps) => router.service(PayoutsService, payoutsService(deps)),

@@ -25,6 +25,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Refunds: "Money back to the customer: refunds of subscription charges, in the charged asset.",
   Balance: "The merchant's balance per asset and every movement of it.",
   Settings: "The merchant's billing settings: dunning schedule, final status, advance notice, retry on top-up, customer emails.",
+  Coupons: "Coupons and promotion codes: discounts applied to subscriptions' charges.",
+  Charges: "One subscription charge and its receipt (number, PDF).",
+  Receipts: "The customer's receipt link (no login; the token is the key).",
   Operator: "Operator API (X-ADMIN-KEY): merchants, keys, wallet users, sandbox.",
 };
 
@@ -82,6 +85,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl: string) {
         description: spec.description,
         ...rateLimitHeaders,
         ...(spec.schema && { content: { "application/json": { schema: publicSchema(spec.schema) } } }),
+        ...(spec.contentType && { content: { [spec.contentType]: { schema: { type: "string", format: "binary" } } } }),
       };
     }
     for (const status of errorStatusesOf(route)) {

@@ -32,16 +32,18 @@ export const adminMerchantRoutes = defineRoutes([
     method: "patch",
     path: "/admin/v1/merchants/:id",
     operationId: "adminUpdateMerchant",
-    summary: "Set a merchant's own rate limit and payout review threshold",
+    summary: "Set a merchant's own rate limit, payout review threshold or receipt prefix",
     description:
       "`rateLimitPerSecond` (refill) and `rateLimitBurst` (bucket size) of the merchant's /api/v1 token bucket, each 1–100000; `null` = back to the default (RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST); a field left out stays as it is. Applies within seconds on every gateway. " +
       "`payoutReviewAbove` (USD, decimal string, or null for none): payouts worth more wait IN_REVIEW for an operator.",
     tag: "Operator",
     auth: "admin",
     body: updateMerchantBody,
-    errors: [404],
+    errors: [404, 409],
     responses: { 200: { description: "The merchant with its limits", schema: merchantSchema } },
     async handler({ body, params }, { clients, rateLimiter }) {
+      // Receipts (issue 25): set first, so a refused prefix (409 RECEIPT_PREFIX_LOCKED) changes nothing else.
+      const receipt = body.receiptPrefix === undefined ? undefined : await clients.pricing.setReceiptPrefix({ merchantId: params.id!, prefix: body.receiptPrefix });
       const field = (v: number | null | undefined) => (v === undefined ? undefined : v ?? 0);
       const res = await clients.merchants.setMerchantRateLimit({
         merchantId: params.id!,
@@ -50,7 +52,7 @@ export const adminMerchantRoutes = defineRoutes([
         payoutReviewAbove: body.payoutReviewAbove === undefined ? undefined : body.payoutReviewAbove ?? "",
       });
       rateLimiter?.forget(params.id!);
-      return { status: 200, body: recordOf(res.merchant) };
+      return { status: 200, body: { ...recordOf(res.merchant), ...(receipt && { receiptPrefix: receipt.prefix }) } };
     },
   },
   {

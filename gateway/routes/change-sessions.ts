@@ -1,3 +1,4 @@
+import { HttpError } from "../http-errors.ts";
 import { defineRoutes } from "../route.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { changeSessionSchema, createChangeSessionBody, createdChangeSessionSchema, listChangeSessionsQuery } from "../schemas/change-sessions.ts";
@@ -22,12 +23,17 @@ export const changeSessionRoutes = defineRoutes([
     errors: [404, 409],
     responses: { 201: { description: "The change session, awaiting approval", schema: createdChangeSessionSchema } },
     async handler({ params, body, merchantId }, { clients }) {
+      if (body.proration === "PRORATE" && body.effectiveMode === "IMMEDIATE" && body.immediateChargeAmount !== undefined) {
+        const message = "immediateChargeAmount: must be absent with proration PRORATE and effectiveMode IMMEDIATE (it is computed when the change applies)";
+        throw new HttpError(400, "INVALID_REQUEST", message, [{ field: "immediateChargeAmount", rule: "absent", message }]);
+      }
       const res = await clients.subscriptions.createChangeSession({
         merchantId,
         subscriptionId: params.id!,
         requestedPlanId: body.requestedPlanId,
         effectiveMode: body.effectiveMode,
-        immediateChargeAmount: body.immediateChargeAmount,
+        immediateChargeAmount: body.immediateChargeAmount ?? "",
+        proration: body.proration,
         successUrl: body.successUrl,
         cancelUrl: body.cancelUrl,
         reason: body.reason,

@@ -15,6 +15,8 @@ import { balanceRoutes } from "./balance.ts";
 import { adminReconciliationRoutes } from "./admin-reconciliation.ts";
 import { adminPayoutRoutes, payoutDestinationRoutes, payoutRoutes } from "./payouts.ts";
 import { billingSettingsRoutes } from "./billing-settings.ts";
+import { couponRoutes } from "./coupons.ts";
+import { chargeRoutes } from "./charges.ts";
 
 /** Every REST operation: mounted by the app and documented by the OpenAPI builder. */
-export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...adminReconciliationRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes, ...payoutDestinationRoutes, ...payoutRoutes, ...adminPayoutRoutes, ...billingSettingsRoutes];
+export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...adminReconciliationRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes, ...payoutDestinationRoutes, ...payoutRoutes, ...adminPayoutRoutes, ...billingSettingsRoutes, ...couponRoutes, ...chargeRoutes];

@@ -56,6 +56,10 @@ export const subscriptionRoutes = defineRoutes([
           { field: "walletUserId", rule: "anyOf", message: "walletUserId: at least one of walletUserId or customerEmail is required" },
         ]);
       }
+      if (body.couponId !== undefined && body.promotionCode !== undefined) {
+        const message = "couponId: send couponId or promotionCode, not both";
+        throw new HttpError(400, "INVALID_REQUEST", message, [{ field: "couponId", rule: "oneOf", message }]);
+      }
       const res = await clients.subscriptions.createSubscription({
         merchantId,
         externalReference: body.externalReference,
@@ -67,6 +71,8 @@ export const subscriptionRoutes = defineRoutes([
         cancelUrl: body.cancelUrl,
         authorizationExpiresInMinutes: body.authorizationExpiresInMinutes,
         metadataJson: JSON.stringify(body.metadata ?? {}),
+        couponId: body.couponId,
+        promotionCode: body.promotionCode,
       });
       return {
         status: 201,

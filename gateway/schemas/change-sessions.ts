@@ -1,4 +1,5 @@
 import { CHANGE_SESSION_STATUSES, EFFECTIVE_MODES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
+import { PRORATIONS } from "../../services/subscriptions/pricing/contract.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
 
 const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;
@@ -19,8 +20,14 @@ export const createChangeSessionBody = {
     },
     immediateChargeAmount: {
       ...amountSchema,
-      default: "0",
-      description: "Charged from the subscription's funding asset on approval (IMMEDIATE only), in the requested plan's currency.",
+      description: "Charged from the subscription's funding asset on approval (IMMEDIATE only), in the requested plan's currency; absent: \"0\". Must be absent with `proration` PRORATE and IMMEDIATE (400): it is computed when the change applies.",
+    },
+    proration: {
+      type: "string",
+      enum: [...PRORATIONS],
+      default: "NONE",
+      description:
+        "NONE: `immediateChargeAmount` as sent. PRORATE: when an IMMEDIATE change applies, new amount × unused fraction of the current period − old amount × unused fraction (by seconds, rounded to 18 decimals in the customer's favour); positive is charged at once, negative becomes the subscription's `creditBalance`. Both plans must share a currency (409 PRORATION_CURRENCY_MISMATCH).",
     },
     successUrl: { ...redirectUrlSchema, description: "Where the customer returns after approving, with `subscriptionId`, `changeSessionId` and `status` query parameters." },
     cancelUrl: { ...redirectUrlSchema, description: "Where the customer returns after declining." },
@@ -47,6 +54,11 @@ const changeSessionProperties = {
   requestedPlanId: uuidSchema,
   effectiveMode: { type: "string", enum: [...EFFECTIVE_MODES] },
   immediateChargeAmount: amountOutSchema,
+  proration: { type: "string", enum: [...PRORATIONS] },
+  prorationAmount: {
+    ...nullable({ type: "string", pattern: "^-?\\d+(\\.\\d*[1-9])?$" }),
+    description: "PRORATE, once applied: what the change came to (positive: charged as the immediate charge; negative: credited to the subscription).",
+  },
   currency: { type: "string", description: "The requested plan's currency (the immediate charge's)." },
   successUrl: { type: "string" },
   cancelUrl: { type: "string" },

@@ -42,6 +42,11 @@ export const updateMerchantBody = {
       ...nullable(amountSchema),
       description: "Payouts worth more than this many USD (converted with the wallet's rates) wait IN_REVIEW until an operator approves or rejects them; null = no review.",
     },
+    receiptPrefix: {
+      type: "string",
+      pattern: "^[A-Z0-9][A-Z0-9-]{0,19}$",
+      description: "Prefix of the merchant's receipt numbers (`{prefix}-000001`), 1–20 of A–Z, 0–9, -; only before its first receipt (409 RECEIPT_PREFIX_LOCKED). Default: R + the first 8 hex digits of the merchant id.",
+    },
   },
 } as const;
 
@@ -55,5 +60,6 @@ export const merchantSchema = {
     rateLimitPerSecond: { ...nullable({ type: "integer" }), description: "The merchant's own limit; null = the default." },
     rateLimitBurst: { ...nullable({ type: "integer" }), description: "The merchant's own bucket size; null = the default." },
     payoutReviewAbove: { ...nullable(amountOutSchema), description: "USD; payouts worth more wait IN_REVIEW; null = none." },
+    receiptPrefix: { type: "string", description: "Present when the PATCH set it." },
   },
 } as const;

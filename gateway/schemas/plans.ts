@@ -13,7 +13,7 @@ export const createPlanBody = {
     amount: {
       ...amountSchema,
       description:
-        "Charged every period; greater than 0 (free plans are refused) and at most 99999999999999999999 (a charge rounds it up to the paying asset's smallest unit and must stay below 10^20).",
+        "Charged every period; `\"0\"` is a free plan (each period is recorded as a zero charge, SUCCEEDED, with no ledger movement), and at most 99999999999999999999 (a charge rounds it up to the paying asset's smallest unit and must stay below 10^20).",
     },
     currency: { type: "string", enum: [...CURRENCIES] },
     interval: { type: "string", enum: [...PLAN_INTERVALS] },

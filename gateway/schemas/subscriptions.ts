@@ -1,5 +1,5 @@
 import { AUTHORIZATION_MINUTES, AUTHORIZATION_STATUSES, SUBSCRIPTION_STATUSES, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
-import { dateTimeSchema, emailSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
+import { amountOutSchema, dateTimeSchema, emailSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
 
 /** Redirect targets: absolute http(s) URLs (the customer's browser is sent there). */
 const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;
@@ -30,6 +30,8 @@ export const createSubscriptionBody = {
       default: AUTHORIZATION_MINUTES.default,
     },
     metadata: metadataSchema,
+    couponId: { ...uuidSchema, description: "A discount from the first charge (not with `promotionCode`): 404 COUPON_NOT_FOUND, 409 COUPON_NOT_APPLICABLE with the reason." },
+    promotionCode: { type: "string", minLength: 1, maxLength: 50, description: "A promotion code, any case (not with `couponId`): 404 PROMOTION_CODE_NOT_FOUND, 409 COUPON_NOT_APPLICABLE." },
   },
 } as const;
 
@@ -110,5 +112,19 @@ export const subscriptionSchema = {
     pastDueSince: { ...nullable(dateTimeSchema), description: "When the current run of failed renewal charges began (PAST_DUE, UNPAID)." },
     nextRetryAt: { ...nullable(dateTimeSchema), description: "The next scheduled retry of the failed renewal; null unless PAST_DUE." },
     unpaidAt: { ...nullable(dateTimeSchema), description: "When the last retry failed and the subscription became UNPAID." },
+    discount: {
+      ...nullable({
+        type: "object",
+        required: ["couponId", "promotionCode", "start", "periodsRemaining"],
+        properties: {
+          couponId: uuidSchema,
+          promotionCode: { ...nullable({ type: "string" }), description: "The code it was applied with, as the merchant created it; null when applied by `couponId`." },
+          start: { ...nullable(dateTimeSchema), description: "When it was applied." },
+          periodsRemaining: { ...nullable({ type: "integer", minimum: 1 }), description: "Charges still discounted; null: FOREVER." },
+        },
+      }),
+      description: "The discount applied to the next charges (issue 25), or null.",
+    },
+    creditBalance: { ...amountOutSchema, description: "Credit in the plan's currency (a prorated downgrade), spent by the next charges before any money moves." },
   },
 } as const;

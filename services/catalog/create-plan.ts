@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { invalid } from "../platform/errors.ts";
 import { checkDescription, checkExternalReference, checkPlanName } from "./plan-fields.ts";
-import { compare, fitsStorageRoundedUp, formatAmount, isZero, MAX_INTEGER_DIGITS, MAX_WHOLE_AMOUNT } from "../platform/money.ts";
+import { compare, fitsStorageRoundedUp, formatAmount, MAX_INTEGER_DIGITS, MAX_WHOLE_AMOUNT } from "../platform/money.ts";
 import { parseAmountField } from "../platform/amount-input.ts";
 import { isCurrency } from "../platform/currencies.ts";
 import { recordEvent } from "../events/record-event.ts";
@@ -33,8 +33,7 @@ export async function createPlan(ctx: UseCaseContext, input: CreatePlanInput): P
   if (cap && compare(cap, amount) < 0) {
     throw invalid("INVALID_REQUEST", "maximumChargeAmount: must be greater than or equal to amount");
   }
-  // Plans charge something every period: a free plan would create zero charges forever (issue 11 decision: refused).
-  if (isZero(amount)) throw invalid("INVALID_REQUEST", "amount: must be greater than 0");
+  // A free plan ("0", the spec's non-negative amount; issue 25) is accepted: its periods are zero charges with no ledger movement.
   // A charge rounds the price up to the paying asset's smallest unit and stores it in numeric(38,18): a price that
   // overflows once rounded up could never be charged, even in an asset of its own currency (issue 21).
   if (!fitsStorageRoundedUp(amount)) {

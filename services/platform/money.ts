@@ -93,11 +93,13 @@ export const isZero = (a: Amount): boolean => a.isZero();
 export const isNegative = (a: Amount): boolean => a.isNegative() && !a.isZero();
 export const equals = (a: string | Amount, b: string | Amount): boolean => amount(a).eq(amount(b));
 
-export type RoundingMode = "up" | "down" | "half-even";
+/** "up"/"down" round away from / toward zero; "floor" toward −∞ (a signed proration: a smaller charge, a larger credit). */
+export type RoundingMode = "up" | "down" | "half-even" | "floor";
 const MODES: Record<RoundingMode, DecimalJs.Rounding> = {
   up: DecimalJs.ROUND_UP,
   down: DecimalJs.ROUND_DOWN,
   "half-even": DecimalJs.ROUND_HALF_EVEN,
+  floor: DecimalJs.ROUND_FLOOR,
 };
 
 /** Multiplies by a rate and rounds to `decimals` places with an explicit mode. */
@@ -117,6 +119,21 @@ export function roundTo(value: Amount, decimals: number, mode: RoundingMode): Am
 /** value × percent / 100, rounded down (used for tolerances). */
 export function percentOf(value: Amount, percent: string | Amount, decimals: number): Amount {
   return value.times(amount(percent)).dividedBy(100).toDecimalPlaces(decimals, DecimalJs.ROUND_DOWN);
+}
+
+export const min = (a: Amount, b: Amount): Amount => (a.lte(b) ? a : b);
+export const max = (a: Amount, b: Amount): Amount => (a.gte(b) ? a : b);
+export const negate = (a: Amount): Amount => a.negated();
+
+/** value × percent / 100, rounded to `decimals` places with an explicit mode (coupons' percentOff). */
+export function percentOfRounded(value: Amount, percent: string | Amount, decimals: number, mode: RoundingMode): Amount {
+  return value.times(amount(percent)).dividedBy(100).toDecimalPlaces(decimals, MODES[mode]);
+}
+
+/** value × numerator / denominator (whole numbers, e.g. seconds of a period), rounded to `decimals` places with an explicit mode. */
+export function fractionOf(value: Amount, numerator: number, denominator: number, decimals: number, mode: RoundingMode): Amount {
+  if (!Number.isSafeInteger(numerator) || !Number.isSafeInteger(denominator) || denominator <= 0) throw new RangeError("fractionOf needs whole numbers and a positive denominator");
+  return value.times(numerator).dividedBy(denominator).toDecimalPlaces(decimals, MODES[mode]);
 }
 
 /** Number of fraction digits actually used (after removing trailing zeros). */

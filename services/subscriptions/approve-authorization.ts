@@ -13,7 +13,9 @@ import { openFirstCharge, type FirstChargeTerms } from "./first-payment.ts";
 import { settleCharge } from "./charges/settle-charge.ts";
 import type { FailureReason } from "./charges/open-charge.ts";
 import { paymentInProgress } from "./charges/charge-ports.ts";
-import { quoteFunding, requireFundingAsset, tooLargeForAsset } from "./funding.ts";
+import { quoteFunding, quotePlan, requireFundingAsset, tooLargeForAsset } from "./funding.ts";
+import { periodPrice, sameAmount } from "./pricing/period-price.ts";
+import { chargeTerms } from "./pricing/price-terms.ts";
 import { ASSET_AMOUNT_TOO_LARGE } from "./contract.ts";
 import { fetchPlan, fetchWalletUserById, planInterval, type SubscriptionPorts } from "./ports.ts";
 import { touch } from "../platform/record-version.ts";
@@ -85,15 +87,10 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
 
   if (plan.trialDays > 0) return startTrial(ctx, subscription.id, { ...input, fallbackAssets }, plan);
 
-  const terms: FirstChargeTerms = {
-    amount: plan.amount,
-    currency: plan.currency,
-    asset: asset.code,
-    assetAmount: quote.assetAmount,
-    rate: quote.rate,
-    interval: planInterval(plan),
-    intervalCount: plan.intervalCount,
-  };
+  // The period's price (discount, credit: pricing/period-price.ts); the checks above priced the undiscounted amount.
+  const price = periodPrice(plan.amount, plan.currency, subscription);
+  const priceQuote = price.amount === formatAmount(plan.amount) ? quote : await quotePlan(ports, { amount: price.amount, currency: plan.currency }, asset.code);
+  const terms: FirstChargeTerms = { ...chargeTerms(price, plan.currency, asset.code, priceQuote), interval: planInterval(plan), intervalCount: plan.intervalCount };
   // The cap is in the plan's currency; plan create refuses a cap below the amount, so this guards later plan changes.
   const capExceeded = plan.maximumChargeAmount !== undefined && compare(amount(plan.amount), amount(plan.maximumChargeAmount)) > 0;
 
@@ -105,6 +102,8 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
     if (await pendingFirstCharge(em, sub.id)) throw paymentInProgress("this authorization");
     // Stored with this try (a refused try's are replaced by the next one's); events show them once the subscription is approved.
     sub.fallbackAssets = fallbackAssets;
+    // A discount changed since it was priced: the customer tries again and sees the new price.
+    if (!sameAmount(periodPrice(plan.amount, plan.currency, sub), price)) throw paymentInProgress("this authorization");
     return openFirstCharge(em, ctx.clock.now(), sub, terms, capExceeded ? "MAXIMUM_CHARGE_EXCEEDED" : undefined);
   });
   if (capExceeded) {

@@ -1,6 +1,7 @@
 import type { Logger } from "../platform/logger.ts";
 import type { ChargeHandlers, ChargeOutcomeHandler } from "./charges/charge-ports.ts";
 import { activateOnFirstPayment } from "./first-payment.ts";
+import { consumePrice } from "./pricing/consume-price.ts";
 import { applyPaidChange } from "./change-sessions/apply-paid-change.ts";
 import { isRenewalCharge, renewalSettled } from "./renewals/renewal-outcome.ts";
 import type { BillingPolicies } from "./settings/billing-policies.ts";
@@ -22,12 +23,17 @@ export function chargeHandlers(policies: BillingPolicies, logger: Logger): Charg
     if (isRenewalCharge(sub, charge)) await renewalSettled(em, clock, await policies.forMerchant(em, sub.merchantId), sub, charge, authorization);
     else if (charge.status === "SUCCEEDED") await mismatch(em, clock, sub, charge, authorization);
   };
+  // A period charge that succeeded used its price's discount period and credit (pricing/consume-price.ts), whatever it then pays for.
+  const priced = (handler: ChargeOutcomeHandler): ChargeOutcomeHandler => async (em, clock, sub, charge, authorization) => {
+    await consumePrice(em, clock, sub, charge, authorization);
+    await handler(em, clock, sub, charge, authorization);
+  };
   return {
     FIRST_PAYMENT: {
-      succeeded: async (em, clock, sub, charge, authorization) =>
-        sub.status === "PENDING_APPROVAL" ? activateOnFirstPayment(em, clock, sub, charge, clock.now()) : mismatch(em, clock, sub, charge, authorization),
+      succeeded: priced(async (em, clock, sub, charge, authorization) =>
+        sub.status === "PENDING_APPROVAL" ? activateOnFirstPayment(em, clock, sub, charge, clock.now()) : mismatch(em, clock, sub, charge, authorization)),
     },
-    RENEWAL: { succeeded: renewal, failed: renewal },
+    RENEWAL: { succeeded: priced(renewal), failed: renewal },
     PLAN_CHANGE: { succeeded: (em, clock, sub, charge) => applyPaidChange(em, clock, sub, charge, logger) },
   };
 }

@@ -10,6 +10,8 @@ import { subscriptionRecord } from "./subscription-record.ts";
 import { authorizationUrl, generateAuthorizationToken } from "./authorization-token.ts";
 import { fetchPlan, fetchWalletUserByEmail, fetchWalletUserById, refuseArchivedPlan, type SubscriptionPorts } from "./ports.ts";
 import { AUTHORIZATION_MINUTES, URL_MAX_LENGTH } from "./contract.ts";
+import { checkDiscountRequest, hasDiscountRequest } from "./pricing/redeem-discount.ts";
+import { insertWithDiscount } from "./pricing/create-with-discount.ts";
 
 
 export interface CreateSubscriptionInput {
@@ -23,6 +25,9 @@ export interface CreateSubscriptionInput {
   cancelUrl: string;
   authorizationExpiresInMinutes?: number | undefined;
   metadata: Record<string, unknown>;
+  /** A discount from the start (pricing/): a coupon, or a promotion code, not both. */
+  couponId?: string | undefined;
+  promotionCode?: string | undefined;
 }
 
 export interface CreatedSubscription {
@@ -57,6 +62,7 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
   }
   const walletUserId = (byId ?? byEmail)!.id;
   refuseArchivedPlan(plan, "planId");
+  checkDiscountRequest(input, false);
 
   const { token, hash } = generateAuthorizationToken();
   const now = ctx.clock.now();
@@ -105,6 +111,14 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     fundingAsset: null,
     createdAt: now,
   } satisfies AuthorizationRow;
+  if (hasDiscountRequest(input)) {
+    try {
+      await insertWithDiscount(ctx, { subscription, authorization }, input, plan);
+    } catch (err) {
+      throw isUniqueViolation(err, "subscriptions_merchant_external_live_key") ? alreadyExists(input.externalReference) : err;
+    }
+    return { subscription, authorization, authorizationUrl: authorizationUrl(ports.publicBaseUrl, token) };
+  }
   // The outbox's own builder makes the event (on a throwaway entity manager, so no later query can
   // auto-flush it): it is inserted below with the rows.
   const event = recordEvent(ctx.em.fork(), ctx.clock, { merchantId: input.merchantId, type: "subscription.created", data: subscriptionRecord(subscription, authorization) });
@@ -112,12 +126,7 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     // One statement, one round trip: the subscription, its authorization and the event commit together.
     await insertNewSubscription(ctx.em, { subscription, authorization, event });
   } catch (err) {
-    if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) {
-      throw conflict(
-        "SUBSCRIPTION_ALREADY_EXISTS",
-        `externalReference: a live subscription with externalReference "${input.externalReference}" already exists`,
-      );
-    }
+    if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) throw alreadyExists(input.externalReference);
     throw err;
   }
   // No delayed job per authorization: the link reads as EXPIRED the moment expiresAt passes
@@ -157,8 +166,12 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-/** PostgreSQL's unique_violation (23505) on the named constraint or index. */
+const alreadyExists = (externalReference: string) =>
+  conflict("SUBSCRIPTION_ALREADY_EXISTS", `externalReference: a live subscription with externalReference "${externalReference}" already exists`);
+
+/** PostgreSQL's unique_violation (23505) on the named constraint or index (raw, or as the ORM wraps it). */
 function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const e = err as { code?: unknown; constraint?: unknown };
-  return e?.code === "23505" && e.constraint === constraint;
+  const e = err as { code?: unknown; constraint?: unknown; name?: unknown; message?: unknown };
+  if (e?.code === "23505" && e.constraint === constraint) return true;
+  return e?.name === "UniqueConstraintViolationException" && typeof e.message === "string" && e.message.includes(constraint);
 }

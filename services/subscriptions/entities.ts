@@ -64,6 +64,19 @@ export const Subscription = defineEntity({
     atRiskPeriodIndex: p.integer().nullable(),
     /** What the funding asset lacked, in it, when the risk was recorded; null once a balance covers the charge again. */
     atRiskShortfall: p.decimal("string").precision(38).scale(18).nullable(),
+    // The discount (pricing/, migration 0026): the coupon's terms copied when it was applied, so a price needs no join.
+    discountCouponId: p.uuid().nullable(),
+    discountPromotionCodeId: p.uuid().nullable(),
+    discountPromotionCode: p.string().length(50).nullable(),
+    discountPercentOff: p.decimal("string").nullable(),
+    discountAmountOff: p.decimal("string").precision(38).scale(18).nullable(),
+    discountCurrency: p.string().length(16).nullable(),
+    discountStart: p.datetime().nullable(),
+    /** Periods still discounted; null with a coupon: FOREVER. */
+    discountPeriodsRemaining: p.integer().nullable(),
+    /** Plan currency, spent by the next charges before any money moves (a prorated downgrade). */
+    creditBalance: p.decimal("string").precision(38).scale(18).default("0"),
+    creditCurrency: p.string().length(16).nullable(),
   },
 });
 
@@ -121,6 +134,17 @@ export const SubscriptionCharge = defineEntity({
     assetAmountRefunded: p.decimal("string").precision(38).scale(18).default("0"),
     /** Paid from a fallback asset because the funding asset could not (migration 0025); `asset` is the one used. */
     fundedByFallback: p.boolean().default(false),
+    // The price's parts (pricing/period-price.ts, migration 0026): amount = subtotal − discountAmount − creditApplied.
+    /** The plan amount (or a plan change's charge before credit); null on rows older than migration 0026 (= amount). */
+    subtotal: p.decimal("string").precision(38).scale(18).nullable(),
+    discountAmount: p.decimal("string").precision(38).scale(18).default("0"),
+    creditApplied: p.decimal("string").precision(38).scale(18).default("0"),
+    couponId: p.uuid().nullable(),
+    rateAt: p.datetime().nullable(),
+    // The receipt of a SUCCEEDED charge above 0 (charges/receipt-number.ts).
+    receiptNumber: p.string().length(40).nullable(),
+    receiptToken: p.string().length(64).nullable(),
+    receiptUrl: p.string().length(2200).nullable(),
   },
 });
 

@@ -7,7 +7,7 @@ import { periodEnd } from "./billing-calendar.ts";
 import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization } from "./subscription-store.ts";
-import { openPeriodCharge, type FailureReason } from "./charges/open-charge.ts";
+import { openPeriodCharge, type FailureReason, type PeriodChargeTerms } from "./charges/open-charge.ts";
 import { touch } from "../platform/record-version.ts";
 
 /**
@@ -16,12 +16,7 @@ import { touch } from "../platform/record-version.ts";
  * charge, fenced settle); what is particular to it is its period (0, starting
  * now) and what its success does: the subscription becomes ACTIVE.
  */
-export interface FirstChargeTerms {
-  amount: string;
-  currency: string;
-  asset: string;
-  assetAmount: string | null;
-  rate: string | null;
+export interface FirstChargeTerms extends PeriodChargeTerms {
   interval: PlanInterval;
   intervalCount: number;
 }

@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { Asset } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { invalid } from "../platform/errors.ts";
@@ -8,6 +9,8 @@ import type { SubscriptionPorts } from "./ports.ts";
 export interface Quote {
   assetAmount: string;
   rate: string;
+  /** When the rate was observed (receipts show it). */
+  rateAt?: Date | undefined;
 }
 
 /**
@@ -37,7 +40,7 @@ export async function quoteFunding(ports: SubscriptionPorts, price: Pick<Plan, "
     throw err;
   }
   if (!fitsStorage(amount(res.assetAmount))) return { kind: "too_large", assetAmount: res.assetAmount };
-  return { kind: "quote", quote: { assetAmount: res.assetAmount, rate: res.rate } };
+  return { kind: "quote", quote: { assetAmount: res.assetAmount, rate: res.rate, rateAt: res.rateAt ? timestampDate(res.rateAt) : undefined } };
 }
 
 /**

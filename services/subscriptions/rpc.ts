@@ -58,6 +58,8 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         cancelUrl: req.cancelUrl,
         authorizationExpiresInMinutes: req.authorizationExpiresInMinutes,
         metadata: parseMetadataJson(req.metadataJson),
+        couponId: req.couponId,
+        promotionCode: req.promotionCode,
       });
       return {
         subscription: toMessage(created),

@@ -46,6 +46,20 @@ export function subscriptionRecord(sub: SubscriptionRow, authorization: Authoriz
     pastDueSince: isoOrNull(sub.pastDueSince),
     nextRetryAt: sub.status === "PAST_DUE" ? isoOrNull(sub.nextRetryAt) : null,
     unpaidAt: isoOrNull(sub.unpaidAt),
+    // Pricing (pricing/, issue 25).
+    discount: discountRecord(sub),
+    creditBalance: formatAmount(sub.creditBalance ?? "0"),
+  };
+}
+
+/** The subscription's discount, or null: the coupon, the code it came with, when it started, periods left (null: FOREVER). */
+export function discountRecord(sub: SubscriptionRow) {
+  if (!sub.discountCouponId) return null;
+  return {
+    couponId: sub.discountCouponId,
+    promotionCode: sub.discountPromotionCode ?? null,
+    start: isoOrNull(sub.discountStart),
+    periodsRemaining: sub.discountPeriodsRemaining ?? null,
   };
 }
 
@@ -73,6 +87,11 @@ export function chargeRecord(c: ChargeRow) {
     periodStart: iso(c.periodStart),
     periodEnd: iso(c.periodEnd),
     amount: formatAmount(c.amount),
+    // amount = subtotal − discountAmount − creditApplied (pricing/period-price.ts); rows before issue 25 had no parts.
+    subtotal: formatAmount(c.subtotal ?? c.amount),
+    discountAmount: formatAmount(c.discountAmount ?? "0"),
+    creditApplied: formatAmount(c.creditApplied ?? "0"),
+    couponId: c.couponId ?? null,
     currency: c.currency,
     asset: c.asset,
     assetAmount: c.assetAmount == null ? null : formatAmount(c.assetAmount),
@@ -86,6 +105,9 @@ export function chargeRecord(c: ChargeRow) {
     assetAmountRefunded: formatAmount(c.assetAmountRefunded ?? "0"),
     // Paid from a fallback asset (`asset`) because the funding asset could not.
     fundedByFallback: c.fundedByFallback === true,
+    rateAt: isoOrNull(c.rateAt),
+    receiptNumber: c.receiptNumber ?? null,
+    receiptUrl: c.receiptUrl ?? null,
   };
 }
 

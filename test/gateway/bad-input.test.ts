@@ -65,11 +65,10 @@ describe("bad input answered cleanly", () => {
     });
   });
 
-  it("refuses a plan of amount 0 and a name of only spaces; trims names", async () => {
-    const zero = await api.post(PLANS, plan({ amount: "0" }));
-    expect(zero.status).to.equal(400);
-    expect(zero.body.message).to.match(/^amount: must be greater than 0/);
-    expect((await api.post(PLANS, plan({ amount: "0.000" }))).status).to.equal(400);
+  it("accepts a free plan (amount 0, issue 25), refuses a name of only spaces; trims names", async () => {
+    const zero = await api.post(PLANS, plan({ amount: "0.000" }));
+    expect(zero.status).to.equal(201);
+    expect(zero.body.amount).to.equal("0");
     const blank = await api.post(PLANS, plan({ name: "   " }));
     expect(blank.status).to.equal(400);
     expect(blank.body.message).to.match(/^name: /);

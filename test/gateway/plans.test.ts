@@ -65,8 +65,8 @@ describe("subscription plans over REST", () => {
       const a = await expectCreated({ ...valid, amount: "10.50" });
       const b = await expectCreated({ ...valid, amount: "10.5" });
       expect(a.amount).to.equal(b.amount);
-      // A plan charges every period: amount 0 is refused (issue 11), however it is spelled.
-      await expectInvalid({ ...valid, amount: "0.000" }, "amount");
+      // A free plan (issue 25): amount 0, however it is spelled, comes back as "0".
+      expect((await expectCreated({ ...valid, amount: "0.000" })).amount).to.equal("0");
       const leading = await expectCreated({ ...valid, amount: "007.10" });
       expect(leading.amount).to.equal("7.1");
     });

@@ -15,7 +15,9 @@ import { afterChargeSettles, ChargeInFlight, renewalInFlight } from "../charges/
 import { settleAutomaticRefund } from "../refunds/automatic-refund.ts";
 import { quoteFunding, tooLargeForAsset } from "../funding.ts";
 import { ASSET_AMOUNT_TOO_LARGE } from "../contract.ts";
-import { fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../ports.ts";
+import { fetchPlan, fetchPlanPricing, fetchWalletUserById, type SubscriptionPorts } from "../ports.ts";
+import { chargedPart, prorationFor } from "../pricing/proration.ts";
+import { creditProration } from "../pricing/proration-credit.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { supersedeScheduled, switchPlan } from "./switch-plan.ts";
 import { schedulePlanChange } from "./change-session-queue.ts";
@@ -87,7 +89,11 @@ async function approveOnce(ctx: UseCaseContext, ports: SubscriptionPorts, input:
     return { approved: false, refusal: "ACCOUNT_FROZEN", message: "Your wallet account is frozen, so it cannot approve changes.", session, subscription, charge: undefined };
   }
 
-  const chargeAmount = formatAmount(session.immediateChargeAmount);
+  // PRORATE (pricing/proration.ts): the immediate charge is what the change comes to now; a credit is written under the lock below.
+  const prorating = session.proration === "PRORATE" && session.effectiveMode === "IMMEDIATE";
+  const oldAmount = prorating ? (await fetchPlanPricing(ports, subscription.merchantId, session.currentPlanId)).amount : "0";
+  const prorate = (sub: SubscriptionRow) => prorationFor(sub, oldAmount, formatAmount(session.requestedAmount), ctx.clock.now());
+  const chargeAmount = prorating ? chargedPart(prorate(subscription)) : formatAmount(session.immediateChargeAmount);
   if (session.effectiveMode === "IMMEDIATE" && !isZero(amount(chargeAmount))) {
     return approveWithCharge(ctx, ports, input.token, session, subscription, chargeAmount);
   }
@@ -101,6 +107,7 @@ async function approveOnce(ctx: UseCaseContext, ports: SubscriptionPorts, input:
     const refused = changeableRefusal(row, sub);
     if (refused) return { approved: false, ...refused, session: row, subscription: sub, charge: undefined };
     if (row.effectiveMode === "IMMEDIATE") {
+      if (prorating) row.prorationAmount = creditProration(sub, prorate(sub), row.requestedCurrency);
       await switchPlan(em, ctx.clock, sub, row, "approve_immediate");
     } else {
       await supersedeScheduled(em, ctx.clock, sub.id, row.id);
@@ -154,7 +161,8 @@ async function approveWithCharge(
     if (refused) return { refused, row, sub };
     // Quoted for the asset read before the lock: a charge is only ever opened in the asset it was quoted for.
     if (sub.fundingAsset !== asset) throw new DomainError("failed_precondition", "SUBSCRIPTION_CHANGED", "the subscription's funding asset changed meanwhile; try again");
-    const terms = { amount: chargeAmount, currency: requested.currency, asset, assetAmount: quote.assetAmount, rate: quote.rate };
+    const terms = { amount: chargeAmount, currency: requested.currency, asset, assetAmount: quote.assetAmount, rate: quote.rate, rateAt: quote.rateAt };
+    if (row.proration === "PRORATE") row.prorationAmount = chargeAmount;
     return { charge: await openChangeCharge(em, ctx.clock.now(), sub, row, terms, capExceeded ? "MAXIMUM_CHARGE_EXCEEDED" : undefined) };
   });
   if ("refused" in opened) return { approved: false, ...opened.refused!, session: opened.row!, subscription: opened.sub!, charge: undefined };

@@ -10,6 +10,7 @@ export interface ChangeChargeTerms {
   asset: string;
   assetAmount: string;
   rate: string;
+  rateAt?: Date | undefined;
 }
 
 /**

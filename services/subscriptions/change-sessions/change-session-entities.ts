@@ -40,6 +40,10 @@ export const SubscriptionChangeSession = defineEntity({
     effectiveMode: p.string().length(16).$type<EffectiveMode>(),
     /** In the requested plan's currency. */
     immediateChargeAmount: p.decimal("string").precision(38).scale(18),
+    /** NONE or PRORATE (pricing/proration.ts, migration 0026). */
+    proration: p.string().length(16).$type<"NONE" | "PRORATE">().default("NONE"),
+    /** PRORATE: what the change came to when it applied (positive: charged; negative: credited). */
+    prorationAmount: p.decimal("string").precision(38).scale(18).nullable(),
     successUrl: p.string().length(2048),
     cancelUrl: p.string().length(2048),
     reason: p.string().length(1000).nullable(),

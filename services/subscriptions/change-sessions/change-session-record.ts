@@ -18,6 +18,9 @@ export function changeSessionRecord(s: ChangeSessionRow) {
     requestedPlanId: s.requestedPlanId,
     effectiveMode: s.effectiveMode,
     immediateChargeAmount: formatAmount(s.immediateChargeAmount),
+    proration: s.proration ?? "NONE",
+    // Signed decimal: "-3.2" was credited to the subscription, "3.2" charged; null until a PRORATE change applies.
+    prorationAmount: s.prorationAmount == null ? null : formatAmount(s.prorationAmount),
     currency: s.requestedCurrency,
     successUrl: s.successUrl,
     cancelUrl: s.cancelUrl,

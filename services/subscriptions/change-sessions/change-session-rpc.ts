@@ -84,6 +84,7 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
         requestedPlanId: req.requestedPlanId,
         effectiveMode: req.effectiveMode,
         immediateChargeAmount: req.immediateChargeAmount,
+        proration: req.proration,
         successUrl: req.successUrl,
         cancelUrl: req.cancelUrl,
         reason: req.reason,

@@ -14,6 +14,7 @@ import { quoteFunding, tooLargeForAsset } from "../funding.ts";
 import { fetchPlan, planInterval, refuseArchivedPlan, type SubscriptionPorts } from "../ports.ts";
 import { findSubscription, lockSubscription } from "../subscription-store.ts";
 import { scheduleChangeSessionExpiry } from "./change-session-queue.ts";
+import { PRORATIONS, type Proration } from "../pricing/contract.ts";
 import { ASSET_AMOUNT_TOO_LARGE, AUTHORIZATION_MINUTES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../contract.ts";
 
 /** Same lifetime as a subscription authorization's default. */
@@ -29,6 +30,8 @@ export interface CreateChangeSessionInput {
   cancelUrl: string;
   reason?: string | undefined;
   metadata: Record<string, unknown>;
+  /** NONE (default) or PRORATE (pricing/proration.ts). */
+  proration?: string | undefined;
 }
 
 export interface CreatedChangeSession {
@@ -53,6 +56,7 @@ const notChangeable = (status: string) =>
  */
 export async function createChangeSession(ctx: UseCaseContext, ports: SubscriptionPorts, input: CreateChangeSessionInput): Promise<CreatedChangeSession> {
   const mode = validate(input);
+  const proration = validateProration(input, mode);
   const charge = input.immediateChargeAmount || "0";
 
   const sub = await findSubscription(ctx.em, input.subscriptionId, input.merchantId);
@@ -84,6 +88,10 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
     );
   }
   const current = await fetchPlan(ports, input.merchantId, sub.planId);
+  const otherCredit = sub.creditCurrency != null && sub.creditCurrency !== requested.currency && !isZero(amount(sub.creditBalance ?? "0"));
+  if (proration === "PRORATE" && (current.currency !== requested.currency || otherCredit)) {
+    throw conflict("PRORATION_CURRENCY_MISMATCH", `requestedPlanId: proration needs both plans in one currency (the current plan is in ${current.currency}, the requested one in ${requested.currency})`);
+  }
 
   const id = randomUUID();
   const { token, hash } = changeSessionToken(ports.linkKey, id);
@@ -120,6 +128,8 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
         requestedIntervalCount: requested.intervalCount,
         effectiveMode: mode,
         immediateChargeAmount: formatAmount(charge),
+        proration,
+        prorationAmount: null,
         successUrl: input.successUrl,
         cancelUrl: input.cancelUrl,
         reason: input.reason ?? null,
@@ -160,4 +170,14 @@ function validate(input: CreateChangeSessionInput): EffectiveMode {
     throw invalid("INVALID_REQUEST", `reason: must be at most ${REASON_MAX_LENGTH} characters`);
   }
   return mode;
+}
+
+/** PRORATE with IMMEDIATE computes the immediate charge when the change applies: one sent is refused. */
+function validateProration(input: CreateChangeSessionInput, mode: EffectiveMode): Proration {
+  const proration = (input.proration || "NONE") as Proration;
+  if (!PRORATIONS.includes(proration)) throw invalid("INVALID_REQUEST", `proration: must be one of ${PRORATIONS.join(", ")}`);
+  if (proration === "PRORATE" && mode === "IMMEDIATE" && input.immediateChargeAmount) {
+    throw invalid("INVALID_REQUEST", "immediateChargeAmount: must be absent with proration PRORATE and effectiveMode IMMEDIATE (it is computed when the change applies)");
+  }
+  return proration;
 }

@@ -34,6 +34,8 @@ export interface ChargePorts {
   wallet: Client<typeof WalletService>;
   logger: Logger;
   chargeHandlers: ChargeHandlers;
+  /** Receipt links point here (receipt-number.ts). */
+  publicBaseUrl: string;
 }
 
 /** A charge of `subject` is in flight: the caller answers 409 and the client retries shortly. */

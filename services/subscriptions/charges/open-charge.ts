@@ -17,6 +17,13 @@ export interface PeriodChargeTerms {
   asset: string;
   assetAmount: string | null;
   rate: string | null;
+  /** When the rate was observed (the receipt shows it). */
+  rateAt?: Date | null | undefined;
+  /** The price's parts (pricing/period-price.ts); absent: amount is the subtotal, nothing off. */
+  subtotal?: string | undefined;
+  discountAmount?: string | undefined;
+  creditApplied?: string | undefined;
+  couponId?: string | null | undefined;
 }
 
 /**
@@ -80,6 +87,14 @@ function chargeAttemptRow(spec: ChargeAttemptSpec, now: Date): ChargeRow {
     periodStart: spec.period.start,
     periodEnd: spec.period.end,
     amount: spec.terms.amount,
+    subtotal: spec.terms.subtotal ?? spec.terms.amount,
+    discountAmount: spec.terms.discountAmount ?? "0",
+    creditApplied: spec.terms.creditApplied ?? "0",
+    couponId: spec.terms.couponId ?? null,
+    rateAt: spec.terms.rateAt ?? null,
+    receiptNumber: null,
+    receiptToken: null,
+    receiptUrl: null,
     currency: spec.terms.currency,
     asset: spec.terms.asset,
     assetAmount: spec.terms.assetAmount,
@@ -139,11 +154,13 @@ export async function openLeasedCharges(
   const rows = specs.map((spec) => ({ ...chargeAttemptRow({ ...spec, purpose: "RENEWAL", changeSessionId: null }, now), leaseGeneration: LEASED_INSERT.generation }));
   await em.execute(
     `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-       amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose, ${LEASED_INSERT.columns})
-     values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, 'PENDING', ?, ?, 'RENEWAL', ${LEASED_INSERT.values})`).join(", ")}`,
+       amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose,
+       subtotal, discount_amount, credit_applied, coupon_id, rate_at, ${LEASED_INSERT.columns})
+     values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, 'PENDING', ?, ?, 'RENEWAL', ?::numeric, ?::numeric, ?::numeric, ?::uuid, ?, ${LEASED_INSERT.values})`).join(", ")}`,
     rows.flatMap((r) => [
       r.id, r.subscriptionId, r.merchantId, r.walletUserId, r.periodIndex, r.periodStart, r.periodEnd,
-      r.amount, r.currency, r.asset, r.assetAmount, r.rate, r.attempt, r.createdAt, LEASED_INSERT.param,
+      r.amount, r.currency, r.asset, r.assetAmount, r.rate, r.attempt, r.createdAt,
+      r.subtotal, r.discountAmount, r.creditApplied, r.couponId, r.rateAt, LEASED_INSERT.param,
     ]),
   );
   return rows;

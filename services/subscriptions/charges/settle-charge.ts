@@ -10,6 +10,7 @@ import { Subscription, SubscriptionCharge, type AuthorizationRow, type ChargeRow
 import { chargeRecord } from "../subscription-record.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { CHARGES_TABLE, type ChargePorts } from "./charge-ports.ts";
+import { assignReceipt } from "./receipt-number.ts";
 
 /**
  * Steps 2 and 3 of the wallet-call protocol (platform/wallet-calls/) for a
@@ -171,4 +172,6 @@ export async function recordAnswer(
   recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_succeeded", data });
   await handler.succeeded(em, clock, sub, row, authorization);
   data.subscriptionVersion = sub.version;
+  // The receipt number last: its counter row stays locked until the commit, so it is taken as late as possible.
+  if (await assignReceipt(em, row, ports.publicBaseUrl)) data.charge = chargeRecord(row);
 }

@@ -3,6 +3,7 @@ import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, type SubscriptionRow } from "../entities.ts";
 import { SubscriptionChangeSession } from "../change-sessions/change-session-entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
+import { periodPrice } from "../pricing/period-price.ts";
 import { fetchPlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { DAY_MS } from "./billing-policy.ts";
 import { applyCoverage, assessCoverage } from "./charge-at-risk.ts";
@@ -50,7 +51,10 @@ export async function notifyUpcomingCharge(ctx: UseCaseContext, ports: Subscript
   if (!inWindow(sub, now, noticeDays)) return false;
   // A scheduled plan change due by then is applied before that renewal is charged: announce its amount.
   const change = await ctx.em.fork().findOne(SubscriptionChangeSession, { subscriptionId, status: "SCHEDULED", scheduledFor: { $lte: sub.nextBillingAt! } });
-  const plan = await fetchPlanPricing(ports, sub.merchantId, change?.requestedPlanId ?? sub.planId);
+  const listed = await fetchPlanPricing(ports, sub.merchantId, change?.requestedPlanId ?? sub.planId);
+  // What that renewal will charge: its price with the discount and credit as they stand (pricing/period-price.ts).
+  const price = periodPrice(listed.amount, listed.currency, sub);
+  const plan = { ...listed, amount: price.amount };
   const coverage = await assessCoverage(ports, sub, plan);
   const quote = coverage.quote;
 
@@ -68,7 +72,10 @@ export async function notifyUpcomingCharge(ctx: UseCaseContext, ports: Subscript
         subscriptionVersion: locked.version,
         periodIndex: locked.nextPeriodIndex,
         date: locked.nextBillingAt!.toISOString(),
-        amount: plan.amount,
+        amount: price.amount,
+        subtotal: price.subtotal,
+        discountAmount: price.discountAmount,
+        creditApplied: price.creditApplied,
         currency: plan.currency,
         asset: locked.fundingAsset,
         assetAmount: quote?.assetAmount ?? null,

@@ -8,9 +8,12 @@ import { asEntityRows, selectColumns } from "../../platform/database/prepared.ts
 import { chargeCall, chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
 import { fenceOf, recordFailures } from "../../platform/wallet-calls/wallet-call.ts";
 import { openLeasedCharges, withinBudget } from "../charges/open-charge.ts";
+import { lockReceiptCounters } from "../charges/receipt-number.ts";
 import { attemptBudget } from "./billing-policy.ts";
 import { enqueueRechecksAfterDebits } from "./charge-at-risk.ts";
 import { quotePlan, type Quote } from "../funding.ts";
+import { periodPrice, pricedRow, PRICED_COLUMNS } from "../pricing/period-price.ts";
+import { chargeTerms } from "../pricing/price-terms.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
 import { exceedsCap, isDue, MAX_PERIODS_PER_RUN, renewSubscription } from "./renew-subscription.ts";
@@ -92,13 +95,14 @@ interface Terms {
   quotes: Map<string, Quote | undefined>;
 }
 
-const quoteKey = (planId: string, asset: string) => `${planId}/${asset}`;
+/** One quote per (plan, asset, priced amount): subscriptions with the same discount share it (pricing/period-price.ts). */
+const quoteKey = (planId: string, asset: string, priced: string) => `${planId}/${asset}/${priced}`;
 
 /** Plans and quotes for the due subscriptions, read before any transaction: no RPC is made while one is open. */
 async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: string[], oneByOne: Set<string>): Promise<Terms> {
   // Only what names the terms (the locked rows are checked against them later): no entity to build.
-  const subs = await ctx.em.execute<{ id: string; merchant_id: string; plan_id: string; funding_asset: string | null; has_fallback: boolean }[]>(
-    `select id, merchant_id, plan_id, funding_asset, cardinality(fallback_assets) > 0 as has_fallback from subscriptions
+  const subs = await ctx.em.execute<({ id: string; merchant_id: string; plan_id: string; funding_asset: string | null; has_fallback: boolean } & Record<string, unknown>)[]>(
+    `select id, merchant_id, plan_id, funding_asset, cardinality(fallback_assets) > 0 as has_fallback, ${PRICED_COLUMNS} from subscriptions
       where id in (${ids.map(() => "?").join(", ")}) and status in ('ACTIVE', 'TRIALING', 'PAST_DUE') and funding_asset is not null`,
     ids,
   );
@@ -118,8 +122,10 @@ async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: str
         continue;
       }
     }
-    const key = quoteKey(sub.plan_id, sub.funding_asset!);
-    if (!quotes.has(key)) quotes.set(key, await quotePlan(ports, plans.get(sub.plan_id)!, sub.funding_asset!));
+    const plan = plans.get(sub.plan_id)!;
+    const priced = periodPrice(plan.amount, plan.currency, pricedRow(sub)).amount;
+    const key = quoteKey(sub.plan_id, sub.funding_asset!, priced);
+    if (!quotes.has(key)) quotes.set(key, await quotePlan(ports, { amount: priced, currency: plan.currency }, sub.funding_asset!));
   }
   return { plans, quotes };
 }
@@ -141,7 +147,9 @@ async function openCharges(ctx: UseCaseContext, ports: SubscriptionPorts, ids: s
     const toOpen: Parameters<typeof openLeasedCharges>[2] = [];
     for (const sub of due) {
       const plan = terms.plans.get(sub.planId);
-      const quote = sub.fundingAsset ? terms.quotes.get(quoteKey(sub.planId, sub.fundingAsset)) : undefined;
+      // Priced from the locked row; a price changed since its quote has no quote here (one by one).
+      const price = plan ? periodPrice(plan.amount, plan.currency, sub) : undefined;
+      const quote = sub.fundingAsset && price ? terms.quotes.get(quoteKey(sub.planId, sub.fundingAsset, price.amount)) : undefined;
       const attempt = (attempts.get(sub.id)?.last ?? 0) + 1;
       const maxAttempts = attemptBudget(policies.get(sub.merchantId)!);
       // Over its budget (the schedule shrank): the one-by-one path ends dunning without charging (openPeriodCharge).
@@ -164,7 +172,7 @@ async function openCharges(ctx: UseCaseContext, ports: SubscriptionPorts, ids: s
       toOpen.push({
         sub,
         period,
-        terms: { amount: plan.amount, currency: plan.currency, asset: sub.fundingAsset, assetAmount: quote.assetAmount, rate: quote.rate },
+        terms: chargeTerms(price!, plan.currency, sub.fundingAsset, quote),
         attempt,
         maxAttempts,
       });
@@ -187,6 +195,7 @@ async function settleCharges(
       (await em.find(SubscriptionCharge, { id: { $in: opened.map((c) => c.id) } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" }, refresh: true })).map((r) => [r.id, r]),
     );
     const authorizations = await currentAuthorizations(em, [...subs.keys()]);
+    await lockReceiptCounters(em, opened.map((c) => c.merchantId));
     let paid = 0;
     let failed = 0;
     const stillDue: string[] = [];

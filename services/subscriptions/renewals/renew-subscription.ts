@@ -5,6 +5,8 @@ import { openPeriodCharge, type PeriodFailureReason } from "../charges/open-char
 import { settleCharge } from "../charges/settle-charge.ts";
 import { chargeInFlight } from "../charges/wait-for-charges.ts";
 import { quotePlan } from "../funding.ts";
+import { periodPrice, sameAmount } from "../pricing/period-price.ts";
+import { chargeTerms } from "../pricing/price-terms.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { applyDuePlanChange } from "../change-sessions/apply-due-plan-change.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
@@ -85,9 +87,12 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
     // Quoted for this asset, before the lock (no RPC while a transaction is open); the charge is opened only in this asset.
     const quotedAsset = sub.fundingAsset;
     const fallbacks = [...sub.fallbackAssets];
+    // The period's price (discount, credit) is what is quoted: pricing/period-price.ts.
+    const price = periodPrice(plan.amount, plan.currency, sub);
     const chosenPlan = plan;
     // With fallbacks, the asset this attempt charges is chosen now, from balances read just before: the row is opened in it and never re-pointed.
-    const paying = await choosePayingAsset(ports, plan, { walletUserId: sub.walletUserId, fundingAsset: quotedAsset, fallbackAssets: fallbacks }, await quotePlan(ports, plan, quotedAsset));
+    const priced = { ...plan, amount: price.amount };
+    const paying = await choosePayingAsset(ports, priced, { walletUserId: sub.walletUserId, fundingAsset: quotedAsset, fallbackAssets: fallbacks }, await quotePlan(ports, priced, quotedAsset));
     const quote = paying.quote;
 
     const step = await ctx.em.fork().transactional(async (em) => {
@@ -100,7 +105,10 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       if (inFlight) return { kind: "in_flight", chargeId: inFlight.id, renewal: inFlight.purpose === "RENEWAL" } as const;
       await applyDuePlanChange(em, ctx.clock, locked);
       // The plan or the funding asset changed (just now, or since the quote): quote again and start over.
-      if (locked.planId !== chosenPlan.id || locked.fundingAsset !== quotedAsset || locked.fallbackAssets.join(",") !== fallbacks.join(",")) return { kind: "again" } as const;
+      const lockedPrice = periodPrice(chosenPlan.amount, chosenPlan.currency, locked);
+      if (locked.planId !== chosenPlan.id || locked.fundingAsset !== quotedAsset || locked.fallbackAssets.join(",") !== fallbacks.join(",") || !sameAmount(lockedPrice, price)) {
+        return { kind: "again" } as const;
+      }
       const policy = await ports.policies.forMerchant(em, locked.merchantId);
 
       const cadence = { interval: planInterval(chosenPlan), count: chosenPlan.intervalCount };
@@ -117,7 +125,7 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
         "RENEWAL",
         locked,
         period,
-        { amount: chosenPlan.amount, currency: chosenPlan.currency, asset: paying.asset, assetAmount: quote?.assetAmount ?? null, rate: quote?.rate ?? null },
+        chargeTerms(lockedPrice, chosenPlan.currency, paying.asset, quote),
         refusal,
         attemptBudget(policy),
         paying.fundedByFallback,

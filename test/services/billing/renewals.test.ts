@@ -195,6 +195,9 @@ describe("recurring billing: renewals", () => {
       periodIndex: 1,
       date: sub.nextBillingAt,
       amount: "20",
+      subtotal: "20",
+      discountAmount: "0",
+      creditApplied: "0",
       currency: "EUR",
       asset: "USDT_TRON",
       assetAmount: "21.6",
@@ -218,7 +221,8 @@ describe("recurring billing: renewals", () => {
     expect(paid).to.include({ object: "subscription_charge", subscriptionId, amount: "4", currency: "USD", asset: "USDT_TRON", assetAmount: "4", rate: "1" });
     expect(paid.walletTransactionId).to.be.a("string");
     expect(Object.keys(paid).sort()).to.deep.equal(
-      ["id", "object", "subscriptionId", "periodIndex", "periodStart", "periodEnd", "amount", "currency", "asset", "assetAmount", "rate", "status", "failureReason", "attempt", "walletTransactionId", "createdAt", "amountRefunded", "assetAmountRefunded", "fundedByFallback"].sort(),
+      ["id", "object", "subscriptionId", "periodIndex", "periodStart", "periodEnd", "amount", "currency", "asset", "assetAmount", "rate", "status", "failureReason", "attempt", "walletTransactionId", "createdAt", "amountRefunded", "assetAmountRefunded", "fundedByFallback",
+        "subtotal", "discountAmount", "creditApplied", "couponId", "rateAt", "receiptNumber", "receiptUrl"].sort(),
     );
     // The REST record is the event's charge record.
     const succeeded = (await eventsOf(sys, subscriptionId)).find((e) => e.type === "subscription.charge_succeeded");

@@ -43,7 +43,11 @@ describe("gRPC fuzz: every method, random and boundary input, never INTERNAL/UNK
   let sys: TestSystem;
   let merchantId: string;
   const clients: Record<string, grpc.Client> = {};
-  const protoFiles = readdirSync(path.resolve("proto/billing")).map((d) => path.resolve(`proto/billing/${d}/v1/${d}.proto`));
+  // Each domain's own file, plus the subscriptions service's pricing.proto (issue 25).
+  const protoFiles = [
+    ...readdirSync(path.resolve("proto/billing")).map((d) => path.resolve(`proto/billing/${d}/v1/${d}.proto`)),
+    path.resolve("proto/billing/subscriptions/v1/pricing.proto"),
+  ];
   const definition = protoLoader.loadSync(protoFiles, { includeDirs: [path.resolve("proto")], keepCase: false, longs: String, enums: String, defaults: true });
   const services = Object.entries(definition).filter(([, def]) => !("format" in def)) as [string, protoLoader.ServiceDefinition][];
   // proto-loader names a field's message type fully (".pkg.Type") or, within the same package, relatively ("Type").

@@ -20,6 +20,7 @@ import { Migration0022WalletCallProtocol } from "./0022-wallet-call-protocol.ts"
 import { Migration0023ChangeNotApplied } from "./0023-change-not-applied.ts";
 import { Migration0024Payouts } from "./0024-payouts.ts";
 import { Migration0025DunningSettingsAndFallback } from "./0025-dunning-settings-and-fallback.ts";
+import { Migration0026PricingAndReceipts } from "./0026-pricing-and-receipts.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -47,4 +48,5 @@ export const migrations: MigrationObject[] = [
   { name: "0023-change-not-applied", class: Migration0023ChangeNotApplied },
   { name: "0024-payouts", class: Migration0024Payouts },
   { name: "0025-dunning-settings-and-fallback", class: Migration0025DunningSettingsAndFallback },
+  { name: "0026-pricing-and-receipts", class: Migration0026PricingAndReceipts },
 ];
