@@ -11,8 +11,8 @@ import { Eta } from "eta";
  * models below carry: words and amounts are made in TypeScript (page-text.ts).
  *
  * Form names are a contract for browser automation (README, hosted pages):
- * email, password, fundingAsset, pin, subscriptionId, csrf and
- * action = login | approve | cancel | logout | cancel-subscription | change-funding-asset.
+ * email, password, fundingAsset, pin, subscriptionId, address, csrf and
+ * action = login | approve | cancel | logout | cancel-subscription | change-funding-asset | claim.
  */
 export interface PageViews {
   render<K extends keyof PageModels>(name: K, model: PageModels[K]): string;
@@ -34,6 +34,27 @@ export interface PageModels {
   "approval-funding": ApprovalFundingModel;
   "self-service-login": SelfServiceLoginModel;
   "self-service": SelfServiceModel;
+  claim: ClaimModel;
+  "claim-done": ClaimDoneModel;
+}
+
+/** The refund claim page: one question (the customer's address), then `action` = claim. */
+export interface ClaimModel extends FormModel {
+  summary: SummaryModel;
+  network: string;
+  /** What a valid address looks like on the network. */
+  hint: string;
+  address: string;
+  error?: string | undefined;
+  /** "Send 0.00040000 BTC to this address". */
+  claimLabel: string;
+}
+
+/** A claimed refund: what happens now, in [role=status]. */
+export interface ClaimDoneModel {
+  title: string;
+  message: string;
+  address?: string | undefined;
 }
 
 /** A page with only a heading and a sentence (expired link, stale form, failure). */

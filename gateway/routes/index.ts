@@ -13,10 +13,10 @@ import { webhookEndpointRoutes } from "./webhook-endpoints.ts";
 import { refundRoutes } from "./refunds.ts";
 import { balanceRoutes } from "./balance.ts";
 import { adminReconciliationRoutes } from "./admin-reconciliation.ts";
-import { adminPayoutRoutes, payoutDestinationRoutes, payoutRoutes } from "./payouts.ts";
+import { adminPayoutRoutes, orderRefundRoutes, payoutDestinationRoutes, payoutRoutes } from "./payouts.ts";
 import { billingSettingsRoutes } from "./billing-settings.ts";
 import { couponRoutes } from "./coupons.ts";
 import { chargeRoutes } from "./charges.ts";
 
 /** Every REST operation: mounted by the app and documented by the OpenAPI builder. */
-export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...adminReconciliationRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes, ...payoutDestinationRoutes, ...payoutRoutes, ...adminPayoutRoutes, ...billingSettingsRoutes, ...couponRoutes, ...chargeRoutes];
+export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...adminReconciliationRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes, ...payoutDestinationRoutes, ...payoutRoutes, ...adminPayoutRoutes, ...billingSettingsRoutes, ...couponRoutes, ...chargeRoutes, ...orderRefundRoutes];

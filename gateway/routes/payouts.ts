@@ -13,6 +13,7 @@ import {
   sandboxFailPayoutBody,
 } from "../schemas/payouts.ts";
 import { recordOf } from "../../services/platform/rpc/record-json.ts";
+import { createOrderRefundBody, listOrderRefundsQuery, orderRefundSchema } from "../schemas/order-refunds.ts";
 
 const sandboxOnly = (config: { sandbox: boolean }) => config.sandbox;
 
@@ -215,6 +216,54 @@ export const adminPayoutRoutes = defineRoutes([
     responses: { 200: { description: "The payout, FAILED", schema: adminPayoutSchema } },
     async handler({ params, body }, { clients }) {
       return { status: 200, body: recordOf((await clients.payouts.sandboxFailPayout({ id: params.id!, reason: body.reason })).payout) };
+    },
+  },
+]);
+
+export const orderRefundRoutes = defineRoutes([
+  {
+    method: "post",
+    path: "/api/v1/payment-orders/:id/refunds",
+    operationId: "createOrderRefund",
+    summary: "Refund a payment order to the customer's address",
+    description:
+      "amount + the asset's payout fee are reserved from your available balance at once, in one ORDER_REFUND ledger transaction (under the lock refunds and payouts check the balance under). " +
+      "With `address` the refund is paid out at once (no cooling period) as a payout with source ORDER_REFUND; without it the answer carries `claimUrl`, a page where the customer enters the address (valid `expiresInMinutes`; expired, the money returns). " +
+      "404 PAYMENT_ORDER_NOT_FOUND (also another merchant's); 409 ORDER_NOT_REFUNDABLE (no confirmed payment), REFUND_EXCEEDS_PAYMENT (more than the confirmed payments minus refunds so far; the message says what remains), " +
+      "MERCHANT_BALANCE_INSUFFICIENT (amount + fee above your available balance: nothing moved), PAYOUT_IN_PROGRESS (a retry while the first attempt runs); 400 naming `amount` or `address` and the rule; 503 PAYOUTS_UNAVAILABLE.",
+    tag: "Payouts",
+    auth: "apiKey",
+    body: createOrderRefundBody,
+    idempotent: true,
+    errors: [404, 409],
+    responses: { 201: { description: "The refund: PROCESSING (address given) or AWAITING_ADDRESS (claimUrl)", schema: orderRefundSchema } },
+    async handler({ body, params, merchantId }, { clients }, ctx) {
+      const key = ctx.get(IDEMPOTENCY_HEADER);
+      const res = await clients.payouts.createOrderRefund({
+        merchantId,
+        paymentOrderId: params.id!,
+        amount: body.amount,
+        address: body.address,
+        expiresInMinutes: body.expiresInMinutes ?? 0,
+        idempotencyKey: key || undefined,
+      });
+      return { status: 201, body: recordOf(res.refund) };
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/payment-orders/:id/refunds",
+    operationId: "listOrderRefunds",
+    summary: "List a payment order's refunds, newest first",
+    description: "404 PAYMENT_ORDER_NOT_FOUND (also another merchant's).",
+    tag: "Payouts",
+    auth: "apiKey",
+    query: listOrderRefundsQuery,
+    errors: [404],
+    responses: { 200: { description: "A page of refunds", schema: pageSchema(orderRefundSchema) } },
+    async handler({ params, query, merchantId }, { clients }) {
+      const res = await clients.payouts.listOrderRefunds({ merchantId, paymentOrderId: params.id!, limit: query.limit, cursor: query.cursor });
+      return { status: 200, body: toPageBody(res, res.refunds.map(recordOf)) };
     },
   },
 ]);

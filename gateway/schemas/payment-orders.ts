@@ -80,7 +80,7 @@ export const paymentOrderSchema = {
   type: "object",
   required: [
     "id", "object", "externalId", "externalCustomerId", "asset", "network", "address", "amountToPay", "amount", "currency", "rate", "rateAt",
-    "status", "expiresAt", "amountPaid", "overpaidAmount", "latePayment", "amountPaidLate", "underpaymentTolerancePercent",
+    "status", "expiresAt", "amountPaid", "overpaidAmount", "latePayment", "amountPaidLate", "amountRefunded", "underpaymentTolerancePercent",
     "requiredConfirmations", "payments", "metadata", "paidAt", "expiredAt", "settledAt", "createdAt", "updatedAt", "version",
   ],
   properties: {
@@ -102,6 +102,7 @@ export const paymentOrderSchema = {
     overpaidAmount: { ...assetAmountOutSchema, description: "amountPaid beyond amountToPay; above 0 means overpaid." },
     latePayment: { type: "boolean", description: "A transfer arrived after expiry." },
     amountPaidLate: assetAmountOutSchema,
+    amountRefunded: { ...assetAmountOutSchema, description: "What refunds of this order gave back or have on their way (AWAITING_ADDRESS, PROCESSING, PAID)." },
     underpaymentTolerancePercent: { type: "string" },
     requiredConfirmations: { type: "integer" },
     payments: { type: "array", items: paymentSchema },

@@ -44,6 +44,18 @@ export const PaymentOrder = defineEntity({
     updatedAt: p.datetime(),
     /** Raised by one with each change (platform/record-version.ts), in the transaction recording its event (migration 0020). */
     version: p.integer().default(1),
+    /**
+     * What its refunds gave back or have on their way (the payouts service's
+     * order_refunds, statuses OPENING, AWAITING_ADDRESS, PROCESSING, PAID):
+     * read, never written, here. Decision: a read-only subquery keeps the
+     * order record the one place its fields are built, without an RPC from
+     * orders back to payouts on every read and inside every event's transaction.
+     */
+    amountRefunded: p
+      .decimal("string")
+      .formula((cols) => `(select coalesce(sum(r.amount), 0) from order_refunds r where r.payment_order_id = ${cols}.id and r.status in ('OPENING','AWAITING_ADDRESS','PROCESSING','PAID'))`)
+      .persist(false)
+      .nullable(),
   },
 });
 

@@ -41,6 +41,7 @@ export function orderRecord(order: PaymentOrderRow, payments: readonly OrderPaym
     overpaidAmount: formatAtScale(order.overpaidAmount, d),
     latePayment: order.latePayment,
     amountPaidLate: formatAtScale(order.amountPaidLate, d),
+    amountRefunded: formatAtScale(order.amountRefunded ?? "0", d),
     underpaymentTolerancePercent: formatAmount(order.underpaymentTolerancePercent),
     requiredConfirmations: order.requiredConfirmations,
     payments: payments.map((p) => paymentRecord(p, d)),

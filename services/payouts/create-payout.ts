@@ -134,8 +134,8 @@ async function findByKey(ctx: UseCaseContext, input: CreatePayoutInput): Promise
   return row;
 }
 
-/** Step 2 and 3 for the payout's DEBIT call (held: the lease its opener took). */
-async function finish(ctx: UseCaseContext, ports: PayoutPorts, payoutId: string, held: number | undefined): Promise<PayoutRow> {
+/** Step 2 and 3 for the payout's DEBIT call (held: the lease its opener took); an order refund's reservation too. */
+export async function finish(ctx: UseCaseContext, ports: PayoutPorts, payoutId: string, held: number | undefined): Promise<PayoutRow> {
   const em = ctx.em.fork();
   const [call] = await em.execute<{ id: string }[]>("select id from payout_calls where payout_id = ? and kind = 'DEBIT'", [payoutId]);
   const res = await runPayoutCall({ em, clock: ctx.clock }, ports, call!.id, held);

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { walletCallColumns } from "../platform/wallet-calls/columns.ts";
-import type { PayoutSource, PayoutStatus } from "./contract.ts";
+import type { OrderRefundStatus, PayoutSource, PayoutStatus } from "./contract.ts";
 
 /** An address a merchant may pay out to (migration 0024); its status is computed from activatesAt and removedAt. */
 export const PayoutDestination = defineEntity({
@@ -31,7 +31,8 @@ export const Payout = defineEntity({
     destinationId: p.uuid().nullable(),
     asset: p.string().length(16),
     network: p.string().length(16),
-    address: p.string().length(128),
+    /** Null only for an order refund waiting for its claim (AWAITING_ADDRESS, then EXPIRED). */
+    address: p.string().length(128).nullable(),
     amount: p.decimal("string").precision(38).scale(18),
     fee: p.decimal("string").precision(38).scale(18),
     status: p.string().length(16).$type<PayoutStatus>(),
@@ -79,8 +80,35 @@ export const PayoutCall = defineEntity({
   },
 });
 
+/**
+ * A refund of a payment order (migration 0027): its money and chain transfer
+ * are its payout's (source ORDER_REFUND, sourceId = this id); the status
+ * follows the payout's, moved in the same transaction (order-refunds/).
+ */
+export const OrderRefund = defineEntity({
+  name: "OrderRefund",
+  tableName: "order_refunds",
+  properties: {
+    id: p.uuid().primary(),
+    merchantId: p.uuid(),
+    paymentOrderId: p.uuid(),
+    payoutId: p.uuid(),
+    asset: p.string().length(16),
+    amount: p.decimal("string").precision(38).scale(18),
+    status: p.string().length(16).$type<OrderRefundStatus>(),
+    address: p.string().length(128).nullable(),
+    claimTokenHash: p.string().length(64).nullable(),
+    claimExpiresAt: p.datetime().nullable(),
+    idempotencyKey: p.string().length(200).nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type OrderRefundRow = InferEntity<typeof OrderRefund>;
+
 export type PayoutDestinationRow = InferEntity<typeof PayoutDestination>;
 export type PayoutRow = InferEntity<typeof Payout>;
 export type PayoutCallRow = InferEntity<typeof PayoutCall>;
 
-export const payoutEntities = [PayoutDestination, Payout, PayoutCall];
+export const payoutEntities = [PayoutDestination, Payout, PayoutCall, OrderRefund];

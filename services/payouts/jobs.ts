@@ -2,6 +2,7 @@ import { handleJob, handleSweep } from "../platform/queue/define-job.ts";
 import { contextFor } from "../platform/service-deps.ts";
 import { observeChain, submitPayout } from "./payout-actions.ts";
 import { sweepPayoutCalls } from "./payout-calls.ts";
+import { expireDueClaims } from "./order-refunds/expire-claims.ts";
 import { payoutsSweep, submitPayoutKind } from "./payout-queue.ts";
 import { processPayoutPorts } from "./process-ports.ts";
 
@@ -17,5 +18,6 @@ export const payoutJobs = [
     // Each failure stays on its row (failures, back-off, last_error) for a later sweep.
     await sweepPayoutCalls(contextFor(deps), ports);
     await observeChain(contextFor(deps), ports);
+    await expireDueClaims(contextFor(deps), ports);
   }),
 ];

@@ -10,6 +10,7 @@ import { Payout, PayoutCall, type PayoutRow } from "./entities.ts";
 import type { PayoutPorts } from "./payout-ports.ts";
 import { payoutRecord } from "./payout-records.ts";
 import { nextPayoutStatus } from "./payout-status.ts";
+import { followPayout } from "./order-refunds/follow-payout.ts";
 import { assetOf, callOf, failPayout, openCall, runPayoutCall, transferOf, tryPayoutCall } from "./payout-calls.ts";
 
 export const payoutNotFound = (id: string) => notFound(PAYOUT_ERRORS.payoutNotFound, `payout ${id} not found`);
@@ -47,7 +48,7 @@ export async function cancelPayout(ctx: UseCaseContext, ports: PayoutPorts, merc
       throw conflict("INVALID_STATUS_TRANSITION", "cannot cancel this payout: it is being handed to the chain");
     }
     if (submit) submit.status = "VOID";
-    const reversal = failPayout(em, ctx.clock, payout, "cancelled", null);
+    const reversal = await failPayout(em, ctx.clock, ports, payout, "cancelled", null);
     return { payout, reversalId: reversal.id };
   });
   await tryPayoutCall({ em: ctx.em.fork(), clock: ctx.clock }, ports, reversalId);
@@ -76,7 +77,7 @@ export async function rejectPayout(ctx: UseCaseContext, ports: PayoutPorts, id: 
     const payout = await lockPayout(em, id, undefined);
     nextPayoutStatus(payout.status, "rejected");
     if (await em.findOne(PayoutCall, { payoutId: payout.id, kind: "SUBMIT" })) throw conflict("INVALID_STATUS_TRANSITION", "cannot reject this payout: it was approved");
-    const reversal = failPayout(em, ctx.clock, payout, "rejected", REJECTED_REASON);
+    const reversal = await failPayout(em, ctx.clock, ports, payout, "rejected", REJECTED_REASON);
     return { payout, reversalId: reversal.id };
   });
   await tryPayoutCall({ em: ctx.em.fork(), clock: ctx.clock }, ports, reversalId);
@@ -115,12 +116,13 @@ export async function observeChain(ctx: UseCaseContext, ports: PayoutPorts, limi
         payout.updatedAt = at;
         payout.nextChainCheckAt = null;
         recordEvent(em, ctx.clock, { merchantId: payout.merchantId, type: "payout.paid", data: payoutRecord(payout) });
+        await followPayout(em, ctx.clock, ports.claimLinks, payout, "payout_paid");
         paid += 1;
         return null;
       }
       if (status?.state === "FAILED") {
         failed += 1;
-        return failPayout(em, ctx.clock, payout, "chain_failed", status.failureReason).id;
+        return (await failPayout(em, ctx.clock, ports, payout, "chain_failed", status.failureReason)).id;
       }
       // Still confirming (or unknown to the chain for now, e.g. a signer that lost it: an operator looks at it): ask again later.
       if (!status) ports.logger.error({ payoutId: payout.id }, "the chain does not know a PROCESSING payout");

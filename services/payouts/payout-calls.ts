@@ -13,6 +13,7 @@ import { Payout, PayoutCall, type PayoutCallKind, type PayoutCallRow, type Payou
 import type { ChainStatus, ChainTransfer, PayoutAsset, PayoutPorts } from "./payout-ports.ts";
 import { payoutRecord } from "./payout-records.ts";
 import { nextPayoutStatus } from "./payout-status.ts";
+import { followPayout } from "./order-refunds/follow-payout.ts";
 
 /** The payout calls' table (platform/wallet-calls/). */
 export const PAYOUT_CALLS_TABLE = "payout_calls";
@@ -43,7 +44,8 @@ export const transferOf = (payout: PayoutRow, asset: PayoutAsset): ChainTransfer
   payoutId: payout.id,
   network: payout.network,
   asset: payout.asset,
-  address: payout.address,
+  // Only a payout with an address is ever handed to the chain (the SUBMIT call is opened once it has one).
+  address: payout.address ?? "",
   amount: formatAmount(payout.amount),
   requiredConfirmations: asset.requiredConfirmations,
   blockSeconds: asset.blockSeconds,
@@ -65,13 +67,13 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
       const em = ctx.em.fork();
       const call = await em.findOneOrFail(PayoutCall, { id });
       const payout = await em.findOneOrFail(Payout, { id: call.payoutId });
-      const description = `payout ${payout.id} to ${payout.address}`.slice(0, 500);
+      const description = (payout.source === "ORDER_REFUND" ? `order refund ${payout.sourceId} (payout ${payout.id})` : `payout ${payout.id} to ${payout.address}`).slice(0, 500);
       if (call.kind === "DEBIT") {
-        const res = await ports.wallet.debit({ idempotencyKey: ledgerKeys.payoutDebit(payout.id), merchantId: payout.merchantId, asset: call.asset, amount: formatAmount(call.amount), description });
+        const res = await ports.wallet.debit({ idempotencyKey: debitKeyOf(payout), merchantId: payout.merchantId, asset: call.asset, amount: formatAmount(call.amount), description });
         return { kind: "DEBIT", ...res };
       }
       if (call.kind === "REVERSAL") {
-        const res = await ports.wallet.reverse({ idempotencyKey: ledgerKeys.payoutReversal(payout.id), merchantId: payout.merchantId, asset: call.asset, amount: formatAmount(call.amount), description: `reversal of ${description}`.slice(0, 500) });
+        const res = await ports.wallet.reverse({ idempotencyKey: reversalKeyOf(payout), merchantId: payout.merchantId, asset: call.asset, amount: formatAmount(call.amount), description: `reversal of ${description}`.slice(0, 500) });
         return { kind: "REVERSAL", transactionId: res.transactionId };
       }
       if (!ports.chain) throw payoutsUnavailable();
@@ -94,14 +96,18 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
           call.status = "REFUSED";
           payout.status = nextPayoutStatus(payout.status, "balance_too_low");
           payout.idempotencyKey = null;
+          await followPayout(tx.em, tx.clock, ports.claimLinks, payout, "balance_too_low");
           return { payout, call, merchantBalance: answer.merchantBalanceAfter };
         }
         call.status = "DONE";
         call.walletTransactionId = answer.transactionId;
         payout.debitedAt = now;
-        payout.status = nextPayoutStatus(payout.status, payout.reviewRequired ? "debited_for_review" : "debited");
+        const awaiting = payout.address === null;
+        payout.status = nextPayoutStatus(payout.status, awaiting ? "debited_awaiting_address" : payout.reviewRequired ? "debited_for_review" : "debited");
         if (payout.status === "PENDING") openCall(tx.em, now, payout, "SUBMIT");
-        recordEvent(tx.em, tx.clock, { merchantId: payout.merchantId, type: "payout.created", data: payoutRecord(payout) });
+        // A payout waiting for the customer's address is not a payout the merchant can read yet: the order refund tells.
+        if (!awaiting) recordEvent(tx.em, tx.clock, { merchantId: payout.merchantId, type: "payout.created", data: payoutRecord(payout) });
+        await followPayout(tx.em, tx.clock, ports.claimLinks, payout, awaiting ? "reserved_awaiting_address" : "reserved_with_address");
         return { payout, call };
       }
       if (answer.kind === "REVERSAL") {
@@ -114,7 +120,7 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
       call.status = "DONE";
       call.txHash = answer.status.txHash;
       if (answer.status.state === "FAILED") {
-        failPayout(tx.em, tx.clock, payout, "chain_failed", answer.status.failureReason ?? "the chain refused the transfer");
+        await failPayout(tx.em, tx.clock, ports, payout, "chain_failed", answer.status.failureReason ?? "the chain refused the transfer");
         return { payout, call };
       }
       markProcessing(tx.em, tx.clock, payout, answer.status.txHash ?? "");
@@ -144,18 +150,35 @@ export function markProcessing(em: EntityManager, clock: Clock, payout: PayoutRo
  * opened in the same transaction, so the money's way back is as durable as
  * the failure (the caller or the sweep carries it to the wallet).
  */
-export function failPayout(em: EntityManager, clock: Clock, payout: PayoutRow, event: "chain_failed" | "rejected" | "cancelled", reason: string | null): PayoutCallRow {
+export async function failPayout(
+  em: EntityManager,
+  clock: Clock,
+  ports: Pick<PayoutPorts, "claimLinks">,
+  payout: PayoutRow,
+  event: "chain_failed" | "rejected" | "cancelled" | "claim_expired",
+  reason: string | null,
+): Promise<PayoutCallRow> {
   const now = clock.now();
   payout.status = nextPayoutStatus(payout.status, event);
   payout.updatedAt = now;
   if (event === "cancelled") payout.cancelledAt = now;
-  else {
+  else if (event !== "claim_expired") {
     payout.failedAt = now;
     payout.failureReason = (reason ?? "failed").slice(0, 500);
   }
-  recordEvent(em, clock, { merchantId: payout.merchantId, type: event === "cancelled" ? "payout.cancelled" : "payout.failed", data: payoutRecord(payout) });
+  // An expired claim's payout was never visible: only the order refund's event tells.
+  if (event !== "claim_expired") recordEvent(em, clock, { merchantId: payout.merchantId, type: event === "cancelled" ? "payout.cancelled" : "payout.failed", data: payoutRecord(payout) });
+  await followPayout(em, clock, ports.claimLinks, payout, event === "claim_expired" ? "claim_expired" : "payout_failed");
   return openCall(em, now, payout, "REVERSAL");
 }
+
+/** The ledger key of a payout's debit: an order refund's reservation is named after the refund (ledger kind ORDER_REFUND). */
+export const debitKeyOf = (payout: PayoutRow): string =>
+  payout.source === "ORDER_REFUND" && payout.sourceId ? ledgerKeys.orderRefund(payout.sourceId) : ledgerKeys.payoutDebit(payout.id);
+
+/** The ledger key of the money back (FAILED, CANCELLED, or an expired claim). */
+export const reversalKeyOf = (payout: PayoutRow): string =>
+  payout.source === "ORDER_REFUND" && payout.sourceId ? ledgerKeys.orderRefundReturn(payout.sourceId) : ledgerKeys.payoutReversal(payout.id);
 
 /** A new call row of the payout, PENDING and not leased: the caller's runWalletCall or the sweep takes it. */
 export function openCall(em: EntityManager, now: Date, payout: PayoutRow, kind: PayoutCallKind): PayoutCallRow {

@@ -1,6 +1,7 @@
 import type { Logger } from "../platform/logger.ts";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Chain } from "./addresses/payout-address.ts";
+import type { ClaimLinks } from "./order-refunds/claim-token.ts";
 
 /** A registry asset as payouts need it (the wallet's ListAssets). */
 export interface PayoutAsset {
@@ -57,10 +58,28 @@ export interface ChainPort {
   status(ctx: UseCaseContext, transfer: ChainTransfer): Promise<ChainStatus | undefined>;
 }
 
+/** What an order refund needs to know of its order (the orders service's record, over RPC). */
+export interface RefundableOrder {
+  id: string;
+  asset: string;
+  /** What the order's confirmed transfers brought in (late ones too: they are credited as well), exact. */
+  confirmed: string;
+}
+
+export interface PayoutOrders {
+  /** The merchant's order, or undefined when it has none with this id (another merchant's included). */
+  refundable(merchantId: string, orderId: string): Promise<RefundableOrder | undefined>;
+}
+
 export interface PayoutPorts {
   wallet: PayoutWallet;
   /** null: live mode without PAYOUT_SIGNER_URL, payouts are unavailable (503 PAYOUTS_UNAVAILABLE). */
   chain: ChainPort | null;
+  orders: PayoutOrders;
+  /** The claim links of order refunds (SECRETS_KEY, PUBLIC_BASE_URL). */
+  claimLinks: ClaimLinks;
+  /** The merchant's name, as the claim page shows it. */
+  merchantName(merchantId: string): Promise<string>;
   /** The merchant's review threshold in USD (null: no review). */
   reviewAbove(merchantId: string): Promise<string | null>;
   /** Which chain addresses must be on. */

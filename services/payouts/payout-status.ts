@@ -14,12 +14,18 @@ export type PayoutEvent =
   | "confirmed" //          the asset's confirmations reached
   | "chain_failed" //       the chain (or the sandbox) reported the transfer failed; money returns
   | "rejected" //           an operator rejected it in review; money returns
-  | "cancelled"; //         the merchant cancelled it before it reached the chain; money returns
+  | "cancelled" //          the merchant cancelled it before it reached the chain; money returns
+  | "debited_awaiting_address" // an order refund's money reserved; the customer has not given an address yet
+  | "address_given" //      the customer claimed the refund with an address
+  | "claim_expired"; //     nobody claimed it in time; money returns
 
 export const PAYOUT_TRANSITIONS: readonly { from: PayoutStatus; event: PayoutEvent; to: PayoutStatus }[] = [
   { from: "OPENING", event: "debited", to: "PENDING" },
   { from: "OPENING", event: "debited_for_review", to: "IN_REVIEW" },
   { from: "OPENING", event: "balance_too_low", to: "REFUSED" },
+  { from: "OPENING", event: "debited_awaiting_address", to: "AWAITING_ADDRESS" },
+  { from: "AWAITING_ADDRESS", event: "address_given", to: "PENDING" },
+  { from: "AWAITING_ADDRESS", event: "claim_expired", to: "EXPIRED" },
   { from: "PENDING", event: "submitted", to: "PROCESSING" },
   { from: "PENDING", event: "chain_failed", to: "FAILED" },
   { from: "PENDING", event: "cancelled", to: "CANCELLED" },

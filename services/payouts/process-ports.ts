@@ -1,5 +1,9 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { MerchantService } from "../../proto/gen/billing/merchants/v1/merchants_pb.ts";
+import { OrdersService } from "../../proto/gen/billing/orders/v1/orders_pb.ts";
+import { add, amount, formatAmount, zero } from "../platform/money.ts";
+import { recordOf } from "../platform/rpc/record-json.ts";
+import { claimLinks } from "./order-refunds/claim-token.ts";
 import { RefundOutcome, WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { Config } from "../platform/config.ts";
 import { DomainError } from "../platform/errors.ts";
@@ -51,12 +55,32 @@ export function processPayoutPorts(deps: { rpc: RpcClients; config: Config; logg
 export function payoutPorts(deps: { rpc: RpcClients; config: Config; logger: Logger }, chain: ChainPort | null = chainFor(deps.config)): PayoutPorts {
   const wallet = () => deps.rpc.client(WalletService, deps.config.serviceUrls.wallet);
   const merchants = () => deps.rpc.client(MerchantService, deps.config.serviceUrls.merchants);
+  const orders = () => deps.rpc.client(OrdersService, deps.config.serviceUrls.orders);
   let registry: { at: number; assets: Promise<PayoutAsset[]> } | undefined;
   return {
     chain,
     addressChain: addressChainFor(deps.config),
     cooldownMinutes: deps.config.payoutDestinationCooldownMinutes,
     logger: deps.logger,
+    claimLinks: claimLinks(deps.config.secretsKey, deps.config.publicBaseUrl),
+    orders: {
+      async refundable(merchantId, orderId) {
+        let res;
+        try {
+          res = await orders().getPaymentOrder({ merchantId, id: orderId });
+        } catch (err) {
+          if (err instanceof ConnectError && err.code === Code.NotFound) return undefined;
+          return call(() => Promise.reject(err));
+        }
+        const order = recordOf(res.order) as { id: string; asset: string; requiredConfirmations: number; payments: { amount: string; confirmations: number }[] };
+        const confirmed = order.payments.filter((p) => p.confirmations >= order.requiredConfirmations).reduce((sum, p) => add(sum, amount(p.amount)), zero());
+        return { id: order.id, asset: order.asset, confirmed: formatAmount(confirmed) };
+      },
+    },
+    async merchantName(merchantId) {
+      const { merchant } = await call(() => merchants().getMerchant({ id: merchantId }));
+      return merchant?.name ?? "The merchant";
+    },
     async reviewAbove(merchantId) {
       const { merchant } = await call(() => merchants().getMerchant({ id: merchantId }));
       return merchant?.payoutReviewAbove ?? null;

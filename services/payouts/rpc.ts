@@ -3,7 +3,8 @@ import { PayoutsService } from "../../proto/gen/billing/payouts/v1/payouts_pb.ts
 import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
 import { withRecordJson } from "../platform/rpc/record-json.ts";
-import type { PayoutDestinationRow, PayoutRow } from "./entities.ts";
+import { Payout as PayoutEntity, type PayoutDestinationRow, type PayoutRow } from "./entities.ts";
+import { formatAmount } from "../platform/money.ts";
 import { adminPayoutRecord, destinationRecord, payoutRecord } from "./payout-records.ts";
 import { createDestination, getDestination, listDestinations, removeDestination } from "./destinations.ts";
 import { createPayout } from "./create-payout.ts";
@@ -11,6 +12,11 @@ import { approvePayout, cancelPayout, rejectPayout, sandboxFailPayout } from "./
 import { getPayout, listPayouts, pendingBalance } from "./payout-queries.ts";
 import { scheduleSubmit } from "./payout-queue.ts";
 import { processPayoutPorts } from "./process-ports.ts";
+import type { OrderRefundRow } from "./entities.ts";
+import { createOrderRefund } from "./order-refunds/create-order-refund.ts";
+import { listOrderRefunds } from "./order-refunds/list-order-refunds.ts";
+import { claimOrderRefund, readClaim } from "./order-refunds/claim-order-refund.ts";
+import { orderRefundRecord } from "./order-refunds/order-refund-record.ts";
 
 /**
  * Maps messages to the payouts' use cases. In live mode without
@@ -34,7 +40,57 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
     if (p.status === "PENDING") await scheduleSubmit(deps.queues, p.id);
     return { payout: payoutMessage(p) };
   };
+  const refundMessage = (r: OrderRefundRow, fee: string | null) => {
+    const rec = orderRefundRecord(r, ports.claimLinks, fee);
+    return withRecordJson({ id: r.id, merchantId: r.merchantId, status: r.status, paymentOrderId: r.paymentOrderId, payoutId: rec.payoutId ?? undefined }, rec);
+  };
+  const feeOf = async (r: OrderRefundRow) => (await getPayoutRow(r.payoutId)).fee;
+  const getPayoutRow = (id: string) => contextFor(deps).em.fork().findOneOrFail(PayoutEntity, { id });
+  const claimMessage = async (found: { refund: OrderRefundRow; payout: PayoutRow } | undefined) => {
+    if (!found) return { found: false, state: "", merchantName: "", asset: "", network: "", amount: "", expiresAt: "" };
+    const { refund, payout } = found;
+    return {
+      found: true,
+      state: refund.status,
+      merchantName: await ports.merchantName(refund.merchantId),
+      asset: refund.asset,
+      network: payout.network,
+      amount: formatAmount(refund.amount),
+      expiresAt: refund.claimExpiresAt ? refund.claimExpiresAt.toISOString() : "",
+      address: refund.address ?? undefined,
+    };
+  };
   return {
+    async createOrderRefund(req) {
+      await deps.clock.sync();
+      const refund = await createOrderRefund(contextFor(deps), ports, {
+        merchantId: req.merchantId,
+        paymentOrderId: req.paymentOrderId,
+        amount: req.amount,
+        address: req.address,
+        expiresInMinutes: req.expiresInMinutes,
+        idempotencyKey: req.idempotencyKey,
+      });
+      const payout = await getPayoutRow(refund.payoutId);
+      if (payout.status === "PENDING") await scheduleSubmit(deps.queues, payout.id);
+      return { refund: refundMessage(refund, payout.fee) };
+    },
+    async listOrderRefunds(req) {
+      const page = await listOrderRefunds(contextFor(deps), ports, { merchantId: req.merchantId, paymentOrderId: req.paymentOrderId, limit: req.limit, cursor: req.cursor });
+      const refunds = [];
+      for (const r of page.items) refunds.push(refundMessage(r, await feeOf(r)));
+      return { refunds, hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    async getRefundClaim(req) {
+      await deps.clock.sync();
+      return claimMessage(await readClaim(contextFor(deps), ports, req.token));
+    },
+    async claimOrderRefund(req) {
+      await deps.clock.sync();
+      const claimed = await claimOrderRefund(contextFor(deps), ports, req.token, req.address);
+      if (claimed) await scheduleSubmit(deps.queues, claimed.payout.id);
+      return claimMessage(claimed);
+    },
     async createPayoutDestination(req) {
       const d = await createDestination(contextFor(deps), ports, { merchantId: req.merchantId, asset: req.asset, address: req.address, label: req.label });
       return { destination: destinationMessage(d) };

@@ -42,6 +42,8 @@ export interface Reconciliation {
  * Rows still in flight (PENDING, not parked) are not judged: their settle is
  * still to come. Each mismatch is recorded once (unique per kind and owner),
  * logged at error level when first seen, and counted.
+ * Order refunds too: each order-refund-<id> reservation and
+ * order-refund-return-<id> against its refund and payout, both ways.
  * Payouts the same way: each payout-debit-<id> / payout-reversal-<id>
  * transaction against its payout (amount + fee; a reversal only for a
  * FAILED or CANCELLED one), the PAYOUTS account against what payouts took and
@@ -56,7 +58,8 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
   const [counts] = await em.execute<{ transactions: number; charges: number; credits: number }[]>(
     `select (select count(*)::int from ledger_transactions
               where idempotency_key like '${K.subscriptionCharge}%' or idempotency_key like '${K.paymentOrder}%' or idempotency_key like '${K.refund}%'
-                 or idempotency_key like '${K.payoutDebit}%' or idempotency_key like '${K.payoutReversal}%') as transactions,
+                 or idempotency_key like '${K.payoutDebit}%' or idempotency_key like '${K.payoutReversal}%'
+                 or idempotency_key like '${K.orderRefund}%') as transactions,
             (select count(*)::int from subscription_charges where status = 'SUCCEEDED' or parked_at is not null)
               + (select count(*)::int from subscription_refunds where status = 'SUCCEEDED')
               + (select count(*)::int from payouts where debited_at is not null) as charges,
@@ -84,6 +87,13 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
      ), reversal_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.payoutReversal)} as owner_id
          from ledger_transactions t where t.idempotency_key like '${K.payoutReversal}%'
+     ), order_refund_money as (
+       -- order-refund-<uuid> (the reservation) only: order-refund-return-<uuid> is the money back
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefund)} as owner_id
+         from ledger_transactions t where t.idempotency_key ~ '^${K.orderRefund}[0-9a-f-]{36}$'
+     ), order_refund_return_money as (
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefundReturn)} as owner_id
+         from ledger_transactions t where t.idempotency_key like '${K.orderRefundReturn}%'
      ), refund_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.refund)} as owner_id
          from ledger_transactions t where t.idempotency_key like '${K.refund}%'
@@ -148,7 +158,7 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'payout', p.id::text, null, p.status, (p.amount + p.fee)::text, p.asset, null, null
        from payouts p
-      where p.debited_at is not null and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.payoutDebit}' || p.id::text)
+      where p.source = 'MERCHANT' and p.debited_at is not null and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.payoutDebit}' || p.id::text)
      union all
      -- the money back: only for a FAILED or CANCELLED payout, exactly its amount + fee
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'payout_reversal', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
@@ -161,7 +171,33 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'payout_reversal', p.id::text, null, p.status, (p.amount + p.fee)::text, p.asset, null, null
        from payouts p
-      where p.reversed_at is not null and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.payoutReversal}' || p.id::text)
+      where p.source = 'MERCHANT' and p.reversed_at is not null and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.payoutReversal}' || p.id::text)
+     union all
+     -- order refunds: the reservation of amount + fee and the refund (and its payout) that own it, both ways
+     select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_refund', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
+       from order_refund_money m left join order_refunds r on r.id::text = m.owner_id left join payouts p on p.id = r.payout_id
+      where r.id is null or r.status = 'REFUSED'
+     union all
+     select 'AMOUNT_MISMATCH', 'order_refund', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
+       from order_refund_money m join order_refunds r on r.id::text = m.owner_id join payouts p on p.id = r.payout_id
+      where p.asset <> m.asset or r.asset <> m.asset or p.amount + p.fee <> m.amount::numeric or r.amount <> p.amount
+     union all
+     select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'order_refund', r.id::text, null, r.status, (p.amount + p.fee)::text, p.asset, null, null
+       from order_refunds r join payouts p on p.id = r.payout_id
+      where p.debited_at is not null and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.orderRefund}' || r.id::text)
+     union all
+     -- an order refund's money back: only for an expired claim or a failed (or cancelled) payout, exactly amount + fee
+     select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_refund_return', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
+       from order_refund_return_money m left join order_refunds r on r.id::text = m.owner_id left join payouts p on p.id = r.payout_id
+      where r.id is null or p.status not in ('FAILED','CANCELLED','EXPIRED')
+     union all
+     select 'AMOUNT_MISMATCH', 'order_refund_return', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
+       from order_refund_return_money m join order_refunds r on r.id::text = m.owner_id join payouts p on p.id = r.payout_id
+      where p.asset <> m.asset or p.amount + p.fee <> m.amount::numeric
+     union all
+     select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'order_refund_return', r.id::text, null, r.status, (p.amount + p.fee)::text, p.asset, null, null
+       from order_refunds r join payouts p on p.id = r.payout_id
+      where p.reversed_at is not null and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.orderRefundReturn}' || r.id::text)
      union all
      -- a payout PAID twice: two payout.paid events for one payout, or two payouts on one chain transfer
      select 'PAYOUT_PAID_TWICE', 'payout', e.data->>'id', null, 'PAID', count(*)::text, null, null, null

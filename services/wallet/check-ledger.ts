@@ -70,14 +70,14 @@ export async function checkLedger(ctx: UseCaseContext): Promise<LedgerCheck> {
          order by t.id`,
         (r) => `refund transaction ${r.id} does not move money from its merchant's account to its wallet user's account`,
       );
-      // Payouts: the named merchant's account and the asset's PAYOUTS system account, one each way.
+      // Payouts and order refunds (reserved, or given back): the named merchant's account and the asset's PAYOUTS system account, one each way.
       await rule<{ id: string }>(
         `select t.id from ledger_transactions t join ledger_entries e on e.transaction_id = t.id join ledger_accounts a on a.id = e.account_id
-         where t.kind in ('PAYOUT', 'PAYOUT_REVERSAL')
+         where t.kind in ('PAYOUT', 'PAYOUT_REVERSAL', 'ORDER_REFUND')
          group by t.id, t.kind, t.merchant_id
          having count(*) <> 2
              or count(*) filter (where a.owner_type = 'MERCHANT' and a.owner_id = t.merchant_id
-                                  and (e.amount < 0) = (t.kind = 'PAYOUT')) <> 1
+                                  and (t.kind = 'ORDER_REFUND' or (e.amount < 0) = (t.kind = 'PAYOUT'))) <> 1
              or count(*) filter (where a.owner_type = 'SYSTEM' and a.system_code = 'PAYOUTS') <> 1
          order by t.id`,
         (r) => `payout transaction ${r.id} does not move money between its merchant's account and the PAYOUTS account`,

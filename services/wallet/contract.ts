@@ -28,6 +28,8 @@ export const LEDGER_KEY_PREFIXES = {
   paymentOrder: "payment-order-",
   payoutDebit: "payout-debit-",
   payoutReversal: "payout-reversal-",
+  orderRefund: "order-refund-",
+  orderRefundReturn: "order-refund-return-",
 } as const;
 
 export const ledgerKeys = {
@@ -41,9 +43,13 @@ export const ledgerKeys = {
   payoutDebit: (payoutId: string) => `${LEDGER_KEY_PREFIXES.payoutDebit}${payoutId}`,
   /** The same money back when the payout FAILED or was CANCELLED. */
   payoutReversal: (payoutId: string) => `${LEDGER_KEY_PREFIXES.payoutReversal}${payoutId}`,
+  /** An order refund's amount + fee reserved from the balance (ledger kind ORDER_REFUND): keyed by the refund. */
+  orderRefund: (refundId: string) => `${LEDGER_KEY_PREFIXES.orderRefund}${refundId}`,
+  /** The same money back: the claim expired or the refund's payout failed (ORDER_REFUND, positive). */
+  orderRefundReturn: (refundId: string) => `${LEDGER_KEY_PREFIXES.orderRefundReturn}${refundId}`,
 } as const;
 
-export type LedgerKeySource = "subscription_charge" | "refund" | "payment_order" | "payout";
+export type LedgerKeySource = "subscription_charge" | "refund" | "payment_order" | "payout" | "order_refund";
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 const KEY_PATTERNS: readonly { pattern: RegExp; source: LedgerKeySource }[] = [
@@ -52,7 +58,12 @@ const KEY_PATTERNS: readonly { pattern: RegExp; source: LedgerKeySource }[] = [
   { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.paymentOrder}(${UUID})(?:-payment-${UUID})?$`), source: "payment_order" },
   { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.payoutDebit}(${UUID})$`), source: "payout" },
   { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.payoutReversal}(${UUID})$`), source: "payout" },
+  { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.orderRefund}(${UUID})$`), source: "order_refund" },
+  { pattern: new RegExp(`^${LEDGER_KEY_PREFIXES.orderRefundReturn}(${UUID})$`), source: "order_refund" },
 ];
+
+/** The ledger kind a payout debit or reversal is posted as: ORDER_REFUND for an order refund's keys, else PAYOUT / PAYOUT_REVERSAL. */
+export const isOrderRefundKey = (key: string): boolean => parseLedgerKey(key)?.source === "order_refund";
 
 /** The owner a key names (for an order's payment credits: the order), or undefined for a key of no known source. */
 export function parseLedgerKey(key: string | null): { source: LedgerKeySource; ownerId: string } | undefined {

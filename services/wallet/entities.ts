@@ -54,7 +54,7 @@ export const LedgerAccount = defineEntity({
   },
 });
 
-export const TRANSACTION_KINDS = ["WALLET_CREDIT", "CHARGE", "MERCHANT_CREDIT", "REFUND", "PAYOUT", "PAYOUT_REVERSAL"] as const;
+export const TRANSACTION_KINDS = ["WALLET_CREDIT", "CHARGE", "MERCHANT_CREDIT", "REFUND", "PAYOUT", "PAYOUT_REVERSAL", "ORDER_REFUND"] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
 export const LedgerTransaction = defineEntity({

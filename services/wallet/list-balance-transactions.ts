@@ -35,6 +35,8 @@ const TYPE_OF_KIND: Record<TransactionKind, BalanceTransactionType> = {
   MERCHANT_CREDIT: "PAYMENT_ORDER",
   PAYOUT: "PAYOUT",
   PAYOUT_REVERSAL: "PAYOUT_REVERSAL",
+  // An order refund's amount + fee reserved (negative), or given back when its claim expired or its payout failed (positive).
+  ORDER_REFUND: "ORDER_REFUND",
   // Never on a merchant account today; an operator correction would show as this.
   WALLET_CREDIT: "ADJUSTMENT",
 };
@@ -64,7 +66,7 @@ export async function listBalanceTransactions(ctx: UseCaseContext, input: ListBa
       throw invalid("INVALID_REQUEST", `type: must be one of ${BALANCE_TRANSACTION_TYPES.join(", ")}`);
     }
     const kinds = Object.entries(TYPE_OF_KIND).filter(([, type]) => type === input.type).map(([kind]) => kind);
-    // A type no movement has yet (ORDER_REFUND, reserved for order refunds) lists nothing.
+    // A type no movement has (ADJUSTMENT today) lists nothing.
     if (kinds.length === 0) where.push("false");
     else {
       where.push(`t.kind in (${kinds.map(() => "?").join(", ")})`);

@@ -4,6 +4,7 @@ import { compare, formatAmount, sub, zero } from "../platform/money.ts";
 import { lockAccounts, openAccount, postTransactions } from "./ledger.ts";
 import { findReplay, type MovementRequest } from "./ledger-replay.ts";
 import { creditFromOutside } from "./credit-from-outside.ts";
+import { isOrderRefundKey } from "./contract.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
 export interface PayoutFundsInput {
@@ -28,7 +29,8 @@ export interface DebitForPayoutResult {
  * PAYOUT transaction. The balance is checked under the merchant account's
  * row lock, the lock every refund of that merchant and asset takes to check
  * the same balance (refund.ts), so payouts and refunds queue on one lock and
- * can never together overdraw it. A balance too low moves nothing and is not
+ * can never together overdraw it. An order refund's reservation (key
+ * order-refund-<id>) is the same movement, posted as kind ORDER_REFUND. A balance too low moves nothing and is not
  * final (a retry of the key evaluates again). A frozen merchant account is
  * not checked here: freezes stop customers' charges, and the payouts service
  * decides who may pay out.
@@ -39,7 +41,7 @@ export async function debitForPayout(ctx: UseCaseContext, input: PayoutFundsInpu
   const asset = requireAsset(input.asset);
   const value = parseAssetAmount("amount", input.amount, asset);
   const description = checkDescription(input.description);
-  const request: MovementRequest = { kind: "PAYOUT", asset: asset.code, amount: value, walletUserId: null, merchantId };
+  const request: MovementRequest = { kind: isOrderRefundKey(key) ? "ORDER_REFUND" : "PAYOUT", asset: asset.code, amount: value, walletUserId: null, merchantId };
 
   const replayed = (r: { transactionId: string; balanceAfter: string }) =>
     ({ outcome: "SUCCEEDED", transactionId: r.transactionId, merchantBalanceAfter: r.balanceAfter, replayed: true }) as const;
@@ -87,7 +89,7 @@ export async function reversePayout(ctx: UseCaseContext, input: PayoutFundsInput
   const asset = requireAsset(input.asset);
   const amount = parseAssetAmount("amount", input.amount, asset);
   const res = await creditFromOutside(ctx, {
-    request: { kind: "PAYOUT_REVERSAL", asset: asset.code, amount, walletUserId: null, merchantId },
+    request: { kind: idempotencyKey && isOrderRefundKey(idempotencyKey) ? "ORDER_REFUND" : "PAYOUT_REVERSAL", asset: asset.code, amount, walletUserId: null, merchantId },
     owner: { type: "MERCHANT", id: merchantId },
     source: "PAYOUTS",
     asset,

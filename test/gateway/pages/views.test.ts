@@ -31,6 +31,8 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
     cancelLabel: "c",
   },
   "self-service-login": { action: "/a", csrf: "c", error: "e", email: "e" },
+  claim: { action: "/a", csrf: "c", summary, network: "n", hint: "h", address: "a", error: "e", claimLabel: "c" },
+  "claim-done": { title: "t", message: "m", address: "a" },
   "self-service": {
     action: "/a",
     csrf: "c",

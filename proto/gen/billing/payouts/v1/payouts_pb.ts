@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file billing/payouts/v1/payouts.proto.
  */
 export const file_billing_payouts_v1_payouts: GenFile = /*@__PURE__*/
-  fileDesc("CiBiaWxsaW5nL3BheW91dHMvdjEvcGF5b3V0cy5wcm90bxISYmlsbGluZy5wYXlvdXRzLnYxIooBChFQYXlvdXREZXN0aW5hdGlvbhIKCgJpZBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRINCgVhc3NldBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg8KB2FkZHJlc3MYBSABKAkSDgoGc3RhdHVzGAYgASgJEhMKC3JlY29yZF9qc29uGAcgASgJIlcKGVBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USOgoLZGVzdGluYXRpb24YASABKAsyJS5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0RGVzdGluYXRpb24icwoeQ3JlYXRlUGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWFzc2V0GAIgASgJEg8KB2FkZHJlc3MYAyABKAkSEgoFbGFiZWwYBCABKAlIAIgBAUIICgZfbGFiZWwiPgobR2V0UGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIkEKHlJlbW92ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIKCgJpZBgCIAEoCSKhAQodTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoGc3RhdHVzGAIgASgJSACIAQESEgoFYXNzZXQYAyABKAlIAYgBARINCgVsaW1pdBgEIAEoBRITCgZjdXJzb3IYBSABKAlIAogBAUIJCgdfc3RhdHVzQggKBl9hc3NldEIJCgdfY3Vyc29yIpkBCh5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVzcG9uc2USOwoMZGVzdGluYXRpb25zGAEgAygLMiUuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dERlc3RpbmF0aW9uEhAKCGhhc19tb3JlGAIgASgIEhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIpwBCgZQYXlvdXQSCgoCaWQYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSDgoGc3RhdHVzGAMgASgJEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoCRILCgNmZWUYBiABKAkSFAoHdHhfaGFzaBgHIAEoCUgAiAEBEhMKC3JlY29yZF9qc29uGAggASgJQgoKCF90eF9oYXNoIjwKDlBheW91dFJlc3BvbnNlEioKBnBheW91dBgBIAEoCzIaLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXQimwEKE0NyZWF0ZVBheW91dFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSFgoOZGVzdGluYXRpb25faWQYAiABKAkSDgoGYW1vdW50GAMgASgJEhUKDW1ldGFkYXRhX2pzb24YBCABKAkSHAoPaWRlbXBvdGVuY3lfa2V5GAUgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSIzChBHZXRQYXlvdXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIjYKE0NhbmNlbFBheW91dFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSCgoCaWQYAiABKAkixgEKEkxpc3RQYXlvdXRzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRITCgZzdGF0dXMYAiABKAlIAIgBARIbCg5kZXN0aW5hdGlvbl9pZBgDIAEoCUgBiAEBEhIKBWFzc2V0GAQgASgJSAKIAQESDQoFbGltaXQYBSABKAUSEwoGY3Vyc29yGAYgASgJSAOIAQFCCQoHX3N0YXR1c0IRCg9fZGVzdGluYXRpb25faWRCCAoGX2Fzc2V0QgkKB19jdXJzb3IifgoTTGlzdFBheW91dHNSZXNwb25zZRIrCgdwYXlvdXRzGAEgAygLMhouYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dBIQCghoYXNfbW9yZRgCIAEoCBIYCgtuZXh0X2N1cnNvchgDIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciIvChhHZXRQZW5kaW5nQmFsYW5jZVJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkiLgoNUGVuZGluZ0Ftb3VudBINCgVhc3NldBgBIAEoCRIOCgZhbW91bnQYAiABKAkiTwoZR2V0UGVuZGluZ0JhbGFuY2VSZXNwb25zZRIyCgdwZW5kaW5nGAEgAygLMiEuYmlsbGluZy5wYXlvdXRzLnYxLlBlbmRpbmdBbW91bnQioAEKF0FkbWluTGlzdFBheW91dHNSZXF1ZXN0EhMKBnN0YXR1cxgBIAEoCUgAiAEBEh8KEmZpbHRlcl9tZXJjaGFudF9pZBgCIAEoCUgBiAEBEg0KBWxpbWl0GAMgASgFEhMKBmN1cnNvchgEIAEoCUgCiAEBQgkKB19zdGF0dXNCFQoTX2ZpbHRlcl9tZXJjaGFudF9pZEIJCgdfY3Vyc29yIh0KD1BheW91dElkUmVxdWVzdBIKCgJpZBgBIAEoCSI2ChhTYW5kYm94RmFpbFBheW91dFJlcXVlc3QSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJMuwKCg5QYXlvdXRzU2VydmljZRJ8ChdDcmVhdGVQYXlvdXREZXN0aW5hdGlvbhIyLmJpbGxpbmcucGF5b3V0cy52MS5DcmVhdGVQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QaLS5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRJ2ChRHZXRQYXlvdXREZXN0aW5hdGlvbhIvLmJpbGxpbmcucGF5b3V0cy52MS5HZXRQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QaLS5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRJ/ChZMaXN0UGF5b3V0RGVzdGluYXRpb25zEjEuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RQYXlvdXREZXN0aW5hdGlvbnNSZXF1ZXN0GjIuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RQYXlvdXREZXN0aW5hdGlvbnNSZXNwb25zZRJ8ChdSZW1vdmVQYXlvdXREZXN0aW5hdGlvbhIyLmJpbGxpbmcucGF5b3V0cy52MS5SZW1vdmVQYXlvdXREZXN0aW5hdGlvblJlcXVlc3QaLS5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0RGVzdGluYXRpb25SZXNwb25zZRJbCgxDcmVhdGVQYXlvdXQSJy5iaWxsaW5nLnBheW91dHMudjEuQ3JlYXRlUGF5b3V0UmVxdWVzdBoiLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRSZXNwb25zZRJVCglHZXRQYXlvdXQSJC5iaWxsaW5nLnBheW91dHMudjEuR2V0UGF5b3V0UmVxdWVzdBoiLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRSZXNwb25zZRJeCgtMaXN0UGF5b3V0cxImLmJpbGxpbmcucGF5b3V0cy52MS5MaXN0UGF5b3V0c1JlcXVlc3QaJy5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dHNSZXNwb25zZRJbCgxDYW5jZWxQYXlvdXQSJy5iaWxsaW5nLnBheW91dHMudjEuQ2FuY2VsUGF5b3V0UmVxdWVzdBoiLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRSZXNwb25zZRJwChFHZXRQZW5kaW5nQmFsYW5jZRIsLmJpbGxpbmcucGF5b3V0cy52MS5HZXRQZW5kaW5nQmFsYW5jZVJlcXVlc3QaLS5iaWxsaW5nLnBheW91dHMudjEuR2V0UGVuZGluZ0JhbGFuY2VSZXNwb25zZRJoChBBZG1pbkxpc3RQYXlvdXRzEisuYmlsbGluZy5wYXlvdXRzLnYxLkFkbWluTGlzdFBheW91dHNSZXF1ZXN0GicuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RQYXlvdXRzUmVzcG9uc2USWAoNQXBwcm92ZVBheW91dBIjLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRJZFJlcXVlc3QaIi5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0UmVzcG9uc2USVwoMUmVqZWN0UGF5b3V0EiMuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dElkUmVxdWVzdBoiLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRSZXNwb25zZRJlChFTYW5kYm94RmFpbFBheW91dBIsLmJpbGxpbmcucGF5b3V0cy52MS5TYW5kYm94RmFpbFBheW91dFJlcXVlc3QaIi5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0UmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("CiBiaWxsaW5nL3BheW91dHMvdjEvcGF5b3V0cy5wcm90bxISYmlsbGluZy5wYXlvdXRzLnYxIooBChFQYXlvdXREZXN0aW5hdGlvbhIKCgJpZBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRINCgVhc3NldBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg8KB2FkZHJlc3MYBSABKAkSDgoGc3RhdHVzGAYgASgJEhMKC3JlY29yZF9qc29uGAcgASgJIlcKGVBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USOgoLZGVzdGluYXRpb24YASABKAsyJS5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0RGVzdGluYXRpb24icwoeQ3JlYXRlUGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWFzc2V0GAIgASgJEg8KB2FkZHJlc3MYAyABKAkSEgoFbGFiZWwYBCABKAlIAIgBAUIICgZfbGFiZWwiPgobR2V0UGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIkEKHlJlbW92ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIKCgJpZBgCIAEoCSKhAQodTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoGc3RhdHVzGAIgASgJSACIAQESEgoFYXNzZXQYAyABKAlIAYgBARINCgVsaW1pdBgEIAEoBRITCgZjdXJzb3IYBSABKAlIAogBAUIJCgdfc3RhdHVzQggKBl9hc3NldEIJCgdfY3Vyc29yIpkBCh5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVzcG9uc2USOwoMZGVzdGluYXRpb25zGAEgAygLMiUuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dERlc3RpbmF0aW9uEhAKCGhhc19tb3JlGAIgASgIEhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIpwBCgZQYXlvdXQSCgoCaWQYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSDgoGc3RhdHVzGAMgASgJEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoCRILCgNmZWUYBiABKAkSFAoHdHhfaGFzaBgHIAEoCUgAiAEBEhMKC3JlY29yZF9qc29uGAggASgJQgoKCF90eF9oYXNoIjwKDlBheW91dFJlc3BvbnNlEioKBnBheW91dBgBIAEoCzIaLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXQimwEKE0NyZWF0ZVBheW91dFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSFgoOZGVzdGluYXRpb25faWQYAiABKAkSDgoGYW1vdW50GAMgASgJEhUKDW1ldGFkYXRhX2pzb24YBCABKAkSHAoPaWRlbXBvdGVuY3lfa2V5GAUgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSIzChBHZXRQYXlvdXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIjYKE0NhbmNlbFBheW91dFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSCgoCaWQYAiABKAkixgEKEkxpc3RQYXlvdXRzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRITCgZzdGF0dXMYAiABKAlIAIgBARIbCg5kZXN0aW5hdGlvbl9pZBgDIAEoCUgBiAEBEhIKBWFzc2V0GAQgASgJSAKIAQESDQoFbGltaXQYBSABKAUSEwoGY3Vyc29yGAYgASgJSAOIAQFCCQoHX3N0YXR1c0IRCg9fZGVzdGluYXRpb25faWRCCAoGX2Fzc2V0QgkKB19jdXJzb3IifgoTTGlzdFBheW91dHNSZXNwb25zZRIrCgdwYXlvdXRzGAEgAygLMhouYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dBIQCghoYXNfbW9yZRgCIAEoCBIYCgtuZXh0X2N1cnNvchgDIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciIvChhHZXRQZW5kaW5nQmFsYW5jZVJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkiLgoNUGVuZGluZ0Ftb3VudBINCgVhc3NldBgBIAEoCRIOCgZhbW91bnQYAiABKAkiTwoZR2V0UGVuZGluZ0JhbGFuY2VSZXNwb25zZRIyCgdwZW5kaW5nGAEgAygLMiEuYmlsbGluZy5wYXlvdXRzLnYxLlBlbmRpbmdBbW91bnQioAEKF0FkbWluTGlzdFBheW91dHNSZXF1ZXN0EhMKBnN0YXR1cxgBIAEoCUgAiAEBEh8KEmZpbHRlcl9tZXJjaGFudF9pZBgCIAEoCUgBiAEBEg0KBWxpbWl0GAMgASgFEhMKBmN1cnNvchgEIAEoCUgCiAEBQgkKB19zdGF0dXNCFQoTX2ZpbHRlcl9tZXJjaGFudF9pZEIJCgdfY3Vyc29yIh0KD1BheW91dElkUmVxdWVzdBIKCgJpZBgBIAEoCSI2ChhTYW5kYm94RmFpbFBheW91dFJlcXVlc3QSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIpMBCgtPcmRlclJlZnVuZBIKCgJpZBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSGAoQcGF5bWVudF9vcmRlcl9pZBgEIAEoCRIWCglwYXlvdXRfaWQYBSABKAlIAIgBARITCgtyZWNvcmRfanNvbhgGIAEoCUIMCgpfcGF5b3V0X2lkIkYKE09yZGVyUmVmdW5kUmVzcG9uc2USLwoGcmVmdW5kGAEgASgLMh8uYmlsbGluZy5wYXlvdXRzLnYxLk9yZGVyUmVmdW5kItkBChhDcmVhdGVPcmRlclJlZnVuZFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSGAoQcGF5bWVudF9vcmRlcl9pZBgCIAEoCRITCgZhbW91bnQYAyABKAlIAIgBARIUCgdhZGRyZXNzGAQgASgJSAGIAQESGgoSZXhwaXJlc19pbl9taW51dGVzGAUgASgFEhwKD2lkZW1wb3RlbmN5X2tleRgGIAEoCUgCiAEBQgkKB19hbW91bnRCCgoIX2FkZHJlc3NCEgoQX2lkZW1wb3RlbmN5X2tleSJ3ChdMaXN0T3JkZXJSZWZ1bmRzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIYChBwYXltZW50X29yZGVyX2lkGAIgASgJEg0KBWxpbWl0GAMgASgFEhMKBmN1cnNvchgEIAEoCUgAiAEBQgkKB19jdXJzb3IiiAEKGExpc3RPcmRlclJlZnVuZHNSZXNwb25zZRIwCgdyZWZ1bmRzGAEgAygLMh8uYmlsbGluZy5wYXlvdXRzLnYxLk9yZGVyUmVmdW5kEhAKCGhhc19tb3JlGAIgASgIEhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIiYKFUdldFJlZnVuZENsYWltUmVxdWVzdBINCgV0b2tlbhgBIAEoCSI5ChdDbGFpbU9yZGVyUmVmdW5kUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIPCgdhZGRyZXNzGAIgASgJIrABChNSZWZ1bmRDbGFpbVJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEg0KBXN0YXRlGAIgASgJEhUKDW1lcmNoYW50X25hbWUYAyABKAkSDQoFYXNzZXQYBCABKAkSDwoHbmV0d29yaxgFIAEoCRIOCgZhbW91bnQYBiABKAkSEgoKZXhwaXJlc19hdBgHIAEoCRIUCgdhZGRyZXNzGAggASgJSACIAQFCCgoIX2FkZHJlc3Mylw4KDlBheW91dHNTZXJ2aWNlEnwKF0NyZWF0ZVBheW91dERlc3RpbmF0aW9uEjIuYmlsbGluZy5wYXlvdXRzLnYxLkNyZWF0ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEnYKFEdldFBheW91dERlc3RpbmF0aW9uEi8uYmlsbGluZy5wYXlvdXRzLnYxLkdldFBheW91dERlc3RpbmF0aW9uUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEn8KFkxpc3RQYXlvdXREZXN0aW5hdGlvbnMSMS5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QaMi5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dERlc3RpbmF0aW9uc1Jlc3BvbnNlEnwKF1JlbW92ZVBheW91dERlc3RpbmF0aW9uEjIuYmlsbGluZy5wYXlvdXRzLnYxLlJlbW92ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlElsKDENyZWF0ZVBheW91dBInLmJpbGxpbmcucGF5b3V0cy52MS5DcmVhdGVQYXlvdXRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlElUKCUdldFBheW91dBIkLmJpbGxpbmcucGF5b3V0cy52MS5HZXRQYXlvdXRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlEl4KC0xpc3RQYXlvdXRzEiYuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RQYXlvdXRzUmVxdWVzdBonLmJpbGxpbmcucGF5b3V0cy52MS5MaXN0UGF5b3V0c1Jlc3BvbnNlElsKDENhbmNlbFBheW91dBInLmJpbGxpbmcucGF5b3V0cy52MS5DYW5jZWxQYXlvdXRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlEnAKEUdldFBlbmRpbmdCYWxhbmNlEiwuYmlsbGluZy5wYXlvdXRzLnYxLkdldFBlbmRpbmdCYWxhbmNlUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5HZXRQZW5kaW5nQmFsYW5jZVJlc3BvbnNlEmgKEEFkbWluTGlzdFBheW91dHMSKy5iaWxsaW5nLnBheW91dHMudjEuQWRtaW5MaXN0UGF5b3V0c1JlcXVlc3QaJy5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dHNSZXNwb25zZRJYCg1BcHByb3ZlUGF5b3V0EiMuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dElkUmVxdWVzdBoiLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRSZXNwb25zZRJXCgxSZWplY3RQYXlvdXQSIy5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0SWRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlEmUKEVNhbmRib3hGYWlsUGF5b3V0EiwuYmlsbGluZy5wYXlvdXRzLnYxLlNhbmRib3hGYWlsUGF5b3V0UmVxdWVzdBoiLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRSZXNwb25zZRJqChFDcmVhdGVPcmRlclJlZnVuZBIsLmJpbGxpbmcucGF5b3V0cy52MS5DcmVhdGVPcmRlclJlZnVuZFJlcXVlc3QaJy5iaWxsaW5nLnBheW91dHMudjEuT3JkZXJSZWZ1bmRSZXNwb25zZRJtChBMaXN0T3JkZXJSZWZ1bmRzEisuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RPcmRlclJlZnVuZHNSZXF1ZXN0GiwuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RPcmRlclJlZnVuZHNSZXNwb25zZRJkCg5HZXRSZWZ1bmRDbGFpbRIpLmJpbGxpbmcucGF5b3V0cy52MS5HZXRSZWZ1bmRDbGFpbVJlcXVlc3QaJy5iaWxsaW5nLnBheW91dHMudjEuUmVmdW5kQ2xhaW1SZXNwb25zZRJoChBDbGFpbU9yZGVyUmVmdW5kEisuYmlsbGluZy5wYXlvdXRzLnYxLkNsYWltT3JkZXJSZWZ1bmRSZXF1ZXN0GicuYmlsbGluZy5wYXlvdXRzLnYxLlJlZnVuZENsYWltUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message billing.payouts.v1.PayoutDestination
@@ -577,6 +577,269 @@ export const SandboxFailPayoutRequestSchema: GenMessage<SandboxFailPayoutRequest
   messageDesc(file_billing_payouts_v1_payouts, 19);
 
 /**
+ * @generated from message billing.payouts.v1.OrderRefund
+ */
+export type OrderRefund = Message<"billing.payouts.v1.OrderRefund"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string merchant_id = 2;
+   */
+  merchantId: string;
+
+  /**
+   * AWAITING_ADDRESS, PROCESSING, PAID, FAILED, EXPIRED
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string payment_order_id = 4;
+   */
+  paymentOrderId: string;
+
+  /**
+   * @generated from field: optional string payout_id = 5;
+   */
+  payoutId?: string | undefined;
+
+  /**
+   * @generated from field: string record_json = 6;
+   */
+  recordJson: string;
+};
+
+/**
+ * Describes the message billing.payouts.v1.OrderRefund.
+ * Use `create(OrderRefundSchema)` to create a new message.
+ */
+export const OrderRefundSchema: GenMessage<OrderRefund> = /*@__PURE__*/
+  messageDesc(file_billing_payouts_v1_payouts, 20);
+
+/**
+ * @generated from message billing.payouts.v1.OrderRefundResponse
+ */
+export type OrderRefundResponse = Message<"billing.payouts.v1.OrderRefundResponse"> & {
+  /**
+   * @generated from field: billing.payouts.v1.OrderRefund refund = 1;
+   */
+  refund?: OrderRefund | undefined;
+};
+
+/**
+ * Describes the message billing.payouts.v1.OrderRefundResponse.
+ * Use `create(OrderRefundResponseSchema)` to create a new message.
+ */
+export const OrderRefundResponseSchema: GenMessage<OrderRefundResponse> = /*@__PURE__*/
+  messageDesc(file_billing_payouts_v1_payouts, 21);
+
+/**
+ * @generated from message billing.payouts.v1.CreateOrderRefundRequest
+ */
+export type CreateOrderRefundRequest = Message<"billing.payouts.v1.CreateOrderRefundRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: string payment_order_id = 2;
+   */
+  paymentOrderId: string;
+
+  /**
+   * Absent: what the order's confirmed payments brought in, minus refunds so far.
+   *
+   * @generated from field: optional string amount = 3;
+   */
+  amount?: string | undefined;
+
+  /**
+   * Absent: the customer gives it on the claim page.
+   *
+   * @generated from field: optional string address = 4;
+   */
+  address?: string | undefined;
+
+  /**
+   * The claim's lifetime; 0 means the default (10080).
+   *
+   * @generated from field: int32 expires_in_minutes = 5;
+   */
+  expiresInMinutes: number;
+
+  /**
+   * @generated from field: optional string idempotency_key = 6;
+   */
+  idempotencyKey?: string | undefined;
+};
+
+/**
+ * Describes the message billing.payouts.v1.CreateOrderRefundRequest.
+ * Use `create(CreateOrderRefundRequestSchema)` to create a new message.
+ */
+export const CreateOrderRefundRequestSchema: GenMessage<CreateOrderRefundRequest> = /*@__PURE__*/
+  messageDesc(file_billing_payouts_v1_payouts, 22);
+
+/**
+ * @generated from message billing.payouts.v1.ListOrderRefundsRequest
+ */
+export type ListOrderRefundsRequest = Message<"billing.payouts.v1.ListOrderRefundsRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: string payment_order_id = 2;
+   */
+  paymentOrderId: string;
+
+  /**
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: optional string cursor = 4;
+   */
+  cursor?: string | undefined;
+};
+
+/**
+ * Describes the message billing.payouts.v1.ListOrderRefundsRequest.
+ * Use `create(ListOrderRefundsRequestSchema)` to create a new message.
+ */
+export const ListOrderRefundsRequestSchema: GenMessage<ListOrderRefundsRequest> = /*@__PURE__*/
+  messageDesc(file_billing_payouts_v1_payouts, 23);
+
+/**
+ * @generated from message billing.payouts.v1.ListOrderRefundsResponse
+ */
+export type ListOrderRefundsResponse = Message<"billing.payouts.v1.ListOrderRefundsResponse"> & {
+  /**
+   * @generated from field: repeated billing.payouts.v1.OrderRefund refunds = 1;
+   */
+  refunds: OrderRefund[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+
+  /**
+   * @generated from field: optional string next_cursor = 3;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message billing.payouts.v1.ListOrderRefundsResponse.
+ * Use `create(ListOrderRefundsResponseSchema)` to create a new message.
+ */
+export const ListOrderRefundsResponseSchema: GenMessage<ListOrderRefundsResponse> = /*@__PURE__*/
+  messageDesc(file_billing_payouts_v1_payouts, 24);
+
+/**
+ * @generated from message billing.payouts.v1.GetRefundClaimRequest
+ */
+export type GetRefundClaimRequest = Message<"billing.payouts.v1.GetRefundClaimRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message billing.payouts.v1.GetRefundClaimRequest.
+ * Use `create(GetRefundClaimRequestSchema)` to create a new message.
+ */
+export const GetRefundClaimRequestSchema: GenMessage<GetRefundClaimRequest> = /*@__PURE__*/
+  messageDesc(file_billing_payouts_v1_payouts, 25);
+
+/**
+ * @generated from message billing.payouts.v1.ClaimOrderRefundRequest
+ */
+export type ClaimOrderRefundRequest = Message<"billing.payouts.v1.ClaimOrderRefundRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string address = 2;
+   */
+  address: string;
+};
+
+/**
+ * Describes the message billing.payouts.v1.ClaimOrderRefundRequest.
+ * Use `create(ClaimOrderRefundRequestSchema)` to create a new message.
+ */
+export const ClaimOrderRefundRequestSchema: GenMessage<ClaimOrderRefundRequest> = /*@__PURE__*/
+  messageDesc(file_billing_payouts_v1_payouts, 26);
+
+/**
+ * @generated from message billing.payouts.v1.RefundClaimResponse
+ */
+export type RefundClaimResponse = Message<"billing.payouts.v1.RefundClaimResponse"> & {
+  /**
+   * False: no claim has this token (the page answers 404).
+   *
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * AWAITING_ADDRESS (the form), PROCESSING / PAID / FAILED (claimed), EXPIRED.
+   *
+   * @generated from field: string state = 2;
+   */
+  state: string;
+
+  /**
+   * @generated from field: string merchant_name = 3;
+   */
+  merchantName: string;
+
+  /**
+   * @generated from field: string asset = 4;
+   */
+  asset: string;
+
+  /**
+   * @generated from field: string network = 5;
+   */
+  network: string;
+
+  /**
+   * @generated from field: string amount = 6;
+   */
+  amount: string;
+
+  /**
+   * @generated from field: string expires_at = 7;
+   */
+  expiresAt: string;
+
+  /**
+   * @generated from field: optional string address = 8;
+   */
+  address?: string | undefined;
+};
+
+/**
+ * Describes the message billing.payouts.v1.RefundClaimResponse.
+ * Use `create(RefundClaimResponseSchema)` to create a new message.
+ */
+export const RefundClaimResponseSchema: GenMessage<RefundClaimResponse> = /*@__PURE__*/
+  messageDesc(file_billing_payouts_v1_payouts, 27);
+
+/**
  * Money out: payout destinations (addresses a merchant pays out to, usable
  * after a cooling period) and payouts (amount + fee leave the balance at
  * create; the chain port carries the transfer; FAILED or CANCELLED payouts
@@ -697,6 +960,43 @@ export const PayoutsService: GenService<{
     methodKind: "unary";
     input: typeof SandboxFailPayoutRequestSchema;
     output: typeof PayoutResponseSchema;
+  },
+  /**
+   * Refunds of payment orders: a payout (source ORDER_REFUND) to the
+   * customer's address, given now or later through a claim page.
+   *
+   * @generated from rpc billing.payouts.v1.PayoutsService.CreateOrderRefund
+   */
+  createOrderRefund: {
+    methodKind: "unary";
+    input: typeof CreateOrderRefundRequestSchema;
+    output: typeof OrderRefundResponseSchema;
+  },
+  /**
+   * @generated from rpc billing.payouts.v1.PayoutsService.ListOrderRefunds
+   */
+  listOrderRefunds: {
+    methodKind: "unary";
+    input: typeof ListOrderRefundsRequestSchema;
+    output: typeof ListOrderRefundsResponseSchema;
+  },
+  /**
+   * The claim page: what the token refers to, and the customer's address for it.
+   *
+   * @generated from rpc billing.payouts.v1.PayoutsService.GetRefundClaim
+   */
+  getRefundClaim: {
+    methodKind: "unary";
+    input: typeof GetRefundClaimRequestSchema;
+    output: typeof RefundClaimResponseSchema;
+  },
+  /**
+   * @generated from rpc billing.payouts.v1.PayoutsService.ClaimOrderRefund
+   */
+  claimOrderRefund: {
+    methodKind: "unary";
+    input: typeof ClaimOrderRefundRequestSchema;
+    output: typeof RefundClaimResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_billing_payouts_v1_payouts, 0);

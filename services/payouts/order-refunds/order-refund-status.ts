@@ -1,0 +1,37 @@
+import { conflict } from "../../platform/errors.ts";
+import type { OrderRefundStatus } from "../contract.ts";
+
+/**
+ * The order refund status machine, one table (the README mirrors it). A
+ * refund moves with its payout, in the payout's transaction: OPENING and
+ * REFUSED are never shown (the reservation is with the wallet, or the
+ * balance was too low and nothing moved).
+ */
+export type OrderRefundEvent =
+  | "reserved_awaiting_address" // amount + fee left the balance; the customer gives the address on the claim page
+  | "reserved_with_address" //     the same, the merchant gave the address: the payout starts at once
+  | "balance_too_low" //           the wallet refused the reservation: nothing moved
+  | "claimed" //                   the customer gave an address on the claim page: the payout starts
+  | "claim_expired" //             nobody claimed it in time: the money returns to the balance
+  | "payout_paid" //               its payout reached its confirmations
+  | "payout_failed"; //            its payout failed (or was cancelled): the money returns
+
+export const ORDER_REFUND_TRANSITIONS: readonly { from: OrderRefundStatus; event: OrderRefundEvent; to: OrderRefundStatus }[] = [
+  { from: "OPENING", event: "reserved_awaiting_address", to: "AWAITING_ADDRESS" },
+  { from: "OPENING", event: "reserved_with_address", to: "PROCESSING" },
+  { from: "OPENING", event: "balance_too_low", to: "REFUSED" },
+  { from: "AWAITING_ADDRESS", event: "claimed", to: "PROCESSING" },
+  { from: "AWAITING_ADDRESS", event: "claim_expired", to: "EXPIRED" },
+  { from: "PROCESSING", event: "payout_paid", to: "PAID" },
+  { from: "PROCESSING", event: "payout_failed", to: "FAILED" },
+];
+
+/** The next status, or 409 INVALID_STATUS_TRANSITION for a move the table does not list. */
+export function nextOrderRefundStatus(from: OrderRefundStatus, event: OrderRefundEvent): OrderRefundStatus {
+  const move = ORDER_REFUND_TRANSITIONS.find((t) => t.from === from && t.event === event);
+  if (!move) throw conflict("INVALID_STATUS_TRANSITION", `cannot move an order refund in status ${from} on ${event.replace(/_/g, " ")}`);
+  return move.to;
+}
+
+/** Statuses whose amount counts as refunded (given, or on its way): the order's amountRefunded and the bound on new refunds. */
+export const COUNTED_REFUND_STATUSES: readonly OrderRefundStatus[] = ["OPENING", "AWAITING_ADDRESS", "PROCESSING", "PAID"];
