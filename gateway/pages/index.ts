@@ -10,8 +10,9 @@ import { subscriptionApproval } from "./subscription-approval.ts";
 import { changeApproval } from "./change-approval.ts";
 import { selfServicePages } from "./self-service-pages.ts";
 import { pageViews } from "./views.ts";
+import { dashboardPages } from "./dashboard/index.ts";
 
-/** The customer-facing pages, mounted by the gateway after the API routes. */
+/** The customer-facing pages and the merchant dashboard, mounted by the gateway after the API routes. */
 export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
   const sessions = sessionCodec(deriveSessionKey(deps.config.secretsKey), deps.config.publicBaseUrl.startsWith("https:"));
   const limiter = redisLoginLimiter(redis, deps.config.queuePrefix, deps.logger);
@@ -21,5 +22,6 @@ export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
     approvalPages({ ...shared, basePath: "/authorize", provider: subscriptionApproval(deps.clients.subscriptions) }),
     approvalPages({ ...shared, basePath: "/change", provider: changeApproval(deps.clients.subscriptions) }),
     selfServicePages({ ...shared, subscriptions: deps.clients.subscriptions }),
+    ...dashboardPages(deps, redis, shared.pages),
   ];
 }

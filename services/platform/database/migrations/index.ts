@@ -19,6 +19,7 @@ import { Migration0021HotUpdateRoom } from "./0021-hot-update-room.ts";
 import { Migration0022WalletCallProtocol } from "./0022-wallet-call-protocol.ts";
 import { Migration0023ChangeNotApplied } from "./0023-change-not-applied.ts";
 import { Migration0024Payouts } from "./0024-payouts.ts";
+import { Migration0028DashboardMembers } from "./0028-dashboard-members.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -45,4 +46,5 @@ export const migrations: MigrationObject[] = [
   { name: "0022-wallet-call-protocol", class: Migration0022WalletCallProtocol },
   { name: "0023-change-not-applied", class: Migration0023ChangeNotApplied },
   { name: "0024-payouts", class: Migration0024Payouts },
+  { name: "0028-dashboard-members", class: Migration0028DashboardMembers },
 ];
