@@ -3,6 +3,7 @@ import type { Config } from "../services/platform/config.ts";
 import type { Logger } from "../services/platform/logger.ts";
 import type { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
+import type { MembersService } from "../proto/gen/billing/merchants/v1/members_pb.ts";
 import type { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import type { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
@@ -16,6 +17,8 @@ import type { RateLimiter } from "./rate-limit/rate-limit.ts";
 /** The Connect clients the gateway translates REST calls into. */
 export interface GatewayClients {
   merchants: Client<typeof MerchantService>;
+  /** Served by the merchants service. */
+  members: Client<typeof MembersService>;
   catalog: Client<typeof CatalogService>;
   sandbox: Client<typeof SandboxService>;
   wallet: Client<typeof WalletService>;

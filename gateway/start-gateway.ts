@@ -6,6 +6,7 @@ import type { Logger } from "../services/platform/logger.ts";
 import { RpcClients } from "../services/platform/rpc/clients.ts";
 import { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
+import { MembersService } from "../proto/gen/billing/merchants/v1/members_pb.ts";
 import { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
@@ -35,6 +36,7 @@ export interface RunningGateway {
 export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients {
   return {
     merchants: rpc.client(MerchantService, config.serviceUrls.merchants),
+    members: rpc.client(MembersService, config.serviceUrls.merchants),
     catalog: rpc.client(CatalogService, config.serviceUrls.catalog),
     sandbox: rpc.client(SandboxService, config.serviceUrls.sandbox),
     wallet: rpc.client(WalletService, config.serviceUrls.wallet),

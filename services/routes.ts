@@ -5,6 +5,8 @@ import { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
 import { catalogService } from "./catalog/rpc.ts";
 import { merchantService } from "./merchants/rpc.ts";
+import { MembersService } from "../proto/gen/billing/merchants/v1/members_pb.ts";
+import { membersService } from "./merchants/members/rpc.ts";
 import { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { sandboxService } from "./sandbox/rpc.ts";
 import { ALL_SWEEPS } from "./job-kinds.ts";
@@ -25,7 +27,7 @@ import { payoutsService } from "./payouts/rpc.ts";
 
 /** The one place that says which Connect service each service name serves. */
 const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: ServiceDeps) => void>> = {
-  merchants: (router, deps) => router.service(MerchantService, merchantService(deps)),
+  merchants: (router, deps) => router.service(MerchantService, merchantService(deps)).service(MembersService, membersService(deps)),
   catalog: (router, deps) => router.service(CatalogService, catalogService(deps)),
   sandbox: (router, deps) => router.service(SandboxService, sandboxService(deps, ALL_SWEEPS)),
   wallet: (router, deps) => router.service(WalletService, walletService(deps)),

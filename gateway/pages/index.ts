@@ -11,8 +11,9 @@ import { changeApproval } from "./change-approval.ts";
 import { selfServicePages } from "./self-service-pages.ts";
 import { pageViews } from "./views.ts";
 import { claimPages } from "./claim-pages.ts";
+import { dashboardPages } from "./dashboard/index.ts";
 
-/** The customer-facing pages, mounted by the gateway after the API routes. */
+/** The customer-facing pages and the merchant dashboard, mounted by the gateway after the API routes. */
 export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
   const sessions = sessionCodec(deriveSessionKey(deps.config.secretsKey), deps.config.publicBaseUrl.startsWith("https:"));
   const limiter = redisLoginLimiter(redis, deps.config.queuePrefix, deps.logger);
@@ -23,5 +24,6 @@ export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
     approvalPages({ ...shared, basePath: "/change", provider: changeApproval(deps.clients.subscriptions) }),
     selfServicePages({ ...shared, subscriptions: deps.clients.subscriptions }),
     claimPages({ payouts: deps.clients.payouts, sessions, limiter, pages: shared.pages }),
+    ...dashboardPages(deps, redis, shared.pages),
   ];
 }

@@ -36,6 +36,13 @@ export interface PageModels {
   "self-service": SelfServiceModel;
   claim: ClaimModel;
   "claim-done": ClaimDoneModel;
+  "dashboard/sign-in": DashboardSignInModel;
+  "dashboard/invite": DashboardInviteModel;
+  "dashboard/enrol": DashboardEnrolModel;
+  "dashboard/recovery-codes": { codes: string[] };
+  "dashboard/message": { frame: DashboardFrame; heading: string; message: string };
+  "dashboard/overview": { frame: DashboardFrame };
+  "dashboard/team": DashboardTeamModel;
 }
 
 /** The refund claim page: one question (the customer's address), then `action` = claim. */
@@ -55,6 +62,51 @@ export interface ClaimDoneModel {
   title: string;
   message: string;
   address?: string | undefined;
+}
+
+export interface DashboardSignInModel extends FormModel {
+  step: "password" | "code";
+  email: string;
+  error?: string | undefined;
+}
+
+export interface DashboardInviteModel extends FormModel {
+  merchantName: string;
+  email: string;
+  roleText: string;
+  minLength: number;
+  error?: string | undefined;
+}
+
+export interface DashboardEnrolModel extends FormModel {
+  /** Base32, in [data-totp-secret]; shown grouped by four for people. */
+  secret: string;
+  secretGrouped: string;
+  /** The otpauth:// URI's QR code as one SVG path of unit squares (drawn by the template, no raw markup). */
+  qr: { viewBox: string; path: string };
+  error?: string | undefined;
+}
+
+/** What every dashboard page shows around its content: who is logged in, the navigation, the logout form's CSRF token. */
+export interface DashboardFrame {
+  title: string;
+  merchantName: string;
+  email: string;
+  roleText: string;
+  csrf: string;
+  nav: { href: string; label: string; current: boolean }[];
+}
+
+export interface DashboardTeamModel {
+  frame: DashboardFrame;
+  canManage: boolean;
+  members: { id: string; email: string; role: string; roleText: string; statusText: string; self: boolean }[];
+  roles: { value: string; label: string; description: string }[];
+  inviteEmail: string;
+  inviteUrl?: string | undefined;
+  invitedEmail?: string | undefined;
+  error?: string | undefined;
+  notice?: string | undefined;
 }
 
 /** A page with only a heading and a sentence (expired link, stale form, failure). */

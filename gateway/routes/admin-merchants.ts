@@ -1,6 +1,7 @@
 import { isoFromTimestamp } from "../../services/platform/timestamps.ts";
 import { defineRoutes } from "../route.ts";
-import { createdApiKeySchema, createdMerchantSchema, createMerchantBody, merchantSchema, updateMerchantBody } from "../schemas/merchants.ts";
+import { createdApiKeySchema, createdMerchantSchema, createMerchantBody, invitedMemberSchema, inviteMemberBody, merchantSchema, updateMerchantBody } from "../schemas/merchants.ts";
+import { inviteUrlOf } from "../pages/dashboard/paths.ts";
 import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 
@@ -81,6 +82,24 @@ export const adminMerchantRoutes = defineRoutes([
     async handler({ params }, { clients }) {
       await clients.merchants.revokeApiKey({ merchantId: params.id!, keyId: params.keyId! });
       return { status: 204 };
+    },
+  },
+  {
+    method: "post",
+    path: "/admin/v1/merchants/:id/members",
+    operationId: "adminInviteMember",
+    summary: "Invite a team member to the merchant dashboard",
+    description:
+      "The operator invites a merchant's first member (usually an OWNER); members with OWNER or ADMIN invite more from the dashboard's Team page. " +
+      "The `inviteUrl` is single use and valid 7 days: it sets a password (12 characters or more, not a common one) and enrols TOTP two-factor authentication.",
+    tag: "Operator",
+    auth: "admin",
+    body: inviteMemberBody,
+    errors: [404, 409],
+    responses: { 201: { description: "The invited member with its invite link (shown once)", schema: invitedMemberSchema } },
+    async handler({ body, params }, { clients, config }) {
+      const res = await clients.members.inviteMember({ merchantId: params.id!, email: body.email, role: body.role });
+      return { status: 201, body: { ...recordOf(res.member), inviteUrl: inviteUrlOf(config.publicBaseUrl, res.inviteToken) } };
     },
   },
 ]);

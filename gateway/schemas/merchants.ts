@@ -63,3 +63,36 @@ export const merchantSchema = {
     receiptPrefix: { type: "string", description: "Present when the PATCH set it." },
   },
 } as const;
+
+export const inviteMemberBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["email", "role"],
+  properties: {
+    email: { type: "string", format: "email", maxLength: 254 },
+    role: { type: "string", enum: ["OWNER", "ADMIN", "DEVELOPER", "SUPPORT", "VIEWER"] },
+  },
+} as const;
+
+export const memberSchema = {
+  type: "object",
+  required: ["id", "object", "email", "role", "status", "createdAt"],
+  properties: {
+    id: uuidSchema,
+    object: { type: "string", enum: ["member"] },
+    email: { type: "string" },
+    role: { type: "string", enum: ["OWNER", "ADMIN", "DEVELOPER", "SUPPORT", "VIEWER"] },
+    status: { type: "string", enum: ["INVITED", "ACTIVE"] },
+    totpEnabled: { type: "boolean" },
+    createdAt: dateTimeSchema,
+  },
+} as const;
+
+export const invitedMemberSchema = {
+  type: "object",
+  required: [...memberSchema.required, "inviteUrl"],
+  properties: {
+    ...memberSchema.properties,
+    inviteUrl: { type: "string", format: "uri", description: "Single use, valid 7 days; shown once (only a digest of its token is stored)." },
+  },
+} as const;

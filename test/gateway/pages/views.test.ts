@@ -15,7 +15,25 @@ function hostile<T>(model: T): T {
 
 const choice = { asset: "USDT_TRON", name: "Tether", network: "TRON", balance: "Balance: 1", due: "1", checked: true, disabled: false, note: "n", key: "k" };
 const summary = { merchantName: "m", title: "t", price: "p", lines: [{ label: "l", value: "v" }], note: "n", expires: "e" };
+const frame = { title: "t", merchantName: "m", email: "e", roleText: "r", csrf: "c", nav: [{ href: "/dashboard", label: "Overview", current: true }] };
 const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
+  "dashboard/sign-in": { action: "/a", csrf: "c", step: "code", email: "e", error: "e" },
+  "dashboard/invite": { action: "/a", csrf: "c", merchantName: "m", email: "e", roleText: "r", minLength: 12, error: "e" },
+  "dashboard/enrol": { action: "/a", csrf: "c", secret: "s", secretGrouped: "s", qr: { viewBox: "0 0 1 1", path: "M0 0h1v1h-1z" }, error: "e" },
+  "dashboard/recovery-codes": { codes: ["a", "b"] },
+  "dashboard/message": { frame, heading: "h", message: "m" },
+  "dashboard/overview": { frame },
+  "dashboard/team": {
+    frame,
+    canManage: true,
+    members: [{ id: "i", email: "e", role: "OWNER", roleText: "r", statusText: "s", self: true }],
+    roles: [{ value: "OWNER", label: "l", description: "d" }],
+    inviteEmail: "e",
+    inviteUrl: "u",
+    invitedEmail: "e",
+    error: "e",
+    notice: "n",
+  },
   status: { title: "t", message: "m" },
   "approval-login": { action: "/a", csrf: "c", summary, error: "e", email: "e", cancelLabel: "c" },
   "approval-funding": {

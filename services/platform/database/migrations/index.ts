@@ -22,6 +22,7 @@ import { Migration0024Payouts } from "./0024-payouts.ts";
 import { Migration0025DunningSettingsAndFallback } from "./0025-dunning-settings-and-fallback.ts";
 import { Migration0026PricingAndReceipts } from "./0026-pricing-and-receipts.ts";
 import { Migration0027OrderRefunds } from "./0027-order-refunds.ts";
+import { Migration0028DashboardMembers } from "./0028-dashboard-members.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -51,4 +52,5 @@ export const migrations: MigrationObject[] = [
   { name: "0025-dunning-settings-and-fallback", class: Migration0025DunningSettingsAndFallback },
   { name: "0026-pricing-and-receipts", class: Migration0026PricingAndReceipts },
   { name: "0027-order-refunds", class: Migration0027OrderRefunds },
+  { name: "0028-dashboard-members", class: Migration0028DashboardMembers },
 ];

@@ -1,0 +1,29 @@
+import { Router } from "@koa/router";
+import type { RedisConnection as Redis } from "../../../services/platform/redis.ts";
+import type { GatewayDeps } from "../../deps.ts";
+import { redisLoginLimiter } from "../login-limiter.ts";
+import type { PageResponder } from "../page-http.ts";
+import type { DashboardDeps } from "./member-gate.ts";
+import { dashboardSessions } from "./session-store.ts";
+import { signInPages } from "./sign-in-pages.ts";
+import { overviewPage } from "./overview-page.ts";
+import { teamPage } from "./team-page.ts";
+
+/** The merchant dashboard (issue 24) under /dashboard: sign-in pages, then one file per page. */
+export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageResponder): Router[] {
+  const prefix = deps.config.queuePrefix;
+  const dashboard: DashboardDeps = {
+    members: deps.clients.members,
+    sessions: dashboardSessions(redis, prefix, deps.config.publicBaseUrl.startsWith("https:")),
+    pages,
+    limits: {
+      client: redisLoginLimiter(redis, `${prefix}:dashboard-client`, deps.logger),
+      email: redisLoginLimiter(redis, `${prefix}:dashboard-email`, deps.logger),
+    },
+    publicBaseUrl: deps.config.publicBaseUrl,
+  };
+  const router = new Router();
+  overviewPage(router, dashboard);
+  teamPage(router, dashboard);
+  return [signInPages(dashboard), router];
+}

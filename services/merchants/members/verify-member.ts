@@ -1,0 +1,56 @@
+import { LockMode } from "@mikro-orm/core";
+import type { UseCaseContext } from "../../platform/use-case.ts";
+import { DomainError, notFound } from "../../platform/errors.ts";
+import { isUuid } from "../../platform/ids.ts";
+import { openSecret } from "../../platform/sealed-secret.ts";
+import { burnVerifyTime, verifySecret } from "../../wallet/secret-hashing.ts";
+import { Member, MemberRecoveryCode, type MemberRow } from "./entities.ts";
+import { recoveryCodeHash, totpContext } from "./enrol-totp.ts";
+import { matchingStep } from "./totp.ts";
+
+const refused = () => new DomainError("unauthenticated", "INVALID_CREDENTIALS", "the email or password is incorrect");
+
+/**
+ * The password step of the dashboard login. An unknown email costs the same
+ * time as a wrong password (no enumeration by timing). Tries are limited per
+ * email and per client address by the gateway's login limiter.
+ */
+export async function verifyMemberPassword(ctx: UseCaseContext, input: { email: string; password: string }): Promise<MemberRow> {
+  const email = input.email.trim().toLowerCase();
+  const member = email.length <= 254 ? await ctx.em.findOne(Member, { email, status: { $ne: "REMOVED" } }) : null;
+  if (!member?.passwordHash) {
+    await burnVerifyTime(input.password);
+    throw refused();
+  }
+  if (!(await verifySecret(member.passwordHash, input.password))) throw refused();
+  return member;
+}
+
+export type CodeCheck = { ok: false } | { ok: true; recoveryCodeUsed: boolean; recoveryCodesLeft: number };
+
+/**
+ * A second factor: a TOTP code of a step later than the last one accepted
+ * (so a code, even observed, works once), or an unused recovery code (used up
+ * now). The member row is locked so two requests with one code cannot both pass.
+ */
+export async function verifyMemberCode(ctx: UseCaseContext, key: Buffer, input: { memberId: string; code: string }): Promise<CodeCheck> {
+  return ctx.em.transactional(async (em) => {
+    const member = isUuid(input.memberId)
+      ? await em.findOne(Member, { id: input.memberId, status: "ACTIVE" }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
+      : null;
+    if (!member?.totpSecret || !member.totpEnabledAt) throw notFound("MEMBER_NOT_FOUND", `member ${input.memberId} not found`);
+    const code = input.code.trim();
+    if (/^\d{6}$/.test(code)) {
+      const step = matchingStep(openSecret(key, totpContext(member.id), member.totpSecret), code);
+      if (step === undefined || (member.totpLastStep != null && step <= member.totpLastStep)) return { ok: false };
+      member.totpLastStep = step;
+      return { ok: true, recoveryCodeUsed: false, recoveryCodesLeft: await unused(em, member.id) };
+    }
+    if (code.length > 40) return { ok: false };
+    const used = await em.nativeUpdate(MemberRecoveryCode, { memberId: member.id, codeHash: recoveryCodeHash(code), usedAt: null }, { usedAt: ctx.clock.now() });
+    if (used !== 1) return { ok: false };
+    return { ok: true, recoveryCodeUsed: true, recoveryCodesLeft: await unused(em, member.id) };
+  });
+}
+
+const unused = (em: UseCaseContext["em"], memberId: string) => em.count(MemberRecoveryCode, { memberId, usedAt: null });
