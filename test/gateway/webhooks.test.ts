@@ -39,6 +39,17 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     return res.body as { id: string; secret: string; url: string };
   }
 
+  // Whatever a test left (it failed before its own delete, or that delete met a loaded machine's timeout), the next
+  // test starts with no endpoint of the merchant: a leftover would receive the next test's events and fail it.
+  afterEach(async () => {
+    for (let tries = 0; tries < 5; tries++) {
+      const left = (await merchant.api.get("/api/v1/webhook-endpoints?limit=100")).body?.data ?? [];
+      if (left.length === 0) return;
+      for (const ep of left as { id: string }[]) await merchant.api.delete(`/api/v1/webhook-endpoints/${ep.id}`);
+    }
+    throw new Error("webhook endpoints could not be deleted between tests");
+  });
+
   it("creates an endpoint: 201 with the secret once, then lists and gets it without the secret", async () => {
     const res = await merchant.api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/create`, description: "main" });
     expect(res.status).to.equal(201);
