@@ -13,7 +13,7 @@ export interface OperatorCommand {
 
 /** Runs a use case against the database directly, as an operator's tool. */
 export async function withContext<T>(config: Config, fn: (ctx: UseCaseContext) => Promise<T>): Promise<T> {
-  const orm: Orm = await openDatabase(config.databaseUrl, 2);
+  const orm: Orm = await openDatabase(config.databaseUrl, 2, { preparedStatements: config.dbPreparedStatements });
   const clock = await createClock(config, orm);
   try {
     return await fn({ em: orm.em.fork(), clock: clock.clock });

@@ -13,6 +13,7 @@ import { buildJobRegistry } from "../workers/registry.ts";
 import { createObservability } from "./observability.ts";
 import type { BillingMetrics } from "../services/platform/observability/metrics.ts";
 import { pokeAfterCommit } from "../services/platform/database/commit-pokes.ts";
+import { checkSessionBounds } from "../services/platform/database/session-bounds.ts";
 import { publishPoke } from "../services/platform/queue/pokes.ts";
 import { EVENTS_COMMITTED_POKE } from "../services/events/relay-poke.ts";
 
@@ -50,8 +51,13 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
   let config = baseConfig;
   const needsDb = parts.services.length > 0 || parts.workerGroups.length > 0;
   const orm = needsDb
-    ? await openDatabase(config.databaseUrl, config.dbPoolMax, { statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs })
+    ? await openDatabase(config.databaseUrl, config.dbPoolMax, {
+        statementTimeoutMs: config.dbStatementTimeoutMs,
+        connectTimeoutMs: config.dbConnectTimeoutMs,
+        preparedStatements: config.dbPreparedStatements,
+      })
     : undefined;
+  if (orm) await checkSessionBounds(orm, config.dbStatementTimeoutMs, logger);
   const clock = orm ? await createClock(config, orm) : undefined;
   const observability = await createObservability(config, logger, parts.metricsPort);
   const queues = needsDb ? new Queues(config, config.queuePrefix, logger, observability.telemetry) : undefined;

@@ -6,7 +6,13 @@ import { deliverWebhooksKind } from "./webhook-queue.ts";
 
 const BATCH_SIZE = 500;
 const MAX_BATCHES_PER_RUN = 20;
-/** pg advisory lock id: one relay at a time, so events are relayed in seq order. */
+/**
+ * pg advisory lock id: one relay at a time, so events are relayed in seq order.
+ * Taken per transaction (`pg_try_advisory_xact_lock`, released at commit), never
+ * per session: a pooler in transaction mode hands the next transaction to
+ * another server session, where a session lock would be neither held nor
+ * released.
+ */
 const RELAY_LOCK = 4_004_001;
 
 interface CreatedDelivery {

@@ -20,7 +20,9 @@ export const EVENTS_COMMITTED_POKE = "events-committed";
  * creates per second) each run then relays a batch instead of a few events,
  * for a handful of statements per batch; a lone event is relayed at once.
  * The relay takes an advisory lock, so this and the sweep (in any process)
- * never relay twice.
+ * never relay twice. The poke is a Redis PUBLISH, not LISTEN/NOTIFY: it needs
+ * no session of its own on PostgreSQL, so it works unchanged behind a pooler
+ * in transaction mode (README, Behind PgBouncer).
  */
 export function startRelayPoke(deps: JobDeps): PokeListener {
   let running: Promise<void> | undefined;

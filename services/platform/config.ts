@@ -29,6 +29,11 @@ export interface Config {
   readonly dbStatementTimeoutMs: number;
   /** Bound on taking a pool slot or opening a connection (DB_CONNECT_TIMEOUT_MS); past it the request answers 503. */
   readonly dbConnectTimeoutMs: number;
+  /**
+   * Named (server-side prepared) statements on the hot paths (DB_PREPARED_STATEMENTS, default true);
+   * false behind a pooler in transaction mode, which cannot keep them (PgBouncer 1.18).
+   */
+  readonly dbPreparedStatements: boolean;
   /** Default deadline of an RPC from the gateway or a worker to a service (RPC_TIMEOUT_MS); past it 504. */
   readonly rpcTimeoutMs: number;
   /** Base URL per Connect service; all default to the local services server. */
@@ -230,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolMax: int("DB_POOL_MAX", 10, 1, 200),
     dbStatementTimeoutMs: int("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),
     dbConnectTimeoutMs: int("DB_CONNECT_TIMEOUT_MS", 2_000, 100, 60_000),
+    dbPreparedStatements: bool("DB_PREPARED_STATEMENTS", true),
     rpcTimeoutMs: int("RPC_TIMEOUT_MS", 8_000, RPC_TIMEOUT_MIN_MS, 120_000),
     serviceUrls: Object.freeze(serviceUrls),
     services: Object.freeze(list("SERVICES", SERVICE_NAMES)),

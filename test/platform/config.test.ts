@@ -22,6 +22,13 @@ describe("config", () => {
     expect(() => loadConfig({ DB_CONNECT_TIMEOUT_MS: "0" })).to.throw(ConfigError, /DB_CONNECT_TIMEOUT_MS/);
   });
 
+  it("uses named prepared statements unless DB_PREPARED_STATEMENTS=false (a pooler in transaction mode)", () => {
+    expect(loadConfig({}).dbPreparedStatements).to.equal(true);
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: "false" }).dbPreparedStatements).to.equal(false);
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: "0" }).dbPreparedStatements).to.equal(false);
+    expect(() => loadConfig({ DB_PREPARED_STATEMENTS: "off" })).to.throw(ConfigError, /DB_PREPARED_STATEMENTS/);
+  });
+
   it("lists every bad variable in one error", () => {
     let err: unknown;
     try {

@@ -40,6 +40,20 @@ describe("domain errors → Connect errors (the one translator)", () => {
     expect(errorCodeOf(timeout)).to.equal("TIMEOUT");
   });
 
+  it("a write that reached a demoted (read-only) node and a pooler's own connection failure are UNAVAILABLE, never INTERNAL", () => {
+    for (const cause of [
+      new Error("wrapped", { cause: Object.assign(new Error("cannot execute INSERT in a read-only transaction"), { code: "25006" }) }),
+      Object.assign(new Error("pgbouncer cannot connect to server"), { code: "08P01" }),
+      Object.assign(new Error("query_wait_timeout"), { code: "08P01" }),
+      Object.assign(new Error("server closed the connection unexpectedly"), { code: "08006" }),
+    ]) {
+      const err = toConnectError(cause, logger, "CreatePlan");
+      expect(err.code, cause.message).to.equal(Code.Unavailable);
+      expect(errorCodeOf(err)).to.equal("SERVICE_UNAVAILABLE");
+      expect(err.rawMessage).not.to.match(/read-only|pgbouncer/);
+    }
+  });
+
   it("hides anything else behind INTERNAL", () => {
     const err = toConnectError(Object.assign(new Error('relation "plans" does not exist'), { code: "42P01" }), logger, "CreatePlan");
     expect(err.code).to.equal(Code.Internal);

@@ -22,6 +22,8 @@ export interface TestSystemOptions {
   jobs?: readonly AnyHandler[];
   /** The system's logger (a test that asserts on log lines passes one writing to a buffer); default LOG_LEVEL, silent. */
   logger?: Logger;
+  /** Where the system reaches its fresh database (e.g. through a pooler in front of it); default the database's own URL. */
+  databaseUrl?: (database: TestDatabase) => string | Promise<string>;
 }
 
 export interface TestSystem {
@@ -49,8 +51,15 @@ export interface TestSystem {
 export async function startTestSystem(options: TestSystemOptions = {}): Promise<TestSystem> {
   const infra = await infrastructure();
   const database = await createTestDatabase();
+  let databaseUrl = database.url;
+  try {
+    if (options.databaseUrl) databaseUrl = await options.databaseUrl(database);
+  } catch (err) {
+    await database.drop();
+    throw err;
+  }
   const config = loadConfig({
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseUrl,
     REDIS_URL: infra.redisUrl,
     ADMIN_API_KEY: ADMIN_KEY,
     QUEUE_PREFIX: `t${randomBytes(5).toString("hex")}`,

@@ -4,6 +4,7 @@ import type { EntitySchema } from "@mikro-orm/core";
 import pg from "pg";
 import { migrations } from "./migrations/index.ts";
 import { guardPoolSlots } from "./pool-guard.ts";
+import { UnnamedStatementsClient } from "./unnamed-statements.ts";
 
 export type { EntityManager };
 export type Orm = MikroORM;
@@ -22,6 +23,12 @@ export interface OrmOptions {
    */
   statementTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /**
+   * false: no named (server-side prepared) statements, for a pooler in
+   * transaction mode (DB_PREPARED_STATEMENTS; see unnamed-statements.ts).
+   * Default true.
+   */
+  preparedStatements?: boolean;
   /** Test seam: false builds the pool without the slot guard (proves the wedge it prevents). */
   guardSlots?: boolean;
 }
@@ -37,6 +44,7 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
       onPoolCreated: (pool: pg.Pool) => {
         if (options.guardSlots !== false) guardPoolSlots(pool);
       },
+      ...(options.preparedStatements === false ? { Client: UnnamedStatementsClient } : {}),
       // Half-open sockets (a failover without FIN) are noticed by TCP, not after hours.
       keepAlive: true,
       keepAliveInitialDelayMillis: 5_000,
@@ -45,6 +53,8 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
         ? {
             statement_timeout: options.statementTimeoutMs,
             // A transaction abandoned by a crashed holder frees its locks on the server side too.
+            // Both travel as startup parameters, which a pooler in transaction mode cannot pass on: behind
+            // PgBouncer they are set on the role instead (README, "Behind PgBouncer"; checkSessionBounds).
             idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs * 6, 60_000),
           }
         : {}),

@@ -15,6 +15,11 @@ import type { EntityName } from "@mikro-orm/core";
  * object, numeric → string, int4 → number): the same values the ORM hydrates
  * (the ORM's pool keeps timestamps as text for its own parsing, so the
  * parsers are set per statement).
+ *
+ * Behind a pooler in transaction mode (`DB_PREPARED_STATEMENTS=false`) the
+ * pool's client sends them unnamed (unnamed-statements.ts): the same text and
+ * parameters, parsed on each execution, so no statement outlives the server
+ * session its transaction was lent.
  */
 export interface PreparedStatement {
   readonly name: string;

@@ -56,8 +56,20 @@ export function errorCodeOf(err: ConnectError): string | undefined {
   return err.metadata.get(ERROR_CODE_HEADER) ?? undefined;
 }
 
-/** Postgres unreachable, restarting, or out of connections: a retry can succeed. */
-const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P02", "57P03", "53300", "08001", "08006"]);
+/**
+ * Postgres unreachable, restarting, or out of connections: a retry can succeed.
+ * 25006 (read_only_sql_transaction): a write reached a standby, i.e. a node
+ * demoted by a failover that the proxy in front (HAProxy, PgBouncer) still
+ * routed to for a moment; the leader serves the retry.
+ */
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "53300", "25006"]);
+
+/**
+ * SQLSTATE class 08, connection exception: 08001/08006 from PostgreSQL, and
+ * 08P01, which PgBouncer uses for its own failures ("pgbouncer cannot connect
+ * to server", query_wait_timeout, server conn crashed).
+ */
+const CONNECTION_EXCEPTION_CLASS = /^08[0-9A-Z]{3}$/;
 
 /**
  * What pg and pg-pool say, without a code, when a connection dies under a
@@ -82,7 +94,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   for (const e of causes(err)) {
     if (e instanceof ConnectionException) return true;
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;
+    if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || CONNECTION_EXCEPTION_CLASS.test(code))) return true;
     const message = (e as { message?: unknown }).message;
     if (typeof message === "string" && UNAVAILABLE_MESSAGES.some((m) => m.test(message))) return true;
   }
