@@ -71,8 +71,11 @@ describe("refunds of payment orders over the real stack (sandbox chain)", () => 
     }, 15_000, "the refund's payout PROCESSING");
     expect(payout).to.include({ source: "ORDER_REFUND", amount: "30", fee: "1", address: TRON_ADDRESS });
     await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 60 });
-    await settle(sys, { groups: ["payments"] });
-    expect((await refundOf(merchant.api, order.id, res.body.id)).status).to.equal("PAID");
+    // The workers' clocks re-read the sandbox offset within a second: sweep until the chain's confirmations are seen.
+    await eventually(async () => {
+      await settle(sys, { groups: ["payments"] });
+      return (await refundOf(merchant.api, order.id, res.body.id)).status === "PAID" ? true : undefined;
+    }, 15_000, "the refund PAID once its confirmations passed");
     const after = (await merchant.api.get(`/api/v1/payment-orders/${order.id}`)).body;
     expect(validOrder(after), JSON.stringify(after)).to.equal(true);
     expect(after.amountRefunded).to.equal("30.000000");
@@ -157,8 +160,11 @@ describe("refunds of payment orders over the real stack (sandbox chain)", () => 
     expect((await refundOf(merchant.api, order.id, res.body.id)).claimUrl).to.equal(res.body.claimUrl);
 
     await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 301 });
-    await settle(sys, { groups: ["payments"] });
-    const expired = await refundOf(merchant.api, order.id, res.body.id);
+    const expired = await eventually(async () => {
+      await settle(sys, { groups: ["payments"] });
+      const refund = await refundOf(merchant.api, order.id, res.body.id);
+      return refund.status === "EXPIRED" ? refund : undefined;
+    }, 15_000, "the claim EXPIRED once its time passed");
     expect(expired).to.include({ status: "EXPIRED", claimUrl: null });
     expect(await available(merchant.api)).to.equal(before);
     const back = await merchant.api.get("/api/v1/balance-transactions?type=ORDER_REFUND");
