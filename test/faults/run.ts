@@ -2,7 +2,7 @@
  * The fault suite (`npm run test:faults`): its own PostgreSQL cluster and
  * redis-server, the gateway, services and two workers processes started as
  * separate processes with SANDBOX=true, and the faults production sees:
- * workers killed mid-renewal, Redis flushed and restarted empty, PostgreSQL
+ * workers killed mid-renewal and mid-payout, Redis flushed and restarted empty, PostgreSQL
  * stopped with `-m immediate` under load, a webhook receiver failing, and
  * SIGTERM of every role. It never touches the shared servers and ends only
  * the processes it started. Prints a table; exits 1 when an invariant fails.
@@ -111,6 +111,7 @@ async function main() {
     WEBHOOK_RETRY_SCHEDULE: "1,1,1,2,2,2,3,3,3,3,3,3",
     WEBHOOK_TIMEOUT_MS: "2000",
     CHARGE_NOTICE_DAYS: "0",
+    PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0",
   };
   for (const key of ["TEST_DATABASE_URL", "TEST_REDIS_URL"]) delete env[key];
   const migrate = spawn(process.execPath, [BILLING, "migrate"], { env, stdio: "ignore" });
@@ -212,6 +213,66 @@ async function main() {
     const b = await books();
     record("1 kill -9 workers (every 2.5 s)", "one SUCCEEDED charge per subscription and period", `${kills} kills, ${N}/${N} renewed in ${((Date.now() - t0) / 1000).toFixed(1)} s, duplicates = ${dup}`, dup === 0 && kills > 0);
     record("1 kill -9 workers", "every balance exact; ledger and reconciliation clean", `wrong balances = ${wrong}, ledger ${b.ledgerOk ? "ok" : "BAD"}, reconciliation ${b.reconciliation}`, wrong === 0 && b.ledgerOk && b.reconciliation === "ok");
+  }
+
+  // ---- 1b. kill -9 of a workers process while payouts are being handed to the chain
+  {
+    const t0 = Date.now();
+    // The Faults merchant's balance (the renewals' charges) pays out to one address; its workers hand each payout over.
+    const dest = (await api.post("/api/v1/payout-destinations", { asset: "USDT_TRON", address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" })).body;
+    const availableOf = async () => Number((await api.get("/api/v1/balance")).body.available.find((b: any) => b.asset === "USDT_TRON")?.amount ?? 0);
+    const before = await availableOf();
+    const P = Math.min(30, Math.floor(before / 6)); // 5 + 1 fee each, all covered
+    const ids: string[] = [];
+    let creating = true;
+    let kills = 0;
+    const killer = (async () => {
+      // First kill as soon as the first payout exists, then every second while payouts are being created or handed over.
+      await until("first payout", 60_000, async () => ids.length > 0 || !creating);
+      for (let k = 0; creating || k < 2; k++) {
+        if (k > 0) await sleep(1000);
+        const name = k % 2 === 0 ? "workers-a" : "workers-b";
+        const role = roles.get(name)!;
+        role.child.kill("SIGKILL");
+        await exited(role.child);
+        kills += 1;
+        startRole(name, role.args, role.extra);
+      }
+    })();
+    const refused: string[] = [];
+    await pool(P, 3, async (i) => {
+      const res = await api.post("/api/v1/payouts", { destinationId: dest.id, amount: "5" }, { "idempotency-key": `fault-payout-${i}` });
+      if (res.status === 201) ids.push(res.body.id);
+      else refused.push(`${res.status} ${res.body?.error}`);
+    });
+    creating = false;
+    await killer;
+    // The killed workers' leases (30 s) run out and the payouts sweep finishes what they held.
+    await until("payouts handed to the chain after kill -9", 180_000, async () => {
+      const [r] = await q("select count(*)::int as n from payouts where id = any($1) and status = 'PROCESSING'", [ids]);
+      return r.n === ids.length;
+    });
+    await admin.post("/admin/v1/sandbox/clock/advance", { seconds: 60 });
+    await until("payouts PAID", 60_000, async () => {
+      const [r] = await q("select count(*)::int as n from payouts where id = any($1) and status = 'PAID'", [ids]);
+      return r.n === ids.length;
+    });
+    const [chain] = await q(
+      `select count(*)::int as rows, count(distinct payout_id)::int as payouts, coalesce(sum(submissions - 1), 0)::int as retried
+         from payout_sandbox_chain where payout_id = any($1)`,
+      [ids],
+    );
+    const [moves] = await q(
+      `select count(*)::int as n, count(distinct idempotency_key)::int as keys from ledger_transactions
+        where kind = 'PAYOUT' and idempotency_key = any(select 'payout-debit-' || unnest($1::text[]))`,
+      [ids],
+    );
+    const [paidEvents] = await q("select count(*)::int as n from events where type = 'payout.paid' and data->>'id' = any($1)", [ids]);
+    const after = await availableOf();
+    const b = await books();
+    const onceEach = chain.rows === ids.length && chain.payouts === ids.length && moves.n === ids.length && paidEvents.n === ids.length;
+    record("1b kill -9 workers during payouts", "each payout once on the chain, one PAYOUT ledger movement, PAID once", `${kills} kills, ${ids.length}/${P} created (refused: ${refused.join(", ") || "none"}), chain rows = ${chain.rows} (${chain.retried} retried submissions), PAYOUT transactions = ${moves.n}, payout.paid = ${paidEvents.n} in ${((Date.now() - t0) / 1000).toFixed(1)} s`, onceEach && kills > 0 && ids.length === P);
+    record("1b kill -9 workers during payouts", "balance exact (6 per payout); ledger and reconciliation clean", `available ${before} → ${after}, ledger ${b.ledgerOk ? "ok" : "BAD"}, reconciliation ${b.reconciliation}`, Math.abs(before - 6 * ids.length - after) < 1e-9 && b.ledgerOk && b.reconciliation === "ok");
   }
 
   // ---- 2 and 3. Redis loses its data (FLUSHALL; restart empty) with renewals, expiries and webhooks pending
