@@ -10,6 +10,7 @@ import { subscriptionApproval } from "./subscription-approval.ts";
 import { changeApproval } from "./change-approval.ts";
 import { selfServicePages } from "./self-service-pages.ts";
 import { pageViews } from "./views.ts";
+import { receiptPages } from "./receipt-pages.ts";
 
 /** The customer-facing pages, mounted by the gateway after the API routes. */
 export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
@@ -21,5 +22,6 @@ export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
     approvalPages({ ...shared, basePath: "/authorize", provider: subscriptionApproval(deps.clients.subscriptions) }),
     approvalPages({ ...shared, basePath: "/change", provider: changeApproval(deps.clients.subscriptions) }),
     selfServicePages({ ...shared, subscriptions: deps.clients.subscriptions }),
+    receiptPages({ pricing: deps.clients.pricing, pages: shared.pages }),
   ];
 }

@@ -63,6 +63,7 @@ function chargeRow(c: SubscriptionCharge): ChargeRowModel {
     paid: c.assetAmount !== undefined ? amountText(c.assetAmount, c.asset) : c.asset,
     statusText: chargeStatusText(c.status, c.failureReason),
     refunded: refunded(c),
+    receiptUrl: c.receiptUrl,
   };
 }
 

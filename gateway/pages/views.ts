@@ -34,6 +34,20 @@ export interface PageModels {
   "approval-funding": ApprovalFundingModel;
   "self-service-login": SelfServiceLoginModel;
   "self-service": SelfServiceModel;
+  receipt: ReceiptModel;
+}
+
+/** The customer's receipt page (/receipts/<token>): no form, printable. */
+export interface ReceiptModel {
+  merchantName: string;
+  receiptNumber: string;
+  /** The amount paid, in the plan's currency, as the headline. */
+  amount: string;
+  /** Date, plan and period, subtotal, discount, amount, asset amount, rate and its time, ledger transaction. */
+  lines: { label: string; value: string }[];
+  refunds: { date: string; amount: string; assetAmount: string }[];
+  /** `{receiptUrl}.pdf`, relative. */
+  pdfUrl: string;
 }
 
 /** A page with only a heading and a sentence (expired link, stale form, failure). */
@@ -136,4 +150,6 @@ export interface ChargeRowModel {
   paid: string;
   statusText: string;
   refunded: string;
+  /** The charge's receipt page (paid charges above 0). */
+  receiptUrl?: string | undefined;
 }

@@ -49,11 +49,19 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
         planName: "p",
         price: "p",
         lines: [{ label: "l", value: "v" }],
-        charges: [{ status: "s", date: "d", amount: "a", paid: "p", statusText: "s", refunded: "r" }],
+        charges: [{ status: "s", date: "d", amount: "a", paid: "p", statusText: "s", refunded: "r", receiptUrl: "https://r.example/receipts/t" }],
         error: "e",
         choices: [choice],
       },
     ],
+  },
+  receipt: {
+    merchantName: "m",
+    receiptNumber: "n",
+    amount: "a",
+    lines: [{ label: "l", value: "v" }],
+    refunds: [{ date: "d", amount: "a", assetAmount: "a" }],
+    pdfUrl: "/receipts/t.pdf",
   },
 };
 
