@@ -43,6 +43,7 @@ function toView(res: GetAuthorizationResponse): ApprovalView {
     expiresAt: timestampDate(res.expiresAt!),
     redirectOrigins: redirectOrigins(res.successUrl, res.cancelUrl),
     dueNow: plan.trialDays === 0,
+    offersFallback: true,
     summary: {
       title: `Subscribe to ${plan.name}`,
       merchantName: res.merchantName,
@@ -88,8 +89,8 @@ export function subscriptionApproval(client: Client<typeof SubscriptionsService>
     fetch: (token) => client.getAuthorization({ token }),
     view: toView,
     fundingOptions: (token, walletUserId) => client.listFundingOptions({ token, walletUserId }),
-    async approve(token, walletUserId, fundingAsset) {
-      const res = await client.approveAuthorization({ token, walletUserId, fundingAsset });
+    async approve(token, walletUserId, fundingAsset, fallbackAssets) {
+      const res = await client.approveAuthorization({ token, walletUserId, fundingAsset, fallbackAssets });
       if (res.outcome === ApprovalOutcome.APPROVED) return { approved: true, redirectUrl: resultUrl(res.subscription!.successUrl, res.subscription!) };
       return { approved: false, reason: OUTCOME_REASON[res.outcome] ?? "REFUSED", message: res.message };
     },

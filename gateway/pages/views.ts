@@ -11,8 +11,8 @@ import { Eta } from "eta";
  * models below carry: words and amounts are made in TypeScript (page-text.ts).
  *
  * Form names are a contract for browser automation (README, hosted pages):
- * email, password, fundingAsset, pin, subscriptionId, csrf and
- * action = login | approve | cancel | logout | cancel-subscription | change-funding-asset.
+ * email, password, fundingAsset, fallbackAsset1, fallbackAsset2, pin, subscriptionId, csrf and
+ * action = login | approve | cancel | logout | cancel-subscription | change-funding-asset | change-funding-fallback.
  */
 export interface PageViews {
   render<K extends keyof PageModels>(name: K, model: PageModels[K]): string;
@@ -98,6 +98,15 @@ export interface AssetChoiceModel {
   key: string;
 }
 
+/** A fallback select (fallback-choice.ts): name fallbackAsset1 | fallbackAsset2, "" = none. */
+export interface FallbackSelectModel {
+  name: string;
+  /** Unique in the page (the label's `for`). */
+  id: string;
+  label: string;
+  options: { value: string; label: string; selected: boolean }[];
+}
+
 export interface ApprovalFundingModel extends FormModel {
   summary: SummaryModel;
   notice?: string | undefined;
@@ -108,6 +117,8 @@ export interface ApprovalFundingModel extends FormModel {
   choices: AssetChoiceModel[];
   /** Why nothing can be approved now (no account can pay); the approve button is left out. */
   blocked?: string | undefined;
+  /** The funding fallback selects (subscription approvals), inside the approval form. */
+  fallbacks?: FallbackSelectModel[] | undefined;
   approveLabel: string;
   cancelLabel: string;
 }
@@ -141,6 +152,10 @@ export interface SubscriptionCardModel {
   error?: string | undefined;
   /** Live subscriptions: the accounts that may pay later charges. */
   choices: AssetChoiceModel[];
+  /** Live subscriptions: the funding fallback selects (change-funding-fallback). */
+  fallbacks: FallbackSelectModel[];
+  /** The next charge is at risk: the sentence, with the shortfall (`[data-at-risk]`). */
+  atRisk?: string | undefined;
 }
 
 export interface ChargeRowModel {

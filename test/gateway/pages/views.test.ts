@@ -29,6 +29,7 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
     choices: [choice, { ...choice, checked: false, disabled: true }],
     approveLabel: "a",
     cancelLabel: "c",
+    fallbacks: [{ name: "fallbackAsset1", id: "f", label: "l", options: [{ value: "", label: "None", selected: false }, { value: "v", label: "l", selected: true }] }],
   },
   "self-service-login": { action: "/a", csrf: "c", error: "e", email: "e" },
   "self-service": {
@@ -52,6 +53,8 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
         charges: [{ status: "s", date: "d", amount: "a", paid: "p", statusText: "s", refunded: "r", receiptUrl: "https://r.example/receipts/t" }],
         error: "e",
         choices: [choice],
+        fallbacks: [{ name: "fallbackAsset1", id: "f", label: "l", options: [{ value: "", label: "None", selected: true }, { value: "v", label: "l", selected: false }] }],
+        atRisk: "a",
       },
     ],
   },
