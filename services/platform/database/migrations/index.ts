@@ -21,6 +21,7 @@ import { Migration0023ChangeNotApplied } from "./0023-change-not-applied.ts";
 import { Migration0024Payouts } from "./0024-payouts.ts";
 import { Migration0025DunningSettingsAndFallback } from "./0025-dunning-settings-and-fallback.ts";
 import { Migration0026PricingAndReceipts } from "./0026-pricing-and-receipts.ts";
+import { Migration0029CustomerEmails } from "./0029-customer-emails.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -49,4 +50,5 @@ export const migrations: MigrationObject[] = [
   { name: "0024-payouts", class: Migration0024Payouts },
   { name: "0025-dunning-settings-and-fallback", class: Migration0025DunningSettingsAndFallback },
   { name: "0026-pricing-and-receipts", class: Migration0026PricingAndReceipts },
+  { name: "0029-customer-emails", class: Migration0029CustomerEmails },
 ];
