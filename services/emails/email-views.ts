@@ -35,7 +35,8 @@ export interface EmailViews {
 export function emailViews(): EmailViews {
   const views = fileURLToPath(new URL("./templates/", import.meta.url));
   const html = new Eta({ views, autoEscape: true, cache: true });
-  const text = new Eta({ views, autoEscape: false, cache: true });
+  // Plain text keeps its line breaks: only control tags ending in `-%>` drop the newline after them.
+  const text = new Eta({ views, autoEscape: false, cache: true, autoTrim: false });
   return {
     render: (_kind, subject, model) => ({
       subject: oneLine(subject),
@@ -46,4 +47,4 @@ export function emailViews(): EmailViews {
 }
 
 // eslint-style: control characters (CR, LF, tabs and the rest) never reach a header.
-const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, " ").trim().slice(0, 200);
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
