@@ -15,7 +15,7 @@ const USAGE = `usage: billing <command> [options]
 
   start <role> [<role>…]        run roles in this process: all, gateway, services, workers,
                                 a service (merchants, catalog, wallet, subscriptions, orders, events, sandbox)
-                                or a worker group (scheduler, renewals, webhooks, payments)
+                                or a worker group (scheduler, renewals, webhooks, payments, emails)
   migrate                       create the database if missing and apply pending migrations
 ${Object.values(operatorCommands).map((c) => `  ${c.usage}`).join("\n")}
 

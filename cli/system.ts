@@ -83,6 +83,11 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
       // Callers in this process (gateway, workers, services) skip the network (RPC_IN_PROCESS).
       if (config.rpcInProcess) rpc.serveInProcess(local, services.routes, services.interceptors);
     }
+    if (parts.workerGroups.includes("emails")) {
+      // Said once, at start: the emails group runs either way (with SMTP off it only marks events collected).
+      if (config.smtpUrl) logger.info({ from: config.emailFrom, smtp: new URL(config.smtpUrl).host }, "customer emails are on");
+      else logger.info("customer emails are off: SMTP_URL is not set");
+    }
     if (parts.workerGroups.length > 0) {
       workers = await startWorkers(
         { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc, metrics },

@@ -8,9 +8,10 @@ import { changeSessionJobs } from "../services/subscriptions/change-sessions/cha
 import { renewalJobs } from "../services/subscriptions/renewals/jobs.ts";
 import { reconciliationJobs } from "../services/reconciliation/jobs.ts";
 import { ALL_JOB_KINDS } from "../services/job-kinds.ts";
+import { emailJobs } from "../services/emails/jobs.ts";
 
 /** Every handler of every domain. */
-export const ALL_JOBS: readonly AnyHandler[] = [...webhookJobs, ...orderJobs, ...subscriptionJobs, ...changeSessionJobs, ...renewalJobs, ...reconciliationJobs, ...payoutJobs];
+export const ALL_JOBS: readonly AnyHandler[] = [...webhookJobs, ...orderJobs, ...subscriptionJobs, ...changeSessionJobs, ...renewalJobs, ...reconciliationJobs, ...payoutJobs, ...emailJobs];
 
 /**
  * Binds handlers to the declared job kinds. Start-up fails when a declared

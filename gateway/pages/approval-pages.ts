@@ -8,6 +8,7 @@ import type { CustomerAuth } from "./customer-auth.ts";
 import { formBody, redirect, securityHeaders, type Ctx, type Form, type PageResponder } from "./page-http.ts";
 import { safeEqual, type PageSession, type SessionCodec } from "./page-session.ts";
 import { tooLargeSentence } from "./page-text.ts";
+import { fallbackSelects, postedFallbacks } from "./fallback-choice.ts";
 
 export interface ApprovalPagesOptions {
   /** Where the pages live: `${basePath}/<token>`. */
@@ -23,6 +24,7 @@ interface Screen {
   error?: string;
   notice?: string;
   selected?: string;
+  fallbacks?: string[];
   email?: string;
 }
 
@@ -47,16 +49,21 @@ export function approvalPages(options: ApprovalPagesOptions): Router {
   async function render(ctx: Ctx, token: string, view: ApprovalView, session: PageSession, screen: Screen = {}) {
     const common = { summary: summaryModel(view), action: pathOf(token), csrf: session.csrf, error: screen.error, cancelLabel: `Cancel and return to ${view.summary.merchantName}` };
     if (!session.uid) return pages.page(ctx, screen.status ?? 200, "approval-login", { ...common, email: screen.email ?? "" });
-    const choices = choiceModels(view, await provider.fundingChoices(token, session.uid), screen.selected);
+    const funding = await provider.fundingChoices(token, session.uid);
+    const choices = choiceModels(view, funding, screen.selected);
     const blocked = choices.length === 0
       ? "Your wallet has no account that can pay this. Add funds to your wallet, then come back to this page."
       : choices.every((c) => c.disabled)
         ? "None of your accounts can pay this now. Add funds to your wallet, then reload this page."
         : undefined;
+    // Fallbacks: the accounts that can pay the plan and are not frozen; the one chosen to pay is refused in words (postedFallbacks).
+    const fallbackOptions = funding.filter((c) => !c.frozen);
+    const fallbacks = view.offersFallback === true && fallbackOptions.length > 1 ? fallbackSelects(fallbackOptions, screen.fallbacks ?? [], "approval") : undefined;
     pages.page(ctx, screen.status ?? 200, "approval-funding", {
       ...common,
       choices,
       blocked,
+      fallbacks,
       legend: view.fixedFunding === true ? "Paid from" : "Pay with",
       approveLabel: view.summary.approveLabel,
       notice: screen.notice,
@@ -157,11 +164,14 @@ export function approvalPages(options: ApprovalPagesOptions): Router {
   async function approve(ctx: Ctx, token: string, view: ApprovalView, session: PageSession, form: Form) {
     if (!session.uid) return render(ctx, token, view, session, { status: 401, error: "Log in first." });
     const asset = form.fundingAsset ?? "";
-    const screen = (status: number, error: string) => render(ctx, token, view, session, { status, error, ...(asset && { selected: asset }) });
+    const fallbacks: { assets: string[]; error?: string } = view.offersFallback === true ? postedFallbacks(form, asset) : { assets: [] };
+    const kept = fallbacks.assets;
+    const screen = (status: number, error: string) => render(ctx, token, view, session, { status, error, fallbacks: kept, ...(asset && { selected: asset }) });
     if (!asset) return screen(422, "Choose the asset to pay with.");
+    if (fallbacks.error) return screen(422, fallbacks.error);
     const refused = await auth.checkPin(session.uid, form.pin ?? "", "Approval is not possible while it is locked.");
     if (refused) return screen(refused.status, refused.error);
-    const result = await provider.approve(token, session.uid, asset);
+    const result = await provider.approve(token, session.uid, asset, kept);
     if (!result.approved) return screen(402, result.message);
     sessions.clear(ctx, pathOf(token));
     return redirect(ctx, result.redirectUrl);

@@ -42,6 +42,8 @@ export interface ApprovalView {
    * charge's amount, later: such an account may be chosen, with a warning.
    */
   dueNow: boolean;
+  /** The customer may name funding fallbacks here (subscription approvals; issue 26). */
+  offersFallback?: boolean;
 }
 
 export interface FundingChoice {
@@ -63,8 +65,8 @@ export interface ApprovalProvider {
   /** Undefined when the token names nothing. */
   load(token: string): Promise<ApprovalView | undefined>;
   fundingChoices(token: string, walletUserId: string): Promise<FundingChoice[]>;
-  /** Called after the gateway verified the password and the PIN with the wallet. */
-  approve(token: string, walletUserId: string, fundingAsset: string): Promise<ApproveResult>;
+  /** Called after the gateway verified the password and the PIN with the wallet. `fallbackAssets` in order (only where offered). */
+  approve(token: string, walletUserId: string, fundingAsset: string, fallbackAssets: string[]): Promise<ApproveResult>;
   decline(token: string): Promise<{ redirectUrl: string }>;
 }
 
@@ -74,7 +76,7 @@ export interface ApprovalKind<Loaded> {
   fetch(token: string): Promise<Loaded>;
   view(loaded: Loaded): ApprovalView;
   fundingOptions(token: string, walletUserId: string): Promise<{ options: FundingChoice[] }>;
-  approve(token: string, walletUserId: string, fundingAsset: string): Promise<ApproveResult>;
+  approve(token: string, walletUserId: string, fundingAsset: string, fallbackAssets: string[]): Promise<ApproveResult>;
   decline(token: string): Promise<{ redirectUrl: string }>;
 }
 
@@ -101,7 +103,7 @@ export function approvalProvider<Loaded>(kind: ApprovalKind<Loaded>): ApprovalPr
         frozen: o.frozen,
       }));
     },
-    approve: (token, walletUserId, fundingAsset) => kind.approve(token, walletUserId, fundingAsset),
+    approve: (token, walletUserId, fundingAsset, fallbackAssets) => kind.approve(token, walletUserId, fundingAsset, fallbackAssets),
     decline: (token) => kind.decline(token),
   };
 }

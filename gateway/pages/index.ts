@@ -12,6 +12,7 @@ import { selfServicePages } from "./self-service-pages.ts";
 import { pageViews } from "./views.ts";
 import { claimPages } from "./claim-pages.ts";
 import { dashboardPages } from "./dashboard/index.ts";
+import { receiptPages } from "./receipt-pages.ts";
 
 /** The customer-facing pages and the merchant dashboard, mounted by the gateway after the API routes. */
 export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
@@ -25,5 +26,6 @@ export function hostedPages(deps: GatewayDeps, redis: Redis): Router[] {
     selfServicePages({ ...shared, subscriptions: deps.clients.subscriptions }),
     claimPages({ payouts: deps.clients.payouts, sessions, limiter, pages: shared.pages }),
     ...dashboardPages(deps, redis, shared.pages),
+    receiptPages({ pricing: deps.clients.pricing, pages: shared.pages }),
   ];
 }

@@ -1,6 +1,7 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { CustomerSubscription, FundingOption, SubscriptionCharge } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { amountText, cancellationText, chargeStatusText, every, formatUtc, subscriptionStatusText } from "./page-text.ts";
+import { fallbackSelects } from "./fallback-choice.ts";
 import type { AssetChoiceModel, ChargeRowModel, SubscriptionCardModel } from "./views.ts";
 
 /**
@@ -12,7 +13,12 @@ import type { AssetChoiceModel, ChargeRowModel, SubscriptionCardModel } from "./
  */
 export function cardModel(
   item: CustomerSubscription,
-  screen: { error?: string | undefined; errorFor?: string | undefined; selected?: { subscriptionId: string; asset: string } | undefined },
+  screen: {
+    error?: string | undefined;
+    errorFor?: string | undefined;
+    selected?: { subscriptionId: string; asset: string } | undefined;
+    fallbacks?: { subscriptionId: string; assets: string[] } | undefined;
+  },
 ): SubscriptionCardModel {
   const sub = item.subscription!;
   const plan = item.plan!;
@@ -43,7 +49,22 @@ export function cardModel(
     charges: item.charges.map(chargeRow),
     error: screen.error !== undefined && screen.errorFor === sub.id ? screen.error : undefined,
     choices: item.live ? item.fundingOptions.map((o) => choice(sub.id, o, o.asset === picked)) : [],
+    fallbacks: item.live ? fallbackSelects(
+      // Any account that can pay and is not frozen, except the one that pays now.
+      item.fundingOptions.filter((o) => !o.frozen && o.asset !== sub.fundingAsset),
+      screen.fallbacks?.subscriptionId === sub.id ? screen.fallbacks.assets : sub.fallbackAssets,
+      sub.id,
+    ) : [],
+    atRisk: item.live && item.atRisk ? atRiskSentence(item) : undefined,
   };
+}
+
+/** The at-risk warning (issue 26): when, how much is missing and in what, and what the customer can do. */
+function atRiskSentence(item: CustomerSubscription): string {
+  const sub = item.subscription!;
+  const when = sub.nextRetryAt ?? sub.nextBillingAt;
+  const short = item.shortfall && sub.fundingAsset ? `${amountText(item.shortfall, sub.fundingAsset)} short` : "short";
+  return `Your next charge${when ? ` on ${date(when)}` : ""} may fail: your ${sub.fundingAsset ?? ""} balance is ${short}, and no fallback covers it. Add funds, or choose another asset or a fallback below.`;
 }
 
 const date = (t: Timestamp | undefined) => (t ? formatUtc(timestampDate(t)) : "—");
@@ -63,6 +84,7 @@ function chargeRow(c: SubscriptionCharge): ChargeRowModel {
     paid: c.assetAmount !== undefined ? amountText(c.assetAmount, c.asset) : c.asset,
     statusText: chargeStatusText(c.status, c.failureReason),
     refunded: refunded(c),
+    receiptUrl: c.receiptUrl,
   };
 }
 

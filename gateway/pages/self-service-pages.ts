@@ -8,6 +8,7 @@ import { formBody, redirect, securityHeaders, type Ctx, type Form, type PageResp
 import type { PageSession, SessionCodec } from "./page-session.ts";
 import { subscriptionStatusText, tooLargeSentence } from "./page-text.ts";
 import { cardModel } from "./self-service-models.ts";
+import { postedFallbacks } from "./fallback-choice.ts";
 
 export const SELF_SERVICE_PATH = "/wallet/subscriptions";
 /** The session is bound to this page as approval sessions are bound to their token (page-session.ts). */
@@ -28,6 +29,7 @@ interface Screen {
   errorFor?: string;
   done?: { notice: (about: CustomerSubscription | undefined) => string; subscriptionId: string };
   selected?: { subscriptionId: string; asset: string };
+  fallbacks?: { subscriptionId: string; assets: string[] };
   email?: string;
   cursor?: string;
 }
@@ -40,6 +42,15 @@ const NOTICES = new Map<string, (item: CustomerSubscription | undefined) => stri
     "funding-asset-changed-retried",
     (s) =>
       `${describe(s)} is now paid with ${s?.subscription?.fundingAsset ?? "the asset you chose"}. The overdue charge was retried: ${retryOutcome(s?.subscription?.status)}`,
+  ],
+  [
+    "funding-fallback-changed",
+    (s) => {
+      const assets = s?.subscription?.fallbackAssets ?? [];
+      return assets.length
+        ? `${describe(s)} now falls back to ${assets.join(", then ")} when ${s?.subscription?.fundingAsset ?? "its asset"} cannot pay.`
+        : `${describe(s)} has no fallback now.`;
+    },
   ],
 ]);
 const describe = (s: CustomerSubscription | undefined) => (s ? `Your subscription to ${s.plan?.name} with ${s.merchantName}` : "The subscription");
@@ -117,9 +128,10 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
           return redirect(c, path);
         case "cancel-subscription":
         case "change-funding-asset":
+        case "change-funding-fallback":
           return change(c, session, form, action);
         default:
-          return render(c, session, { status: 400, error: "Choose what to do: cancel a subscription or change how it is paid." });
+          return render(c, session, { status: 400, error: "Choose what to do: cancel a subscription, change how it is paid or its fallbacks." });
       }
     });
   });
@@ -132,13 +144,22 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
     return redirect(ctx, path);
   }
 
-  async function change(ctx: Ctx, session: PageSession, form: Form, action: "cancel-subscription" | "change-funding-asset") {
+  async function change(ctx: Ctx, session: PageSession, form: Form, action: "cancel-subscription" | "change-funding-asset" | "change-funding-fallback") {
     if (!session.uid) return render(ctx, session, { status: 401, error: "Log in first." });
     const subscriptionId = form.subscriptionId ?? "";
     const asset = form.fundingAsset ?? "";
+    const fallbacks = postedFallbacks(form);
+    const kept = fallbacks.assets;
     const screen = (status: number, error: string) =>
-      render(ctx, session, { status, error, errorFor: subscriptionId, ...(asset && { selected: { subscriptionId, asset } }) });
+      render(ctx, session, {
+        status,
+        error,
+        errorFor: subscriptionId,
+        ...(asset && { selected: { subscriptionId, asset } }),
+        ...(action === "change-funding-fallback" && { fallbacks: { subscriptionId, assets: kept } }),
+      });
     if (!subscriptionId) return screen(422, "Choose a subscription.");
+    if (action === "change-funding-fallback" && fallbacks.error) return screen(422, fallbacks.error);
     // Anything but an asset code is a hand-made form: the same answer as no choice (the service would call it a bad request, a 500 here).
     if (action === "change-funding-asset" && !ASSET_CODE.test(asset)) return screen(422, "Choose the asset to pay with.");
     const refused = await auth.checkPin(session.uid, form.pin ?? "", "Nothing can be changed while it is locked.");
@@ -147,6 +168,10 @@ export function selfServicePages(options: SelfServicePagesOptions): Router {
       if (action === "cancel-subscription") {
         await subscriptions.cancelSubscriptionForCustomer({ walletUserId: session.uid, subscriptionId });
         return redirect(ctx, `${path}?done=cancelled&subscriptionId=${encodeURIComponent(subscriptionId)}`);
+      }
+      if (action === "change-funding-fallback") {
+        await subscriptions.setFundingFallback({ walletUserId: session.uid, subscriptionId, assets: kept });
+        return redirect(ctx, `${path}?done=funding-fallback-changed&subscriptionId=${encodeURIComponent(subscriptionId)}`);
       }
       const res = await subscriptions.changeFundingAsset({ walletUserId: session.uid, subscriptionId, asset });
       const done = res.retried ? "funding-asset-changed-retried" : "funding-asset-changed";
@@ -172,6 +197,8 @@ const REFUSALS = new Map<string, [number, string]>([
   ["SUBSCRIPTION_CHANGED", [409, "This subscription changed meanwhile. Check it and try again."]],
   ["PAYMENT_IN_PROGRESS", [409, "A payment for this subscription is being processed. Try again in a moment."]],
   ["FUNDING_ASSET_NOT_SUPPORTED", [422, "This asset cannot pay for this subscription. Choose another one."]],
+  // SetFundingFallback's own 400 once the page's checks passed: a fallback that is the asset paying now.
+  ["INVALID_REQUEST", [422, "A fallback must be another asset than the one that pays, and the two must differ."]],
   ["ACCOUNT_FROZEN", [422, "This account is frozen. Choose another asset."]],
   ["PIN_LOCKED", [423, "Your PIN is locked after too many wrong tries."]],
 ]);

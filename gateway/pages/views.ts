@@ -11,8 +11,8 @@ import { Eta } from "eta";
  * models below carry: words and amounts are made in TypeScript (page-text.ts).
  *
  * Form names are a contract for browser automation (README, hosted pages):
- * email, password, fundingAsset, pin, subscriptionId, address, csrf and
- * action = login | approve | cancel | logout | cancel-subscription | change-funding-asset | claim.
+ * email, password, fundingAsset, fallbackAsset1, fallbackAsset2, pin, subscriptionId, address, csrf and
+ * action = login | approve | cancel | logout | cancel-subscription | change-funding-asset | change-funding-fallback | claim.
  */
 export interface PageViews {
   render<K extends keyof PageModels>(name: K, model: PageModels[K]): string;
@@ -43,6 +43,7 @@ export interface PageModels {
   "dashboard/message": { frame: DashboardFrame; heading: string; message: string };
   "dashboard/overview": { frame: DashboardFrame };
   "dashboard/team": DashboardTeamModel;
+  receipt: ReceiptModel;
 }
 
 /** The refund claim page: one question (the customer's address), then `action` = claim. */
@@ -109,6 +110,19 @@ export interface DashboardTeamModel {
   notice?: string | undefined;
 }
 
+/** The customer's receipt page (/receipts/<token>): no form, printable. */
+export interface ReceiptModel {
+  merchantName: string;
+  receiptNumber: string;
+  /** The amount paid, in the plan's currency, as the headline. */
+  amount: string;
+  /** Date, plan and period, subtotal, discount, amount, asset amount, rate and its time, ledger transaction. */
+  lines: { label: string; value: string }[];
+  refunds: { date: string; amount: string; assetAmount: string }[];
+  /** `{receiptUrl}.pdf`, relative. */
+  pdfUrl: string;
+}
+
 /** A page with only a heading and a sentence (expired link, stale form, failure). */
 export interface StatusModel {
   title: string;
@@ -157,6 +171,15 @@ export interface AssetChoiceModel {
   key: string;
 }
 
+/** A fallback select (fallback-choice.ts): name fallbackAsset1 | fallbackAsset2, "" = none. */
+export interface FallbackSelectModel {
+  name: string;
+  /** Unique in the page (the label's `for`). */
+  id: string;
+  label: string;
+  options: { value: string; label: string; selected: boolean }[];
+}
+
 export interface ApprovalFundingModel extends FormModel {
   summary: SummaryModel;
   notice?: string | undefined;
@@ -167,6 +190,8 @@ export interface ApprovalFundingModel extends FormModel {
   choices: AssetChoiceModel[];
   /** Why nothing can be approved now (no account can pay); the approve button is left out. */
   blocked?: string | undefined;
+  /** The funding fallback selects (subscription approvals), inside the approval form. */
+  fallbacks?: FallbackSelectModel[] | undefined;
   approveLabel: string;
   cancelLabel: string;
 }
@@ -200,6 +225,10 @@ export interface SubscriptionCardModel {
   error?: string | undefined;
   /** Live subscriptions: the accounts that may pay later charges. */
   choices: AssetChoiceModel[];
+  /** Live subscriptions: the funding fallback selects (change-funding-fallback). */
+  fallbacks: FallbackSelectModel[];
+  /** The next charge is at risk: the sentence, with the shortfall (`[data-at-risk]`). */
+  atRisk?: string | undefined;
 }
 
 export interface ChargeRowModel {
@@ -209,4 +238,6 @@ export interface ChargeRowModel {
   paid: string;
   statusText: string;
   refunded: string;
+  /** The charge's receipt page (paid charges above 0). */
+  receiptUrl?: string | undefined;
 }

@@ -82,6 +82,10 @@ export interface Config {
   readonly metricsPort: number;
   /** Redis Cluster seed nodes (REDIS_CLUSTER_NODES, host:port list); empty = REDIS_URL is one server. */
   readonly redisClusterNodes: readonly string[];
+  /** Customer emails (SMTP_URL: smtp:// or smtps://, with credentials if any); undefined = emails are off. */
+  readonly smtpUrl: string | undefined;
+  /** The From of customer emails (EMAIL_FROM: an address, or "Name <address>"); required with SMTP_URL. */
+  readonly emailFrom: string | undefined;
   /** The queue dashboard may retry, promote and remove jobs (QUEUE_DASHBOARD_WRITE; default read-only). */
   readonly queueDashboardWrite: boolean;
   /** OpenTelemetry tracing is on: an OTLP endpoint is set by the standard OTEL_* variables (see tracingEnabled). */
@@ -264,7 +268,13 @@ export function loadConfig(env: Env = process.env): Config {
     payoutDestinationCooldownMinutes: int("PAYOUT_DESTINATION_COOLDOWN_MINUTES", 1440, 0, 525_600),
     payoutSignerUrl: env.PAYOUT_SIGNER_URL ? url("PAYOUT_SIGNER_URL", "", ["http:", "https:"]) : undefined,
     payoutSignerToken: env.PAYOUT_SIGNER_TOKEN ? env.PAYOUT_SIGNER_TOKEN : undefined,
+    smtpUrl: env.SMTP_URL ? url("SMTP_URL", "", ["smtp:", "smtps:"]) : undefined,
+    emailFrom: env.EMAIL_FROM ? env.EMAIL_FROM.trim() : undefined,
   };
+  if (config.smtpUrl && !config.emailFrom) problems.push("EMAIL_FROM must be set with SMTP_URL (the From of customer emails)");
+  if (config.emailFrom && !/^([^<>\r\n]{0,200}<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(config.emailFrom)) {
+    problems.push(`EMAIL_FROM must be an address or "Name <address>" (got "${config.emailFrom}")`);
+  }
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
   }
@@ -298,7 +308,7 @@ function parseTrustProxy(raw: string, problems: string[]): TrustProxy {
 }
 
 /** Worker groups scale separately; each owns the queues named after it. */
-export const WORKER_GROUP_NAMES = ["scheduler", "renewals", "webhooks", "payments"] as const;
+export const WORKER_GROUP_NAMES = ["scheduler", "renewals", "webhooks", "payments", "emails"] as const;
 export type WorkerGroup = (typeof WORKER_GROUP_NAMES)[number];
 
 /**

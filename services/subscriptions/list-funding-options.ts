@@ -5,6 +5,7 @@ import { DomainError } from "../platform/errors.ts";
 import { findByToken } from "./authorization-lookup.ts";
 import { fetchPlan, type SubscriptionPorts } from "./ports.ts";
 import { fundingOption, quotePlan } from "./funding.ts";
+import { periodPrice } from "./pricing/period-price.ts";
 
 export interface FundingOption {
   asset: string;
@@ -33,7 +34,9 @@ export async function listFundingOptions(
     throw new DomainError("failed_precondition", "WALLET_USER_MISMATCH", "this subscription must be approved by the wallet user it names");
   }
   const plan = await fetchPlan(ports, subscription.merchantId, subscription.planId);
-  return fundingOptionsForPlan(ports, plan, input.walletUserId);
+  // What the customer pays now (or at the first charge after a trial) is the discounted price: each option is quoted for it.
+  const price = periodPrice(plan.amount, plan.currency, subscription);
+  return fundingOptionsForPlan(ports, { ...plan, amount: price.amount }, input.walletUserId);
 }
 
 /** The wallet user's accounts that can pay `plan`, same-currency assets first (also the self-service page's choices). */

@@ -109,6 +109,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         plan: planSummary(view.plan),
         successUrl: view.subscription.successUrl,
         cancelUrl: view.subscription.cancelUrl,
+        discount: view.discount && { ...view.discount, periods: view.discount.periods ?? undefined },
       };
     },
     async listFundingOptions(req) {

@@ -77,6 +77,7 @@ export function chargeMessage(c: ChargeRecord) {
       amountRefunded: c.amountRefunded,
       assetAmountRefunded: c.assetAmountRefunded,
       fundedByFallback: c.fundedByFallback,
+      receiptUrl: c.receiptUrl ?? undefined,
     },
     c,
   );

@@ -3,7 +3,7 @@ import { chromium, type Browser } from "playwright-core";
 import { ADMIN_KEY, startTestSystem, type TestSystem } from "../support/system.ts";
 import { CHROMIUM_ARGS } from "../support/browser.ts";
 
-const QUEUES = ["scheduler", "renewals", "webhooks", "payments"];
+const QUEUES = ["scheduler", "renewals", "webhooks", "payments", "emails"];
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 
 /** bull-board at /admin/queues on the gateway, behind the operator key. */

@@ -51,7 +51,7 @@ describe("operations: Prometheus metrics", () => {
     expect(m.value("process_resident_memory_bytes")).to.be.greaterThan(0);
     expect(m.labelSets("billing_db_pool_connections").map((l) => l.state).sort()).to.deep.equal(["idle", "used", "waiting"]);
     expect(m.value("billing_db_pool_connections", { state: "idle" }) + m.value("billing_db_pool_connections", { state: "used" })).to.be.greaterThan(0);
-    expect(m.labelSets("billing_queue_jobs")).to.have.length(16); // 4 queues × waiting, delayed, active, failed
+    expect(m.labelSets("billing_queue_jobs")).to.have.length(20); // 5 queues × waiting, delayed, active, failed
   });
 
   it("the exposition passes Prometheus' own linter (promtool check metrics)", async function () {
@@ -158,7 +158,7 @@ describe("operations: due-work lag and queue depth", () => {
     const merchant = await sys.createMerchant("Lagging");
     const before = await scrape(sys.system.metricsPort!);
     expect(before.labelSets("billing_due_work_lag_seconds").map((l) => l.kind).sort()).to.deep.equal(
-      ["authorization_expiry", "event_relay", "order_expiry", "plan_change", "renewal", "webhook_delivery"],
+      ["authorization_expiry", "customer_email", "event_relay", "order_expiry", "plan_change", "renewal", "webhook_delivery"],
     );
     expect(before.value("billing_due_work_lag_seconds", { kind: "renewal" })).to.equal(0);
     await approvedSubscription(sys, merchant.api, rpc.client, { plan: { amount: "5", interval: "DAY" } });

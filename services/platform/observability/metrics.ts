@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** Due work that a worker group exists to do; its lag is what that group scales on. */
-export const DUE_WORK_KINDS = ["renewal", "authorization_expiry", "plan_change", "order_expiry", "event_relay", "webhook_delivery"] as const;
+export const DUE_WORK_KINDS = ["renewal", "authorization_expiry", "plan_change", "order_expiry", "event_relay", "webhook_delivery", "customer_email"] as const;
 export type DueWorkKind = (typeof DUE_WORK_KINDS)[number];
 
 export const QUEUE_STATES = ["waiting", "delayed", "active", "failed"] as const;
@@ -9,6 +9,9 @@ export const CHARGE_KINDS = ["first", "renewal", "retry", "plan_change"] as cons
 export type ChargeKind = (typeof CHARGE_KINDS)[number];
 export const WEBHOOK_ATTEMPT_OUTCOMES = ["succeeded", "failed", "timeout", "refused"] as const;
 export type WebhookAttemptOutcome = (typeof WEBHOOK_ATTEMPT_OUTCOMES)[number];
+export const EMAIL_KINDS = ["upcoming_charge", "charge_at_risk", "payment_failed", "receipt"] as const;
+/** sent; failed = a temporary failure, retried later; parked = refused for good (SMTP 5xx) or out of attempts; skipped = the merchant's settings turn it off. */
+export const EMAIL_OUTCOMES = ["sent", "failed", "parked", "skipped"] as const;
 
 /** Seconds; covers a 2 ms cache hit up to a 10 s webhook timeout. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -32,6 +35,8 @@ export interface BillingMetrics {
   readonly dueWorkLag: Gauge<"kind">;
   readonly charges: Counter<"kind" | "outcome" | "reason">;
   readonly webhookAttempts: Counter<"outcome">;
+  /** Customer emails (services/emails), by kind and outcome (EMAIL_KINDS, EMAIL_OUTCOMES). */
+  readonly emails: Counter<"kind" | "outcome">;
   readonly dbPoolConnections: Gauge<"state">;
   /** Webhook endpoints the delivery engine disabled itself (the receiver answered 410 Gone). */
   readonly webhookEndpointsDisabled: Counter;
@@ -98,6 +103,12 @@ export function createMetrics(): BillingMetrics {
       name: "billing_webhook_attempts_total",
       help: "Webhook delivery attempts, by outcome.",
       labelNames: ["outcome"],
+      registers,
+    }),
+    emails: new Counter({
+      name: "billing_emails_total",
+      help: "Customer emails by kind and outcome (sent, failed = retried later, parked = refused for good, skipped = turned off by the merchant).",
+      labelNames: ["kind", "outcome"],
       registers,
     }),
     dbPoolConnections: new Gauge({

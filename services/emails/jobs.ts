@@ -1,0 +1,17 @@
+import { handleSweep } from "../platform/queue/define-job.ts";
+import { subscriptionPorts } from "../subscriptions/ports.ts";
+import { collectEmails } from "./collect-emails.ts";
+import { sendDueEmails } from "./send-due-emails.ts";
+import { collectEmailsSweep, sendDueEmailsSweep } from "./email-queue.ts";
+
+/** Handlers of the `emails` group (kinds: email-queue.ts). */
+export const emailJobs = [
+  handleSweep(collectEmailsSweep, async (deps) => {
+    await deps.clock.sync();
+    await collectEmails(deps, subscriptionPorts(deps));
+  }),
+  handleSweep(sendDueEmailsSweep, async (deps) => {
+    await deps.clock.sync();
+    await sendDueEmails(deps);
+  }),
+];

@@ -1,0 +1,102 @@
+import { createTransport } from "nodemailer";
+import type { ServiceDeps } from "../platform/service-deps.ts";
+import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS, EMAIL_SEND_LEASE_MS, type EmailKind } from "./contract.ts";
+
+const BATCH_SIZE = 20;
+
+interface ClaimedEmail {
+  id: string;
+  recipient: string;
+  kind: EmailKind;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  attempt_count: number;
+}
+
+/** SMTP commands whose 5xx refuses this message for good (a 5xx to AUTH or the greeting is our configuration: retried, not parked). */
+const MESSAGE_COMMANDS = new Set(["MAIL FROM", "RCPT TO", "DATA"]);
+
+export function isPermanentRefusal(err: unknown): boolean {
+  const e = err as { responseCode?: number; command?: string };
+  return typeof e?.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600 && MESSAGE_COMMANDS.has(String(e.command ?? "").toUpperCase());
+}
+
+/**
+ * Sends the due emails of the outbox. Each is claimed first in its own commit
+ * (SENDING, its attempt counted, due again only after a lease), then handed to
+ * SMTP, then marked: SENT; a permanent refusal (5xx to MAIL FROM, RCPT TO or
+ * DATA) PARKED; any other failure due again after a back-off, PARKED after the
+ * last attempt. Every mark is fenced on (SENDING, attempt): a sender whose
+ * lease ran out cannot overwrite the next one's result. A sender killed before
+ * the server accepted leaves the claim to run out and the email is sent once
+ * by the next; the one window left (killed after the server's 250, before the
+ * mark) is narrowed by the Message-ID, fixed per email, for the receiving
+ * side to de-duplicate (README, "Emails to customers").
+ */
+export async function sendDueEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "metrics">): Promise<number> {
+  const { config } = deps;
+  if (!config.smtpUrl || !config.emailFrom) return 0;
+  const transport = createTransport(config.smtpUrl, { from: config.emailFrom });
+  let sent = 0;
+  try {
+    for (;;) {
+      const claimed = await claim(deps);
+      for (const email of claimed) {
+        const outcome = await sendOne(deps, transport, email);
+        if (outcome === "sent") sent += 1;
+      }
+      if (claimed.length < BATCH_SIZE) return sent;
+    }
+  } finally {
+    transport.close();
+  }
+}
+
+async function claim(deps: Pick<ServiceDeps, "orm" | "clock">): Promise<ClaimedEmail[]> {
+  const now = deps.clock.now();
+  return deps.orm.em.fork().execute<ClaimedEmail[]>(
+    `update customer_emails c set status = 'SENDING', attempt_count = c.attempt_count + 1, next_attempt_at = ?, updated_at = ?
+      where c.id in (select id from customer_emails where status in ('PENDING', 'SENDING') and next_attempt_at <= ?
+                      order by next_attempt_at limit ? for update skip locked)
+      returning c.id, c.recipient, c.kind, c.subject, c.text_body, c.html_body, c.attempt_count`,
+    [new Date(now.getTime() + EMAIL_SEND_LEASE_MS), now, now, BATCH_SIZE],
+  );
+}
+
+type Transport = ReturnType<typeof createTransport>;
+
+async function sendOne(deps: Pick<ServiceDeps, "orm" | "clock" | "logger" | "metrics">, transport: Transport, email: ClaimedEmail): Promise<"sent" | "failed" | "parked"> {
+  let outcome: "sent" | "failed" | "parked";
+  let error: string | null = null;
+  try {
+    await transport.sendMail({
+      to: email.recipient,
+      subject: email.subject,
+      text: email.text_body,
+      html: email.html_body,
+      messageId: `<${email.id}@customer-emails.billing>`,
+    });
+    outcome = "sent";
+  } catch (err) {
+    error = String((err as Error)?.message ?? err).slice(0, 1000);
+    outcome = isPermanentRefusal(err) || email.attempt_count >= EMAIL_MAX_ATTEMPTS ? "parked" : "failed";
+    deps.logger.warn({ emailId: email.id, kind: email.kind, attempt: email.attempt_count, outcome, err: error }, "customer email not sent");
+  }
+  const now = deps.clock.now();
+  const fence = [email.id, email.attempt_count];
+  const em = deps.orm.em.fork();
+  if (outcome === "sent") {
+    await em.execute("update customer_emails set status = 'SENT', sent_at = ?, last_error = null, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?", [now, now, ...fence]);
+  } else if (outcome === "parked") {
+    await em.execute("update customer_emails set status = 'PARKED', last_error = ?, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?", [error, now, ...fence]);
+  } else {
+    const delay = EMAIL_RETRY_DELAYS_MS[Math.min(email.attempt_count, EMAIL_RETRY_DELAYS_MS.length) - 1]!;
+    await em.execute(
+      "update customer_emails set status = 'PENDING', next_attempt_at = ?, last_error = ?, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?",
+      [new Date(now.getTime() + delay), error, now, ...fence],
+    );
+  }
+  deps.metrics?.emails.inc({ kind: email.kind, outcome });
+  return outcome;
+}
