@@ -31,7 +31,7 @@ export interface GatewayOptions {
   middleware?: Middleware[];
 }
 
-/** Builds the Koa app; main.ts listens. */
+/** Builds the Koa app; start-gateway.ts listens. */
 export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Koa<GatewayState> {
   // Forwarded headers count only when TRUST_PROXY says so (clientAddress drops them from untrusted peers).
   const app = new Koa<GatewayState>({ proxy: deps.config.trustProxy !== false });
