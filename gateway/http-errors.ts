@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { errorCodeOf } from "../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../services/platform/rpc/error-code.ts";
 import { isTransportFailure } from "../services/platform/rpc/transport-failure.ts";
 
 /** A failure with a merchant-facing status, code and message. */

@@ -4,7 +4,7 @@ import { hashApiKey } from "../../services/merchants/contract.ts";
 import type { GatewayClients } from "../deps.ts";
 import type { GatewayState } from "../route.ts";
 import { HttpError } from "../http-errors.ts";
-import { errorCodeOf } from "../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
 import type { ApiKeyCache } from "../api-key-cache.ts";
 
 export const API_KEY_HEADER = "x-api-key";

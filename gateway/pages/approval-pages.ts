@@ -1,6 +1,6 @@
 import { Router } from "@koa/router";
 import { ConnectError } from "@connectrpc/connect";
-import { errorCodeOf } from "../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
 import { ASSET_AMOUNT_TOO_LARGE } from "../../services/subscriptions/contract.ts";
 import type { ApprovalProvider, ApprovalView } from "./approval-provider.ts";
 import { choiceModels, summaryModel } from "./approval-models.ts";

@@ -1,7 +1,7 @@
 import { Router } from "@koa/router";
 import { ConnectError, type Client } from "@connectrpc/connect";
 import type { PayoutsService, RefundClaimResponse } from "../../proto/gen/billing/payouts/v1/payouts_pb.ts";
-import { errorCodeOf } from "../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
 import { formBody, redirect, securityHeaders, type Ctx, type PageResponder } from "./page-http.ts";
 import type { SessionCodec } from "./page-session.ts";
 import { safeEqual } from "./page-session.ts";

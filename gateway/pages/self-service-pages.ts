@@ -1,7 +1,7 @@
 import { Router } from "@koa/router";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { CustomerSubscription, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { errorCodeOf } from "../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
 import { ASSET_AMOUNT_TOO_LARGE } from "../../services/subscriptions/contract.ts";
 import type { CustomerAuth } from "./customer-auth.ts";
 import { formBody, redirect, securityHeaders, type Ctx, type Form, type PageResponder } from "./page-http.ts";

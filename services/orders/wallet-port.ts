@@ -4,7 +4,7 @@ import { WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { RpcClients } from "../platform/rpc/clients.ts";
 import type { Config } from "../platform/config.ts";
 import { DomainError } from "../platform/errors.ts";
-import { errorCodeOf } from "../platform/rpc/errors.ts";
+import { errorCodeOf } from "../platform/rpc/error-code.ts";
 import { WALLET_CALL_TIMEOUT_MS } from "../platform/wallet-calls/wallet-call.ts";
 
 export interface RegistryAsset {

@@ -9,7 +9,7 @@ import type { Config } from "../platform/config.ts";
 import { DomainError } from "../platform/errors.ts";
 import type { Logger } from "../platform/logger.ts";
 import type { RpcClients } from "../platform/rpc/clients.ts";
-import { errorCodeOf } from "../platform/rpc/errors.ts";
+import { errorCodeOf } from "../platform/rpc/error-code.ts";
 import { WALLET_CALL_TIMEOUT_MS } from "../platform/wallet-calls/wallet-call.ts";
 import { parseExtendedPublicKey } from "../orders/addresses/extended-public-key.ts";
 import type { Chain } from "./addresses/payout-address.ts";

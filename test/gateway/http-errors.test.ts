@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fromConnectError } from "../../gateway/http-errors.ts";
-import { ERROR_CODE_HEADER } from "../../services/platform/rpc/errors.ts";
+import { ERROR_CODE_HEADER } from "../../services/platform/rpc/error-code.ts";
 
 /** The gateway's one table from Connect errors to HTTP: only a service's verdict (a domain code) may be a 4xx. */
 describe("Connect errors → HTTP (gateway/http-errors.ts)", () => {

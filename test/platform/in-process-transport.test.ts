@@ -3,7 +3,8 @@ import { Code, ConnectError, createClient, type ConnectRouter, type HandlerConte
 import { MerchantService, type GetMerchantRequest } from "../../proto/gen/billing/merchants/v1/merchants_pb.ts";
 import { createInProcessTransport } from "../../services/platform/rpc/in-process.ts";
 import { requireServiceToken } from "../../services/platform/rpc/auth.ts";
-import { errorCodeOf, errorInterceptor } from "../../services/platform/rpc/errors.ts";
+import { errorInterceptor } from "../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
 import { DomainError } from "../../services/platform/errors.ts";
 import { createLogger } from "../../services/platform/logger.ts";
 

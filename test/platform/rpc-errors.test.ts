@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { Code } from "@connectrpc/connect";
 import { ConnectionException } from "@mikro-orm/core";
-import { errorCodeOf, toConnectError } from "../../services/platform/rpc/errors.ts";
+import { toConnectError } from "../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
 import { DomainError } from "../../services/platform/errors.ts";
 import { createLogger } from "../../services/platform/logger.ts";
 

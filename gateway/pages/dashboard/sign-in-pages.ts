@@ -1,7 +1,7 @@
 import { Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
 import QRCode from "qrcode";
-import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { MIN_PASSWORD_LENGTH } from "../../../services/merchants/members/contract.ts";
 import { formBody, redirect, securityHeaders, type Ctx, type Form } from "../page-http.ts";
 import { safeEqual } from "../page-session.ts";

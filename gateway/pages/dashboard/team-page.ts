@@ -1,6 +1,6 @@
 import type { Router } from "@koa/router";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { isMemberRole } from "../../../services/merchants/members/contract.ts";
 import { redirect, type Ctx, type Form } from "../page-http.ts";
 import { checkFreshCode, dashboardRoute, notFoundPage, refuse, type DashboardDeps, type Signed } from "./member-gate.ts";

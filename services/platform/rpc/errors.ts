@@ -3,9 +3,8 @@ import { ConnectionException } from "@mikro-orm/core";
 import { DomainError, type ErrorKind } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { OutageLog } from "../outage-log.ts";
+import { ERROR_CODE_HEADER } from "./error-code.ts";
 
-/** Response header that carries the merchant-facing error code across RPC. */
-export const ERROR_CODE_HEADER = "billing-error-code";
 
 const CODE_BY_KIND: Record<ErrorKind, Code> = {
   invalid: Code.InvalidArgument,
@@ -51,10 +50,6 @@ export function errorInterceptor(logger: Logger): Interceptor {
   };
 }
 
-/** Reads the domain code of an RPC failure on the client side. */
-export function errorCodeOf(err: ConnectError): string | undefined {
-  return err.metadata.get(ERROR_CODE_HEADER) ?? undefined;
-}
 
 /**
  * Postgres unreachable, restarting, or out of connections: a retry can succeed.

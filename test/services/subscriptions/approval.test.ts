@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { ApprovalOutcome, type SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { periodEnd } from "../../../services/subscriptions/billing-calendar.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { ConnectError } from "@connectrpc/connect";
-import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, PIN, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
-import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { changeSessionsSweep } from "../../../services/subscriptions/change-sessions/change-session-queue.ts";
 import { subscriptionsSweep } from "../../../services/subscriptions/subscription-queue.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";

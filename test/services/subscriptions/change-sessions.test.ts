@@ -449,7 +449,7 @@ describe("plan change sessions", function () {
 
   async function expectCode(p: Promise<unknown>, code: string) {
     const { ConnectError } = await import("@connectrpc/connect");
-    const { errorCodeOf } = await import("../../../services/platform/rpc/errors.ts");
+    const { errorCodeOf } = await import("../../../services/platform/rpc/error-code.ts");
     try {
       await p;
     } catch (err) {

@@ -9,7 +9,7 @@ import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { balances, createPlan, createSubscription, createWalletUser, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription, createChange, changeOf } from "../../support/change-sessions.ts";
 import { advanceTo, chargesOf, subscriptionOf, waitForCharges, waitForStatus } from "../../support/billing.ts";
-import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 
 /** The customer's RPCs (wallet app, self-service page) against the real stack: keyed by wallet user, never by merchant. */
 describe("customer self-service RPCs", () => {

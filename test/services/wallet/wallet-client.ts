@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { errorCodeOf } from "../../../services/platform/rpc/errors.ts";
+import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { OwnerType, WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { TestSystem } from "../../support/system.ts";
