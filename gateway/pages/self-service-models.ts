@@ -97,7 +97,7 @@ function refunded(c: SubscriptionCharge): string {
 
 /**
  * A frozen account is refused by the service, so it cannot be chosen. A balance below one charge
- * may still be chosen (the customer may top it up before the next charge; README, self-service),
+ * may still be chosen (the customer may top it up before the next charge; docs/hosted-pages.md, self-service),
  * with that said beside it.
  */
 function choice(subscriptionId: string, o: FundingOption, checked: boolean): AssetChoiceModel {

@@ -10,7 +10,7 @@ import { Eta } from "eta";
  * checks the files for anything else). Templates only lay out what the
  * models below carry: words and amounts are made in TypeScript (page-text.ts).
  *
- * Form names are a contract for browser automation (README, hosted pages):
+ * Form names are a contract for browser automation (docs/hosted-pages.md):
  * email, password, fundingAsset, fallbackAsset1, fallbackAsset2, pin, subscriptionId, address, csrf and
  * action = login | approve | cancel | logout | cancel-subscription | change-funding-asset | change-funding-fallback | claim.
  */

@@ -21,7 +21,7 @@ export const metadataSchema = {
 
 /**
  * An email address: the services' one rule (services/platform/email.ts), which trims surrounding spaces.
- * A pattern rather than `format: "email"`, which refuses the spaces the README promises to trim; the
+ * A pattern rather than `format: "email"`, which refuses the spaces the docs promise to trim (docs/merchant-api.md); the
  * length bound leaves room for them (the service bounds the trimmed address to EMAIL_MAX).
  */
 export const emailSchema = {

@@ -88,7 +88,7 @@ const payoutProperties = {
   status: {
     type: "string",
     enum: [...VISIBLE_PAYOUT_STATUSES],
-    description: "PENDING → (IN_REVIEW →) PROCESSING → PAID or FAILED; PENDING → CANCELLED. See the README's status table.",
+    description: "PENDING → (IN_REVIEW →) PROCESSING → PAID or FAILED; PENDING → CANCELLED. See the status table in docs/payments.md.",
   },
   destinationId: nullable(uuidSchema),
   asset: { type: "string", enum: [...ASSET_CODES] },

@@ -4,7 +4,7 @@ import type { CustomerEmails } from "../subscriptions/settings/billing-settings.
  * Customer emails (issue 26): which event makes which email, and which of the
  * merchant's settings (customerEmails) turns it on. The at-risk warning
  * follows `paymentFailed`: it is the warning before that failure, and a
- * merchant who mails no failures would not want the warning either (README,
+ * merchant who mails no failures would not want the warning either (docs/operations.md,
  * "Emails to customers").
  */
 export type EmailKind = "upcoming_charge" | "charge_at_risk" | "payment_failed" | "receipt";

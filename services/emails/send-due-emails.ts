@@ -32,7 +32,7 @@ export function isPermanentRefusal(err: unknown): boolean {
  * the server accepted leaves the claim to run out and the email is sent once
  * by the next; the one window left (killed after the server's 250, before the
  * mark) is narrowed by the Message-ID, fixed per email, for the receiving
- * side to de-duplicate (README, "Emails to customers").
+ * side to de-duplicate (docs/operations.md, "Emails to customers").
  */
 export async function sendDueEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "metrics">): Promise<number> {
   const { config } = deps;

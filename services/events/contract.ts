@@ -3,7 +3,7 @@ export const WEBHOOK_MAX_IN_FLIGHT_DEFAULT = 10;
 export const WEBHOOK_MAX_IN_FLIGHT_LIMIT = 100;
 
 /**
- * Every event type the service emits: the one list, mirrored in the README.
+ * Every event type the service emits: the one list, mirrored in docs/webhooks.md (a test keeps them equal).
  * Webhook endpoints subscribe to these names (or "*").
  */
 export const EVENT_TYPES = [

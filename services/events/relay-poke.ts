@@ -22,7 +22,7 @@ export const EVENTS_COMMITTED_POKE = "events-committed";
  * The relay takes an advisory lock, so this and the sweep (in any process)
  * never relay twice. The poke is a Redis PUBLISH, not LISTEN/NOTIFY: it needs
  * no session of its own on PostgreSQL, so it works unchanged behind a pooler
- * in transaction mode (README, Behind PgBouncer).
+ * in transaction mode (docs/operations.md, Behind PgBouncer).
  */
 export function startRelayPoke(deps: JobDeps): PokeListener {
   let running: Promise<void> | undefined;

@@ -2,7 +2,7 @@ import { conflict } from "../platform/errors.ts";
 import type { PayoutStatus } from "./contract.ts";
 
 /**
- * The payout status machine, one table (the README mirrors it). OPENING and
+ * The payout status machine, one table (docs/payments.md mirrors it). OPENING and
  * REFUSED are never shown to a merchant: a payout is visible from the moment
  * its amount + fee left the balance.
  */

@@ -6,7 +6,7 @@ export const SIGNER_TIMEOUT_MS = 3_000;
 const STATES = ["SUBMITTED", "CONFIRMED", "FAILED"] as const;
 
 /**
- * The custody signer, over HTTP (the interface is in the README, "Payouts:
+ * The custody signer, over HTTP (the interface is in docs/payments.md, "Payouts:
  * the custody signer interface"):
  *   POST {url}/v1/payouts  Idempotency-Key: <payout id>
  *        {"payoutId","network","asset","address","amount","requiredConfirmations"}

@@ -185,7 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
   const secretsKey = Buffer.from(secretsRaw, "base64");
   if (secretsKey.length !== 32) problems.push("SECRETS_KEY must be 32 bytes, base64-encoded");
 
-  // Seconds, as in the README: 5 s, 5 min, 30 min, 2 h, 5 h, then 10 h six times (about 2.8 days).
+  // Seconds, as in docs/webhooks.md: 5 s, 5 min, 30 min, 2 h, 5 h, then 10 h six times (about 2.8 days).
   const retryRaw = str("WEBHOOK_RETRY_SCHEDULE", "5,300,1800,7200,18000,36000,36000,36000,36000,36000,36000");
   const webhookRetryScheduleMs = retryRaw.split(",").map((s) => s.trim());
   if (webhookRetryScheduleMs.length > 30 || webhookRetryScheduleMs.some((s) => !/^\d+(\.\d{1,3})?$/.test(s) || Number(s) <= 0 || Number(s) > 604_800)) {

@@ -10,7 +10,7 @@ const EMAIL = new RegExp(`^${EMAIL_PATTERN}$`);
 /**
  * The one rule for an email, wherever one is sent (a subscription's
  * customerEmail, a wallet user's email, a login): surrounding spaces are
- * trimmed, the one change ever made to an email (documented in the README;
+ * trimmed, the one change ever made to an email (documented in docs/merchant-api.md;
  * they are a copy-and-paste accident, never part of an address), then it must
  * be local@domain.tld of at most 254 characters, else INVALID_REQUEST naming
  * the field. Case is kept: emails are compared case-insensitively (emailKey).

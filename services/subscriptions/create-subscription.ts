@@ -132,7 +132,7 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
   // No delayed job per authorization: the link reads as EXPIRED the moment expiresAt passes
   // (authorization-lookup.ts), and the expiry sweep (subscriptions.sweep, set-based) records the
   // change and its event within one SWEEP_INTERVAL_MS. A job each would cost a Redis write per create
-  // and, at 5,000 due at once, drain slower than the sweep (README, Benchmarks B6).
+  // and, at 5,000 due at once, drain slower than the sweep (docs/benchmarks.md, B6).
   return { subscription, authorization, authorizationUrl: authorizationUrl(ports.publicBaseUrl, token) };
 }
 

@@ -42,7 +42,7 @@ export const Subscription = defineEntity({
     pausedAt: p.datetime().nullable(),
     cancelledAt: p.datetime().nullable(),
     expiredAt: p.datetime().nullable(),
-    // Recurring billing (migration 0006; the README's "Recurring billing" section).
+    // Recurring billing (migration 0006; docs/merchant-api.md, "Recurring billing").
     /** The period nextBillingAt starts, i.e. the one the next charge pays for. */
     nextPeriodIndex: p.integer().default(0),
     /** The period that starts at billingAnchor: boundaries are counted from it (a plan change to another cadence re-anchors). */

@@ -13,7 +13,7 @@ const PLAN_READS = 5;
 /**
  * PAUSED → the status it was paused from. The billing anchor is kept; billing
  * dates that passed while paused are skipped without charge, so the next
- * billing date is the first anchor date at or after now (README "Recurring
+ * billing date is the first anchor date at or after now (docs/merchant-api.md "Recurring
  * billing", renewals/billing-periods.ts). Resumed before its next billing
  * date, nothing moves.
  *

@@ -5,7 +5,7 @@ import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./contract.ts";
  * The subscription status machine: the one table of legal moves. Every use
  * case that changes a status asks `nextStatus`, inside a transaction that
  * holds the subscription row lock, so concurrent requests can never make a
- * move this table does not list. The README's status table mirrors it.
+ * move this table does not list. The status table in docs/merchant-api.md mirrors it.
  */
 export { SUBSCRIPTION_STATUSES, type SubscriptionStatus };
 

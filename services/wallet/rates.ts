@@ -10,7 +10,7 @@ export interface RateSource {
   usdPrice(currency: Currency, now: Date): Promise<{ usd: string; at: Date }>;
 }
 
-/** Fixed sandbox prices (README "Wallet and ledger"): deterministic, so tests and demos can compute expected amounts. */
+/** Fixed sandbox prices (docs/operations.md, "Wallet and ledger"): deterministic, so tests and demos can compute expected amounts. */
 export const SANDBOX_USD_PRICES: Readonly<Record<Currency, string>> = Object.freeze({
   USD: "1",
   EUR: "1.08",

@@ -2,7 +2,7 @@ import { conflict } from "../../platform/errors.ts";
 import type { OrderRefundStatus } from "../contract.ts";
 
 /**
- * The order refund status machine, one table (the README mirrors it). A
+ * The order refund status machine, one table (docs/payments.md mirrors it). A
  * refund moves with its payout, in the payout's transaction: OPENING and
  * REFUSED are never shown (the reservation is with the wallet, or the
  * balance was too low and nothing moved).

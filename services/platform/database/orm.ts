@@ -54,7 +54,7 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
             statement_timeout: options.statementTimeoutMs,
             // A transaction abandoned by a crashed holder frees its locks on the server side too.
             // Both travel as startup parameters, which a pooler in transaction mode cannot pass on: behind
-            // PgBouncer they are set on the role instead (README, "Behind PgBouncer"; checkSessionBounds).
+            // PgBouncer they are set on the role instead (docs/operations.md, "Behind PgBouncer"; checkSessionBounds).
             idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs * 6, 60_000),
           }
         : {}),

@@ -17,7 +17,7 @@ export interface SessionBounds {
  * (its server connections serve every client): PgBouncer refuses them unless
  * listed in `ignore_startup_parameters`, and then drops them. There the bounds
  * must be set where every server connection gets them (`ALTER ROLE … SET`,
- * README "Behind PgBouncer"), and a missing one is otherwise invisible until a
+ * docs/operations.md "Behind PgBouncer"), and a missing one is otherwise invisible until a
  * stuck statement holds its locks for ever. One query at start; a database
  * that does not answer yet is the readiness check's business, not this one's.
  */
@@ -35,7 +35,7 @@ export async function checkSessionBounds(orm: Orm, statementTimeoutMs: number, l
   if (bounds.statementTimeoutMs === 0 || bounds.idleInTransactionTimeoutMs === 0) {
     logger.warn(
       { ...bounds, expectedStatementTimeoutMs: statementTimeoutMs },
-      "PostgreSQL does not bound statements or idle transactions on this process's connections (behind a pooler in transaction mode, set statement_timeout and idle_in_transaction_session_timeout on the role: see the README, Behind PgBouncer)",
+      "PostgreSQL does not bound statements or idle transactions on this process's connections (behind a pooler in transaction mode, set statement_timeout and idle_in_transaction_session_timeout on the role: see docs/operations.md, Behind PgBouncer)",
     );
   } else if (bounds.statementTimeoutMs !== statementTimeoutMs) {
     logger.info({ ...bounds, expectedStatementTimeoutMs: statementTimeoutMs }, "PostgreSQL's statement_timeout differs from DB_STATEMENT_TIMEOUT_MS (set on the role or by a pooler)");

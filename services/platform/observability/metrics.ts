@@ -23,7 +23,7 @@ export type Collector = () => Promise<void> | void;
 /**
  * One registry per process: whatever roles run here record into it and
  * /metrics serves it. Names and labels are a contract with the dashboards and
- * alerts in deploy/ (README "Operations"); label values are bounded sets
+ * alerts in deploy/ (docs/operations.md); label values are bounded sets
  * (route templates, code names, enums), never ids, e-mails or URLs.
  */
 export interface BillingMetrics {

@@ -3,7 +3,7 @@ import { CHANGE_SESSION_STATUSES, type ChangeSessionStatus } from "../contract.t
 
 /**
  * The change-session status machine: the one table of legal moves (the
- * README's "Plan changes" table mirrors it). Every use case asks
+ * docs/merchant-api.md's "Plan changes" table mirrors it). Every use case asks
  * `nextChangeStatus` while holding the subscription row lock (and the
  * session's), so concurrent approvals, declines, expiries and cancellations
  * can never make a move this table does not list.

@@ -10,7 +10,7 @@ import type { SubscriptionRow } from "../entities.ts";
  *
  *   amount = subtotal − discountAmount − creditApplied, never below 0
  *
- * Rounding (README "Pricing"): exact at 18 decimals (the storage scale), and
+ * Rounding (docs/merchant-api.md, "Pricing"): exact at 18 decimals (the storage scale), and
  * every rounding is in the customer's favour: a percent discount is rounded
  * up. The asset amount is then quoted from `amount` (rounded up to the
  * asset's units, as every charge is).

@@ -1,7 +1,7 @@
 import type { RefundStatus } from "./contract.ts";
 
 /**
- * The refund status machine, one table (the README mirrors it). A refund is
+ * The refund status machine, one table (docs/payments.md mirrors it). A refund is
  * born PENDING (its amount reserved against the charge); the wallet's answer
  * settles it once. SUCCEEDED and FAILED are final: a refused refund is never
  * retried as such, the merchant asks again (a new refund).

@@ -3,7 +3,7 @@ import type { Config } from "../../platform/config.ts";
 /**
  * The recurring-billing settings the use cases need, for one merchant: the
  * merchant's own (settings/billing-settings.ts) over the deployment's
- * defaults from the environment (see README "Recurring billing").
+ * defaults from the environment (see docs/merchant-api.md, "Recurring billing").
  */
 export interface BillingPolicy {
   /** Days after a renewal's first failure on which it is retried, increasing (DUNNING_RETRY_DAYS). */

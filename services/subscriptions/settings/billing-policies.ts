@@ -7,7 +7,7 @@ import { effectiveSettings, readStoredSettings } from "./billing-settings.ts";
  * settings; this process keeps what it read for at most `ttlMs` (a renewal
  * batch refreshes its merchants with one query per batch: `load`), and an
  * update made through this process forgets its merchant at once. So a change
- * reaches every process within `ttlMs` (README "Dunning settings").
+ * reaches every process within `ttlMs` (docs/merchant-api.md, "Dunning settings").
  */
 export interface BillingPolicies {
   readonly defaults: BillingPolicy;

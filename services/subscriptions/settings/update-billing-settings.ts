@@ -24,7 +24,7 @@ export interface BillingSettingsPatch {
  * billing_settings.updated records the settings now in force. A change
  * applies to what is decided after it commits: a retry already scheduled
  * (nextRetryAt) keeps its date; the next failure is scheduled, and the
- * attempt budget counted, with the new schedule (README "Dunning settings").
+ * attempt budget counted, with the new schedule (docs/merchant-api.md, "Dunning settings").
  * This process forgets its cached policy at once; others within their TTL.
  */
 export async function updateBillingSettings(ctx: UseCaseContext, policies: BillingPolicies, patch: BillingSettingsPatch): Promise<EffectiveBillingSettings> {
