@@ -1,7 +1,7 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { transitionSubscription } from "./transition-subscription.ts";
 import type { SubscriptionOwner } from "./subscription-store.ts";
-import { afterChargeSettles, ChargeInFlight, chargeInFlight } from "./charges/wait-for-charges.ts";
+import { afterChargeSettles, refuseUnderCharge } from "./charges/wait-for-charges.ts";
 import type { SubscriptionPorts } from "./ports.ts";
 import { cancelChangeSessionsOf } from "./change-sessions/cancel-change-sessions.ts";
 
@@ -31,8 +31,7 @@ export async function cancelSubscriptionBy(
       event: "cancel",
       eventType: "subscription.cancelled",
       async guard(em, sub) {
-        const pending = await chargeInFlight(em, sub.id);
-        if (pending) throw new ChargeInFlight(pending.id);
+        await refuseUnderCharge(em, sub.id);
       },
       apply(sub, _from, now, authorization) {
         sub.cancellationReason = reason;

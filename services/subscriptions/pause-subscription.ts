@@ -1,7 +1,7 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { transitionSubscription } from "./transition-subscription.ts";
 import type { SubscriptionPorts } from "./ports.ts";
-import { afterChargeSettles, ChargeInFlight, chargeInFlight } from "./charges/wait-for-charges.ts";
+import { afterChargeSettles, refuseUnderCharge } from "./charges/wait-for-charges.ts";
 
 /**
  * ACTIVE/TRIALING → PAUSED; remembers where it came from for resume. Nothing
@@ -16,8 +16,7 @@ export function pauseSubscription(ctx: UseCaseContext, ports: SubscriptionPorts,
       event: "pause",
       eventType: "subscription.paused",
       async guard(em, sub) {
-        const pending = await chargeInFlight(em, sub.id);
-        if (pending) throw new ChargeInFlight(pending.id);
+        await refuseUnderCharge(em, sub.id);
       },
       apply(sub, from, now) {
         sub.pausedFromStatus = from;

@@ -3,7 +3,7 @@ import { transitionSubscription } from "./transition-subscription.ts";
 import { findSubscription } from "./subscription-store.ts";
 import { fetchPlan, planInterval, type SubscriptionPorts } from "./ports.ts";
 import { skipPeriodsMissedWhilePaused } from "./renewals/billing-periods.ts";
-import { afterChargeSettles, ChargeInFlight, chargeInFlight } from "./charges/wait-for-charges.ts";
+import { afterChargeSettles, refuseUnderCharge } from "./charges/wait-for-charges.ts";
 
 /** The plan changed between reading it and taking the lock: read it again. */
 class PlanChangedMeanwhile extends Error {}
@@ -36,8 +36,7 @@ export async function resumeSubscription(ctx: UseCaseContext, ports: Subscriptio
           eventType: "subscription.resumed",
           async guard(em, sub) {
             if (plan && sub.planId !== plan.id) throw new PlanChangedMeanwhile();
-            const pending = await chargeInFlight(em, sub.id);
-            if (pending) throw new ChargeInFlight(pending.id);
+            await refuseUnderCharge(em, sub.id);
           },
           apply(sub, _from, now) {
             sub.pausedFromStatus = null;

@@ -3,7 +3,7 @@ import type { Clock } from "../../platform/clock.ts";
 import type { SubscriptionRow } from "../entities.ts";
 import { scheduledSessionOf } from "./change-session-store.ts";
 import { switchPlan } from "./switch-plan.ts";
-import { renewalInFlight } from "../charges/wait-for-charges.ts";
+import { chargeInFlight } from "../charges/wait-for-charges.ts";
 
 /** Statuses in which a due scheduled change is applied (not PAUSED, not PAST_DUE, not ended). */
 const APPLIES_IN: readonly string[] = ["ACTIVE", "TRIALING"];
@@ -36,7 +36,7 @@ export async function applyDuePlanChange(em: EntityManager, clock: Clock, subscr
   if (subscription.nextBillingAt.getTime() < session.scheduledFor.getTime()) return false;
   // A renewal charge in flight was priced at the current plan: applying now would put plan_changed between that
   // charge and its renewed (at the old price). The change waits for the billing after it.
-  if (await renewalInFlight(em, subscription.id)) return false;
+  if (await chargeInFlight(em, subscription.id, "RENEWAL")) return false;
   await switchPlan(em, clock, subscription, session, "apply");
   return true;
 }

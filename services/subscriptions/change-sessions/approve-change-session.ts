@@ -11,7 +11,7 @@ import { changeableRefusal, type ChangeRefusal } from "./changeable-refusal.ts";
 import { openChangeCharge } from "./change-charge.ts";
 import { settleCharge } from "../charges/settle-charge.ts";
 import { paymentInProgress } from "../charges/charge-ports.ts";
-import { afterChargeSettles, ChargeInFlight, renewalInFlight } from "../charges/wait-for-charges.ts";
+import { afterChargeSettles, refuseUnderCharge } from "../charges/wait-for-charges.ts";
 import { settleAutomaticRefund } from "../refunds/automatic-refund.ts";
 import { quoteFunding, tooLargeForAsset } from "../funding.ts";
 import { ASSET_AMOUNT_TOO_LARGE } from "../contract.ts";
@@ -103,7 +103,8 @@ async function approveOnce(ctx: UseCaseContext, ports: SubscriptionPorts, input:
     const row = await lockChangeSession(em, session.id);
     const now = ctx.clock.now();
     assertChangeAnswerable(row, now);
-    await refuseUnderRenewal(em, sub);
+    // A renewal charge in flight is settled before this approval is decided (afterChargeSettles).
+    await refuseUnderCharge(em, sub.id, "RENEWAL");
     const refused = changeableRefusal(row, sub);
     if (refused) return { approved: false, ...refused, session: row, subscription: sub, charge: undefined };
     if (row.effectiveMode === "IMMEDIATE") {
@@ -156,7 +157,8 @@ async function approveWithCharge(
     const row = await lockChangeSession(em, session.id);
     assertChangeAnswerable(row, ctx.clock.now());
     if (await pendingSessionCharge(em, row.id)) throw paymentInProgress("this change");
-    await refuseUnderRenewal(em, sub);
+    // A renewal charge in flight is settled before this approval is decided (afterChargeSettles).
+    await refuseUnderCharge(em, sub.id, "RENEWAL");
     const refused = changeableRefusal(row, sub);
     if (refused) return { refused, row, sub };
     // Quoted for the asset read before the lock: a charge is only ever opened in the asset it was quoted for.
@@ -180,12 +182,6 @@ async function approveWithCharge(
   }
   return refusedWith(ctx, token, "INSUFFICIENT_FUNDS", charge,
     `Your ${charge.asset} balance does not cover ${formatAmount(charge.assetAmount ?? "0")} ${charge.asset}. Top up your wallet and approve again; nothing was charged or changed.`);
-}
-
-/** Under the subscription lock: a renewal charge in flight is settled before this approval is decided (afterChargeSettles). */
-async function refuseUnderRenewal(em: Parameters<typeof renewalInFlight>[0], sub: SubscriptionRow): Promise<void> {
-  const renewal = await renewalInFlight(em, sub.id);
-  if (renewal) throw new ChargeInFlight(renewal.id);
 }
 
 /**

@@ -57,11 +57,6 @@ export async function pendingSessionCharge(em: EntityManager, changeSessionId: s
   return em.findOne(SubscriptionCharge, { changeSessionId, status: "PENDING" }, { refresh: true });
 }
 
-/** Any immediate plan-change charge of the subscription still in flight. */
-export async function pendingChangeCharge(em: EntityManager, subscriptionId: string): Promise<ChargeRow | null> {
-  return em.findOne(SubscriptionCharge, { subscriptionId, changeSessionId: { $ne: null }, status: "PENDING" }, { refresh: true });
-}
-
 export async function openSessionOf(em: EntityManager, subscriptionId: string): Promise<ChangeSessionRow | null> {
   return em.findOne(SubscriptionChangeSession, { subscriptionId, status: "PENDING_APPROVAL" }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
 }

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { WALLET_CALL_TIMEOUT_MS } from "../../platform/wallet-calls/wallet-call.ts";
+import type { ChargePurpose } from "../contract.ts";
 import { SubscriptionCharge, type ChargeRow } from "../entities.ts";
 import { paymentInProgress, type ChargePorts } from "./charge-ports.ts";
 import { settleCharge } from "./settle-charge.ts";
@@ -15,14 +16,13 @@ export class ChargeInFlight extends Error {
   }
 }
 
-/** The subscription's charge in flight, if any, whatever it pays for (call under the subscription lock). */
-export async function chargeInFlight(em: EntityManager, subscriptionId: string): Promise<ChargeRow | null> {
-  return em.findOne(SubscriptionCharge, { subscriptionId, status: "PENDING" }, { refresh: true });
-}
-
-/** The subscription's period charge in flight (a renewal, a trial's end, a retry), if any. */
-export async function renewalInFlight(em: EntityManager, subscriptionId: string): Promise<ChargeRow | null> {
-  return em.findOne(SubscriptionCharge, { subscriptionId, status: "PENDING", purpose: "RENEWAL" }, { refresh: true });
+/**
+ * The subscription's charge in flight, if any (call under the subscription
+ * lock): of one purpose (RENEWAL: a renewal, a trial's end, a retry), or
+ * whatever it pays for.
+ */
+export async function chargeInFlight(em: EntityManager, subscriptionId: string, purpose?: ChargePurpose): Promise<ChargeRow | null> {
+  return em.findOne(SubscriptionCharge, { subscriptionId, status: "PENDING", ...(purpose ? { purpose } : {}) }, { refresh: true });
 }
 
 /**
@@ -59,4 +59,14 @@ export async function afterChargeSettles<T>(ctx: UseCaseContext, ports: ChargePo
       }
     }
   }
+}
+
+/**
+ * A transition's guard, under the subscription lock: throws ChargeInFlight
+ * when a charge (of `purpose`, or any) is in flight, so afterChargeSettles
+ * settles it first and tries the transition again.
+ */
+export async function refuseUnderCharge(em: EntityManager, subscriptionId: string, purpose?: ChargePurpose): Promise<void> {
+  const pending = await chargeInFlight(em, subscriptionId, purpose);
+  if (pending) throw new ChargeInFlight(pending.id);
 }

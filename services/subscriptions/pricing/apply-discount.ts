@@ -5,7 +5,7 @@ import { recordEvent } from "../../events/record-event.ts";
 import type { AuthorizationRow, SubscriptionRow } from "../entities.ts";
 import { currentAuthorization, findSubscription, lockSubscription } from "../subscription-store.ts";
 import { subscriptionRecord } from "../subscription-record.ts";
-import { afterChargeSettles, ChargeInFlight, chargeInFlight } from "../charges/wait-for-charges.ts";
+import { afterChargeSettles, refuseUnderCharge } from "../charges/wait-for-charges.ts";
 import { fetchPlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { redeemDiscount, setDiscount, type DiscountRequest } from "./redeem-discount.ts";
 import { endDiscount } from "./consume-price.ts";
@@ -33,8 +33,7 @@ export async function applyDiscount(ctx: UseCaseContext, ports: SubscriptionPort
     ctx.em.fork().transactional(async (em) => {
       const sub = await lockSubscription(em, id, merchantId);
       refuseEnded(sub);
-      const pending = await chargeInFlight(em, sub.id);
-      if (pending) throw new ChargeInFlight(pending.id);
+      await refuseUnderCharge(em, sub.id);
       if (sub.planId !== plan.id) throw conflict("PLAN_CHANGED", "the subscription's plan changed meanwhile; try again");
       const now = ctx.clock.now();
       const redeemed = await redeemDiscount(em, now, merchantId, request, plan);
@@ -53,8 +52,7 @@ export async function removeDiscount(ctx: UseCaseContext, ports: SubscriptionPor
   return afterChargeSettles(ctx, ports, () =>
     ctx.em.fork().transactional(async (em) => {
       const sub = await lockSubscription(em, id, merchantId);
-      const pending = await chargeInFlight(em, sub.id);
-      if (pending) throw new ChargeInFlight(pending.id);
+      await refuseUnderCharge(em, sub.id);
       const authorization = await currentAuthorization(em, sub.id);
       await endDiscount(em, ctx.clock, sub, "REMOVED", authorization);
       return { subscription: sub, authorization };
