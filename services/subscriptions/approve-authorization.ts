@@ -1,7 +1,7 @@
 import type { Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { DomainError, invalid } from "../platform/errors.ts";
-import { amount, compare, formatAmount } from "../platform/money.ts";
+import { formatAmount } from "../platform/money.ts";
 import { recordEvent } from "../events/record-event.ts";
 import type { AuthorizationRow, ChargeRow, SubscriptionRow } from "./entities.ts";
 import { trialEnd } from "./billing-calendar.ts";
@@ -16,6 +16,7 @@ import { paymentInProgress } from "./charges/charge-ports.ts";
 import { quoteFunding, quotePlan, requireFundingAsset, tooLargeForAsset } from "./funding.ts";
 import { periodPrice, sameAmount } from "./pricing/period-price.ts";
 import { chargeTerms } from "./pricing/price-terms.ts";
+import { exceedsCap } from "./renewals/exceeds-cap.ts";
 import { ASSET_AMOUNT_TOO_LARGE } from "./contract.ts";
 import { fetchPlan, fetchWalletUserById, planInterval, type SubscriptionPorts } from "./ports.ts";
 import { touch } from "../platform/record-version.ts";
@@ -92,7 +93,7 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
   const priceQuote = price.amount === formatAmount(plan.amount) ? quote : await quotePlan(ports, { amount: price.amount, currency: plan.currency }, asset.code);
   const terms: FirstChargeTerms = { ...chargeTerms(price, plan.currency, asset.code, priceQuote), interval: planInterval(plan), intervalCount: plan.intervalCount };
   // The cap is in the plan's currency; plan create refuses a cap below the amount, so this guards later plan changes.
-  const capExceeded = plan.maximumChargeAmount !== undefined && compare(amount(plan.amount), amount(plan.maximumChargeAmount)) > 0;
+  const capExceeded = exceedsCap(plan);
 
   const opened = await ctx.em.transactional(async (em) => {
     const sub = await lockSubscription(em, subscription.id);

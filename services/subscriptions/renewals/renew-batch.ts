@@ -16,7 +16,8 @@ import { periodPrice, pricedRow, PRICED_COLUMNS } from "../pricing/period-price.
 import { chargeTerms } from "../pricing/price-terms.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
-import { exceedsCap, isDue, MAX_PERIODS_PER_RUN, renewSubscription } from "./renew-subscription.ts";
+import { exceedsCap } from "./exceeds-cap.ts";
+import { isDue, MAX_PERIODS_PER_RUN, renewSubscription } from "./renew-subscription.ts";
 import { touch } from "../../platform/record-version.ts";
 import { isOutage } from "../../platform/dependency-outage.ts";
 

@@ -170,4 +170,3 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
   return stop("limit");
 }
 
-export { exceedsCap };
