@@ -3,7 +3,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Logger } from "../platform/logger.ts";
 import { formatAmount } from "../platform/money.ts";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
-import { LEDGER_KEY_PREFIXES as K, ledgerKeyOwnerSql } from "../wallet/contract.ts";
+import { LEDGER_KEY_PREFIXES as K, ledgerKeyMatchesSql, ledgerKeyOwnerSql } from "../wallet/contract.ts";
 import { walletCallAnomalies } from "../platform/wallet-calls/wallet-call.ts";
 
 export interface Anomaly {
@@ -90,7 +90,7 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
      ), order_refund_money as (
        -- order-refund-<uuid> (the reservation) only: order-refund-return-<uuid> is the money back
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefund)} as owner_id
-         from ledger_transactions t where t.idempotency_key ~ '^${K.orderRefund}[0-9a-f-]{36}$'
+         from ledger_transactions t where ${ledgerKeyMatchesSql("t.idempotency_key", K.orderRefund)}
      ), order_refund_return_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefundReturn)} as owner_id
          from ledger_transactions t where t.idempotency_key like '${K.orderRefundReturn}%'

@@ -80,3 +80,11 @@ export function parseLedgerKey(key: string | null): { source: LedgerKeySource; o
  * (reconciliation matches ledger rows to their owners by it).
  */
 export const ledgerKeyOwnerSql = (column: string, prefix: string) => `substring(${column} from ${prefix.length + 1})`;
+
+/**
+ * SQL: true when the column `column` is a key of `prefix` naming one owner
+ * id and nothing more (the pattern parseLedgerKey uses): where one prefix
+ * starts another ("order-refund-" and "order-refund-return-"), `like` would
+ * match both.
+ */
+export const ledgerKeyMatchesSql = (column: string, prefix: string) => `${column} ~ '^${prefix}${UUID}$'`;
