@@ -16,7 +16,7 @@ import { BUMP_VERSION } from "../platform/record-version.ts";
  * credit). A crash anywhere leaves a PENDING row the sweep finishes with the
  * same key and amount: the merchant is credited exactly once.
  */
-export function creditCall(wallet: WalletPort, logger: Logger): WalletCall<{ transactionId: string }, void, "credited"> {
+export function creditCall(wallet: WalletPort, logger: Logger): WalletCall<{ transactionId: string }, void, "credited", LockedCredit> {
   return {
     table: "payment_order_credits",
     what: "credit",
@@ -33,15 +33,22 @@ export function creditCall(wallet: WalletPort, logger: Logger): WalletCall<{ tra
       });
     },
     async lockBefore() {},
-    async record(tx, id, { transactionId }) {
+    async lockRow(em, id) {
+      const [row] = await em.execute<{ status: string; lease_generation: number; order_id: string; idempotency_key: string }[]>(
+        "select status, lease_generation, order_id, idempotency_key from payment_order_credits where id = ? for update",
+        [id],
+      );
+      return row ? { id, status: row.status, leaseGeneration: Number(row.lease_generation), orderId: row.order_id, idempotencyKey: row.idempotency_key } : null;
+    },
+    async record(tx, credit, { transactionId }) {
       const now = tx.clock.now();
-      const [credit] = await tx.em.execute<{ order_id: string; idempotency_key: string }[]>(
-        "update payment_order_credits set status = 'DONE', wallet_transaction_id = ?, credited_at = ?, lease_until = null, next_settle_at = null where id = ? returning order_id, idempotency_key",
-        [transactionId, now, id],
+      await tx.em.execute(
+        "update payment_order_credits set status = 'DONE', wallet_transaction_id = ?, credited_at = ?, lease_until = null, next_settle_at = null where id = ?",
+        [transactionId, now, credit.id],
       );
       // The order's own credit settles it; credits of single transfers leave settled_at alone.
-      if (credit!.idempotency_key === ledgerKeys.orderCredit(credit!.order_id)) {
-        await tx.em.execute(`update payment_orders set settled_at = ?, updated_at = ?, ${BUMP_VERSION} where id = ? and settled_at is null`, [now, now, credit!.order_id]);
+      if (credit.idempotencyKey === ledgerKeys.orderCredit(credit.orderId)) {
+        await tx.em.execute(`update payment_orders set settled_at = ?, updated_at = ?, ${BUMP_VERSION} where id = ? and settled_at is null`, [now, now, credit.orderId]);
       }
       return "credited";
     },
@@ -49,6 +56,15 @@ export function creditCall(wallet: WalletPort, logger: Logger): WalletCall<{ tra
       return "credited";
     },
   };
+}
+
+/** What the settle locks of a credit row: its fence and what its record needs. */
+interface LockedCredit {
+  id: string;
+  status: string;
+  leaseGeneration: number;
+  orderId: string;
+  idempotencyKey: string;
 }
 
 const quiet = createLogger("silent");

@@ -58,7 +58,7 @@ export const transferOf = (payout: PayoutRow, asset: PayoutAsset): ChainTransfer
  * payout-reversal-<payout>). Lock order: the payout, then its call. What
  * each answer changes is recorded in one transaction with its event.
  */
-export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, CallResult> {
+export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, CallResult, PayoutCallRow> {
   return {
     table: PAYOUT_CALLS_TABLE,
     what: "payout call",
@@ -84,8 +84,10 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
       const [owner] = await em.execute<{ payout_id: string }[]>("select payout_id from payout_calls where id = ?", [id]);
       return em.findOneOrFail(Payout, { id: owner!.payout_id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     },
-    async record(tx, id, answer, payout) {
-      const call = await tx.em.findOneOrFail(PayoutCall, { id }, { refresh: true });
+    async lockRow(em, id) {
+      return em.findOne(PayoutCall, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    },
+    async record(tx, call, answer, payout) {
       const now = tx.clock.now();
       call.settledAt = now;
       call.leaseUntil = null;

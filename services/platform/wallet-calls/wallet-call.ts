@@ -23,7 +23,7 @@ import type { UseCaseContext } from "../use-case.ts";
  *     lease between taking it and calling could still call late; the fence
  *     below keeps its answer from being recorded.)
  *  3. Settle: one transaction locks what precedes the row in its lock order,
- *     then the row, and records the answer only if the row is still PENDING
+ *     then the row (read once: the fence and the record use that read), and records the answer only if the row is still PENDING
  *     and still carries the generation the caller took (fencing): a holder
  *     stalled past its lease (GC pause, lock wait, failover) whose lease was
  *     taken over commits nothing, the newer holder's outcome is the one kept.
@@ -54,8 +54,14 @@ export function backoffSeconds(failures: number): number {
   return Math.min(3600, 5 * 2 ** Math.max(0, failures - 1));
 }
 
+/** What the settle's fence reads of a kind's row (walletCallColumns). */
+export interface FencedRow {
+  readonly status: string;
+  readonly leaseGeneration: number;
+}
+
 /** One kind of wallet call: what it calls and what its answer changes. */
-export interface WalletCall<Answer, Locked, Result> {
+export interface WalletCall<Answer, Locked, Result, Row extends FencedRow = FencedRow> {
   /** The table of its rows (with walletCallColumns); a constant of the kind, never input. */
   readonly table: string;
   /** For logs: "charge", "refund", "credit". */
@@ -65,8 +71,14 @@ export interface WalletCall<Answer, Locked, Result> {
   call(ctx: UseCaseContext, id: string): Promise<Answer>;
   /** Step 3, first: in the settle's transaction, lock what precedes the row in the lock order. */
   lockBefore(em: EntityManager, id: string): Promise<Locked>;
-  /** Step 3: record the answer (`tx.em` is the settle's transaction). The row is locked, PENDING and still fenced to the caller. */
-  record(tx: UseCaseContext, id: string, answer: Answer, locked: Locked): Promise<Result>;
+  /**
+   * Step 3, second: lock the row itself (`for update`, read fresh from the
+   * database), or null when it does not exist. Its status and generation
+   * fence the settle, and record is handed it: the row is read once.
+   */
+  lockRow(em: EntityManager, id: string): Promise<Row | null>;
+  /** Step 3: record the answer (`tx.em` is the settle's transaction) on `row`, as lockRow locked it: PENDING and still fenced to the caller. */
+  record(tx: UseCaseContext, row: Row, answer: Answer, locked: Locked): Promise<Result>;
   /** What a row that is no longer PENDING means to the caller. */
   settled(em: EntityManager, id: string): Promise<Result>;
 }
@@ -128,7 +140,7 @@ export async function renewLeases(em: EntityManager, table: string, rows: readon
  * on the row (step 4) and is thrown as SERVICE_UNAVAILABLE: the row stays
  * PENDING and the caller's retry (the same key) or the sweep finishes it.
  */
-export async function runWalletCall<A, L, R>(ctx: UseCaseContext, kind: WalletCall<A, L, R>, id: string, held?: number): Promise<CallOutcome<R>> {
+export async function runWalletCall<A, L, R, W extends FencedRow>(ctx: UseCaseContext, kind: WalletCall<A, L, R, W>, id: string, held?: number): Promise<CallOutcome<R>> {
   const generation = held ?? (await takeLease(ctx.em, kind.table, id));
   if (generation === null) {
     const em = ctx.em.fork();
@@ -147,19 +159,19 @@ export async function runWalletCall<A, L, R>(ctx: UseCaseContext, kind: WalletCa
 }
 
 /** Step 3, fenced: one transaction, what precedes the row locked first, then the row. */
-export async function settleAnswer<A, L, R>(ctx: UseCaseContext, kind: WalletCall<A, L, R>, id: string, generation: number, answer: A): Promise<CallOutcome<R>> {
+export async function settleAnswer<A, L, R, W extends FencedRow>(ctx: UseCaseContext, kind: WalletCall<A, L, R, W>, id: string, generation: number, answer: A): Promise<CallOutcome<R>> {
   return ctx.em.fork().transactional(async (em): Promise<CallOutcome<R>> => {
     const locked = await kind.lockBefore(em, id);
-    const [row] = await em.execute<{ status: string; lease_generation: number }[]>(`select status, lease_generation from ${kind.table} where id = ? for update`, [id]);
+    const row = await kind.lockRow(em, id);
     if (!row) throw new Error(`${kind.what} ${id} does not exist`);
-    const fence = fenceOf({ status: row.status, leaseGeneration: row.lease_generation }, generation);
+    const fence = fenceOf(row, generation);
     if (fence === "settled") return { state: "settled", result: await kind.settled(em, id) };
     if (fence === "taken_over") {
       // A newer holder took the lease while this settle stalled; its outcome (same key) wins.
-      kind.logger.warn({ id, what: kind.what, held: generation, current: Number(row.lease_generation) }, "wallet call settle fenced off: the lease was taken over");
+      kind.logger.warn({ id, what: kind.what, held: generation, current: Number(row.leaseGeneration) }, "wallet call settle fenced off: the lease was taken over");
       return { state: "in_progress" };
     }
-    return { state: "settled", result: await kind.record({ em, clock: ctx.clock }, id, answer, locked) };
+    return { state: "settled", result: await kind.record({ em, clock: ctx.clock }, row, answer, locked) };
   });
 }
 
@@ -203,7 +215,7 @@ export async function recordFailures(em: EntityManager, kind: Pick<WalletCall<un
  * never tried first, each finished with its own key. Returns how many were
  * settled and how many failed again (their failure is counted on the row).
  */
-export async function sweepWalletCalls<A, L, R>(ctx: UseCaseContext, kind: WalletCall<A, L, R>, limit = SWEEP_BATCH): Promise<{ settled: number; failed: number }> {
+export async function sweepWalletCalls<A, L, R, W extends FencedRow>(ctx: UseCaseContext, kind: WalletCall<A, L, R, W>, limit = SWEEP_BATCH): Promise<{ settled: number; failed: number }> {
   const due = await ctx.em.fork().execute<{ id: string }[]>(
     `select id from ${kind.table}
       where status = 'PENDING' and parked_at is null

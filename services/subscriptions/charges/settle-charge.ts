@@ -1,3 +1,4 @@
+import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { Clock } from "../../platform/clock.ts";
@@ -34,7 +35,7 @@ export interface WalletAnswer {
 type Settled = { charge: ChargeRow; subscription: SubscriptionRow };
 
 /** The charge kind of wallet call. */
-export function chargeCall(ports: ChargePorts): WalletCall<WalletAnswer, SubscriptionRow, Settled> {
+export function chargeCall(ports: ChargePorts): WalletCall<WalletAnswer, SubscriptionRow, Settled, ChargeRow> {
   return {
     table: CHARGES_TABLE,
     what: "charge",
@@ -47,8 +48,10 @@ export function chargeCall(ports: ChargePorts): WalletCall<WalletAnswer, Subscri
       const [owner] = await em.execute<{ subscription_id: string }[]>("select subscription_id from subscription_charges where id = ?", [id]);
       return lockSubscription(em, owner!.subscription_id);
     },
-    async record(tx, id, answer, sub) {
-      const row = await tx.em.findOneOrFail(SubscriptionCharge, { id }, { refresh: true });
+    async lockRow(em, id) {
+      return em.findOne(SubscriptionCharge, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    },
+    async record(tx, row, answer, sub) {
       await recordAnswer(tx.em, tx.clock, ports, sub, row, answer);
       return { charge: row, subscription: sub };
     },

@@ -51,7 +51,7 @@ interface RefundAnswer {
  * records subscription.charge_refunded. A merchant balance too low marks it
  * FAILED (the reservation ends, its Idempotency-Key is freed).
  */
-export function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeRow, RefundSettlement> {
+export function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeRow, RefundSettlement, RefundRow> {
   return {
     table: REFUNDS_TABLE,
     what: "refund",
@@ -79,8 +79,10 @@ export function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeR
       const [owner] = await em.execute<{ charge_id: string }[]>("select charge_id from subscription_refunds where id = ?", [id]);
       return em.findOneOrFail(SubscriptionCharge, { id: owner!.charge_id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     },
-    async record(tx, id, answer, charge) {
-      const row = await tx.em.findOneOrFail(SubscriptionRefund, { id }, { refresh: true });
+    async lockRow(em, id) {
+      return em.findOne(SubscriptionRefund, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    },
+    async record(tx, row, answer, charge) {
       row.settledAt = tx.clock.now();
       row.leaseUntil = null;
       row.nextSettleAt = null;
