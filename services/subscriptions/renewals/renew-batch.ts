@@ -140,7 +140,7 @@ async function openCharges(ctx: UseCaseContext, ports: SubscriptionPorts, ids: s
     const due = subs.filter((s) => isDue(s, now) && !oneByOne.has(s.id));
     if (due.length === 0) return [];
     const scheduled = await withScheduledChange(em, due.map((s) => s.id));
-    const changeCharging = await withChangeChargeInFlight(em, due.map((s) => s.id));
+    const charging = await withChargeInFlight(em, due.map((s) => s.id));
     const attempts = await nextPeriodAttempts(em, due);
     // One settings query per batch for all its merchants (the settle below then reads them from the process's cache).
     const policies = await ports.policies.load(em, due.map((s) => s.merchantId));
@@ -154,7 +154,7 @@ async function openCharges(ctx: UseCaseContext, ports: SubscriptionPorts, ids: s
       const attempt = (attempts.get(sub.id)?.last ?? 0) + 1;
       const maxAttempts = attemptBudget(policies.get(sub.merchantId)!);
       // Over its budget (the schedule shrank): the one-by-one path ends dunning without charging (openPeriodCharge).
-      if (!plan || !quote || !sub.fundingAsset || scheduled.has(sub.id) || changeCharging.has(sub.id) || attempts.get(sub.id)?.inFlight || exceedsCap(plan) || !withinBudget(attempt, maxAttempts)) {
+      if (!plan || !quote || !sub.fundingAsset || scheduled.has(sub.id) || charging.has(sub.id) || exceedsCap(plan) || !withinBudget(attempt, maxAttempts)) {
         oneByOne.add(sub.id);
         continue;
       }
@@ -246,11 +246,15 @@ async function withScheduledChange(em: EntityManager, ids: string[]): Promise<Se
   return new Set(rows.map((r) => r.subscription_id));
 }
 
-/** Which of `ids` has a plan change's immediate charge in flight (it is settled before the renewal: one by one). */
-async function withChangeChargeInFlight(em: EntityManager, ids: string[]): Promise<Set<string>> {
+/**
+ * Which of `ids` has a charge in flight, whatever it pays for (one by one:
+ * a plan change's immediate charge is settled before the renewal; a period
+ * charge left by a crash or another worker is finished there).
+ */
+async function withChargeInFlight(em: EntityManager, ids: string[]): Promise<Set<string>> {
   const rows = await em.execute<{ subscription_id: string }[]>(
     `select distinct subscription_id from subscription_charges
-      where status = 'PENDING' and purpose = 'PLAN_CHANGE' and subscription_id in (${ids.map(() => "?").join(", ")})`,
+      where status = 'PENDING' and subscription_id in (${ids.map(() => "?").join(", ")})`,
     ids,
   );
   return new Set(rows.map((r) => r.subscription_id));
@@ -258,15 +262,15 @@ async function withChangeChargeInFlight(em: EntityManager, ids: string[]): Promi
 
 /**
  * Per subscription, the attempts at its next period so far: the last attempt
- * number (openPeriodCharge's max(attempt), for a set) and whether one is in
- * flight (a crash, another worker: the one-by-one path finishes it).
+ * number (openPeriodCharge's max(attempt), for a set). One in flight is
+ * withChargeInFlight's to find.
  */
-async function nextPeriodAttempts(em: EntityManager, subs: SubscriptionRow[]): Promise<Map<string, { last: number; inFlight: boolean }>> {
-  const rows = await em.execute<{ subscription_id: string; attempt: number; in_flight: boolean }[]>(
-    `select subscription_id, max(attempt) as attempt, bool_or(status = 'PENDING') as in_flight from subscription_charges
+async function nextPeriodAttempts(em: EntityManager, subs: SubscriptionRow[]): Promise<Map<string, { last: number }>> {
+  const rows = await em.execute<{ subscription_id: string; attempt: number }[]>(
+    `select subscription_id, max(attempt) as attempt from subscription_charges
       where change_session_id is null and (subscription_id, period_index) in (${subs.map(() => "(?::uuid, ?::int)").join(", ")})
       group by subscription_id`,
     subs.flatMap((s) => [s.id, s.nextPeriodIndex]),
   );
-  return new Map(rows.map((r) => [r.subscription_id, { last: Number(r.attempt), inFlight: r.in_flight === true }]));
+  return new Map(rows.map((r) => [r.subscription_id, { last: Number(r.attempt) }]));
 }
