@@ -16,9 +16,10 @@ import { subscriptionDueWork } from "../services/subscriptions/due-work.ts";
 import { orderDueWork } from "../services/orders/due-work.ts";
 import { eventDueWork } from "../services/events/due-work.ts";
 import { emailDueWork } from "../services/emails/due-work.ts";
+import { payoutDueWork } from "../services/payouts/due-work.ts";
 
 /** Every kind of due work, each reported by the worker group that does it. */
-export const DUE_WORK_PROBES: readonly DueWorkProbe[] = [...subscriptionDueWork, ...orderDueWork, ...eventDueWork, ...emailDueWork];
+export const DUE_WORK_PROBES: readonly DueWorkProbe[] = [...subscriptionDueWork, ...orderDueWork, ...payoutDueWork, ...eventDueWork, ...emailDueWork];
 
 export interface ProcessObservability {
   /** BullMQ telemetry (bullmq-otel) when tracing is on. */

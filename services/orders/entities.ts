@@ -1,6 +1,10 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { walletCallColumns } from "../platform/wallet-calls/columns.ts";
+import { COUNTED_REFUND_STATUSES } from "../payouts/contract.ts";
 import type { OrderStatus } from "./order-status.ts";
+
+/** The SQL list of the counted refund statuses (constants of the payouts contract, never input). */
+const COUNTED_REFUND_SQL = COUNTED_REFUND_STATUSES.map((s) => `'${s}'`).join(",");
 
 /**
  * A one-time payment order. Amount columns are numeric(38,18) and reload
@@ -46,14 +50,14 @@ export const PaymentOrder = defineEntity({
     version: p.integer().default(1),
     /**
      * What its refunds gave back or have on their way (the payouts service's
-     * order_refunds, statuses OPENING, AWAITING_ADDRESS, PROCESSING, PAID):
+     * order_refunds, statuses COUNTED_REFUND_STATUSES of its contract):
      * read, never written, here. Decision: a read-only subquery keeps the
      * order record the one place its fields are built, without an RPC from
      * orders back to payouts on every read and inside every event's transaction.
      */
     amountRefunded: p
       .decimal("string")
-      .formula((cols) => `(select coalesce(sum(r.amount), 0) from order_refunds r where r.payment_order_id = ${cols}.id and r.status in ('OPENING','AWAITING_ADDRESS','PROCESSING','PAID'))`)
+      .formula((cols) => `(select coalesce(sum(r.amount), 0) from order_refunds r where r.payment_order_id = ${cols}.id and r.status in (${COUNTED_REFUND_SQL}))`)
       .persist(false)
       .nullable(),
   },

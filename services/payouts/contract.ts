@@ -48,6 +48,8 @@ export const PAYOUT_ERRORS = {
 export const VISIBLE_ORDER_REFUND_STATUSES = ["AWAITING_ADDRESS", "PROCESSING", "PAID", "FAILED", "EXPIRED"] as const;
 export const ORDER_REFUND_STATUSES = ["OPENING", "REFUSED", ...VISIBLE_ORDER_REFUND_STATUSES] as const;
 export type OrderRefundStatus = (typeof ORDER_REFUND_STATUSES)[number];
+/** Statuses whose amount counts as refunded (given, or on its way): the order's amountRefunded (orders/entities.ts) and the bound on new refunds. */
+export const COUNTED_REFUND_STATUSES: readonly OrderRefundStatus[] = ["OPENING", "AWAITING_ADDRESS", "PROCESSING", "PAID"];
 
 /** How long a claim link is valid (minutes): default one week, at most 30 days. */
 export const CLAIM_EXPIRES_DEFAULT_MINUTES = 10080;

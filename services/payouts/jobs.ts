@@ -17,7 +17,11 @@ export const payoutJobs = [
     const ports = processPayoutPorts(deps);
     // Each failure stays on its row (failures, back-off, last_error) for a later sweep.
     await sweepPayoutCalls(contextFor(deps), ports);
-    await observeChain(contextFor(deps), ports);
-    await expireDueClaims(contextFor(deps), ports);
+    // Claims expire even when the chain step fails (a signer down): one step's trouble must not hold the other's due work.
+    try {
+      await observeChain(contextFor(deps), ports);
+    } finally {
+      await expireDueClaims(contextFor(deps), ports);
+    }
   }),
 ];

@@ -3,6 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { conflict, DomainError, invalid, notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
+import { isOutage } from "../platform/dependency-outage.ts";
 import { characterCount } from "../platform/text.ts";
 import { recordEvent } from "../events/record-event.ts";
 import { PAYOUT_ERRORS, PAYOUT_FAILURE_REASON_MAX_LENGTH, REJECTED_REASON } from "./contract.ts";
@@ -99,39 +100,64 @@ export async function observeChain(ctx: UseCaseContext, ports: PayoutPorts, limi
   const now = ctx.clock.now();
   const due = await ctx.em.fork().find(
     Payout,
-    onlyId ? { id: onlyId, status: "PROCESSING" } : { status: "PROCESSING", $or: [{ nextChainCheckAt: null }, { nextChainCheckAt: { $lte: now } }] },
+    onlyId ? { id: onlyId, status: "PROCESSING" } : { status: "PROCESSING", nextChainCheckAt: { $lte: now } },
     { orderBy: { nextChainCheckAt: "asc" }, limit },
   );
   let paid = 0;
   let failed = 0;
+  let broken = 0;
   for (const candidate of due) {
-    const status = await ports.chain.status(ctx, transferOf(candidate, await assetOf(ports, candidate.asset)));
-    const reversalId = await ctx.em.fork().transactional(async (em) => {
-      const payout = await em.findOneOrFail(Payout, { id: candidate.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-      if (payout.status !== "PROCESSING") return null;
-      const at = ctx.clock.now();
-      if (status?.state === "CONFIRMED") {
-        payout.status = nextPayoutStatus(payout.status, "confirmed");
-        payout.paidAt = at;
-        payout.updatedAt = at;
-        payout.nextChainCheckAt = null;
-        recordEvent(em, ctx.clock, { merchantId: payout.merchantId, type: "payout.paid", data: payoutRecord(payout) });
-        await followPayout(em, ctx.clock, ports.claimLinks, payout, "payout_paid");
-        paid += 1;
+    try {
+      const status = await ports.chain.status(ctx, transferOf(candidate, await assetOf(ports, candidate.asset)));
+      const reversalId = await ctx.em.fork().transactional(async (em) => {
+        const payout = await em.findOneOrFail(Payout, { id: candidate.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+        if (payout.status !== "PROCESSING") return null;
+        const at = ctx.clock.now();
+        if (status?.state === "CONFIRMED") {
+          payout.status = nextPayoutStatus(payout.status, "confirmed");
+          payout.paidAt = at;
+          payout.updatedAt = at;
+          payout.nextChainCheckAt = null;
+          recordEvent(em, ctx.clock, { merchantId: payout.merchantId, type: "payout.paid", data: payoutRecord(payout) });
+          await followPayout(em, ctx.clock, ports.claimLinks, payout, "payout_paid");
+          paid += 1;
+          return null;
+        }
+        if (status?.state === "FAILED") {
+          failed += 1;
+          return (await failPayout(em, ctx.clock, ports, payout, "chain_failed", status.failureReason)).id;
+        }
+        // Still confirming (or unknown to the chain for now, e.g. a signer that lost it: an operator looks at it): ask again later.
+        if (!status) ports.logger.error({ payoutId: payout.id }, "the chain does not know a PROCESSING payout");
+        payout.nextChainCheckAt = new Date(at.getTime() + CHAIN_CHECK_SECONDS * 1000);
         return null;
+      });
+      if (reversalId) await tryPayoutCall({ em: ctx.em.fork(), clock: ctx.clock }, ports, reversalId);
+    } catch (err) {
+      // One payout asked for by name (the sandbox control): its caller hears the failure.
+      if (onlyId) throw err;
+      broken += 1;
+      // A dependency down fails every payout alike: the rest wait for the next sweep instead of one timeout each.
+      if (isOutage(err)) {
+        ports.logger.warn({ err }, "chain check: a dependency is down; the next sweep retries");
+        break;
       }
-      if (status?.state === "FAILED") {
-        failed += 1;
-        return (await failPayout(em, ctx.clock, ports, payout, "chain_failed", status.failureReason)).id;
-      }
-      // Still confirming (or unknown to the chain for now, e.g. a signer that lost it: an operator looks at it): ask again later.
-      if (!status) ports.logger.error({ payoutId: payout.id }, "the chain does not know a PROCESSING payout");
-      payout.nextChainCheckAt = new Date(at.getTime() + CHAIN_CHECK_SECONDS * 1000);
-      return null;
-    });
-    if (reversalId) await tryPayoutCall({ em: ctx.em.fork(), clock: ctx.clock }, ports, reversalId);
+      // This payout's own failure: it goes to the back of the queue so the others are still checked.
+      ports.logger.error({ err, payoutId: candidate.id }, "chain check of a PROCESSING payout failed; retried later");
+      await deferChainCheck(ctx, candidate.id);
+    }
   }
+  if (broken > 1) ports.logger.warn({ broken, paid, failed }, "chain check: some payouts could not be checked");
   return { paid, failed };
+}
+
+/** Pushes a payout's next chain check CHAIN_CHECK_SECONDS later (best effort: if even this fails, the row is retried as it stands). */
+async function deferChainCheck(ctx: UseCaseContext, payoutId: string): Promise<void> {
+  try {
+    await ctx.em.fork().nativeUpdate(Payout, { id: payoutId, status: "PROCESSING" }, { nextChainCheckAt: new Date(ctx.clock.now().getTime() + CHAIN_CHECK_SECONDS * 1000) });
+  } catch {
+    // The database itself is failing: the next sweep meets the same row.
+  }
 }
 
 /** Sandbox: the fake chain reports a PROCESSING payout's transfer failed; the payout FAILS and its money returns. */

@@ -4,7 +4,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../platform/clock.ts";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { add, amount, formatAmount } from "../platform/money.ts";
-import { LEASE_SECONDS, runWalletCall, sweepWalletCalls, type CallOutcome, type WalletCall } from "../platform/wallet-calls/wallet-call.ts";
+import { runWalletCall, sweepWalletCalls, type CallOutcome, type WalletCall } from "../platform/wallet-calls/wallet-call.ts";
 import { ledgerKeys } from "../wallet/contract.ts";
 import { recordEvent } from "../events/record-event.ts";
 import { DomainError } from "../platform/errors.ts";
@@ -230,5 +230,3 @@ export async function tryPayoutCall(ctx: UseCaseContext, ports: PayoutPorts, cal
 export async function sweepPayoutCalls(ctx: UseCaseContext, ports: PayoutPorts): Promise<{ settled: number; failed: number }> {
   return sweepWalletCalls(ctx, payoutCall(ports));
 }
-
-export { LEASE_SECONDS };

@@ -36,10 +36,6 @@ export const PAYOUT_TRANSITIONS: readonly { from: PayoutStatus; event: PayoutEve
   { from: "PROCESSING", event: "chain_failed", to: "FAILED" },
 ];
 
-export function canMove(from: PayoutStatus, event: PayoutEvent): boolean {
-  return PAYOUT_TRANSITIONS.some((t) => t.from === from && t.event === event);
-}
-
 /** The next status, or 409 INVALID_STATUS_TRANSITION for a move the table does not list. */
 export function nextPayoutStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus {
   const move = PAYOUT_TRANSITIONS.find((t) => t.from === from && t.event === event);

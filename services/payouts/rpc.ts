@@ -44,7 +44,15 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
     const rec = orderRefundRecord(r, ports.claimLinks, fee);
     return withRecordJson({ id: r.id, merchantId: r.merchantId, status: r.status, paymentOrderId: r.paymentOrderId, payoutId: rec.payoutId ?? undefined }, rec);
   };
-  const feeOf = async (r: OrderRefundRow) => (await getPayoutRow(r.payoutId)).fee;
+  /** The fees of the refunds' payouts, read in one query (a page of refunds is one round trip, not one per refund). */
+  const feesOf = async (refunds: readonly OrderRefundRow[]): Promise<Map<string, string>> => {
+    const ids = [...new Set(refunds.map((r) => r.payoutId))];
+    const payouts = ids.length === 0 ? [] : await contextFor(deps).em.fork().find(PayoutEntity, { id: { $in: ids } });
+    const fees = new Map(payouts.map((p) => [p.id, p.fee]));
+    const missing = ids.find((id) => !fees.has(id));
+    if (missing !== undefined) throw new Error(`payout ${missing} of an order refund not found`);
+    return fees;
+  };
   const getPayoutRow = (id: string) => contextFor(deps).em.fork().findOneOrFail(PayoutEntity, { id });
   const claimMessage = async (found: { refund: OrderRefundRow; payout: PayoutRow } | undefined) => {
     if (!found) return { found: false, state: "", merchantName: "", asset: "", network: "", amount: "", expiresAt: "" };
@@ -77,8 +85,8 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
     },
     async listOrderRefunds(req) {
       const page = await listOrderRefunds(contextFor(deps), ports, { merchantId: req.merchantId, paymentOrderId: req.paymentOrderId, limit: req.limit, cursor: req.cursor });
-      const refunds = [];
-      for (const r of page.items) refunds.push(refundMessage(r, await feeOf(r)));
+      const fees = await feesOf(page.items);
+      const refunds = page.items.map((r) => refundMessage(r, fees.get(r.payoutId)!));
       return { refunds, hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
     async getRefundClaim(req) {

@@ -1,7 +1,5 @@
+import { WALLET_CALL_TIMEOUT_MS } from "../platform/wallet-calls/wallet-call.ts";
 import type { ChainPort, ChainStatus, ChainTransfer } from "./payout-ports.ts";
-
-/** A signer answers within this (the wallet-call timeout: shorter than the lease, so one key is never in two calls). */
-export const SIGNER_TIMEOUT_MS = 3_000;
 
 const STATES = ["SUBMITTED", "CONFIRMED", "FAILED"] as const;
 
@@ -26,7 +24,7 @@ export function signerChain(options: { url: string; token?: string | undefined; 
     ...extra,
   });
   const request = async (path: string, init: RequestInit): Promise<ChainStatus | undefined> => {
-    const res = await doFetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(options.timeoutMs ?? SIGNER_TIMEOUT_MS), redirect: "error" });
+    const res = await doFetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(options.timeoutMs ?? WALLET_CALL_TIMEOUT_MS /* the wallet-call timeout: shorter than the lease, so one key is never in two calls */), redirect: "error" });
     const text = await res.text();
     if (res.status === 404 && init.method === "GET") return undefined;
     if (res.status !== 200 && res.status !== 201) throw new Error(`payout signer answered ${res.status} for ${path}: ${text.slice(0, 200)}`);

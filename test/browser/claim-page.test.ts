@@ -5,8 +5,12 @@ import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 import { eventually } from "../support/subscriptions.ts";
 import { available, paidOrder } from "../support/order-refunds.ts";
+import { createOrder } from "../services/orders/orders-client.ts";
 
 const TRON_ADDRESS = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
+/** A taproot address (62 characters, the longest kind the page shows): it must wrap at 390 px, not push the page wider. */
+const TAPROOT_ADDRESS = "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0";
+const TAPROOT_BAD_CHECKSUM = "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqh2y7hd";
 
 /**
  * The refund claim page in a real headless Chromium with JavaScript off,
@@ -38,9 +42,24 @@ describe("refund claim page (headless Chromium)", function () {
     return { order, refund: res.body, url: new URL(new URL(res.body.claimUrl).pathname, sys.baseUrl).toString() };
   }
 
+  let btcDeposits = 0;
+  /** A claim link of a refund of a paid BTC order, so the customer gives a long (taproot) address. */
+  async function btcClaim() {
+    const order = await createOrder(api, { asset: "BTC", amount: "0.01", currency: "BTC" });
+    const paid = await sys.admin.post("/admin/v1/deposits", { address: order.address, asset: "BTC", amount: "0.01", txId: `claim-page-btc-${process.pid}-${++btcDeposits}`, confirmations: 2 });
+    expect(paid.status, paid.text).to.be.oneOf([200, 201]);
+    await eventually(async () => ((await api.get(`/api/v1/payment-orders/${order.id}`)).body.status === "PAID" ? true : undefined), 15_000, "the BTC order paid");
+    const res = await api.post(`/api/v1/payment-orders/${order.id}/refunds`, { amount: "0.005" });
+    expect(res.status, res.text).to.equal(201);
+    return { order, refund: res.body, url: new URL(new URL(res.body.claimUrl).pathname, sys.baseUrl).toString() };
+  }
+
   for (const { name, viewport, isMobile } of VIEWPORTS) {
+    // At phone width the order is in BTC: its taproot address is the longest one the done page shows.
+    const phone = viewport.width < 500;
+    const [good, bad] = phone ? [TAPROOT_ADDRESS, TAPROOT_BAD_CHECKSUM] : [TRON_ADDRESS, "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u"];
     it(`at ${name}: a wrong address shows [role=alert] naming the rule; the right one shows [role=status] and the payout starts; axe clean, nothing wider than the screen`, async () => {
-      const { order, refund, url } = await claim();
+      const { order, refund, url } = phone ? await btcClaim() : await claim();
       const context = await browser.newContext({ javaScriptEnabled: false, viewport, isMobile });
       try {
         const page = await context.newPage();
@@ -56,24 +75,26 @@ describe("refund claim page (headless Chromium)", function () {
         expect(await page.textContent("body")).to.contain("Acme <Store>");
         await check("form");
 
-        await page.fill("input[name=address]", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u");
+        await page.fill("input[name=address]", bad);
         await page.click("button[name=action][value=claim]");
         expect(await page.textContent("[role=alert]")).to.match(/checksum/);
-        expect(await page.inputValue("input[name=address]")).to.equal("TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u");
+        expect(await page.inputValue("input[name=address]")).to.equal(bad);
         await check("wrong address");
 
-        await page.fill("input[name=address]", TRON_ADDRESS);
+        await page.fill("input[name=address]", good);
         await page.click("button[name=action][value=claim]");
         expect(await page.textContent("[role=status]")).to.contain("on its way");
+        expect(await page.textContent(".note")).to.contain(good);
         await check("claimed");
 
         const listed = (await api.get(`/api/v1/payment-orders/${order.id}/refunds`)).body.data.find((r: any) => r.id === refund.id);
-        expect(listed).to.include({ status: "PROCESSING", address: TRON_ADDRESS, claimUrl: null });
+        expect(listed).to.include({ status: "PROCESSING", address: good, claimUrl: null });
         await eventually(async () => ((await api.get(`/api/v1/payouts/${listed.payoutId}`)).body.status === "PROCESSING" ? true : undefined), 15_000, "the payout on the chain");
         // the link now only tells where the refund is; posting again changes nothing
         const again = await page.goto(url);
         expect(again!.status()).to.equal(200);
         expect(await page.locator("input[name=address]").count()).to.equal(0);
+        await check("claimed, visited again");
 
         await page.goto(`${sys.baseUrl}/claims/${"A".repeat(43)}`);
         expect(await page.textContent("h1")).to.contain("Link not found");

@@ -158,7 +158,7 @@ describe("operations: due-work lag and queue depth", () => {
     const merchant = await sys.createMerchant("Lagging");
     const before = await scrape(sys.system.metricsPort!);
     expect(before.labelSets("billing_due_work_lag_seconds").map((l) => l.kind).sort()).to.deep.equal(
-      ["authorization_expiry", "customer_email", "event_relay", "order_expiry", "plan_change", "renewal", "webhook_delivery"],
+      ["authorization_expiry", "customer_email", "event_relay", "order_expiry", "payout_call", "payout_chain_check", "plan_change", "refund_claim_expiry", "renewal", "webhook_delivery"],
     );
     expect(before.value("billing_due_work_lag_seconds", { kind: "renewal" })).to.equal(0);
     await approvedSubscription(sys, merchant.api, rpc.client, { plan: { amount: "5", interval: "DAY" } });

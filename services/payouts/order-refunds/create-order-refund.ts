@@ -12,6 +12,7 @@ import {
   CLAIM_EXPIRES_MAX_MINUTES,
   CLAIM_EXPIRES_MIN_MINUTES,
   PAYOUT_ERRORS,
+  COUNTED_REFUND_STATUSES,
 } from "../contract.ts";
 import { OrderRefund, Payout, type OrderRefundRow } from "../entities.ts";
 import { canonicalPayoutAddress } from "../addresses/payout-address.ts";
@@ -19,7 +20,6 @@ import type { PayoutPorts } from "../payout-ports.ts";
 import { assetOf, openCall, PAYOUT_CALLS_TABLE, payoutsUnavailable } from "../payout-calls.ts";
 import { finish } from "../create-payout.ts";
 import { hashClaimToken } from "./claim-token.ts";
-import { COUNTED_REFUND_STATUSES } from "./order-refund-status.ts";
 
 export interface CreateOrderRefundInput {
   merchantId: string;

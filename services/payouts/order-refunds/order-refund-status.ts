@@ -32,6 +32,3 @@ export function nextOrderRefundStatus(from: OrderRefundStatus, event: OrderRefun
   if (!move) throw conflict("INVALID_STATUS_TRANSITION", `cannot move an order refund in status ${from} on ${event.replace(/_/g, " ")}`);
   return move.to;
 }
-
-/** Statuses whose amount counts as refunded (given, or on its way): the order's amountRefunded and the bound on new refunds. */
-export const COUNTED_REFUND_STATUSES: readonly OrderRefundStatus[] = ["OPENING", "AWAITING_ADDRESS", "PROCESSING", "PAID"];

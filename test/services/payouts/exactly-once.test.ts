@@ -267,4 +267,33 @@ describe("payouts: exactly once through crashes (the payouts sweep finishes what
     expect(await balances(shop.api)).to.deep.equal({ available: { USDT_TRON: "12" }, pending: {} });
     await booksClean();
   });
+  it("a chain check that throws for one payout: the sweep still checks the others (PAID), and the failing one is asked again later instead of blocking the queue", async () => {
+    const shop = await fundedShop("40");
+    const ids: string[] = [];
+    for (const amount of ["10", "11"]) {
+      const res = await shop.api.post("/api/v1/payouts", { destinationId: shop.destinationId, amount });
+      expect(res.status, res.text).to.equal(201);
+      ids.push(res.body.id as string);
+    }
+    const [bad, good] = ids as [string, string];
+    expect((await sweep()).settled).to.equal(2); // both SUBMITs: handed to the chain
+    const real = sandboxChain();
+    const flaky: ChainPort = {
+      ...real,
+      async status(ctx, transfer) {
+        if (transfer.payoutId === bad) throw new Error("malformed chain answer");
+        return real.status(ctx, transfer);
+      },
+    };
+    await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 60 });
+    expect((await sweep({ ...ports, chain: flaky })).paid).to.equal(1);
+    expect((await trail(good)).payout.status).to.equal("PAID");
+    const [row] = await sys.sql("select status, next_chain_check_at > now() as deferred from payouts where id = ?", [bad]);
+    expect(row).to.deep.equal({ status: "PROCESSING", deferred: true });
+    // Once the chain answers again, it finishes too.
+    await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 60 });
+    await sys.sql("update payouts set next_chain_check_at = now() - interval '1 second' where id = ?", [bad]);
+    await confirm(bad);
+    await booksClean();
+  });
 });

@@ -24,6 +24,7 @@ import { Migration0026PricingAndReceipts } from "./0026-pricing-and-receipts.ts"
 import { Migration0027OrderRefunds } from "./0027-order-refunds.ts";
 import { Migration0028DashboardMembers } from "./0028-dashboard-members.ts";
 import { Migration0029CustomerEmails } from "./0029-customer-emails.ts";
+import { Migration0030PayoutIndexes } from "./0030-payout-indexes.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -55,4 +56,5 @@ export const migrations: MigrationObject[] = [
   { name: "0027-order-refunds", class: Migration0027OrderRefunds },
   { name: "0028-dashboard-members", class: Migration0028DashboardMembers },
   { name: "0029-customer-emails", class: Migration0029CustomerEmails },
+  { name: "0030-payout-indexes", class: Migration0030PayoutIndexes },
 ];
