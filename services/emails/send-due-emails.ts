@@ -2,7 +2,16 @@ import { createTransport } from "nodemailer";
 import type { ServiceDeps } from "../platform/service-deps.ts";
 import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS, EMAIL_SEND_LEASE_MS, type EmailKind } from "./contract.ts";
 
-const BATCH_SIZE = 20;
+/**
+ * SMTP timeouts: nodemailer's defaults (2 min connect, 30 s greeting, 10 min
+ * idle socket) would let one stuck send outlive the claim's lease, and the next
+ * sender would mail the same email again.
+ */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as const;
+/** The longest one send may take before it fails (each send opens its own connection). */
+const SEND_BUDGET_MS = SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout;
+/** Claim only as many as can be sent, one by one, within one lease (at least one). */
+const BATCH_SIZE = Math.max(1, Math.floor(EMAIL_SEND_LEASE_MS / SEND_BUDGET_MS));
 
 interface ClaimedEmail {
   id: string;
@@ -37,7 +46,7 @@ export function isPermanentRefusal(err: unknown): boolean {
 export async function sendDueEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "metrics">): Promise<number> {
   const { config } = deps;
   if (!config.smtpUrl || !config.emailFrom) return 0;
-  const transport = createTransport(config.smtpUrl, { from: config.emailFrom });
+  const transport = createTransport({ url: config.smtpUrl, ...SMTP_TIMEOUTS }, { from: config.emailFrom });
   let sent = 0;
   try {
     for (;;) {
