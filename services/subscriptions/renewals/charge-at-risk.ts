@@ -6,9 +6,10 @@ import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, type SubscriptionRow } from "../entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { quotePlan, type Quote } from "../funding.ts";
-import { fetchPlanPricing, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
+import type { PlanPricing, SubscriptionPorts } from "../ports.ts";
 import { choosePayingAsset } from "./choose-paying-asset.ts";
 import { accountDebitedKind } from "./renewal-queue.ts";
+import { upcomingPrice } from "./upcoming-price.ts";
 
 /** What the next charge would take and whether some asset of the subscription covers it, as read now (before any lock). */
 export interface ChargeCoverage {
@@ -106,7 +107,8 @@ export async function recheckChargesAtRisk(ctx: UseCaseContext, ports: Subscript
   for (const sub of subs) {
     // Only between the notice and the charge: before the notice nothing is announced yet.
     if (sub.notifiedPeriodIndex !== sub.nextPeriodIndex || !sub.fundingAsset) continue;
-    const coverage = await assessCoverage(ports, sub, await fetchPlanPricing(ports, sub.merchantId, sub.planId));
+    // The price the notice announced (period price, a scheduled change due by then): the same rule, not the raw plan.
+    const coverage = await assessCoverage(ports, sub, (await upcomingPrice(ctx.em.fork(), ports, sub)).plan);
     const did = await ctx.em.fork().transactional(async (em) => applyCoverage(em, ctx.clock, await lockSubscription(em, sub.id), coverage));
     if (did) recorded += 1;
   }
