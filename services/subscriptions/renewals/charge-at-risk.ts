@@ -8,6 +8,7 @@ import { lockSubscription } from "../subscription-store.ts";
 import { quotePlan, type Quote } from "../funding.ts";
 import type { PlanPricing, SubscriptionPorts } from "../ports.ts";
 import { choosePayingAsset } from "./choose-paying-asset.ts";
+import { balanceIn, readWalletSnapshot, usableAmount } from "./funding-balance.ts";
 import { accountDebitedKind } from "./renewal-queue.ts";
 import { upcomingPrice } from "./upcoming-price.ts";
 
@@ -25,19 +26,19 @@ export interface ChargeCoverage {
 
 /**
  * Reads whether the subscription's next charge is covered: the funding
- * asset at its quote, else a fallback (choosePayingAsset's very rule). The
+ * asset at its quote, else a fallback (choosePayingAsset's very rule, on the
+ * same one read of the wallet user). The
  * shortfall is the funding asset's: the estimated amount minus its usable
  * balance (all of it when the account is frozen).
  */
 export async function assessCoverage(ports: SubscriptionPorts, sub: SubscriptionRow, plan: PlanPricing): Promise<ChargeCoverage> {
   const quote = await quotePlan(ports, plan, sub.fundingAsset!);
-  const { user, accounts } = await ports.wallet.getWalletUser({ id: sub.walletUserId });
-  const account = accounts.find((a) => a.asset === sub.fundingAsset);
-  const usable = user?.status === "ACTIVE" && account !== undefined && !account.frozen ? account.balance : "0";
+  const wallet = await readWalletSnapshot(ports, sub.walletUserId);
+  const usable = usableAmount(balanceIn(wallet, sub.fundingAsset!));
   const fundingCovers = quote !== undefined && compare(amount(usable), amount(quote.assetAmount)) >= 0;
   let covered = fundingCovers;
   if (!covered && quote && sub.fallbackAssets.length > 0) {
-    const paying = await choosePayingAsset(ports, plan, { walletUserId: sub.walletUserId, fundingAsset: sub.fundingAsset!, fallbackAssets: sub.fallbackAssets }, quote);
+    const paying = await choosePayingAsset(ports, plan, { walletUserId: sub.walletUserId, fundingAsset: sub.fundingAsset!, fallbackAssets: sub.fallbackAssets }, quote, wallet);
     covered = paying.fundedByFallback;
   }
   const shortfall = !quote || fundingCovers ? "0" : formatAmount(subtract(amount(quote.assetAmount), amount(usable)));
