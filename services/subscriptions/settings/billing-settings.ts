@@ -25,7 +25,6 @@ export interface StoredBillingSettings {
 export interface EffectiveBillingSettings {
   policy: BillingPolicy;
   customerEmails: CustomerEmails;
-  updatedAt: Date | null;
 }
 
 export const DEFAULT_CUSTOMER_EMAILS: CustomerEmails = Object.freeze({ upcomingCharge: true, paymentFailed: true, receipt: true });
@@ -39,7 +38,6 @@ export function effectiveSettings(stored: StoredBillingSettings | undefined, def
       retryOnTopUp: stored?.retryOnTopUp ?? defaults.retryOnTopUp,
     }),
     customerEmails: { ...DEFAULT_CUSTOMER_EMAILS, ...(stored?.customerEmails ?? {}) },
-    updatedAt: stored?.updatedAt ?? null,
   };
 }
 
