@@ -1,4 +1,5 @@
 import { createTransport } from "nodemailer";
+import type { EMAIL_KINDS, EMAIL_OUTCOMES } from "../platform/observability/metrics.ts";
 import type { ServiceDeps } from "../platform/service-deps.ts";
 import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS, EMAIL_SEND_LEASE_MS, type EmailKind } from "./contract.ts";
 
@@ -74,9 +75,12 @@ async function claim(deps: Pick<ServiceDeps, "orm" | "clock">): Promise<ClaimedE
 }
 
 type Transport = ReturnType<typeof createTransport>;
+/** The labels of billing_emails_total: only the kinds and outcomes metrics.ts lists (what dashboards rely on). */
+type EmailsLabels = { kind: (typeof EMAIL_KINDS)[number]; outcome: (typeof EMAIL_OUTCOMES)[number] };
+type SendOutcome = Exclude<EmailsLabels["outcome"], "skipped">;
 
-async function sendOne(deps: Pick<ServiceDeps, "orm" | "clock" | "logger" | "metrics">, transport: Transport, email: ClaimedEmail): Promise<"sent" | "failed" | "parked"> {
-  let outcome: "sent" | "failed" | "parked";
+async function sendOne(deps: Pick<ServiceDeps, "orm" | "clock" | "logger" | "metrics">, transport: Transport, email: ClaimedEmail): Promise<SendOutcome> {
+  let outcome: SendOutcome;
   let error: string | null = null;
   try {
     await transport.sendMail({
@@ -106,6 +110,6 @@ async function sendOne(deps: Pick<ServiceDeps, "orm" | "clock" | "logger" | "met
       [new Date(now.getTime() + delay), error, now, ...fence],
     );
   }
-  deps.metrics?.emails.inc({ kind: email.kind, outcome });
+  deps.metrics?.emails.inc({ kind: email.kind, outcome } satisfies EmailsLabels);
   return outcome;
 }
