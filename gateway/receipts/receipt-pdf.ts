@@ -53,9 +53,9 @@ export async function renderReceiptPdf(r: ReceiptView): Promise<Buffer> {
   doc.text(`Date: ${instant(r.date)}`);
   doc.moveDown();
 
-  const row = (label: string, value: string) => {
+  const row = (label: string, value: string, font: "body" | "bold" = "body") => {
     const y = doc.y;
-    doc.font("body").fontSize(11).text(label, 56, y, { width: 200 });
+    doc.font(font).fontSize(11).text(label, 56, y, { width: 200 });
     doc.text(value, 260, y, { width: 280 });
     doc.moveDown(0.2);
   };
@@ -65,8 +65,7 @@ export async function renderReceiptPdf(r: ReceiptView): Promise<Buffer> {
   row("Subtotal", `${r.subtotal} ${r.currency}`);
   row("Discount", `${r.discountAmount} ${r.currency}`);
   if (r.creditApplied !== "0") row("Credit applied", `${r.creditApplied} ${r.currency}`);
-  doc.font("bold");
-  row("Amount paid", `${r.amount} ${r.currency}`);
+  row("Amount paid", `${r.amount} ${r.currency}`, "bold");
   row("Paid in", `${r.assetAmount} ${r.asset}`);
   row("Rate", r.rate ? `1 ${r.currency} = ${r.rate} ${r.asset}${r.rateAt ? ` (at ${instant(r.rateAt)})` : ""}` : "—");
   row("Ledger transaction", r.walletTransactionId ?? "—");

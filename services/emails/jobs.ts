@@ -1,5 +1,5 @@
 import { handleSweep } from "../platform/queue/define-job.ts";
-import { subscriptionPorts } from "../subscriptions/ports.ts";
+import { processSubscriptionPorts } from "../subscriptions/ports.ts";
 import { collectEmails } from "./collect-emails.ts";
 import { sendDueEmails } from "./send-due-emails.ts";
 import { collectEmailsSweep, sendDueEmailsSweep } from "./email-queue.ts";
@@ -8,7 +8,7 @@ import { collectEmailsSweep, sendDueEmailsSweep } from "./email-queue.ts";
 export const emailJobs = [
   handleSweep(collectEmailsSweep, async (deps) => {
     await deps.clock.sync();
-    await collectEmails(deps, subscriptionPorts(deps));
+    await collectEmails(deps, processSubscriptionPorts(deps));
   }),
   handleSweep(sendDueEmailsSweep, async (deps) => {
     await deps.clock.sync();

@@ -1,8 +1,18 @@
 import { createTransport } from "nodemailer";
+import type { EMAIL_KINDS, EMAIL_OUTCOMES } from "../platform/observability/metrics.ts";
 import type { ServiceDeps } from "../platform/service-deps.ts";
 import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS, EMAIL_SEND_LEASE_MS, type EmailKind } from "./contract.ts";
 
-const BATCH_SIZE = 20;
+/**
+ * SMTP timeouts: nodemailer's defaults (2 min connect, 30 s greeting, 10 min
+ * idle socket) would let one stuck send outlive the claim's lease, and the next
+ * sender would mail the same email again.
+ */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as const;
+/** The longest one send may take before it fails (each send opens its own connection). */
+const SEND_BUDGET_MS = SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout;
+/** Claim only as many as can be sent, one by one, within one lease (at least one). */
+const BATCH_SIZE = Math.max(1, Math.floor(EMAIL_SEND_LEASE_MS / SEND_BUDGET_MS));
 
 interface ClaimedEmail {
   id: string;
@@ -37,7 +47,7 @@ export function isPermanentRefusal(err: unknown): boolean {
 export async function sendDueEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "metrics">): Promise<number> {
   const { config } = deps;
   if (!config.smtpUrl || !config.emailFrom) return 0;
-  const transport = createTransport(config.smtpUrl, { from: config.emailFrom });
+  const transport = createTransport({ url: config.smtpUrl, ...SMTP_TIMEOUTS }, { from: config.emailFrom });
   let sent = 0;
   try {
     for (;;) {
@@ -65,9 +75,12 @@ async function claim(deps: Pick<ServiceDeps, "orm" | "clock">): Promise<ClaimedE
 }
 
 type Transport = ReturnType<typeof createTransport>;
+/** The labels of billing_emails_total: only the kinds and outcomes metrics.ts lists (what dashboards rely on). */
+type EmailsLabels = { kind: (typeof EMAIL_KINDS)[number]; outcome: (typeof EMAIL_OUTCOMES)[number] };
+type SendOutcome = Exclude<EmailsLabels["outcome"], "skipped">;
 
-async function sendOne(deps: Pick<ServiceDeps, "orm" | "clock" | "logger" | "metrics">, transport: Transport, email: ClaimedEmail): Promise<"sent" | "failed" | "parked"> {
-  let outcome: "sent" | "failed" | "parked";
+async function sendOne(deps: Pick<ServiceDeps, "orm" | "clock" | "logger" | "metrics">, transport: Transport, email: ClaimedEmail): Promise<SendOutcome> {
+  let outcome: SendOutcome;
   let error: string | null = null;
   try {
     await transport.sendMail({
@@ -97,6 +110,6 @@ async function sendOne(deps: Pick<ServiceDeps, "orm" | "clock" | "logger" | "met
       [new Date(now.getTime() + delay), error, now, ...fence],
     );
   }
-  deps.metrics?.emails.inc({ kind: email.kind, outcome });
+  deps.metrics?.emails.inc({ kind: email.kind, outcome } satisfies EmailsLabels);
   return outcome;
 }

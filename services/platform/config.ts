@@ -9,7 +9,7 @@ import { WALLET_CALL_TIMEOUT_MS } from "./wallet-calls/wallet-call.ts";
  * refund waits on one wallet call (WALLET_CALL_TIMEOUT_MS) and must still
  * answer inside its own deadline (the chain: wallet-calls/wallet-call.ts).
  */
-export const RPC_TIMEOUT_MIN_MS = WALLET_CALL_TIMEOUT_MS + 1_000;
+const RPC_TIMEOUT_MIN_MS = WALLET_CALL_TIMEOUT_MS + 1_000;
 
 export interface Config {
   readonly port: number;
@@ -155,7 +155,8 @@ export function loadConfig(env: Env = process.env): Config {
       const parsed = new URL(value);
       if (!protocols.includes(parsed.protocol)) problems.push(`${name} must use ${protocols.join(" or ")} (got "${parsed.protocol}")`);
     } catch {
-      problems.push(`${name} must be a URL (got "${value}")`);
+      // Never print credentials (SMTP_URL, DATABASE_URL carry a password): a value with userinfo is not shown at all.
+      problems.push(value.includes("@") ? `${name} must be a URL (its value is not shown: it may carry credentials)` : `${name} must be a URL (got "${value}")`);
     }
     return value.replace(/\/+$/, "");
   };

@@ -57,4 +57,28 @@ describe("config", () => {
     expect(c.sandbox).to.equal(false);
     expect(c.apiKeyMode).to.equal("live");
   });
+
+  it("never prints a URL's credentials: a bad SMTP_URL is named, its password is not", () => {
+    for (const SMTP_URL of ["smtp//mailer:s3cret-pa55@mail.example:587", "smtp://mailer:s3cret-pa55@mail example", "http://mailer:s3cret-pa55@mail.example"]) {
+      let message = "";
+      try {
+        loadConfig({ SMTP_URL, EMAIL_FROM: "billing@example.com" });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message, SMTP_URL).to.match(/SMTP_URL/);
+      expect(message, SMTP_URL).to.not.include("s3cret-pa55");
+    }
+  });
+
+  it("refuses SMTP_URL without EMAIL_FROM", () => {
+    expect(() => loadConfig({ SMTP_URL: "smtp://mail.example:587" })).to.throw(ConfigError, /EMAIL_FROM/);
+    expect(loadConfig({ SMTP_URL: "smtp://mail.example:587", EMAIL_FROM: "Billing <billing@example.com>" }).smtpUrl).to.equal("smtp://mail.example:587");
+  });
+
+  it("bounds PAYOUT_DESTINATION_COOLDOWN_MINUTES (0 to a year)", () => {
+    expect(loadConfig({ PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" }).payoutDestinationCooldownMinutes).to.equal(0);
+    expect(() => loadConfig({ PAYOUT_DESTINATION_COOLDOWN_MINUTES: "525601" })).to.throw(ConfigError, /PAYOUT_DESTINATION_COOLDOWN_MINUTES/);
+    expect(() => loadConfig({ PAYOUT_DESTINATION_COOLDOWN_MINUTES: "-1" })).to.throw(ConfigError, /PAYOUT_DESTINATION_COOLDOWN_MINUTES/);
+  });
 });

@@ -53,12 +53,6 @@ export function periodPrice(subtotal: string, currency: string, sub: PricedSubsc
   };
 }
 
-/** A price with no discount and no credit (a plan change's immediate charge as the merchant set it). */
-export function listPrice(subtotal: string): PeriodPrice {
-  const s = formatAmount(subtotal);
-  return { subtotal: s, discountAmount: "0", creditApplied: "0", amount: s, couponId: null };
-}
-
 /** Two prices that charge the same (a quote made for one is valid for the other). */
 export const sameAmount = (a: PeriodPrice, b: PeriodPrice): boolean => a.amount === b.amount;
 

@@ -6,9 +6,11 @@ import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, type SubscriptionRow } from "../entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { quotePlan, type Quote } from "../funding.ts";
-import { fetchPlanPricing, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
+import type { PlanPricing, SubscriptionPorts } from "../ports.ts";
 import { choosePayingAsset } from "./choose-paying-asset.ts";
+import { balanceIn, readWalletSnapshot, usableAmount } from "./funding-balance.ts";
 import { accountDebitedKind } from "./renewal-queue.ts";
+import { upcomingPrice } from "./upcoming-price.ts";
 
 /** What the next charge would take and whether some asset of the subscription covers it, as read now (before any lock). */
 export interface ChargeCoverage {
@@ -24,19 +26,19 @@ export interface ChargeCoverage {
 
 /**
  * Reads whether the subscription's next charge is covered: the funding
- * asset at its quote, else a fallback (choosePayingAsset's very rule). The
+ * asset at its quote, else a fallback (choosePayingAsset's very rule, on the
+ * same one read of the wallet user). The
  * shortfall is the funding asset's: the estimated amount minus its usable
  * balance (all of it when the account is frozen).
  */
 export async function assessCoverage(ports: SubscriptionPorts, sub: SubscriptionRow, plan: PlanPricing): Promise<ChargeCoverage> {
   const quote = await quotePlan(ports, plan, sub.fundingAsset!);
-  const { user, accounts } = await ports.wallet.getWalletUser({ id: sub.walletUserId });
-  const account = accounts.find((a) => a.asset === sub.fundingAsset);
-  const usable = user?.status === "ACTIVE" && account !== undefined && !account.frozen ? account.balance : "0";
+  const wallet = await readWalletSnapshot(ports, sub.walletUserId);
+  const usable = usableAmount(balanceIn(wallet, sub.fundingAsset!));
   const fundingCovers = quote !== undefined && compare(amount(usable), amount(quote.assetAmount)) >= 0;
   let covered = fundingCovers;
   if (!covered && quote && sub.fallbackAssets.length > 0) {
-    const paying = await choosePayingAsset(ports, plan, { walletUserId: sub.walletUserId, fundingAsset: sub.fundingAsset!, fallbackAssets: sub.fallbackAssets }, quote);
+    const paying = await choosePayingAsset(ports, plan, { walletUserId: sub.walletUserId, fundingAsset: sub.fundingAsset!, fallbackAssets: sub.fallbackAssets }, quote, wallet);
     covered = paying.fundedByFallback;
   }
   const shortfall = !quote || fundingCovers ? "0" : formatAmount(subtract(amount(quote.assetAmount), amount(usable)));
@@ -106,7 +108,8 @@ export async function recheckChargesAtRisk(ctx: UseCaseContext, ports: Subscript
   for (const sub of subs) {
     // Only between the notice and the charge: before the notice nothing is announced yet.
     if (sub.notifiedPeriodIndex !== sub.nextPeriodIndex || !sub.fundingAsset) continue;
-    const coverage = await assessCoverage(ports, sub, await fetchPlanPricing(ports, sub.merchantId, sub.planId));
+    // The price the notice announced (period price, a scheduled change due by then): the same rule, not the raw plan.
+    const coverage = await assessCoverage(ports, sub, (await upcomingPrice(ctx.em.fork(), ports, sub)).plan);
     const did = await ctx.em.fork().transactional(async (em) => applyCoverage(em, ctx.clock, await lockSubscription(em, sub.id), coverage));
     if (did) recorded += 1;
   }

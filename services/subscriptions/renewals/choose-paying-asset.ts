@@ -2,6 +2,7 @@ import { amount, compare } from "../../platform/money.ts";
 import { quotePlan, quoteCapInAsset, type Quote } from "../funding.ts";
 import type { PlanPricing, SubscriptionPorts } from "../ports.ts";
 import { exceedsCap } from "./exceeds-cap.ts";
+import { balanceIn, covers, readWalletSnapshot, type WalletSnapshot } from "./funding-balance.ts";
 
 /** The asset one attempt charges, at its own quote; `fundedByFallback` when it is not the funding asset. */
 export interface PayingAsset {
@@ -27,24 +28,18 @@ export async function choosePayingAsset(
   plan: PlanPricing,
   sub: { walletUserId: string; fundingAsset: string; fallbackAssets: readonly string[] },
   primaryQuote: Quote | undefined,
+  /** The wallet user's accounts when the caller has just read them (assessCoverage): no second read. */
+  snapshot?: WalletSnapshot,
 ): Promise<PayingAsset> {
   const primary: PayingAsset = { asset: sub.fundingAsset, quote: primaryQuote, fundedByFallback: false };
   // No quote (CONVERSION_UNAVAILABLE) or over the cap: not a matter of funds, the attempt fails as it always has.
   if (sub.fallbackAssets.length === 0 || !primaryQuote || exceedsCap(plan)) return primary;
-  const { user, accounts } = await ports.wallet.getWalletUser({ id: sub.walletUserId });
-  const usable = (asset: string) => {
-    const account = accounts.find((a) => a.asset === asset);
-    return user?.status === "ACTIVE" && account !== undefined && !account.frozen ? account.balance : undefined;
-  };
-  const covers = (asset: string, due: string) => {
-    const balance = usable(asset);
-    return balance !== undefined && compare(amount(balance), amount(due)) >= 0;
-  };
-  if (covers(sub.fundingAsset, primaryQuote.assetAmount)) return primary;
+  const wallet = snapshot ?? (await readWalletSnapshot(ports, sub.walletUserId));
+  if (covers(balanceIn(wallet, sub.fundingAsset), primaryQuote.assetAmount)) return primary;
   for (const asset of sub.fallbackAssets) {
     if (asset === sub.fundingAsset) continue;
     const quote = await quotePlan(ports, plan, asset);
-    if (!quote || !covers(asset, quote.assetAmount)) continue;
+    if (!quote || !covers(balanceIn(wallet, asset), quote.assetAmount)) continue;
     if (!(await withinCap(ports, plan, asset, quote))) continue;
     return { asset, quote, fundedByFallback: true };
   }

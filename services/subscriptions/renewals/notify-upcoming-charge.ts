@@ -1,12 +1,11 @@
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, type SubscriptionRow } from "../entities.ts";
-import { SubscriptionChangeSession } from "../change-sessions/change-session-entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
-import { periodPrice } from "../pricing/period-price.ts";
-import { fetchPlanPricing, type SubscriptionPorts } from "../ports.ts";
+import type { SubscriptionPorts } from "../ports.ts";
 import { DAY_MS } from "./billing-policy.ts";
 import { applyCoverage, assessCoverage } from "./charge-at-risk.ts";
+import { upcomingPrice } from "./upcoming-price.ts";
 
 export const NOTICE_BATCH = 500;
 
@@ -49,12 +48,8 @@ export async function notifyUpcomingCharge(ctx: UseCaseContext, ports: Subscript
   if (!sub || !sub.fundingAsset) return false;
   const noticeDays = (await ports.policies.forMerchant(ctx.em.fork(), sub.merchantId)).noticeDays;
   if (!inWindow(sub, now, noticeDays)) return false;
-  // A scheduled plan change due by then is applied before that renewal is charged: announce its amount.
-  const change = await ctx.em.fork().findOne(SubscriptionChangeSession, { subscriptionId, status: "SCHEDULED", scheduledFor: { $lte: sub.nextBillingAt! } });
-  const listed = await fetchPlanPricing(ports, sub.merchantId, change?.requestedPlanId ?? sub.planId);
-  // What that renewal will charge: its price with the discount and credit as they stand (pricing/period-price.ts).
-  const price = periodPrice(listed.amount, listed.currency, sub);
-  const plan = { ...listed, amount: price.amount };
+  // What that renewal will charge (a scheduled change due by then included): the at-risk recheck uses the same price.
+  const { plan, price } = await upcomingPrice(ctx.em.fork(), ports, sub);
   const coverage = await assessCoverage(ports, sub, plan);
   const quote = coverage.quote;
 

@@ -25,7 +25,6 @@ export interface StoredBillingSettings {
 export interface EffectiveBillingSettings {
   policy: BillingPolicy;
   customerEmails: CustomerEmails;
-  updatedAt: Date | null;
 }
 
 export const DEFAULT_CUSTOMER_EMAILS: CustomerEmails = Object.freeze({ upcomingCharge: true, paymentFailed: true, receipt: true });
@@ -39,7 +38,6 @@ export function effectiveSettings(stored: StoredBillingSettings | undefined, def
       retryOnTopUp: stored?.retryOnTopUp ?? defaults.retryOnTopUp,
     }),
     customerEmails: { ...DEFAULT_CUSTOMER_EMAILS, ...(stored?.customerEmails ?? {}) },
-    updatedAt: stored?.updatedAt ?? null,
   };
 }
 
@@ -77,12 +75,12 @@ const fromSql = (r: SettingsSqlRow): StoredBillingSettings => ({
   updatedAt: new Date(r.updated_at),
 });
 
-/** The stored settings of these merchants, one query (merchants that set nothing are absent). `forUpdate` locks the rows. */
-export async function readStoredSettings(em: EntityManager, merchantIds: readonly string[], forUpdate = false): Promise<Map<string, StoredBillingSettings>> {
+/** The stored settings of these merchants, one query (merchants that set nothing are absent). */
+export async function readStoredSettings(em: EntityManager, merchantIds: readonly string[]): Promise<Map<string, StoredBillingSettings>> {
   if (merchantIds.length === 0) return new Map();
   const rows = await em.execute<SettingsSqlRow[]>(
     `select merchant_id, dunning_retry_days, dunning_final_status, charge_notice_days, retry_on_top_up, customer_emails, version, updated_at
-       from merchant_billing_settings where merchant_id in (${merchantIds.map(() => "?").join(", ")})${forUpdate ? " for update" : ""}`,
+       from merchant_billing_settings where merchant_id in (${merchantIds.map(() => "?").join(", ")})`,
     [...merchantIds],
   );
   return new Map(rows.map((r) => [r.merchant_id, fromSql(r)]));

@@ -19,7 +19,8 @@ export interface BillingSettingsPatch {
 /**
  * The merchant changes its billing settings. Validated here whatever the
  * caller (the gateway validates the same bounds first; gRPC callers get the
- * same 400s naming the field). One transaction, the merchant's row locked:
+ * same 400s naming the field). One transaction, serialised per merchant on an
+ * advisory lock of its id (a row lock could not cover the first insert):
  * the row is written whole with the given fields over the stored ones, and
  * billing_settings.updated records the settings now in force. A change
  * applies to what is decided after it commits: a retry already scheduled
@@ -31,9 +32,9 @@ export async function updateBillingSettings(ctx: UseCaseContext, policies: Billi
   validate(patch);
   const result = await ctx.em.fork().transactional(async (em) => {
     const now = ctx.clock.now();
-    // The first update of a merchant inserts; two at once serialise on the advisory lock of its id.
+    // The first update of a merchant inserts; two at once serialise on the advisory lock of its id (no row lock as well: this one covers it).
     await em.execute("select pg_advisory_xact_lock(hashtextextended(?, 26))", [patch.merchantId]);
-    const stored = (await readStoredSettings(em, [patch.merchantId], true)).get(patch.merchantId);
+    const stored = (await readStoredSettings(em, [patch.merchantId])).get(patch.merchantId);
     const next = {
       merchantId: patch.merchantId,
       dunningRetryDays: patch.dunningRetryDays ?? stored?.dunningRetryDays ?? null,

@@ -109,6 +109,26 @@ describe("customer emails over SMTP", function () {
       expect(to(user)).to.deep.equal([]);
     });
 
+    it("an event whose customer is gone is collected and counted as skipped; the emails after it still go out", async () => {
+      const m = await sys.createMerchant("Gone Customer Merchant");
+      const gone = await createWalletUser(sys, { USDT_TRON: "10" });
+      const { subscriptionId } = await approvedSubscription(sys, m.api, client, { plan: { amount: "10", interval: "MONTH" }, user: gone });
+      await mailOf(gone, "receipt");
+      const skippedBefore = await metric("upcoming_charge", "skipped");
+      // The wallet no longer knows this subscription's customer: its lookup is NOT_FOUND.
+      await sys.sql("update subscriptions set wallet_user_id = gen_random_uuid() where id = ?", [subscriptionId]);
+      const [stuck] = await sys.sql<{ id: string }>(
+        `insert into events (id, merchant_id, type, data, created_at) values (gen_random_uuid(), ?, 'subscription.charge_upcoming', ?::jsonb, now()) returning id`,
+        [m.id, JSON.stringify({ subscriptionId })],
+      );
+      const user = await createWalletUser(sys, { USDT_TRON: "10" });
+      await approvedSubscription(sys, m.api, client, { plan: { amount: "10", interval: "MONTH" }, user });
+      await mailOf(user, "receipt");
+      const [event] = await sys.sql<{ emails_collected_at: Date | null }>("select emails_collected_at from events where id = ?", [stuck!.id]);
+      expect(event!.emails_collected_at).to.not.equal(null);
+      expect(await metric("upcoming_charge", "skipped")).to.be.greaterThan(skippedBefore);
+    });
+
     it("a 5xx refusal is parked at once and counted; a 4xx is retried after its back-off and then sent once", async () => {
       const m = await sys.createMerchant("Refusals");
       const refused = await createWalletUser(sys, { USDT_TRON: "10" });
