@@ -6,7 +6,7 @@ import { MIN_PASSWORD_LENGTH } from "../../../services/merchants/members/contrac
 import { formBody, redirect, securityHeaders, type Ctx, type Form } from "../page-http.ts";
 import { safeEqual } from "../page-session.ts";
 import type { DashboardSession } from "./session-store.ts";
-import { emailKey, type DashboardDeps } from "./member-gate.ts";
+import { limiterKeyOf, type DashboardDeps } from "./member-gate.ts";
 import { DASHBOARD, ENROL_PATH, INVITE_PATH, LOGIN_PATH } from "./paths.ts";
 import { roleText } from "./words.ts";
 
@@ -71,10 +71,10 @@ export function signInPages(deps: DashboardDeps): Router {
   );
 
   async function tooMany(ctx: Ctx, email: string): Promise<boolean> {
-    return (await limits.client.blocked(ctx.ip)) || (email !== "" && (await limits.email.blocked(emailKey(email))));
+    return (await limits.client.blocked(ctx.ip)) || (email !== "" && (await limits.email.blocked(limiterKeyOf(email))));
   }
   async function failed(ctx: Ctx, email: string): Promise<void> {
-    await Promise.all([limits.client.failed(ctx.ip), limits.email.failed(emailKey(email))]);
+    await Promise.all([limits.client.failed(ctx.ip), limits.email.failed(limiterKeyOf(email))]);
   }
 
   async function passwordStep(ctx: Ctx, session: DashboardSession, form: Form) {
