@@ -3,7 +3,7 @@ import type { UseCaseContext } from "../../platform/use-case.ts";
 import { DomainError, notFound } from "../../platform/errors.ts";
 import { isUuid } from "../../platform/ids.ts";
 import { openSecret } from "../../platform/sealed-secret.ts";
-import { burnVerifyTime, verifySecret } from "../../wallet/secret-hashing.ts";
+import { burnVerifyTime, verifySecret } from "../../platform/secret-hashing.ts";
 import { Member, MemberRecoveryCode, type MemberRow } from "./entities.ts";
 import { memberEmail } from "./member-email.ts";
 import { recoveryCodeHash, totpContext } from "./enrol-totp.ts";
