@@ -146,14 +146,16 @@ export function signInPages(deps: DashboardDeps): Router {
     });
   }
 
-  router.get(
-    `${INVITE_PATH}/:token`,
-    step(false, async (ctx, session) => {
-      const token = ctx.params.token ?? "";
-      if (!TOKEN.test(token)) return inviteGone(ctx);
-      return invitePage(ctx, session, token);
-    }),
-  );
+  // The token's format is checked before step() reads or starts a session: a guessed link must not cost a Redis session.
+  const openInvite = step(false, async (ctx, session) => invitePage(ctx, session, ctx.params.token!));
+  router.get(`${INVITE_PATH}/:token`, async (ctx: unknown) => {
+    const c = ctx as Ctx;
+    if (TOKEN.test(c.params.token ?? "")) return openInvite(c);
+    await pages.guarded(c, async () => {
+      securityHeaders(c, []);
+      inviteGone(c);
+    });
+  });
 
   router.post(
     `${INVITE_PATH}/:token`,
