@@ -8,7 +8,7 @@ import { formBody, redirect, securityHeaders, type Ctx, type Form, type PageResp
 import { safeEqual } from "../page-session.ts";
 import type { DashboardFrame } from "../views.ts";
 import type { DashboardSession, DashboardSessions } from "./session-store.ts";
-import { DASHBOARD, LOGIN_PATH } from "./paths.ts";
+import { LOGIN_PATH } from "./paths.ts";
 import { NAV, roleText } from "./words.ts";
 
 export interface DashboardDeps {
@@ -109,5 +109,3 @@ export async function checkFreshCode(deps: DashboardDeps, ctx: Ctx, signed: Sign
   await Promise.all([deps.limits.client.failed(ctx.ip), deps.limits.email.failed(email)]);
   return "That code is not right or was already used. Enter the next code from your authenticator app.";
 }
-
-export { DASHBOARD };

@@ -223,7 +223,7 @@ export function signInPages(deps: DashboardDeps): Router {
 }
 
 /** The QR code of `text` as an SVG path: one unit square per dark module, a 4-module quiet zone. */
-export function qrPath(text: string): { viewBox: string; path: string } {
+function qrPath(text: string): { viewBox: string; path: string } {
   const { modules } = QRCode.create(text, { errorCorrectionLevel: "M" });
   const quiet = 4;
   const parts: string[] = [];
