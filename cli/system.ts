@@ -57,9 +57,11 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
         preparedStatements: config.dbPreparedStatements,
       })
     : undefined;
-  if (orm) await checkSessionBounds(orm, config.dbStatementTimeoutMs, logger);
   const clock = orm ? await createClock(config, orm) : undefined;
   const observability = await createObservability(config, logger, parts.metricsPort);
+  // Not awaited: behind PgBouncer the check can wait up to 120 s for a session, and /healthz must answer meanwhile.
+  // It only logs what it finds and swallows its own errors.
+  if (orm) void checkSessionBounds(orm, config.dbStatementTimeoutMs, logger);
   const queues = needsDb ? new Queues(config, config.queuePrefix, logger, observability.telemetry) : undefined;
   const rpc = new RpcClients(config.internalApiToken, observability.rpcClientInterceptors, { timeoutMs: config.rpcTimeoutMs });
   const metrics = observability.observe({ orm, clock: clock?.clock, queues, workerGroups: parts.workerGroups });

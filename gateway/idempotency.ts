@@ -115,7 +115,7 @@ export function idempotency(store: IdempotencyStore, operationId: string): Middl
  * work) or says the subscription changed while the request ran. Stored, they would answer every retry for 24 h although the work
  * has since finished or could now run.
  */
-export function isRetryable(status: number, code?: string): boolean {
+function isRetryable(status: number, code?: string): boolean {
   return status >= 500 || status === 429 || (code !== undefined && (code.endsWith("_IN_PROGRESS") || CHANGED_MEANWHILE.has(code)));
 }
 

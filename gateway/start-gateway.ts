@@ -49,6 +49,9 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
   };
 }
 
+/** Longest a single Redis command of a request may take; a healthy Redis answers in well under a millisecond. */
+const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
 /**
  * Readiness of the gateway: Redis, and each service it calls (by name), each
  * services process asked once at its own /readyz (its pool and its Redis).
@@ -75,7 +78,15 @@ export async function startGateway(config: Config, logger: Logger, port: number,
   // Auto-pipelining: the idempotency claims and results of requests handled in one event-loop turn go out in one write.
   // Not the readiness PING: a pipeline is written only once the connection is "ready", while a lone PING may go
   // out as soon as the socket connects (as before), so /readyz does not answer 503 in that first moment.
-  const redis = connectRedis(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true, autoPipeliningIgnoredCommands: ["ping"] });
+  // commandTimeout: a Redis that accepts the connection but stops answering must fail a command (the session, idempotency
+  // and limiter paths each handle a Redis error) rather than hold the request until the client gives up.
+  const redis = connectRedis(config, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    enableAutoPipelining: true,
+    autoPipeliningIgnoredCommands: ["ping"],
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+  });
   redis.on("error", () => {});
   const clients = gatewayClients(rpc, config);
   const rateLimit = redisRateLimiter(config, clients, logger);

@@ -3,8 +3,7 @@ import { ConnectError, type Client } from "@connectrpc/connect";
 import type { PayoutsService, RefundClaimResponse } from "../../proto/gen/billing/payouts/v1/payouts_pb.ts";
 import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
 import { formBody, redirect, securityHeaders, type Ctx, type PageResponder } from "./page-http.ts";
-import type { SessionCodec } from "./page-session.ts";
-import { safeEqual } from "./page-session.ts";
+import { postedSession, type SessionCodec } from "./page-session.ts";
 import type { LoginLimiter } from "./login-limiter.ts";
 import { amountText, formatUtc } from "./page-text.ts";
 
@@ -115,8 +114,8 @@ export function claimPages(options: ClaimPagesOptions): Router {
       if (!claim) return;
       if (claim.state !== "AWAITING_ADDRESS") return renderState(c, claim);
       const form = formBody(c);
-      const session = sessions.read(c, token);
-      if (!session || !safeEqual(form.csrf ?? "", session.csrf)) return pages.staleForm(c);
+      const session = postedSession(sessions, c, token, form);
+      if (!session) return pages.staleForm(c);
       const action = form.action ?? "claim";
       if (action !== "claim") return renderForm(c, token, claim, session.csrf, 400, "Unknown action.");
       const address = (form.address ?? "").trim();

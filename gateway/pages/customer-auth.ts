@@ -2,7 +2,7 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { LoginLimiter } from "./login-limiter.ts";
-import { safeEqual, type PageSession, type SessionCodec } from "./page-session.ts";
+import { postedSession, type PageSession, type SessionCodec } from "./page-session.ts";
 import type { Ctx, Form } from "./page-http.ts";
 import { formatUtc } from "./page-text.ts";
 
@@ -38,10 +38,7 @@ export interface CustomerAuth {
 export function customerAuth(options: { wallet: Client<typeof WalletService>; sessions: SessionCodec; limiter: LoginLimiter }): CustomerAuth {
   const { wallet, sessions, limiter } = options;
   return {
-    postedSession(ctx, scope, form) {
-      const session = sessions.read(ctx, scope);
-      return session && safeEqual(form.csrf ?? "", session.csrf) ? session : undefined;
-    },
+    postedSession: (ctx, scope, form) => postedSession(sessions, ctx, scope, form),
 
     async logIn(ctx, form) {
       const email = (form.email ?? "").trim();

@@ -7,7 +7,7 @@ import type { FallbackSelectModel } from "./views.ts";
  * cannot pay. Shared by the approval page (inside the approval form: the same
  * PIN approves both) and the self-service page (its own action).
  */
-export const FALLBACK_FIELDS = ["fallbackAsset1", "fallbackAsset2"] as const;
+const FALLBACK_FIELDS = ["fallbackAsset1", "fallbackAsset2"] as const;
 const ASSET_CODE = /^[A-Z0-9_]{1,16}$/;
 
 export interface FallbackOption {

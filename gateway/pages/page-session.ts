@@ -70,6 +70,12 @@ export function sessionCodec(key: Buffer, secure: boolean): SessionCodec {
 
 const tokenDigest = (token: string) => createHash("sha256").update(`session:${token}`).digest("base64url");
 
+/** The session a posted form belongs to, when its CSRF token matches; else undefined (answer staleForm). */
+export function postedSession(sessions: SessionCodec, ctx: ParameterizedContext, scope: string, form: { csrf?: string | undefined }): PageSession | undefined {
+  const session = sessions.read(ctx, scope);
+  return session && safeEqual(form.csrf ?? "", session.csrf) ? session : undefined;
+}
+
 /** Timing-safe comparison of two strings (digested first so lengths do not leak either). */
 export function safeEqual(a: string, b: string): boolean {
   const da = createHash("sha256").update(a).digest();

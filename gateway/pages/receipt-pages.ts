@@ -5,7 +5,7 @@ import type { ReceiptView } from "../receipts/receipt-pdf.ts";
 import { securityHeaders, type Ctx, type PageResponder } from "./page-http.ts";
 import { receiptModel } from "./receipt-models.ts";
 
-export const RECEIPTS_PATH = "/receipts";
+const RECEIPTS_PATH = "/receipts";
 /** The service's token shape (pricing/receipts.ts): anything else is not found without asking it. */
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 

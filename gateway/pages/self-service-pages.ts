@@ -10,7 +10,7 @@ import { subscriptionStatusText, tooLargeSentence } from "./page-text.ts";
 import { cardModel } from "./self-service-models.ts";
 import { postedFallbacks } from "./fallback-choice.ts";
 
-export const SELF_SERVICE_PATH = "/wallet/subscriptions";
+const SELF_SERVICE_PATH = "/wallet/subscriptions";
 /** The session is bound to this page as approval sessions are bound to their token (page-session.ts). */
 const SESSION_SCOPE = "wallet-subscriptions";
 const PAGE_SIZE = 50;

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { eventBody } from "./event-record.ts";
 import type { KeyObject } from "node:crypto";
-import { decryptSecret, signingKey } from "./webhook-secret.ts";
+import { openSecret } from "../platform/sealed-secret.ts";
+import { signingKey } from "./webhook-secret.ts";
 
 export interface ClaimedDelivery {
   deliveryId: string;
@@ -223,7 +224,7 @@ export async function recordAndClaim(
   const decrypt = (ciphertext: string) => {
     let secret = options.secretCache?.get(ciphertext);
     if (secret === undefined) {
-      secret = signingKey(decryptSecret(options.secretsKey, options.endpointId, ciphertext));
+      secret = signingKey(openSecret(options.secretsKey, options.endpointId, ciphertext));
       options.secretCache?.set(ciphertext, secret);
     }
     return secret;

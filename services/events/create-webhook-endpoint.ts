@@ -4,7 +4,8 @@ import { conflict, invalid } from "../platform/errors.ts";
 import { WEBHOOK_MAX_IN_FLIGHT_DEFAULT, WEBHOOK_MAX_IN_FLIGHT_LIMIT } from "./contract.ts";
 import { WebhookEndpoint, type WebhookEndpointRow } from "./webhook-entities.ts";
 import { checkDescription, checkEnabledEvents, checkWebhookUrl } from "./webhook-endpoint-input.ts";
-import { encryptSecret, generateSecret } from "./webhook-secret.ts";
+import { sealSecret } from "../platform/sealed-secret.ts";
+import { generateSecret } from "./webhook-secret.ts";
 
 /** As many as the big providers allow; more is a sign of a leak, not a need. */
 export const MAX_ENDPOINTS_PER_MERCHANT = 16;
@@ -52,7 +53,7 @@ export async function createWebhookEndpoint(
       status: "ENABLED",
       disabledReason: null,
       disabledAt: null,
-      secretCiphertext: encryptSecret(secretsKey, id, secret),
+      secretCiphertext: sealSecret(secretsKey, id, secret),
       previousSecretCiphertext: null,
       previousSecretExpiresAt: null,
       maxInFlight,

@@ -1,7 +1,8 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { WebhookEndpointRow } from "./webhook-entities.ts";
 import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
-import { encryptSecret, generateSecret } from "./webhook-secret.ts";
+import { sealSecret } from "../platform/sealed-secret.ts";
+import { generateSecret } from "./webhook-secret.ts";
 
 /** Receivers get a day to switch: both secrets sign every webhook meanwhile. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
@@ -22,7 +23,7 @@ export async function rotateWebhookSecret(
     const secret = generateSecret();
     endpoint.previousSecretCiphertext = endpoint.secretCiphertext;
     endpoint.previousSecretExpiresAt = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS);
-    endpoint.secretCiphertext = encryptSecret(secretsKey, endpoint.id, secret);
+    endpoint.secretCiphertext = sealSecret(secretsKey, endpoint.id, secret);
     endpoint.updatedAt = now;
     return { endpoint, secret };
   });

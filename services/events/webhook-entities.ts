@@ -10,8 +10,8 @@ export const ATTEMPT_OUTCOMES = ["IN_PROGRESS", "SUCCEEDED", "FAILED", "INTERRUP
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /**
- * A merchant's receiver. Secrets are AES-256-GCM ciphertexts (see
- * webhook-secret.ts); the lease columns are written only by the delivery
+ * A merchant's receiver. Secrets are AES-256-GCM ciphertexts bound to the
+ * endpoint id (platform/sealed-secret.ts); the lease columns are written only by the delivery
  * claim (raw SQL under a row lock), never through this entity.
  */
 export const WebhookEndpoint = defineEntity({

@@ -1,5 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isDatabaseUnavailable } from "./rpc/errors.ts";
+import { errorCodeOf } from "./rpc/error-code.ts";
+import { isTransportFailure } from "./rpc/transport-failure.ts";
 import { DomainError } from "./errors.ts";
 
 /**
@@ -12,7 +14,20 @@ export function isOutage(err: unknown): boolean {
   if (isDatabaseUnavailable(err)) return true;
   // A wallet call that failed is answered as SERVICE_UNAVAILABLE (wallet-calls/): an outage only if what failed under it was one.
   if (err instanceof DomainError && err.kind === "unavailable" && err.cause !== undefined) return isOutage(err.cause);
-  if (err instanceof ConnectError) return err.code === Code.Unavailable || err.code === Code.DeadlineExceeded;
+  if (err instanceof ConnectError) return isRpcOutage(err);
+  // Redis and raw sockets: the message is all there is (ioredis's "Connection is closed" has no code).
   const message = (err as { message?: unknown } | null)?.message;
   return typeof message === "string" && /ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT/.test(message);
+}
+
+/**
+ * A service's verdict (a domain code) is about the work, never an outage,
+ * except SERVICE_UNAVAILABLE: the service saying its own database is down
+ * (rpc/errors.ts). Without a verdict, the call broke on the way
+ * (isTransportFailure, the same test the gateway answers 503 by) or timed out.
+ */
+function isRpcOutage(err: ConnectError): boolean {
+  const domainCode = errorCodeOf(err);
+  if (domainCode !== undefined) return domainCode === "SERVICE_UNAVAILABLE";
+  return err.code === Code.DeadlineExceeded || isTransportFailure(err);
 }

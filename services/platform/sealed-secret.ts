@@ -4,7 +4,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
  * A secret the service must read back (so it cannot be hashed), encrypted at
  * rest with AES-256-GCM under SECRETS_KEY and bound to `context` (associated
  * data, e.g. "member-totp:<id>") so a ciphertext copied onto another row
- * does not decrypt. (Webhook secrets use the same scheme, webhook-secret.ts.)
+ * does not decrypt. Webhook secrets are sealed with their endpoint id as context.
  */
 const VERSION = "v1";
 

@@ -26,7 +26,7 @@ export const isoFromTimestamp = (t: Timestamp): string => timestampDate(t).toISO
  * PostgreSQL or the wire refuses it, so such input is refused where it enters.
  */
 export const EARLIEST_INSTANT = "0001-01-01T00:00:00Z";
-export const LATEST_INSTANT = "9999-12-31T23:59:59.999999999Z";
+const LATEST_INSTANT = "9999-12-31T23:59:59.999999999Z";
 const EARLIEST_SECONDS = -62_135_596_800n;
 const LATEST_SECONDS = 253_402_300_799n;
 

@@ -4,7 +4,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { conflict } from "../platform/errors.ts";
 import { WalletUser, type WalletUserRow } from "./entities.ts";
 import { checkPassword, checkPin, walletEmail } from "./wallet-input.ts";
-import { hashSecret } from "./secret-hashing.ts";
+import { hashSecret } from "../platform/secret-hashing.ts";
 
 export interface CreateWalletUserInput {
   email: string;

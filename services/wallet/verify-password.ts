@@ -2,7 +2,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { DomainError, invalid } from "../platform/errors.ts";
 import { WalletUser, type WalletUserRow } from "./entities.ts";
 import { walletEmail, PASSWORD_MAX } from "./wallet-input.ts";
-import { burnVerifyTime, verifySecret } from "./secret-hashing.ts";
+import { burnVerifyTime, verifySecret } from "../platform/secret-hashing.ts";
 import { clearLoginFailures, countLoginAttempt } from "./login-throttle.ts";
 
 /**

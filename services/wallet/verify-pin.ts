@@ -4,7 +4,7 @@ import { isUuid } from "../platform/ids.ts";
 import { WalletUser } from "./entities.ts";
 import { walletUserNotFound } from "./get-wallet-user.ts";
 import { checkPin } from "./wallet-input.ts";
-import { verifySecret } from "./secret-hashing.ts";
+import { verifySecret } from "../platform/secret-hashing.ts";
 
 /**
  * Six digits are guessable in bulk, so wrong PINs are counted per wallet user:

@@ -8,7 +8,7 @@ import { formBody, redirect, securityHeaders, type Ctx, type Form, type PageResp
 import { safeEqual } from "../page-session.ts";
 import type { DashboardFrame } from "../views.ts";
 import type { DashboardSession, DashboardSessions } from "./session-store.ts";
-import { DASHBOARD, LOGIN_PATH } from "./paths.ts";
+import { LOGIN_PATH } from "./paths.ts";
 import { NAV, roleText } from "./words.ts";
 
 export interface DashboardDeps {
@@ -28,7 +28,7 @@ export interface Signed {
   frame(title: string, current: string): DashboardFrame;
 }
 
-export const emailKey = (email: string) => createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
+export const limiterKeyOf = (email: string) => createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
 
 /**
  * Every dashboard page but the sign-in ones goes through here: security
@@ -102,12 +102,10 @@ export function notFoundPage(deps: DashboardDeps, ctx: Ctx): void {
 export async function checkFreshCode(deps: DashboardDeps, ctx: Ctx, signed: Signed, form: Form): Promise<string | undefined> {
   const code = (form.totp ?? "").trim();
   if (!/^\d{6}$/.test(code)) return "Enter the current 6-digit code from your authenticator app to confirm.";
-  const email = emailKey(signed.member.email);
+  const email = limiterKeyOf(signed.member.email);
   if ((await deps.limits.client.blocked(ctx.ip)) || (await deps.limits.email.blocked(email))) return "Too many wrong codes. Try again in 15 minutes.";
   const check = await deps.members.verifyMemberCode({ memberId: signed.member.id, code });
   if (check.ok) return undefined;
   await Promise.all([deps.limits.client.failed(ctx.ip), deps.limits.email.failed(email)]);
   return "That code is not right or was already used. Enter the next code from your authenticator app.";
 }
-
-export { DASHBOARD };

@@ -23,9 +23,9 @@ export interface DashboardSession {
   startedAt: number;
 }
 
-export const DASHBOARD_COOKIE = "billing_dashboard";
-export const IDLE_TIMEOUT_MS = 30 * 60 * 1000;
-export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60 * 1000;
+const DASHBOARD_COOKIE = "billing_dashboard";
+const IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60 * 1000;
 
 export interface DashboardSessions {
   read(ctx: ParameterizedContext): Promise<DashboardSession | undefined>;

@@ -6,7 +6,7 @@ import { MIN_PASSWORD_LENGTH } from "../../../services/merchants/members/contrac
 import { formBody, redirect, securityHeaders, type Ctx, type Form } from "../page-http.ts";
 import { safeEqual } from "../page-session.ts";
 import type { DashboardSession } from "./session-store.ts";
-import { emailKey, type DashboardDeps } from "./member-gate.ts";
+import { limiterKeyOf, type DashboardDeps } from "./member-gate.ts";
 import { DASHBOARD, ENROL_PATH, INVITE_PATH, LOGIN_PATH } from "./paths.ts";
 import { roleText } from "./words.ts";
 
@@ -71,10 +71,10 @@ export function signInPages(deps: DashboardDeps): Router {
   );
 
   async function tooMany(ctx: Ctx, email: string): Promise<boolean> {
-    return (await limits.client.blocked(ctx.ip)) || (email !== "" && (await limits.email.blocked(emailKey(email))));
+    return (await limits.client.blocked(ctx.ip)) || (email !== "" && (await limits.email.blocked(limiterKeyOf(email))));
   }
   async function failed(ctx: Ctx, email: string): Promise<void> {
-    await Promise.all([limits.client.failed(ctx.ip), limits.email.failed(emailKey(email))]);
+    await Promise.all([limits.client.failed(ctx.ip), limits.email.failed(limiterKeyOf(email))]);
   }
 
   async function passwordStep(ctx: Ctx, session: DashboardSession, form: Form) {
@@ -146,14 +146,16 @@ export function signInPages(deps: DashboardDeps): Router {
     });
   }
 
-  router.get(
-    `${INVITE_PATH}/:token`,
-    step(false, async (ctx, session) => {
-      const token = ctx.params.token ?? "";
-      if (!TOKEN.test(token)) return inviteGone(ctx);
-      return invitePage(ctx, session, token);
-    }),
-  );
+  // The token's format is checked before step() reads or starts a session: a guessed link must not cost a Redis session.
+  const openInvite = step(false, async (ctx, session) => invitePage(ctx, session, ctx.params.token!));
+  router.get(`${INVITE_PATH}/:token`, async (ctx: unknown) => {
+    const c = ctx as Ctx;
+    if (TOKEN.test(c.params.token ?? "")) return openInvite(c);
+    await pages.guarded(c, async () => {
+      securityHeaders(c, []);
+      inviteGone(c);
+    });
+  });
 
   router.post(
     `${INVITE_PATH}/:token`,
@@ -221,7 +223,7 @@ export function signInPages(deps: DashboardDeps): Router {
 }
 
 /** The QR code of `text` as an SVG path: one unit square per dark module, a 4-module quiet zone. */
-export function qrPath(text: string): { viewBox: string; path: string } {
+function qrPath(text: string): { viewBox: string; path: string } {
   const { modules } = QRCode.create(text, { errorCorrectionLevel: "M" });
   const quiet = 4;
   const parts: string[] = [];

@@ -1,6 +1,6 @@
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { notFound } from "../../platform/errors.ts";
-import { hashSecret } from "../../wallet/secret-hashing.ts";
+import { hashSecret } from "../../platform/secret-hashing.ts";
 import { Merchant } from "../entities.ts";
 import { Member, type MemberRow } from "./entities.ts";
 import { inviteTokenHash } from "./invite-member.ts";

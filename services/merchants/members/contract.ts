@@ -3,8 +3,8 @@
  * the project): the roles, what each may do in the dashboard, and the
  * password rule shown on the invite page.
  */
-export const MEMBER_ROLES = ["OWNER", "ADMIN", "DEVELOPER", "SUPPORT", "VIEWER"] as const;
-export type MemberRole = (typeof MEMBER_ROLES)[number];
+const MEMBER_ROLES = ["OWNER", "ADMIN", "DEVELOPER", "SUPPORT", "VIEWER"] as const;
+type MemberRole = (typeof MEMBER_ROLES)[number];
 
 export const isMemberRole = (value: string): value is MemberRole => (MEMBER_ROLES as readonly string[]).includes(value);
 
@@ -38,7 +38,7 @@ const EVERYTHING: readonly Permission[] = [
   "exports.read",
 ];
 
-export const ROLE_PERMISSIONS: Readonly<Record<MemberRole, readonly Permission[]>> = {
+const ROLE_PERMISSIONS: Readonly<Record<MemberRole, readonly Permission[]>> = {
   OWNER: EVERYTHING,
   ADMIN: EVERYTHING,
   DEVELOPER: ["api-keys.manage", "webhooks.manage", "events.redeliver"],

@@ -5,16 +5,9 @@ import { conflict, invalid } from "../../platform/errors.ts";
 import { getMerchant } from "../get-merchant.ts";
 import { Member, type MemberRow } from "./entities.ts";
 import { INVITE_TTL_MS, isMemberRole } from "./contract.ts";
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+import { memberEmail } from "./member-email.ts";
 
 export const inviteTokenHash = (token: string) => createHash("sha256").update(`member-invite:${token}`).digest("hex");
-
-export function normalizeEmail(raw: string): string {
-  const email = raw.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 254) throw invalid("INVALID_REQUEST", "email: must be an email address");
-  return email;
-}
 
 export function checkRole(role: string): void {
   if (!isMemberRole(role)) throw invalid("INVALID_REQUEST", "role: must be one of OWNER, ADMIN, DEVELOPER, SUPPORT, VIEWER");
@@ -25,7 +18,7 @@ export function checkRole(role: string): void {
  * kept). The invite is used up by accept-invite and lapses after 7 days.
  */
 export async function inviteMember(ctx: UseCaseContext, input: { merchantId: string; email: string; role: string }): Promise<{ member: MemberRow; token: string; merchantName: string }> {
-  const email = normalizeEmail(input.email);
+  const email = memberEmail(input.email);
   checkRole(input.role);
   const merchant = await getMerchant(ctx, input.merchantId);
   const token = randomBytes(32).toString("base64url");

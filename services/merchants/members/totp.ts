@@ -8,7 +8,7 @@ import { Secret, TOTP } from "otpauth";
  * phone's clock), so it reads the real time, not the service clock the
  * sandbox can move.
  */
-export const TOTP_PERIOD_SECONDS = 30;
+const TOTP_PERIOD_SECONDS = 30;
 const ISSUER = "Billing dashboard";
 
 export function newTotpSecret(): string {

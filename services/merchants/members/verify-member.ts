@@ -3,8 +3,9 @@ import type { UseCaseContext } from "../../platform/use-case.ts";
 import { DomainError, notFound } from "../../platform/errors.ts";
 import { isUuid } from "../../platform/ids.ts";
 import { openSecret } from "../../platform/sealed-secret.ts";
-import { burnVerifyTime, verifySecret } from "../../wallet/secret-hashing.ts";
+import { burnVerifyTime, verifySecret } from "../../platform/secret-hashing.ts";
 import { Member, MemberRecoveryCode, type MemberRow } from "./entities.ts";
+import { memberEmail } from "./member-email.ts";
 import { recoveryCodeHash, totpContext } from "./enrol-totp.ts";
 import { matchingStep } from "./totp.ts";
 
@@ -16,14 +17,23 @@ const refused = () => new DomainError("unauthenticated", "INVALID_CREDENTIALS", 
  * email and per client address by the gateway's login limiter.
  */
 export async function verifyMemberPassword(ctx: UseCaseContext, input: { email: string; password: string }): Promise<MemberRow> {
-  const email = input.email.trim().toLowerCase();
-  const member = email.length <= 254 ? await ctx.em.findOne(Member, { email, status: { $ne: "REMOVED" } }) : null;
+  const email = emailOrUndefined(input.email);
+  const member = email !== undefined ? await ctx.em.findOne(Member, { email, status: { $ne: "REMOVED" } }) : null;
   if (!member?.passwordHash) {
     await burnVerifyTime(input.password);
     throw refused();
   }
   if (!(await verifySecret(member.passwordHash, input.password))) throw refused();
   return member;
+}
+
+/** Not an email at all is answered like an unknown one: the login form never says which of the two was wrong. */
+function emailOrUndefined(raw: string): string | undefined {
+  try {
+    return memberEmail(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 export type CodeCheck = { ok: false } | { ok: true; recoveryCodeUsed: boolean; recoveryCodesLeft: number };

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { randomBytes, randomUUID } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { decryptSecret, encryptSecret, generateSecret, signatureHeader } from "../../../services/events/webhook-secret.ts";
+import { openSecret as decryptSecret, sealSecret as encryptSecret } from "../../../services/platform/sealed-secret.ts";
+import { generateSecret, signatureHeader } from "../../../services/events/webhook-secret.ts";
 
 describe("webhook secrets", () => {
   const key = randomBytes(32);
