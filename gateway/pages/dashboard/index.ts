@@ -14,6 +14,7 @@ export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageRespo
   const prefix = deps.config.queuePrefix;
   const dashboard: DashboardDeps = {
     members: deps.clients.members,
+    clients: deps.clients,
     sessions: dashboardSessions(redis, prefix, deps.config.publicBaseUrl.startsWith("https:")),
     pages,
     limits: {

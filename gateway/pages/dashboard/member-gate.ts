@@ -3,6 +3,7 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Router } from "@koa/router";
 import type { Member, MembersService } from "../../../proto/gen/billing/merchants/v1/members_pb.ts";
 import { may, type Permission } from "../../../services/merchants/members/contract.ts";
+import type { GatewayClients } from "../../deps.ts";
 import type { LoginLimiter } from "../login-limiter.ts";
 import { formBody, redirect, securityHeaders, type Ctx, type Form, type PageResponder } from "../page-http.ts";
 import { safeEqual } from "../page-session.ts";
@@ -13,6 +14,8 @@ import { NAV, roleText } from "./words.ts";
 
 export interface DashboardDeps {
   members: Client<typeof MembersService>;
+  /** Every page reads and acts through the same RPCs (and so the same checks) as the REST API. */
+  clients: GatewayClients;
   sessions: DashboardSessions;
   pages: PageResponder;
   /** Failed logins and codes, per client address and per email (the hosted pages' limiter, own keys). */
