@@ -100,6 +100,7 @@ export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsServi
         type: req.type,
         createdAfter: req.createdAfter ? timestampDate(req.createdAfter) : undefined,
         sequenceAfter: req.sequenceAfter,
+        objectId: req.objectId,
       });
       return { events: page.items.map(eventMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },

@@ -140,3 +140,20 @@ export function fractionOf(value: Amount, numerator: number, denominator: number
 export function fractionDigits(value: Amount): number {
   return value.decimalPlaces();
 }
+
+/**
+ * Σ valueᵢ × numeratorᵢ / denominatorᵢ (whole-number factors), rounded once
+ * to `decimals`: terms of one denominator are summed exactly and divided
+ * once, so the only rounding is the one asked for (e.g. monthly-normalized
+ * recurring revenue: a yearly price × 1/12, a weekly one × 52/12).
+ */
+export function sumOfFractions(terms: readonly { value: Amount; numerator: number; denominator: number }[], decimals: number, mode: RoundingMode): Amount {
+  const byDenominator = new Map<number, Amount>();
+  for (const t of terms) {
+    if (!Number.isSafeInteger(t.numerator) || !Number.isSafeInteger(t.denominator) || t.denominator <= 0) throw new RangeError("sumOfFractions needs whole numbers and positive denominators");
+    byDenominator.set(t.denominator, (byDenominator.get(t.denominator) ?? zero()).plus(t.value.times(t.numerator)));
+  }
+  let total = zero();
+  for (const [denominator, sum] of byDenominator) total = total.plus(sum.dividedBy(denominator));
+  return total.toDecimalPlaces(decimals, MODES[mode]);
+}

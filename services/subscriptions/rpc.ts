@@ -20,6 +20,7 @@ import { approveAuthorization, type ApprovalOutcome as Outcome } from "./approve
 import { declineAuthorization } from "./decline-authorization.ts";
 import { expireAuthorization, expireDueAuthorizations } from "./expire-authorization.ts";
 import { listSubscriptionCharges } from "./list-subscription-charges.ts";
+import { getMerchantOverview } from "./get-merchant-overview.ts";
 import { changeSessionMethods } from "./change-sessions/change-session-rpc.ts";
 import { customerMethods } from "./customer/customer-rpc.ts";
 import { settingsMethods } from "./settings/settings-rpc.ts";
@@ -79,6 +80,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         planId: req.planId,
         walletUserId: req.walletUserId,
         externalReference: req.externalReference,
+        query: req.query,
       });
       return {
         subscriptions: page.items.map((s) => toMessage({ subscription: s, authorization: page.authorizations.get(s.id) ?? null })),
@@ -151,6 +153,10 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         status: req.status,
       });
       return { charges: page.items.map((c) => chargeMessage(chargeRecord(c))), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    async getMerchantOverview(req) {
+      const o = await getMerchantOverview(contextFor(deps), ports(), { merchantId: req.merchantId, days: req.days });
+      return { ...o, windowStart: toTimestamp(o.windowStart), windowEnd: toTimestamp(o.windowEnd) };
     },
   };
 }
