@@ -41,7 +41,6 @@ export interface PageModels {
   "dashboard/enrol": DashboardEnrolModel;
   "dashboard/recovery-codes": { codes: string[] };
   "dashboard/message": { frame: DashboardFrame; heading: string; message: string };
-  "dashboard/overview": { frame: DashboardFrame };
   "dashboard/team": DashboardTeamModel;
   receipt: ReceiptModel;
 }

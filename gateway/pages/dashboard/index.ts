@@ -8,6 +8,10 @@ import { dashboardSessions } from "./session-store.ts";
 import { signInPages } from "./sign-in-pages.ts";
 import { overviewPage } from "./overview-page.ts";
 import { teamPage } from "./team-page.ts";
+import { subscriptionsPage } from "./subscriptions-page.ts";
+import { subscriptionPage } from "./subscription-page.ts";
+import { plansPage } from "./plans-page.ts";
+import { planPage } from "./plan-page.ts";
 
 /** The merchant dashboard (issue 24) under /dashboard: sign-in pages, then one file per page. */
 export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageResponder): Router[] {
@@ -25,6 +29,10 @@ export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageRespo
   };
   const router = new Router();
   overviewPage(router, dashboard);
+  subscriptionsPage(router, dashboard);
+  subscriptionPage(router, dashboard);
+  plansPage(router, dashboard);
+  planPage(router, dashboard);
   teamPage(router, dashboard);
   return [signInPages(dashboard), router];
 }
