@@ -168,9 +168,12 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     expect(await planOf("select status, count(*) from subscription_charges where merchant_id = ? and created_at >= now() - interval '30 days' group by status", [acme.id])).to.include(
       "subscription_charges_merchant_created_idx",
     );
-    expect(await planOf("select * from events where merchant_id = ? and ((data->>'id') = ? or (data->>'subscriptionId') = ?)", [acme.id, acme.id, acme.id])).to.match(
-      /events_merchant_object_idx[\s\S]*events_merchant_subscription_idx/,
-    );
+    // A subscription's events: each side of the OR is an index range on its expression.
+    await sys.sql("analyze events");
+    for (const key of ["id", "subscriptionId"]) {
+      const plan = await planOf(`select * from events where merchant_id = ? and (data->>'${key}') = ? order by created_at desc, id desc limit 101`, [acme.id, acme.id]);
+      expect(plan, key).to.match(new RegExp(`Index Cond: .*data ->> '${key}'`));
+    }
   });
 
   it("a subscription: authorization, charges, events; SUPPORT refunds in part and in full, then cancels; refusals are 4xx with [role=alert]", async () => {
