@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { compare, convert, convertInverse, equals, formatAmount, formatAtScale, formatForPeople, InvalidAmountError, parseAmount, percentOf } from "../../services/platform/money.ts";
+import { compare, convert, convertInverse, equals, formatAmount, formatAtScale, formatForPeople, InvalidAmountError, parseAmount, percentOf, sumOfFractions } from "../../services/platform/money.ts";
 
 describe("money", () => {
   it("parses the spec's pattern and formats the canonical form", () => {
@@ -46,5 +46,17 @@ describe("money", () => {
       ["99999999999999999999", "99,999,999,999,999,999,999.00"],
     ];
     for (const [amount, shown] of cases) expect(formatForPeople(amount), amount).to.equal(shown);
+  });
+
+  it("sums fractions exactly and rounds once (monthly-normalized recurring revenue)", () => {
+    const t = (value: string, numerator: number, denominator: number) => ({ value: parseAmount(value), numerator, denominator });
+    // 2 × 10.50 a month + 120 a year + 7 every 2 weeks: 21 + 10 + 15.1666… = 46.1666… → 46.17.
+    expect(formatAmount(sumOfFractions([t("10.50", 12 * 2, 12), t("120", 1, 12), t("7", 52, 24)], 2, "half-even"))).to.equal("46.17");
+    // Three thirds are one, whatever the rounding: each third alone would be 0.33.
+    expect(formatAmount(sumOfFractions([t("1", 1, 3), t("1", 1, 3), t("1", 1, 3)], 2, "half-even"))).to.equal("1");
+    // A daily price: 1 a day is 365/12 = 30.4166… a month.
+    expect(formatAmount(sumOfFractions([t("1", 365, 12)], 2, "half-even"))).to.equal("30.42");
+    expect(formatAmount(sumOfFractions([], 2, "half-even"))).to.equal("0");
+    expect(() => sumOfFractions([t("1", 1, 0)], 2, "half-even")).to.throw(RangeError);
   });
 });

@@ -3,6 +3,7 @@ import type { Router } from "@koa/router";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { IntervalSchema } from "../../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import { isUuid } from "../../../services/platform/ids.ts";
+import { amount, compare } from "../../../services/platform/money.ts";
 import { enumName } from "../../../services/platform/rpc/proto-enums.ts";
 import { amountText, every, formatUtc } from "../page-text.ts";
 import { redirect, type Ctx, type Form } from "../page-http.ts";
@@ -127,7 +128,8 @@ export function subscriptionPage(router: Router, deps: DashboardDeps): void {
         status: c.status,
         statusText: chargeStatusWords(c.status),
         refunded: c.amountRefunded && c.amountRefunded !== "0" ? amountText(c.amountRefunded, c.currency) : "",
-        refundable: c.status === "SUCCEEDED" && c.amount !== "0",
+        // Something left to refund (the service checks again, atomically).
+        refundable: c.status === "SUCCEEDED" && compare(amount(c.amountRefunded || "0"), amount(c.amount)) < 0,
         currency: c.currency,
         refunds: refundList.refunds
           .filter((r) => r.chargeId === c.id)
@@ -175,13 +177,13 @@ export function subscriptionPage(router: Router, deps: DashboardDeps): void {
     if (!found || !isUuid(chargeId)) return notFoundPage(deps, ctx);
     const charges = await subscriptions.listSubscriptionCharges({ merchantId, subscriptionId: id, limit: LIST_LIMIT });
     if (!charges.charges.some((c) => c.id === chargeId)) return notFoundPage(deps, ctx);
-    const amount = (form.amount ?? "").trim();
+    const typed = (form.amount ?? "").trim();
     const key = form.refundKey ?? "";
     try {
       await refunds.createRefund({
         merchantId,
         chargeId,
-        amount: amount || undefined,
+        amount: typed || undefined,
         reason: "Refunded from the dashboard",
         metadataJson: "{}",
         idempotencyKey: isUuid(key) ? `dashboard-${key}-${chargeId}` : undefined,
