@@ -103,6 +103,7 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     expect(await metric(admin, "active-subscriptions")).to.equal("5");
     // USD: 2 × 10.50 + 120 / 12 + 7 × 52 / 12 / 2 = 21 + 10 + 15.1666… = 46.1666… → 46.17.
     expect(await metric(admin, "mrr-USD")).to.equal("46.17");
+    expect(await admin.getAttribute('[data-metric="mrr-USD"]', "data-value")).to.equal("46.17");
     // EUR: 20 every 3 months = 6.666… → 6.67.
     expect(await metric(admin, "mrr-EUR")).to.equal("6.67");
     // The first payments of the six approved (not the trial); the refused approval's attempt failed.

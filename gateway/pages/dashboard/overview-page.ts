@@ -13,8 +13,8 @@ export interface DashboardOverviewModel {
   activeSubscriptions: number;
   pastDueSubscriptions: number;
   trialingSubscriptions: number;
-  /** `amount` is the figure alone (in [data-metric=mrr-<currency>]); the currency is beside it. */
-  mrr: { currency: string; amount: string; subscriptions: number }[];
+  /** `amount` is the figure alone as people read it (in [data-metric=mrr-<currency>]), `value` its canonical decimal (data-value); the currency is beside it. */
+  mrr: { currency: string; amount: string; value: string; subscriptions: number }[];
   chargesSucceeded: number;
   chargesFailed: number;
   window: string;
@@ -55,7 +55,7 @@ export function overviewPage(router: Router, deps: DashboardDeps): void {
         activeSubscriptions: overview.activeSubscriptions,
         pastDueSubscriptions: overview.pastDueSubscriptions,
         trialingSubscriptions: overview.trialingSubscriptions,
-        mrr: overview.mrr.map((m) => ({ currency: m.currency, amount: formatForPeople(m.amount), subscriptions: m.subscriptions })),
+        mrr: overview.mrr.map((m) => ({ currency: m.currency, amount: formatForPeople(m.amount), value: m.amount, subscriptions: m.subscriptions })),
         chargesSucceeded: overview.chargesSucceeded,
         chargesFailed: overview.chargesFailed,
         window: `${start} to ${end}`,

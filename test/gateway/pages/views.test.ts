@@ -28,7 +28,7 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
     activeSubscriptions: 1,
     pastDueSubscriptions: 1,
     trialingSubscriptions: 1,
-    mrr: [{ currency: "c", amount: "a", subscriptions: 2 }],
+    mrr: [{ currency: "c", amount: "a", value: "v", subscriptions: 2 }],
     chargesSucceeded: 1,
     chargesFailed: 1,
     window: "w",
