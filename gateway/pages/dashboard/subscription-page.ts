@@ -154,7 +154,7 @@ export function subscriptionPage(router: Router, deps: DashboardDeps): void {
         if (!signed.may("refunds.create")) return refuse(deps, ctx, signed, SUBSCRIPTIONS_PATH);
         return refund(ctx, signed, id, form);
       }
-      if (!(action in DONE)) return render(ctx, signed, id, { status: 400, error: "Choose what to do." });
+      if (!Object.hasOwn(DONE, action)) return render(ctx, signed, id, { status: 400, error: "Choose what to do." });
       if (!signed.may("subscriptions.manage")) return refuse(deps, ctx, signed, SUBSCRIPTIONS_PATH);
       if (!isUuid(id)) return notFoundPage(deps, ctx);
       try {
