@@ -101,7 +101,7 @@ describe("operations: Prometheus metrics", () => {
 
     const first = { kind: "first", outcome: "succeeded", reason: "none" };
     const renewal = { kind: "renewal", outcome: "succeeded", reason: "none" };
-    const job = { job: "renewals.renew-batch", outcome: "completed" };
+    const job = { job_name: "renewals.renew-batch", outcome: "completed" };
     const after = await eventually(async () => {
       const m = await metrics();
       return m.value("billing_job_duration_seconds", job) > before.value("billing_job_duration_seconds", job) ? m : undefined;
@@ -175,7 +175,7 @@ describe("operations: due-work lag and queue depth", () => {
       const s = await scrape(sys.system.metricsPort!);
       return s.value("billing_queue_jobs", { queue: "payments", state: "failed" }) >= 1 ? s : undefined;
     });
-    expect(m.value("billing_job_duration_seconds", { job: "unknown", outcome: "failed" })).to.be.at.least(1);
+    expect(m.value("billing_job_duration_seconds", { job_name: "unknown", outcome: "failed" })).to.be.at.least(1);
   });
 });
 
