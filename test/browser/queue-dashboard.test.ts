@@ -57,6 +57,31 @@ describe("queue dashboard (/admin/queues)", function () {
     }
   });
 
+  it("loads nothing from outside the deployment (no Google Fonts), under a CSP that allows only itself", async () => {
+    const res = await sys.http.get("/admin/queues", { "x-admin-key": ADMIN_KEY });
+    expect(res.text).to.contain("<html").and.not.match(/fonts\.googleapis|fonts\.gstatic|https?:\/\//);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).to.contain("default-src 'self'").and.contain("script-src 'self'").and.contain("font-src 'self'");
+    expect(csp).not.to.match(/script-src[^;]*unsafe-inline/);
+
+    const context = await browser.newContext({ httpCredentials: { username: "operator", password: ADMIN_KEY } });
+    try {
+      const page = await context.newPage();
+      const requested: string[] = [];
+      const refused: string[] = [];
+      page.on("request", (r) => void requested.push(r.url()));
+      page.on("console", (m) => void (/Content.Security.Policy/i.test(m.text()) && refused.push(m.text())));
+      await page.goto(`${sys.baseUrl}/admin/queues`);
+      await page.getByText("webhooks", { exact: true }).first().waitFor({ timeout: 15_000 });
+      await page.waitForLoadState("networkidle");
+      expect(requested.length).to.be.greaterThan(3);
+      expect(requested.filter((url) => !url.startsWith(`${sys.baseUrl}/`) && !url.startsWith("data:"))).to.deep.equal([]);
+      expect(refused).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("Chromium without credentials is challenged and gets nothing", async () => {
     const context = await browser.newContext();
     try {
