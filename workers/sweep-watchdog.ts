@@ -32,7 +32,7 @@ export function startSweepWatchdog(deps: JobDeps, groups: readonly WorkerGroup[]
 
   async function health(def: SweepHandler): Promise<"ok" | "missing" | "stuck" | "unreachable"> {
     try {
-      const queue = deps.queues.queue(def.kind.group);
+      const queue = deps.queues.sweepQueue(def.kind.group);
       const scheduler = await queue.getJobScheduler(def.kind.name);
       if (!scheduler) {
         await declareSweep(queue, def.kind, deps.config);

@@ -41,7 +41,8 @@ describe("queue dashboard (/admin/queues)", function () {
     const res = await sys.http.get("/admin/queues/api/queues", { "x-admin-key": ADMIN_KEY });
     expect(res.status).to.equal(200);
     const queues = res.body.queues as { name: string; readOnlyMode: boolean }[];
-    expect(queues.map((q) => q.name).sort()).to.deep.equal([...QUEUES].sort());
+    // Each group's jobs, and its sweeps on a queue of their own.
+    expect(queues.map((q) => q.name).sort()).to.deep.equal([...QUEUES, ...QUEUES.map((q) => `${q}-sweeps`)].sort());
     expect(queues.every((q) => q.readOnlyMode)).to.equal(true);
   });
 
