@@ -31,7 +31,7 @@ export interface BillingMetrics {
   readonly httpServerDuration: Histogram<"http_request_method" | "http_route" | "http_response_status_code">;
   readonly rpcServerDuration: Histogram<"rpc_service" | "rpc_method" | "rpc_status_code">;
   readonly queueJobs: Gauge<"queue" | "state">;
-  readonly jobDuration: Histogram<"job" | "outcome">;
+  readonly jobDuration: Histogram<"job_name" | "outcome">;
   readonly dueWorkLag: Gauge<"kind">;
   readonly charges: Counter<"kind" | "outcome" | "reason">;
   readonly webhookAttempts: Counter<"outcome">;
@@ -83,7 +83,7 @@ export function createMetrics(): BillingMetrics {
     jobDuration: new Histogram({
       name: "billing_job_duration_seconds",
       help: "Duration of processed jobs, by job name and outcome.",
-      labelNames: ["job", "outcome"],
+      labelNames: ["job_name", "outcome"],
       buckets: JOB_BUCKETS,
       registers,
     }),
