@@ -20,9 +20,9 @@ import { withAttempts, type DeliveryWithAttempts } from "./list-webhook-deliveri
 export async function redeliverEvent(
   ctx: UseCaseContext,
   queues: Queues,
-  input: { merchantId: string; eventId: string; endpointId?: string | undefined },
+  input: { merchantId: string; eventId: string; endpointId?: string | undefined; eventsRetentionDays: number },
 ): Promise<DeliveryWithAttempts[]> {
-  const event = await getEvent(ctx, input.merchantId, input.eventId);
+  const event = await getEvent(ctx, input.merchantId, input.eventId, input.eventsRetentionDays);
   const deliveries = await ctx.em.transactional(async (em) => {
     let targets: WebhookEndpointRow[];
     if (input.endpointId !== undefined) {
