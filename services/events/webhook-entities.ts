@@ -57,6 +57,8 @@ export const WebhookDelivery = defineEntity({
     lastError: p.string().length(1000).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** Its event's createdAt: the month it is partitioned (and dropped) by, with its event (migration 0032). */
+    eventCreatedAt: p.datetime(),
   },
 });
 
@@ -76,6 +78,8 @@ export const WebhookDeliveryAttempt = defineEntity({
     error: p.string().length(1000).nullable(),
     durationMs: p.integer().nullable(),
     responseExcerpt: p.string().length(1000).nullable(),
+    /** Its event's createdAt: the partition key, as for deliveries (migration 0032). */
+    eventCreatedAt: p.datetime(),
   },
 });
 
