@@ -6,7 +6,7 @@ import { WebhookDelivery, WebhookEndpoint, type WebhookEndpointRow } from "./web
 import { getEvent } from "./get-event.ts";
 import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
 import { subscribesTo } from "./webhook-endpoint-input.ts";
-import { deliveryTransition } from "./delivery-status.ts";
+import { deliveryMachine } from "./delivery-status.ts";
 import { enqueueDelivery } from "./webhook-queue.ts";
 import { withAttempts, type DeliveryWithAttempts } from "./list-webhook-deliveries.ts";
 
@@ -39,7 +39,7 @@ export async function redeliverEvent(
     }
     const [seqRow] = await em.execute<{ seq: string; created_at: Date }[]>("select seq, created_at from events where id = ?", [event.id]);
     const now = ctx.clock.now();
-    const status = deliveryTransition("FAILED", "redeliver");
+    const status = deliveryMachine.next("FAILED", "redeliver");
     const ids: string[] = [];
     for (const endpoint of targets) {
       const [row] = await em.execute<{ id: string }[]>(

@@ -1,10 +1,8 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
-export const ENDPOINT_STATUSES = ["ENABLED", "DISABLED", "DELETED"] as const;
-export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
+import type { DeliveryStatus, EndpointStatus } from "./contract.ts";
 
-export const DELIVERY_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export { DELIVERY_STATUSES, ENDPOINT_STATUSES, type DeliveryStatus, type EndpointStatus } from "./contract.ts";
 
 export const ATTEMPT_OUTCOMES = ["IN_PROGRESS", "SUCCEEDED", "FAILED", "INTERRUPTED"] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
