@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ManualClock } from "../../../services/platform/clock.ts";
+import { ManualClock } from "../../support/manual-clock.ts";
 import { addMonths, ensureMonth, monthStart } from "../../../services/platform/database/monthly-partitions.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { RETAINED_TABLES } from "../../../services/retention/retention-registry.ts";

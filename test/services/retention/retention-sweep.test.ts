@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { ManualClock } from "../../../services/platform/clock.ts";
+import { ManualClock } from "../../support/manual-clock.ts";
 import { loadConfig } from "../../../services/platform/config.ts";
 import { addMonths, ensureMonth, monthStart, partitionName } from "../../../services/platform/database/monthly-partitions.ts";
 import { createMetrics } from "../../../services/platform/observability/metrics.ts";
