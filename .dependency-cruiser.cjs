@@ -43,6 +43,32 @@ module.exports = {
       to: { path: "^services/(?!platform/|[a-z-]+/contract\\.ts$|[a-z-]+/[a-z-]+/contract\\.ts$)" },
     },
     {
+      name: "domains-talk-through-contracts",
+      severity: "error",
+      comment:
+        "A domain uses another domain through its contract.ts, or through the few modules that domain publishes for others (listed here, each for a reason), never its internals; what must cross otherwise is wired in the composition root (services/routes.ts, e.g. the wallet's accountCredited hook).",
+      from: { path: "^services/([a-z-]+)/" },
+      to: {
+        path: "^services/[a-z-]+/",
+        pathNot: [
+          "^services/$1/",
+          "^services/platform/",
+          "^services/[a-z-]+/contract\\.ts$",
+          "^services/[a-z-]+/[a-z-]+/contract\\.ts$",
+          // The outbox: every domain records its events in its own transaction.
+          "^services/events/(record-event|entities)\\.ts$",
+          // Plans are read in the subscription's transaction (one database; the catalog owns the table).
+          "^services/catalog/entities\\.ts$",
+          // The emails worker renders from the subscriptions' settings and ports (one deployment unit with them).
+          "^services/subscriptions/(ports|settings/billing-settings|renewals/billing-policy)\\.ts$",
+          // Reconciliation reads every domain's tables; the wallet's operator RPC runs it.
+          "^services/reconciliation/reconcile\\.ts$",
+          // Address derivation is shared by deposit addresses (orders) and payout checks.
+          "^services/orders/addresses/",
+        ],
+      },
+    },
+    {
       name: "workers-import-no-gateway",
       severity: "error",
       from: { path: "^workers/" },

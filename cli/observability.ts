@@ -5,7 +5,7 @@ import type { Logger } from "../services/platform/logger.ts";
 import type { Orm } from "../services/platform/database/orm.ts";
 import type { Clock } from "../services/platform/clock.ts";
 import type { Queues } from "../services/platform/queue/queues.ts";
-import { createMetrics, QUEUE_STATES, type BillingMetrics } from "../services/platform/observability/metrics.ts";
+import { createMetrics, EMAIL_KINDS, EMAIL_OUTCOMES, QUEUE_STATES, type BillingMetrics } from "../services/platform/observability/metrics.ts";
 import { startMetricsServer, type MetricsServer } from "../services/platform/observability/metrics-server.ts";
 import { lagSeconds, type DueWorkProbe } from "../services/platform/observability/due-work.ts";
 import { rpcClientTracer } from "../services/platform/observability/rpc-observers.ts";
@@ -17,6 +17,8 @@ import { orderDueWork } from "../services/orders/due-work.ts";
 import { eventDueWork } from "../services/events/due-work.ts";
 import { emailDueWork } from "../services/emails/due-work.ts";
 import { payoutDueWork } from "../services/payouts/due-work.ts";
+import { ANOMALY_KINDS } from "../services/reconciliation/contract.ts";
+import { reconciliationSweep } from "../services/reconciliation/reconciliation-queue.ts";
 
 /** Every kind of due work, each reported by the worker group that does it. */
 export const DUE_WORK_PROBES: readonly DueWorkProbe[] = [...subscriptionDueWork, ...orderDueWork, ...payoutDueWork, ...eventDueWork, ...emailDueWork];
@@ -99,6 +101,10 @@ export async function createObservability(config: Config, logger: Logger, metric
         );
         checks.redis = redisCheck(queues.connection);
       }
+      // Counters alerts use exist at 0 in the process that counts them: increase() over a series that
+      // appears with its first count sees no increase, so the first anomaly or failed email would not alert.
+      if (workerGroups.includes(reconciliationSweep.group)) for (const check of ANOMALY_KINDS) metrics.reconciliationAnomalies.inc({ check }, 0);
+      if (workerGroups.includes("emails")) for (const kind of EMAIL_KINDS) for (const outcome of EMAIL_OUTCOMES) metrics.emails.inc({ kind, outcome }, 0);
       const probes = DUE_WORK_PROBES.filter((p) => workerGroups.includes(p.group));
       if (orm && clock && probes.length > 0) {
         for (const p of probes) metrics.dueWorkLag.set({ kind: p.kind }, 0);

@@ -15,6 +15,7 @@ import type { ApiKeyLookupCache } from "./middleware/api-key.ts";
 import type { BillingMetrics } from "../services/platform/observability/metrics.ts";
 import { httpMetrics } from "../services/platform/observability/http-metrics.ts";
 import { bodyParseError } from "./validation/body-parse-error.ts";
+import { matchedRoute } from "./matched-route.ts";
 
 export const BODY_LIMIT = "100kb";
 
@@ -42,19 +43,24 @@ export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Ko
   app.use(requestId());
   app.use(accessLog(deps.logger));
   for (const m of options.middleware ?? []) app.use(m);
+  const router = new Router<GatewayState>();
+  const routers = [router, ...(options.extraRouters ?? [])];
+  // Bodies are parsed before the routers run (every router's routes read them), so a refused body
+  // (malformed JSON, 413) never reaches a router: name the route it was for, or metrics say `unmatched`.
   app.use(
     bodyParser({
       enableTypes: ["json", "form"],
       jsonLimit: BODY_LIMIT,
       formLimit: BODY_LIMIT,
       jsonStrict: true,
-      onError: (err) => {
+      onError: (err, ctx) => {
+        const route = matchedRoute(routers, ctx.method, ctx.path);
+        if (route) (ctx.state as GatewayState).metricsRoute = route;
         throw bodyParseError(err);
       },
     }),
   );
 
-  const router = new Router<GatewayState>();
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });

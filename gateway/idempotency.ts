@@ -7,7 +7,6 @@ import { HttpError, fromConnectError } from "./http-errors.ts";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 export const IDEMPOTENCY_KEY_MAX = 200;
-const KEEP_MS = 24 * 60 * 60 * 1000;
 /** An in-flight marker outlives no crashed request by more than this. */
 const IN_FLIGHT_MS = 60 * 1000;
 
@@ -28,9 +27,13 @@ export interface IdempotencyStore {
 /**
  * Redis-backed store. Redis makes the common retry cheap; the database's own
  * uniqueness rules (externalReference, externalId, one open change session)
- * still refuse a duplicate if Redis ever lost a key.
+ * still refuse a duplicate if Redis ever lost a key. A final answer is kept
+ * `keepHours` (RETENTION_IDEMPOTENCY_HOURS, 24 by default as Stripe does):
+ * Redis expires it, so the keys never pile up, and the same key sent later is
+ * a new request (docs/merchant-api.md).
  */
-export function redisIdempotencyStore(redis: Redis, prefix: string): IdempotencyStore {
+export function redisIdempotencyStore(redis: Redis, prefix: string, keepHours: number): IdempotencyStore {
+  const keepMs = keepHours * 60 * 60 * 1000;
   const k = (key: string) => `${prefix}:idempotency:${key}`;
   return {
     async claim(key, fingerprint) {
@@ -42,7 +45,7 @@ export function redisIdempotencyStore(redis: Redis, prefix: string): Idempotency
       return existing ? (JSON.parse(existing) as StoredResult) : marker;
     },
     async complete(key, result) {
-      await redis.set(k(key), JSON.stringify(result), "PX", KEEP_MS);
+      await redis.set(k(key), JSON.stringify(result), "PX", keepMs);
     },
     async release(key) {
       await redis.del(k(key));

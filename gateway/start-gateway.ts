@@ -101,7 +101,7 @@ export async function startGateway(config: Config, logger: Logger, port: number,
   const keyCache = new ApiKeyCache();
   const revocations = listenForRevocations(keyCache, config, config.queuePrefix, logger);
   const app = createGatewayApp(deps, {
-    idempotencyStore: redisIdempotencyStore(redis, config.queuePrefix),
+    idempotencyStore: redisIdempotencyStore(redis, config.queuePrefix, config.retention.idempotencyHours),
     extraRouters: hostedPages(deps, redis),
     apiKeyCache: { cache: keyCache, isLive: revocations.isLive },
     ...(metrics && { metrics }),

@@ -5,4 +5,6 @@ export interface GatewayState {
   /** The validated body (defaults applied) and query. */
   body?: any;
   query?: any;
+  /** http_route for a request the routers did not dispatch (the queue dashboard, a refused body): see http-metrics.ts. */
+  metricsRoute?: string;
 }

@@ -12,6 +12,7 @@ import { sandboxService } from "./sandbox/rpc.ts";
 import { ALL_SWEEPS } from "./job-kinds.ts";
 import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { walletService } from "./wallet/rpc.ts";
+import { enqueueAccountCredited } from "./subscriptions/renewals/renewal-queue.ts";
 import { SubscriptionsService } from "../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { subscriptionsService } from "./subscriptions/rpc.ts";
 import { RefundsService } from "../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
@@ -30,7 +31,8 @@ const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: S
   merchants: (router, deps) => router.service(MerchantService, merchantService(deps)).service(MembersService, membersService(deps)),
   catalog: (router, deps) => router.service(CatalogService, catalogService(deps)),
   sandbox: (router, deps) => router.service(SandboxService, sandboxService(deps, ALL_SWEEPS)),
-  wallet: (router, deps) => router.service(WalletService, walletService(deps)),
+  // Recurring billing hears of the wallet's credits here; neither domain imports the other.
+  wallet: (router, deps) => router.service(WalletService, walletService(deps, { accountCredited: (credit) => enqueueAccountCredited(deps.queues, credit) })),
   subscriptions: (router, deps) => router.service(SubscriptionsService, subscriptionsService(deps)).service(RefundsService, refundsService(deps)).service(PricingService, pricingService(deps)),
   events: (router, deps) => router.service(EventsService, eventsService(deps)),
   orders: (router, deps) => router.service(OrdersService, ordersService(deps)),

@@ -9,9 +9,10 @@ import { renewalJobs } from "../services/subscriptions/renewals/jobs.ts";
 import { reconciliationJobs } from "../services/reconciliation/jobs.ts";
 import { ALL_JOB_KINDS } from "../services/job-kinds.ts";
 import { emailJobs } from "../services/emails/jobs.ts";
+import { retentionJobs } from "../services/retention/jobs.ts";
 
 /** Every handler of every domain. */
-export const ALL_JOBS: readonly AnyHandler[] = [...webhookJobs, ...orderJobs, ...subscriptionJobs, ...changeSessionJobs, ...renewalJobs, ...reconciliationJobs, ...payoutJobs, ...emailJobs];
+export const ALL_JOBS: readonly AnyHandler[] = [...webhookJobs, ...orderJobs, ...subscriptionJobs, ...changeSessionJobs, ...renewalJobs, ...reconciliationJobs, ...payoutJobs, ...emailJobs, ...retentionJobs];
 
 /**
  * Binds handlers to the declared job kinds. Start-up fails when a declared

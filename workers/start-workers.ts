@@ -17,7 +17,9 @@ export interface RunningWorkers {
 }
 
 /**
- * One BullMQ worker per group, each on its own blocking connection. The
+ * Two BullMQ workers per group, each on its own blocking connection: one on
+ * the group's queue (its jobs), one on its sweeps queue (`<group>-sweeps`),
+ * so an operator sees deliveries apart from the relay's run every 0.5 s. The
  * processor only dispatches by job name; handlers are thin calls into use
  * cases. Recurring sweeps are (re)declared with upsertJobScheduler, which is
  * idempotent across processes.
@@ -32,41 +34,53 @@ export async function startWorkers(
   const listeners: (() => void)[] = [];
   for (const group of groups) {
     const groupJobs = [...registry.values()].filter((j) => j.kind.group === group);
-    const connection = connectRedis(deps.config, { maxRetriesPerRequest: null });
     const redisOutage = new OutageLog(deps.logger, `redis (worker group ${group})`);
-    connection.on("error", (err) => redisOutage.failed(err.message));
-    connection.on("ready", () => redisOutage.succeeded());
-    connections.push(connection);
-    const worker = new Worker(
-      group,
-      async (job) => {
-        const def = registry.get(job.name);
-        await observeJob(deps.metrics, def ? job.name : "unknown", async () => {
-          if (!def || def.kind.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
-          await def.handle(deps, job.data);
-        });
-      },
-      {
-        connection,
-        prefix: deps.config.queuePrefix,
-        concurrency: group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency,
-        autorun: true,
-        // A job held by a process killed with -9 goes back to the queue within ~15 s, not ~60 s.
-        lockDuration: 10_000,
-        stalledInterval: 5_000,
-        ...(deps.queues.telemetry && { telemetry: deps.queues.telemetry }),
-      },
-    );
-    // Errors while Redis is away are the outage already logged once above.
-    worker.on("error", (err) => (redisOutage.down ? redisOutage.failed(err.message) : deps.logger.error({ err, group }, "worker error")));
-    logJobFailures(worker, deps.logger);
-    workers.push(worker);
-
-    const queue = deps.queues.queue(group);
+    /**
+     * One BullMQ worker on one of the group's queues, on its own blocking connection. It runs any
+     * handler of the group: a sweep job left in the group's queue by an earlier version (whose
+     * schedulers lived there) is run, not failed.
+     */
+    const startWorker = (queueName: string, concurrency: number) => {
+      const connection = connectRedis(deps.config, { maxRetriesPerRequest: null });
+      connection.on("error", (err) => redisOutage.failed(err.message));
+      connection.on("ready", () => redisOutage.succeeded());
+      connections.push(connection);
+      const worker = new Worker(
+        queueName,
+        async (job) => {
+          const def = registry.get(job.name);
+          await observeJob(deps.metrics, def ? job.name : "unknown", async () => {
+            if (!def || def.kind.group !== group) throw new Error(`no handler for job ${job.name} in group ${group}`);
+            await def.handle(deps, job.data);
+          });
+        },
+        {
+          connection,
+          prefix: deps.config.queuePrefix,
+          concurrency,
+          autorun: true,
+          // A job held by a process killed with -9 goes back to the queue within ~15 s, not ~60 s.
+          lockDuration: 10_000,
+          stalledInterval: 5_000,
+          ...(deps.queues.telemetry && { telemetry: deps.queues.telemetry }),
+        },
+      );
+      // Errors while Redis is away are the outage already logged once above.
+      worker.on("error", (err) => (redisOutage.down ? redisOutage.failed(err.message) : deps.logger.error({ err, group, queue: queueName }, "worker error")));
+      logJobFailures(worker, deps.logger);
+      workers.push(worker);
+    };
+    const workQueue = deps.queues.queue(group);
+    const sweepQueue = deps.queues.sweepQueue(group);
+    startWorker(workQueue.name, group === "webhooks" ? deps.config.webhookConcurrency : deps.config.workerConcurrency);
+    // Sweeps on their own queue (sweepQueueName), each able to run beside the others as before.
+    const sweeps = groupJobs.map((j) => j.kind).filter(isSweep);
+    if (sweeps.length > 0) startWorker(sweepQueue.name, sweeps.length);
     const declareSweeps = async () => {
-      for (const { kind } of groupJobs) {
-        if (!isSweep(kind)) continue;
-        await declareSweep(queue, kind, deps.config);
+      for (const kind of sweeps) {
+        await declareSweep(sweepQueue, kind, deps.config);
+        // Where an earlier version declared it: its runs would go on landing among the group's jobs.
+        await workQueue.removeJobScheduler(kind.name);
       }
     };
     await declareSweeps();

@@ -32,7 +32,7 @@ export function startSweepWatchdog(deps: JobDeps, groups: readonly WorkerGroup[]
 
   async function health(def: SweepHandler): Promise<"ok" | "missing" | "stuck" | "unreachable"> {
     try {
-      const queue = deps.queues.queue(def.kind.group);
+      const queue = deps.queues.sweepQueue(def.kind.group);
       const scheduler = await queue.getJobScheduler(def.kind.name);
       if (!scheduler) {
         await declareSweep(queue, def.kind, deps.config);
@@ -47,7 +47,7 @@ export function startSweepWatchdog(deps: JobDeps, groups: readonly WorkerGroup[]
   /** Runs one sweep in this process (never two runs of the same sweep here at once). */
   async function runHere(def: SweepHandler): Promise<void> {
     if (running.has(def.kind.name) || stopped) return;
-    // Counted like the queue's runs of the same sweep (billing_job_duration_seconds{job=<sweep>}).
+    // Counted like the queue's runs of the same sweep (billing_job_duration_seconds{job_name=<sweep>}).
     const run = observeJob(deps.metrics, def.kind.name, () => def.handle(deps))
       .catch((err: Error) => deps.logger.warn({ err: err.message, sweep: def.kind.name }, "sweep run by the watchdog failed; the next interval retries"))
       .finally(() => running.delete(def.kind.name));

@@ -84,7 +84,7 @@ export const changeSessionRoutes = defineRoutes([
     summary: "Withdraw a change session awaiting approval or scheduled",
     description:
       "The session becomes CANCELLED (reason MERCHANT_CANCELLED) and its approval link stops working. " +
-      "409 INVALID_CHANGE_SESSION_TRANSITION once it was applied, declined or expired; 409 PAYMENT_IN_PROGRESS while its immediate charge is being taken.",
+      "409 INVALID_STATUS_TRANSITION once it was applied, declined or expired; 409 PAYMENT_IN_PROGRESS while its immediate charge is being taken.",
     tag: "Subscription changes",
     auth: "apiKey",
     errors: [404, 409],

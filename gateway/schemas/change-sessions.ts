@@ -1,4 +1,4 @@
-import { CHANGE_SESSION_STATUSES, EFFECTIVE_MODES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
+import { CHANGE_CANCELLATION_REASONS, CHANGE_SESSION_STATUSES, EFFECTIVE_MODES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
 import { PRORATIONS } from "../../services/subscriptions/pricing/contract.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
 
@@ -66,7 +66,7 @@ const changeSessionProperties = {
   metadata: metadataSchema,
   expiresAt: { ...dateTimeSchema, description: "The approval link's expiry (60 minutes after create)." },
   scheduledFor: { ...nullable(dateTimeSchema), description: "NEXT_BILLING, once approved: the billing date the change takes effect at (later if the subscription is paused then)." },
-  cancellationReason: nullable({ type: "string", enum: ["SUBSCRIPTION_CANCELLED", "SUPERSEDED", "MERCHANT_CANCELLED", "SUBSCRIPTION_CHANGED"] }),
+  cancellationReason: nullable({ type: "string", enum: [...CHANGE_CANCELLATION_REASONS] }),
   supersededBy: { ...nullable(uuidSchema), description: "The change session whose approval replaced this scheduled one." },
   chargeId: { ...nullable(uuidSchema), description: "The immediate charge (see the subscription's charges)." },
   createdAt: dateTimeSchema,

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, WEBHOOK_MAX_IN_FLIGHT_DEFAULT, WEBHOOK_MAX_IN_FLIGHT_LIMIT } from "../../services/events/contract.ts";
+import { DELIVERY_STATUSES, EVENT_TYPES, VISIBLE_ENDPOINT_STATUSES, WEBHOOK_MAX_IN_FLIGHT_DEFAULT, WEBHOOK_MAX_IN_FLIGHT_LIMIT } from "../../services/events/contract.ts";
 import { dateTimeSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 export const eventTypeSchema = { type: "string", enum: [...EVENT_TYPES] } as const;
@@ -67,7 +67,7 @@ export const deliverySchema = {
     eventId: uuidSchema,
     eventType: eventTypeSchema,
     endpointId: uuidSchema,
-    status: { type: "string", enum: ["PENDING", "SUCCEEDED", "FAILED"] },
+    status: { type: "string", enum: [...DELIVERY_STATUSES] },
     attemptCount: { type: "integer", minimum: 0 },
     nextAttemptAt: { ...nullable(dateTimeSchema), description: "When the next attempt is due (PENDING only)." },
     lastAttemptAt: nullable(dateTimeSchema),
@@ -90,7 +90,7 @@ export const listDeliveriesQuery = {
   additionalProperties: false,
   properties: {
     ...paginationQueryProperties,
-    status: { type: "string", enum: ["PENDING", "SUCCEEDED", "FAILED"] },
+    status: { type: "string", enum: [...DELIVERY_STATUSES] },
     eventId: uuidSchema,
   },
 } as const;
@@ -141,7 +141,7 @@ export const webhookEndpointSchema = {
     url: { type: "string" },
     description: nullable({ type: "string" }),
     enabledEvents: { type: "array", items: { type: "string" } },
-    status: { type: "string", enum: ["ENABLED", "DISABLED"] },
+    status: { type: "string", enum: [...VISIBLE_ENDPOINT_STATUSES] },
     disabledReason: { ...nullable({ type: "string" }), description: "Why it was disabled (e.g. it answered 410 Gone)." },
     disabledAt: nullable(dateTimeSchema),
     previousSecretExpiresAt: { ...nullable(dateTimeSchema), description: "Until then the secret replaced by the last rotation also signs." },

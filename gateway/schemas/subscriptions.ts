@@ -1,4 +1,4 @@
-import { AUTHORIZATION_MINUTES, AUTHORIZATION_STATUSES, SUBSCRIPTION_STATUSES, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
+import { AUTHORIZATION_MINUTES, AUTHORIZATION_STATUSES, CANCELLATION_REASONS, SUBSCRIPTION_STATUSES, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
 import { amountOutSchema, dateTimeSchema, emailSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
 
 /** Redirect targets: absolute http(s) URLs (the customer's browser is sent there). */
@@ -100,7 +100,7 @@ export const subscriptionSchema = {
     currentPeriodEnd: nullable(dateTimeSchema),
     nextBillingAt: nullable(dateTimeSchema),
     trialEnd: nullable(dateTimeSchema),
-    cancellationReason: nullable({ type: "string", enum: ["MERCHANT_CANCELLED", "AUTHORIZATION_DECLINED", "PAYMENT_FAILED"] }),
+    cancellationReason: nullable({ type: "string", enum: [...CANCELLATION_REASONS] }),
     authorization: { ...nullable(authorizationSchema), description: "The customer authorization (current one)." },
     createdAt: dateTimeSchema,
     updatedAt: dateTimeSchema,

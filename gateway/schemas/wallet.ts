@@ -1,4 +1,4 @@
-import { ASSET_CODES, PASSWORD_MAX, PASSWORD_MIN } from "../../services/wallet/contract.ts";
+import { ASSET_CODES, WALLET_USER_STATUSES, PASSWORD_MAX, PASSWORD_MIN } from "../../services/wallet/contract.ts";
 import { amountOutSchema, amountSchema, dateTimeSchema, emailSchema, nullable, uuidSchema } from "./common.ts";
 
 export const createWalletUserBody = {
@@ -28,7 +28,7 @@ export const walletUserSchema = {
   properties: {
     id: uuidSchema,
     email: { type: "string" },
-    status: { type: "string", enum: ["ACTIVE", "FROZEN"] },
+    status: { type: "string", enum: [...WALLET_USER_STATUSES] },
     createdAt: dateTimeSchema,
     pinLocked: { type: "boolean", description: "True while the PIN is locked after 5 wrong tries." },
     pinLockedUntil: nullable(dateTimeSchema),

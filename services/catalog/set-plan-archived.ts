@@ -2,7 +2,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { recordEvent } from "../events/record-event.ts";
 import { lockPlan } from "./plan-store.ts";
 import { planRecord } from "./plan-record.ts";
-import { nextPlanStatus, type PlanEvent } from "./plan-status.ts";
+import { planMachine, type PlanEvent } from "./plan-status.ts";
 import type { PlanRow } from "./entities.ts";
 
 /**
@@ -15,7 +15,7 @@ import type { PlanRow } from "./entities.ts";
 export async function setPlanArchived(ctx: UseCaseContext, merchantId: string, id: string, event: PlanEvent): Promise<PlanRow> {
   return ctx.em.transactional(async (em) => {
     const plan = await lockPlan(em, merchantId, id);
-    const to = nextPlanStatus(plan.status, event);
+    const to = planMachine.next(plan.status, event);
     if (to === plan.status) return plan;
     const now = ctx.clock.now();
     plan.status = to;

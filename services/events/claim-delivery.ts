@@ -163,9 +163,9 @@ export async function recordAndClaim(
        select ep.id, greatest(1, least(ep.in_flight - ?, greatest(?, ? * ep.in_flight) - ?)) as batch
          from ep where ? and ep.status = 'ENABLED' and not ep.busy
      ), due as (
-       select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq
+       select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq, d.event_created_at
          from mine cross join lateral (
-           select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq
+           select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq, d.event_created_at
              from webhook_deliveries d
             where d.endpoint_id = mine.id and d.status = 'PENDING' and d.next_attempt_at <= ? and d.id <> all(?::uuid[])
             order by d.event_seq, d.id
@@ -175,15 +175,15 @@ export async function recordAndClaim(
        update webhook_deliveries w set attempt_count = due.attempt_count + 1, last_attempt_at = ?, updated_at = ?
          from due
         where w.id = due.id and w.status = 'PENDING' and w.attempt_count = due.attempt_count and w.next_attempt_at <= ?
-       returning w.id, w.event_id, w.attempt_count, w.retry_index, w.event_seq
+       returning w.id, w.event_id, w.attempt_count, w.retry_index, w.event_seq, w.event_created_at
      ), interrupted as (
        update webhook_delivery_attempts a
           set outcome = 'INTERRUPTED', error = 'the worker stopped before the answer was recorded'
          from bumped where a.delivery_id = bumped.id and bumped.attempt_count > 1 and a.outcome = 'IN_PROGRESS'
        returning a.id
      ), attempts as (
-       insert into webhook_delivery_attempts (id, delivery_id, endpoint_id, event_id, attempt_number, attempted_at, outcome)
-       select gen_random_uuid(), bumped.id, ?, bumped.event_id, bumped.attempt_count, ?, 'IN_PROGRESS' from bumped
+       insert into webhook_delivery_attempts (id, delivery_id, endpoint_id, event_id, attempt_number, attempted_at, outcome, event_created_at)
+       select gen_random_uuid(), bumped.id, ?, bumped.event_id, bumped.attempt_count, ?, 'IN_PROGRESS', bumped.event_created_at from bumped
        returning id, delivery_id
      ), lease as (
        -- Claimed: the lease is ours for one more round. Nothing claimed: give it back, unless requests are still out.
@@ -203,7 +203,7 @@ export async function recordAndClaim(
        left join (
          select bumped.id, bumped.event_id, bumped.attempt_count as attempt_number, bumped.retry_index, attempts.id as attempt_id,
                 e.type, e.created_at, e.data, e.published_seq, bumped.event_seq
-           from bumped join attempts on attempts.delivery_id = bumped.id join events e on e.id = bumped.event_id
+           from bumped join attempts on attempts.delivery_id = bumped.id join events e on e.id = bumped.event_id and e.created_at = bumped.event_created_at
        ) c on true
       order by c.event_seq, c.id`,
     [

@@ -63,3 +63,12 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value);
+
+/** The webhook endpoint and delivery statuses (their machines: endpoint-status.ts, delivery-status.ts). */
+export const VISIBLE_ENDPOINT_STATUSES = ["ENABLED", "DISABLED"] as const;
+/** A DELETED endpoint answers 404: never shown. */
+export const ENDPOINT_STATUSES = [...VISIBLE_ENDPOINT_STATUSES, "DELETED"] as const;
+export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
+
+export const DELIVERY_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

@@ -1,5 +1,5 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { endpointTransition } from "./endpoint-status.ts";
+import { endpointMachine } from "./endpoint-status.ts";
 import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
 
 /**
@@ -11,7 +11,7 @@ export async function deleteWebhookEndpoint(ctx: UseCaseContext, merchantId: str
   await ctx.em.transactional(async (em) => {
     const endpoint = await findWebhookEndpoint(em, merchantId, id, { lock: true });
     const now = ctx.clock.now();
-    endpoint.status = endpointTransition(endpoint.status, "delete");
+    endpoint.status = endpointMachine.next(endpoint.status, "delete");
     endpoint.updatedAt = now;
     await em.flush();
     await em.execute(

@@ -1,5 +1,5 @@
-import { DomainError } from "../platform/errors.ts";
-import type { DeliveryStatus } from "./webhook-entities.ts";
+import { defineStatusMachine } from "../platform/status-machine.ts";
+import { DELIVERY_STATUSES, type DeliveryStatus } from "./contract.ts";
 
 /**
  * The webhook delivery status machine: `from → event → to`.
@@ -12,14 +12,18 @@ import type { DeliveryStatus } from "./webhook-entities.ts";
  */
 export type DeliveryEvent = "succeed" | "retry" | "exhaust" | "gone" | "cancel" | "redeliver";
 
-const TRANSITIONS: Record<DeliveryStatus, Partial<Record<DeliveryEvent, DeliveryStatus>>> = {
-  PENDING: { succeed: "SUCCEEDED", retry: "PENDING", exhaust: "FAILED", gone: "FAILED", cancel: "FAILED", redeliver: "PENDING" },
-  SUCCEEDED: { redeliver: "PENDING" },
-  FAILED: { redeliver: "PENDING" },
-};
-
-export function deliveryTransition(from: DeliveryStatus, event: DeliveryEvent): DeliveryStatus {
-  const to = TRANSITIONS[from][event];
-  if (!to) throw new DomainError("failed_precondition", "INVALID_STATUS_TRANSITION", `a ${from.toLowerCase()} webhook delivery cannot ${event}`);
-  return to;
-}
+export const deliveryMachine = defineStatusMachine<DeliveryStatus, DeliveryEvent>(
+  "webhook delivery",
+  DELIVERY_STATUSES,
+  [
+    { from: "PENDING", event: "succeed", to: "SUCCEEDED" },
+    { from: "PENDING", event: "retry", to: "PENDING" },
+    { from: "PENDING", event: "exhaust", to: "FAILED" },
+    { from: "PENDING", event: "gone", to: "FAILED" },
+    { from: "PENDING", event: "cancel", to: "FAILED" },
+    { from: "PENDING", event: "redeliver", to: "PENDING" },
+    { from: "SUCCEEDED", event: "redeliver", to: "PENDING" },
+    { from: "FAILED", event: "redeliver", to: "PENDING" },
+  ],
+  (from, event) => `a ${from.toLowerCase()} webhook delivery cannot ${event}`,
+);

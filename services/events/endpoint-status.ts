@@ -1,5 +1,5 @@
-import { DomainError } from "../platform/errors.ts";
-import type { EndpointStatus } from "./webhook-entities.ts";
+import { defineStatusMachine } from "../platform/status-machine.ts";
+import { ENDPOINT_STATUSES, type EndpointStatus } from "./contract.ts";
 
 /**
  * The webhook endpoint status machine: `from → event → to`. `gone` is the
@@ -8,14 +8,17 @@ import type { EndpointStatus } from "./webhook-entities.ts";
  */
 export type EndpointEvent = "enable" | "disable" | "gone" | "delete";
 
-const TRANSITIONS: Record<EndpointStatus, Partial<Record<EndpointEvent, EndpointStatus>>> = {
-  ENABLED: { enable: "ENABLED", disable: "DISABLED", gone: "DISABLED", delete: "DELETED" },
-  DISABLED: { enable: "ENABLED", disable: "DISABLED", delete: "DELETED" },
-  DELETED: {},
-};
-
-export function endpointTransition(from: EndpointStatus, event: EndpointEvent): EndpointStatus {
-  const to = TRANSITIONS[from][event];
-  if (!to) throw new DomainError("failed_precondition", "INVALID_STATUS_TRANSITION", `a ${from.toLowerCase()} webhook endpoint cannot ${event}`);
-  return to;
-}
+export const endpointMachine = defineStatusMachine<EndpointStatus, EndpointEvent>(
+  "webhook endpoint",
+  ENDPOINT_STATUSES,
+  [
+    { from: "ENABLED", event: "enable", to: "ENABLED" },
+    { from: "ENABLED", event: "disable", to: "DISABLED" },
+    { from: "ENABLED", event: "gone", to: "DISABLED" },
+    { from: "ENABLED", event: "delete", to: "DELETED" },
+    { from: "DISABLED", event: "enable", to: "ENABLED" },
+    { from: "DISABLED", event: "disable", to: "DISABLED" },
+    { from: "DISABLED", event: "delete", to: "DELETED" },
+  ],
+  (from, event) => `a ${from.toLowerCase()} webhook endpoint cannot ${event}`,
+);

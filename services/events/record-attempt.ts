@@ -2,8 +2,8 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { AttemptRecordItem, ClaimedDelivery } from "./claim-delivery.ts";
 import type { WebhookResponse } from "./send-webhook.ts";
-import { deliveryTransition, type DeliveryEvent } from "./delivery-status.ts";
-import { endpointTransition } from "./endpoint-status.ts";
+import { deliveryMachine, type DeliveryEvent } from "./delivery-status.ts";
+import { endpointMachine } from "./endpoint-status.ts";
 import { nextRetryDelayMs } from "./retry-schedule.ts";
 
 export type AttemptVerdict =
@@ -70,7 +70,7 @@ export function judgeAnswers(
       error: j.error,
       duration_ms: r.response.durationMs,
       excerpt: r.response.responseExcerpt?.slice(0, 1000) ?? null,
-      next_status: deliveryTransition("PENDING", j.event),
+      next_status: deliveryMachine.next("PENDING", j.event),
       next_attempt_at: j.nextAttemptAt?.toISOString() ?? null,
       retry_index: j.retryIndex,
     };
@@ -108,7 +108,7 @@ export async function recordAttempt(
         response.durationMs,
         response.responseExcerpt?.slice(0, 1000) ?? null,
         claimed.attemptId,
-        deliveryTransition("PENDING", event),
+        deliveryMachine.next("PENDING", event),
         nextAttemptAt,
         retryIndex,
         response.statusCode ?? null,
@@ -132,7 +132,7 @@ export async function recordAttempt(
       await em.execute(
         `update webhook_endpoints set status = ?, disabled_reason = ?, disabled_at = ?, updated_at = ?, lease_holder = null, lease_expires_at = null
           where id = ?`,
-        [endpointTransition(endpoint.status, "gone"), `the endpoint answered 410 Gone to event ${claimed.eventId}`, now, now, claimed.endpointId],
+        [endpointMachine.next(endpoint.status, "gone"), `the endpoint answered 410 Gone to event ${claimed.eventId}`, now, now, claimed.endpointId],
       );
     }
     return verdict;

@@ -6,7 +6,7 @@ import { WebhookDelivery, WebhookEndpoint, type WebhookEndpointRow } from "./web
 import { getEvent } from "./get-event.ts";
 import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
 import { subscribesTo } from "./webhook-endpoint-input.ts";
-import { deliveryTransition } from "./delivery-status.ts";
+import { deliveryMachine } from "./delivery-status.ts";
 import { enqueueDelivery } from "./webhook-queue.ts";
 import { withAttempts, type DeliveryWithAttempts } from "./list-webhook-deliveries.ts";
 
@@ -20,9 +20,9 @@ import { withAttempts, type DeliveryWithAttempts } from "./list-webhook-deliveri
 export async function redeliverEvent(
   ctx: UseCaseContext,
   queues: Queues,
-  input: { merchantId: string; eventId: string; endpointId?: string | undefined },
+  input: { merchantId: string; eventId: string; endpointId?: string | undefined; eventsRetentionDays: number },
 ): Promise<DeliveryWithAttempts[]> {
-  const event = await getEvent(ctx, input.merchantId, input.eventId);
+  const event = await getEvent(ctx, input.merchantId, input.eventId, input.eventsRetentionDays);
   const deliveries = await ctx.em.transactional(async (em) => {
     let targets: WebhookEndpointRow[];
     if (input.endpointId !== undefined) {
@@ -37,17 +37,17 @@ export async function redeliverEvent(
       const enabled = await em.find(WebhookEndpoint, { merchantId: input.merchantId, status: "ENABLED" }, { orderBy: { createdAt: "asc" } });
       targets = enabled.filter((e) => delivered.has(e.id) || subscribesTo(e.enabledEvents, event.type));
     }
-    const [seqRow] = await em.execute<{ seq: string }[]>("select seq from events where id = ?", [event.id]);
+    const [seqRow] = await em.execute<{ seq: string; created_at: Date }[]>("select seq, created_at from events where id = ?", [event.id]);
     const now = ctx.clock.now();
-    const status = deliveryTransition("FAILED", "redeliver");
+    const status = deliveryMachine.next("FAILED", "redeliver");
     const ids: string[] = [];
     for (const endpoint of targets) {
       const [row] = await em.execute<{ id: string }[]>(
-        `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, attempt_count, retry_index, next_attempt_at, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?)
-         on conflict (event_id, endpoint_id) do update set status = excluded.status, retry_index = 0, next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at
+        `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, attempt_count, retry_index, next_attempt_at, created_at, updated_at, event_created_at)
+         values (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?)
+         on conflict (event_id, endpoint_id, event_created_at) do update set status = excluded.status, retry_index = 0, next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at
          returning id`,
-        [randomUUID(), input.merchantId, event.id, endpoint.id, seqRow!.seq, status, now, now, now],
+        [randomUUID(), input.merchantId, event.id, endpoint.id, seqRow!.seq, status, now, now, now, seqRow!.created_at],
       );
       ids.push(row!.id);
     }

@@ -36,8 +36,8 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
     const result = await ctx.em.transactional(async (em) => {
       const [lock] = await em.execute<{ locked: boolean }[]>("select pg_try_advisory_xact_lock(?) as locked", [RELAY_LOCK]);
       if (!lock?.locked) return undefined;
-      const rows = await em.execute<{ id: string; merchant_id: string; type: string; seq: string }[]>(
-        "select id, merchant_id, type, seq from events where relayed_at is null order by seq limit ? for update skip locked",
+      const rows = await em.execute<{ id: string; merchant_id: string; type: string; seq: string; created_at: Date }[]>(
+        "select id, merchant_id, type, seq, created_at from events where relayed_at is null order by seq limit ? for update skip locked",
         [BATCH_SIZE],
       );
       if (rows.length === 0) return { events: 0, created: [] as CreatedDelivery[] };
@@ -50,14 +50,14 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
       const planned = rows.flatMap((event) =>
         endpoints
           .filter((e) => e.merchant_id === event.merchant_id && subscribesTo(e.enabled_events, event.type))
-          .map((e) => ({ id: randomUUID(), merchant_id: event.merchant_id, event_id: event.id, endpoint_id: e.id, event_seq: event.seq })),
+          .map((e) => ({ id: randomUUID(), merchant_id: event.merchant_id, event_id: event.id, endpoint_id: e.id, event_seq: event.seq, event_created_at: event.created_at })),
       );
       const created = planned.length
         ? await em.execute<CreatedDelivery[]>(
-            `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, attempt_count, retry_index, next_attempt_at, created_at, updated_at)
-             select t.id, t.merchant_id, t.event_id, t.endpoint_id, t.event_seq, 'PENDING', 0, 0, ?, ?, ?
-               from jsonb_to_recordset(?::jsonb) as t(id uuid, merchant_id uuid, event_id uuid, endpoint_id uuid, event_seq bigint)
-             on conflict (event_id, endpoint_id) do nothing
+            `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, attempt_count, retry_index, next_attempt_at, created_at, updated_at, event_created_at)
+             select t.id, t.merchant_id, t.event_id, t.endpoint_id, t.event_seq, 'PENDING', 0, 0, ?, ?, ?, t.event_created_at
+               from jsonb_to_recordset(?::jsonb) as t(id uuid, merchant_id uuid, event_id uuid, endpoint_id uuid, event_seq bigint, event_created_at timestamptz)
+             on conflict (event_id, endpoint_id, event_created_at) do nothing
              returning id, endpoint_id, event_seq`,
             [now, now, now, JSON.stringify(planned)],
           )

@@ -40,7 +40,7 @@ export function startRelayPoke(deps: JobDeps): PokeListener {
     try {
       do {
         again = false;
-        // Counted as the relay sweep's runs (billing_job_duration_seconds{job="webhooks.relay-events"}).
+        // Counted as the relay sweep's runs (billing_job_duration_seconds{job_name="webhooks.relay-events"}).
         await observeJob(deps.metrics, relayEventsSweep.name, async () => {
           await deps.clock.sync();
           await relayEvents(contextFor(deps), deps.queues);

@@ -105,13 +105,14 @@ export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsServi
       return { events: page.items.map(eventMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
     async getEvent(req) {
-      return { event: eventMessage(await getEvent(contextFor(deps), req.merchantId, req.id)) };
+      return { event: eventMessage(await getEvent(contextFor(deps), req.merchantId, req.id, deps.config.retention.eventsDays)) };
     },
     async redeliverEvent(req) {
       const deliveries = await redeliverEvent(contextFor(deps), deps.queues, {
         merchantId: req.merchantId,
         eventId: req.eventId,
         endpointId: req.endpointId,
+        eventsRetentionDays: deps.config.retention.eventsDays,
       });
       return { deliveries: deliveries.map(deliveryMessage) };
     },

@@ -1,7 +1,7 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Queues } from "../platform/queue/queues.ts";
 import type { WebhookEndpointRow } from "./webhook-entities.ts";
-import { endpointTransition } from "./endpoint-status.ts";
+import { endpointMachine } from "./endpoint-status.ts";
 import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
 import { enqueueEndpointDrain } from "./webhook-queue.ts";
 
@@ -18,7 +18,7 @@ export async function enableWebhookEndpoint(
   const endpoint = await ctx.em.transactional(async (em) => {
     const endpoint = await findWebhookEndpoint(em, input.merchantId, input.id, { lock: true });
     if (endpoint.status !== "ENABLED") {
-      endpoint.status = endpointTransition(endpoint.status, "enable");
+      endpoint.status = endpointMachine.next(endpoint.status, "enable");
       endpoint.disabledReason = null;
       endpoint.disabledAt = null;
       endpoint.updatedAt = ctx.clock.now();
@@ -35,7 +35,7 @@ export async function disableWebhookEndpoint(ctx: UseCaseContext, input: { merch
     const endpoint = await findWebhookEndpoint(em, input.merchantId, input.id, { lock: true });
     if (endpoint.status !== "DISABLED") {
       const now = ctx.clock.now();
-      endpoint.status = endpointTransition(endpoint.status, "disable");
+      endpoint.status = endpointMachine.next(endpoint.status, "disable");
       endpoint.disabledReason = "disabled by the merchant";
       endpoint.disabledAt = now;
       endpoint.updatedAt = now;

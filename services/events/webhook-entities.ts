@@ -1,10 +1,8 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
-export const ENDPOINT_STATUSES = ["ENABLED", "DISABLED", "DELETED"] as const;
-export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
+import type { DeliveryStatus, EndpointStatus } from "./contract.ts";
 
-export const DELIVERY_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export { DELIVERY_STATUSES, ENDPOINT_STATUSES, type DeliveryStatus, type EndpointStatus } from "./contract.ts";
 
 export const ATTEMPT_OUTCOMES = ["IN_PROGRESS", "SUCCEEDED", "FAILED", "INTERRUPTED"] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
@@ -57,6 +55,8 @@ export const WebhookDelivery = defineEntity({
     lastError: p.string().length(1000).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** Its event's createdAt: the month it is partitioned (and dropped) by, with its event (migration 0032). */
+    eventCreatedAt: p.datetime(),
   },
 });
 
@@ -76,6 +76,8 @@ export const WebhookDeliveryAttempt = defineEntity({
     error: p.string().length(1000).nullable(),
     durationMs: p.integer().nullable(),
     responseExcerpt: p.string().length(1000).nullable(),
+    /** Its event's createdAt: the partition key, as for deliveries (migration 0032). */
+    eventCreatedAt: p.datetime(),
   },
 });
 

@@ -1,4 +1,4 @@
-import { DomainError } from "../platform/errors.ts";
+import { defineStatusMachine } from "../platform/status-machine.ts";
 import type { EventType } from "../events/contract.ts";
 import { ORDER_STATUSES, type OrderStatus } from "./contract.ts";
 
@@ -23,38 +23,38 @@ export { ORDER_STATUSES, type OrderStatus };
 
 export type OrderTransitionEvent = "partial_payment" | "paid_unconfirmed" | "paid_confirmed" | "expire";
 
-interface Transition {
-  to: OrderStatus;
-  emits: EventType;
-}
+export const orderMachine = defineStatusMachine<OrderStatus, OrderTransitionEvent>(
+  "payment order",
+  ORDER_STATUSES,
+  [
+    { from: "PENDING", event: "partial_payment", to: "UNDERPAID" },
+    { from: "PENDING", event: "paid_unconfirmed", to: "CONFIRMING" },
+    { from: "PENDING", event: "paid_confirmed", to: "PAID" },
+    { from: "PENDING", event: "expire", to: "EXPIRED" },
+    { from: "UNDERPAID", event: "partial_payment", to: "UNDERPAID" },
+    { from: "UNDERPAID", event: "paid_unconfirmed", to: "CONFIRMING" },
+    { from: "UNDERPAID", event: "paid_confirmed", to: "PAID" },
+    { from: "UNDERPAID", event: "expire", to: "EXPIRED" },
+    { from: "CONFIRMING", event: "paid_confirmed", to: "PAID" },
+  ],
+  (from, event) => `a ${from} payment order cannot take ${event.replace(/_/g, " ")}`,
+);
 
-const partial: Transition = { to: "UNDERPAID", emits: "payment_order.underpaid" };
-const confirming: Transition = { to: "CONFIRMING", emits: "payment_order.confirming" };
-const paid: Transition = { to: "PAID", emits: "payment_order.paid" };
-const expired: Transition = { to: "EXPIRED", emits: "payment_order.expired" };
-
-const TRANSITIONS: Record<OrderStatus, Partial<Record<OrderTransitionEvent, Transition>>> = {
-  PENDING: { partial_payment: partial, paid_unconfirmed: confirming, paid_confirmed: paid, expire: expired },
-  UNDERPAID: { partial_payment: partial, paid_unconfirmed: confirming, paid_confirmed: paid, expire: expired },
-  CONFIRMING: { paid_confirmed: paid },
-  PAID: {},
-  EXPIRED: {},
+/** The event each status entered is announced with (the status names the event). */
+const EMITS: Record<Exclude<OrderStatus, "PENDING">, EventType> = {
+  UNDERPAID: "payment_order.underpaid",
+  CONFIRMING: "payment_order.confirming",
+  PAID: "payment_order.paid",
+  EXPIRED: "payment_order.expired",
 };
 
 /** Statuses whose orders still accept payment toward the amount and can expire. */
-export const OPEN_STATUSES: readonly OrderStatus[] = ["PENDING", "UNDERPAID"];
+export const OPEN_STATUSES: readonly OrderStatus[] = orderMachine.statesFrom("expire");
 
 export const isOrderStatus = (value: string): value is OrderStatus => (ORDER_STATUSES as readonly string[]).includes(value);
 
-export function canTransition(from: OrderStatus, event: OrderTransitionEvent): boolean {
-  return TRANSITIONS[from][event] !== undefined;
-}
-
 /** The next status and the event it emits; an illegal move is a 409. */
-export function transition(from: OrderStatus, event: OrderTransitionEvent): Transition {
-  const t = TRANSITIONS[from][event];
-  if (!t) {
-    throw new DomainError("failed_precondition", "INVALID_STATUS_TRANSITION", `a ${from} payment order cannot take ${event.replace(/_/g, " ")}`);
-  }
-  return t;
+export function transition(from: OrderStatus, event: OrderTransitionEvent): { to: OrderStatus; emits: EventType } {
+  const to = orderMachine.next(from, event) as Exclude<OrderStatus, "PENDING">;
+  return { to, emits: EMITS[to] };
 }

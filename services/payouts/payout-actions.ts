@@ -10,7 +10,7 @@ import { PAYOUT_ERRORS, PAYOUT_FAILURE_REASON_MAX_LENGTH, REJECTED_REASON } from
 import { Payout, PayoutCall, type PayoutRow } from "./entities.ts";
 import type { PayoutPorts } from "./payout-ports.ts";
 import { payoutRecord } from "./payout-records.ts";
-import { nextPayoutStatus } from "./payout-status.ts";
+import { payoutMachine } from "./payout-status.ts";
 import { followPayout } from "./order-refunds/follow-payout.ts";
 import { assetOf, callOf, failPayout, openCall, runPayoutCall, transferOf, tryPayoutCall } from "./payout-calls.ts";
 
@@ -43,7 +43,7 @@ export async function submitPayout(ctx: UseCaseContext, ports: PayoutPorts, payo
 export async function cancelPayout(ctx: UseCaseContext, ports: PayoutPorts, merchantId: string, id: string): Promise<PayoutRow> {
   const { payout, reversalId } = await ctx.em.transactional(async (em) => {
     const payout = await lockPayout(em, id, merchantId);
-    nextPayoutStatus(payout.status, "cancelled");
+    payoutMachine.next(payout.status, "cancelled");
     const submit = await em.findOne(PayoutCall, { payoutId: payout.id, kind: "SUBMIT" }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (submit && (submit.status !== "PENDING" || Number(submit.leaseGeneration) > 0)) {
       throw conflict("INVALID_STATUS_TRANSITION", "cannot cancel this payout: it is being handed to the chain");
@@ -76,7 +76,7 @@ export async function approvePayout(ctx: UseCaseContext, ports: PayoutPorts, id:
 export async function rejectPayout(ctx: UseCaseContext, ports: PayoutPorts, id: string): Promise<PayoutRow> {
   const { payout, reversalId } = await ctx.em.transactional(async (em) => {
     const payout = await lockPayout(em, id, undefined);
-    nextPayoutStatus(payout.status, "rejected");
+    payoutMachine.next(payout.status, "rejected");
     if (await em.findOne(PayoutCall, { payoutId: payout.id, kind: "SUBMIT" })) throw conflict("INVALID_STATUS_TRANSITION", "cannot reject this payout: it was approved");
     const reversal = await failPayout(em, ctx.clock, ports, payout, "rejected", REJECTED_REASON);
     return { payout, reversalId: reversal.id };
@@ -114,7 +114,7 @@ export async function observeChain(ctx: UseCaseContext, ports: PayoutPorts, limi
         if (payout.status !== "PROCESSING") return null;
         const at = ctx.clock.now();
         if (status?.state === "CONFIRMED") {
-          payout.status = nextPayoutStatus(payout.status, "confirmed");
+          payout.status = payoutMachine.next(payout.status, "confirmed");
           payout.paidAt = at;
           payout.updatedAt = at;
           payout.nextChainCheckAt = null;
@@ -166,7 +166,7 @@ export async function sandboxFailPayout(ctx: UseCaseContext, ports: PayoutPorts,
   if (reason === "" || characterCount(reason) > PAYOUT_FAILURE_REASON_MAX_LENGTH) throw invalid("INVALID_REQUEST", `reason: must be 1 to ${PAYOUT_FAILURE_REASON_MAX_LENGTH} characters`);
   const payout = await ctx.em.transactional(async (em) => {
     const payout = await lockPayout(em, id, undefined);
-    nextPayoutStatus(payout.status, "chain_failed");
+    payoutMachine.next(payout.status, "chain_failed");
     if (payout.status !== "PROCESSING") throw conflict("INVALID_STATUS_TRANSITION", `only a PROCESSING payout can fail on the chain (this one is ${payout.status})`);
     await em.execute("update payout_sandbox_chain set failed_reason = ? where payout_id = ?", [reason, payout.id]);
     return payout;

@@ -12,7 +12,7 @@ import { PAYOUT_ERRORS } from "./contract.ts";
 import { Payout, PayoutCall, type PayoutCallKind, type PayoutCallRow, type PayoutRow } from "./entities.ts";
 import type { ChainStatus, ChainTransfer, PayoutAsset, PayoutPorts } from "./payout-ports.ts";
 import { payoutRecord } from "./payout-records.ts";
-import { nextPayoutStatus } from "./payout-status.ts";
+import { payoutMachine } from "./payout-status.ts";
 import { followPayout } from "./order-refunds/follow-payout.ts";
 
 /** The payout calls' table (platform/wallet-calls/). */
@@ -96,7 +96,7 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
       if (answer.kind === "DEBIT") {
         if (answer.outcome !== "SUCCEEDED") {
           call.status = "REFUSED";
-          payout.status = nextPayoutStatus(payout.status, "balance_too_low");
+          payout.status = payoutMachine.next(payout.status, "balance_too_low");
           payout.idempotencyKey = null;
           await followPayout(tx.em, tx.clock, ports.claimLinks, payout, "balance_too_low");
           return { payout, call, merchantBalance: answer.merchantBalanceAfter };
@@ -105,7 +105,7 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
         call.walletTransactionId = answer.transactionId;
         payout.debitedAt = now;
         const awaiting = payout.address === null;
-        payout.status = nextPayoutStatus(payout.status, awaiting ? "debited_awaiting_address" : payout.reviewRequired ? "debited_for_review" : "debited");
+        payout.status = payoutMachine.next(payout.status, awaiting ? "debited_awaiting_address" : payout.reviewRequired ? "debited_for_review" : "debited");
         if (payout.status === "PENDING") openCall(tx.em, now, payout, "SUBMIT");
         // A payout waiting for the customer's address is not a payout the merchant can read yet: the order refund tells.
         if (!awaiting) recordEvent(tx.em, tx.clock, { merchantId: payout.merchantId, type: "payout.created", data: payoutRecord(payout) });
@@ -138,7 +138,7 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
 /** PENDING/IN_REVIEW → PROCESSING with its txHash (payout.processing). */
 export function markProcessing(em: EntityManager, clock: Clock, payout: PayoutRow, txHash: string): void {
   const now = clock.now();
-  payout.status = nextPayoutStatus(payout.status, "submitted");
+  payout.status = payoutMachine.next(payout.status, "submitted");
   payout.txHash = txHash;
   payout.submittedAt = now;
   payout.nextChainCheckAt = now;
@@ -161,7 +161,7 @@ export async function failPayout(
   reason: string | null,
 ): Promise<PayoutCallRow> {
   const now = clock.now();
-  payout.status = nextPayoutStatus(payout.status, event);
+  payout.status = payoutMachine.next(payout.status, event);
   payout.updatedAt = now;
   if (event === "cancelled") payout.cancelledAt = now;
   else if (event !== "claim_expired") {

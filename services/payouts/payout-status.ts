@@ -1,5 +1,5 @@
-import { conflict } from "../platform/errors.ts";
-import type { PayoutStatus } from "./contract.ts";
+import { defineStatusMachine } from "../platform/status-machine.ts";
+import { PAYOUT_STATUSES, type PayoutStatus } from "./contract.ts";
 
 /**
  * The payout status machine, one table (docs/payments.md mirrors it). OPENING and
@@ -19,7 +19,7 @@ export type PayoutEvent =
   | "address_given" //      the customer claimed the refund with an address
   | "claim_expired"; //     nobody claimed it in time; money returns
 
-export const PAYOUT_TRANSITIONS: readonly { from: PayoutStatus; event: PayoutEvent; to: PayoutStatus }[] = [
+export const payoutMachine = defineStatusMachine<PayoutStatus, PayoutEvent>("payout", PAYOUT_STATUSES, [
   { from: "OPENING", event: "debited", to: "PENDING" },
   { from: "OPENING", event: "debited_for_review", to: "IN_REVIEW" },
   { from: "OPENING", event: "balance_too_low", to: "REFUSED" },
@@ -34,11 +34,4 @@ export const PAYOUT_TRANSITIONS: readonly { from: PayoutStatus; event: PayoutEve
   { from: "IN_REVIEW", event: "rejected", to: "FAILED" },
   { from: "PROCESSING", event: "confirmed", to: "PAID" },
   { from: "PROCESSING", event: "chain_failed", to: "FAILED" },
-];
-
-/** The next status, or 409 INVALID_STATUS_TRANSITION for a move the table does not list. */
-export function nextPayoutStatus(from: PayoutStatus, event: PayoutEvent): PayoutStatus {
-  const move = PAYOUT_TRANSITIONS.find((t) => t.from === from && t.event === event);
-  if (!move) throw conflict("INVALID_STATUS_TRANSITION", `cannot ${event.replace(/_/g, " ")} a payout in status ${from}`);
-  return move.to;
-}
+]);

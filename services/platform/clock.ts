@@ -40,18 +40,3 @@ export class SandboxClock implements Clock {
     this.#offsetMs = offsetMs;
   }
 }
-
-/** A fixed, hand-moved clock for unit tests of pure functions. */
-export class ManualClock implements Clock {
-  #now: Date;
-  constructor(start: Date) {
-    this.#now = start;
-  }
-  now(): Date {
-    return new Date(this.#now);
-  }
-  async sync(): Promise<void> {}
-  set(to: Date): void {
-    this.#now = to;
-  }
-}

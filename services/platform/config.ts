@@ -96,6 +96,25 @@ export interface Config {
   readonly payoutSignerUrl: string | undefined;
   /** Bearer token sent to the signer (PAYOUT_SIGNER_TOKEN), if it wants one. */
   readonly payoutSignerToken: string | undefined;
+  /** How long records that grow with traffic are kept (RETENTION_*; docs/operations.md#retention). */
+  readonly retention: Retention;
+}
+
+/**
+ * Retention of the tables that grow with traffic. Postgres tables are dropped
+ * a whole month at a time by the retention sweep (services/retention), so a
+ * row lives at least this long and at most one month longer; the idempotency
+ * keys are Redis entries that expire.
+ */
+export interface Retention {
+  /** Events in the feed and GET /events/{id} (RETENTION_EVENTS_DAYS, default 90). */
+  readonly eventsDays: number;
+  /** Webhook deliveries and their attempts, counted from their event (RETENTION_WEBHOOK_DELIVERIES_DAYS, default 30). */
+  readonly webhookDeliveriesDays: number;
+  /** Idempotency-Key answers replayed by the gateway (RETENTION_IDEMPOTENCY_HOURS, default 24). */
+  readonly idempotencyHours: number;
+  /** The audit log, once its table is registered (RETENTION_AUDIT_ENTRIES_DAYS, default 400). */
+  readonly auditEntriesDays: number;
 }
 
 /** `false`: forwarded headers are ignored; a number: that many proxy hops are trusted; a list: those peers are. */
@@ -271,7 +290,19 @@ export function loadConfig(env: Env = process.env): Config {
     payoutSignerToken: env.PAYOUT_SIGNER_TOKEN ? env.PAYOUT_SIGNER_TOKEN : undefined,
     smtpUrl: env.SMTP_URL ? url("SMTP_URL", "", ["smtp:", "smtps:"]) : undefined,
     emailFrom: env.EMAIL_FROM ? env.EMAIL_FROM.trim() : undefined,
+    retention: Object.freeze({
+      eventsDays: int("RETENTION_EVENTS_DAYS", 90, 7, 3650),
+      webhookDeliveriesDays: int("RETENTION_WEBHOOK_DELIVERIES_DAYS", 30, 1, 3650),
+      idempotencyHours: int("RETENTION_IDEMPOTENCY_HOURS", 24, 1, 720),
+      auditEntriesDays: int("RETENTION_AUDIT_ENTRIES_DAYS", 400, 30, 3650),
+    }),
   };
+  // A delivery is sent from its event's row: the event must outlive it (services/retention/retention-registry.ts).
+  if (config.retention.webhookDeliveriesDays > config.retention.eventsDays) {
+    problems.push(
+      `RETENTION_WEBHOOK_DELIVERIES_DAYS must not exceed RETENTION_EVENTS_DAYS (got ${config.retention.webhookDeliveriesDays} > ${config.retention.eventsDays})`,
+    );
+  }
   if (config.smtpUrl && !config.emailFrom) problems.push("EMAIL_FROM must be set with SMTP_URL (the From of customer emails)");
   if (config.emailFrom && !/^([^<>\r\n]{0,200}<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(config.emailFrom)) {
     problems.push(`EMAIL_FROM must be an address or "Name <address>" (got "${config.emailFrom}")`);

@@ -20,6 +20,7 @@ import { exceedsCap } from "./renewals/exceeds-cap.ts";
 import { ASSET_AMOUNT_TOO_LARGE } from "./contract.ts";
 import { fetchPlan, fetchWalletUserById, planInterval, type SubscriptionPorts } from "./ports.ts";
 import { touch } from "../platform/record-version.ts";
+import { markAuthorization } from "./authorization-status.ts";
 import { validateFallbackAssets } from "./customer/set-funding-fallback.ts";
 
 export interface ApproveInput {
@@ -142,9 +143,7 @@ async function startTrial(ctx: UseCaseContext, subscriptionId: string, input: Ap
     sub.nextBillingAt = end;
     sub.activatedAt = now;
     touch(sub, now);
-    authorization.status = "APPROVED";
-    authorization.approvedAt = now;
-    authorization.usedAt = now;
+    markAuthorization(authorization, "approve", now);
     authorization.approvedWalletUserId = input.walletUserId;
     authorization.fundingAsset = input.fundingAsset;
     recordEvent(em, ctx.clock, { merchantId: sub.merchantId, type: "subscription.trialing", data: subscriptionRecord(sub, authorization) });

@@ -3,6 +3,8 @@ import { transitionSubscription } from "./transition-subscription.ts";
 import type { SubscriptionOwner } from "./subscription-store.ts";
 import { afterChargeSettles, refuseUnderCharge } from "./charges/wait-for-charges.ts";
 import type { SubscriptionPorts } from "./ports.ts";
+import { recordCancellation } from "./subscription-moves.ts";
+import type { CancellationReason } from "./contract.ts";
 import { cancelChangeSessionsOf } from "./change-sessions/cancel-change-sessions.ts";
 
 /**
@@ -22,7 +24,7 @@ export async function cancelSubscriptionBy(
   ports: SubscriptionPorts,
   owner: SubscriptionOwner,
   id: string,
-  reason: "MERCHANT_CANCELLED" | "CUSTOMER_CANCELLED",
+  reason: Extract<CancellationReason, "MERCHANT_CANCELLED" | "CUSTOMER_CANCELLED">,
 ) {
   return afterChargeSettles(ctx, ports, () =>
     transitionSubscription(ctx, {
@@ -34,12 +36,7 @@ export async function cancelSubscriptionBy(
         await refuseUnderCharge(em, sub.id);
       },
       apply(sub, _from, now, authorization) {
-        sub.cancellationReason = reason;
-        sub.cancelledAt = now;
-        sub.pausedFromStatus = null;
-        sub.nextBillingAt = null;
-        // The link stops working; the expiry sweep no longer considers it.
-        if (authorization?.status === "PENDING") authorization.status = "CANCELLED";
+        recordCancellation(sub, now, reason, authorization);
       },
       async alsoInTransaction(em, sub, now) {
         // A scheduled plan change (or one awaiting approval) ends with the subscription.

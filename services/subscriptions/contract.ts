@@ -38,6 +38,14 @@ export const REASON_MAX_LENGTH = 1000;
 /** Statuses whose later charges a new funding asset pays (UNPAID is charged no more; ended ones never). */
 export const FUNDING_CHANGEABLE_STATUSES = ["ACTIVE", "TRIALING", "PAUSED", "PAST_DUE"] as const;
 
+/** Why a subscription ended CANCELLED (recorded by subscription-moves.ts `recordCancellation`). */
+export const CANCELLATION_REASONS = ["MERCHANT_CANCELLED", "CUSTOMER_CANCELLED", "AUTHORIZATION_DECLINED", "PAYMENT_FAILED"] as const;
+export type CancellationReason = (typeof CANCELLATION_REASONS)[number];
+
+/** Why a change session ended CANCELLED. */
+export const CHANGE_CANCELLATION_REASONS = ["SUBSCRIPTION_CANCELLED", "SUPERSEDED", "MERCHANT_CANCELLED", "SUBSCRIPTION_CHANGED"] as const;
+export type ChangeCancellationReason = (typeof CHANGE_CANCELLATION_REASONS)[number];
+
 /** The reason a customer's own cancel (self-service page or wallet app) stamps. */
 export const CUSTOMER_CANCELLED = "CUSTOMER_CANCELLED";
 

@@ -5,6 +5,8 @@ import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription, pendingFirstCharge } from "./subscription-store.ts";
 import { assertAnswerable, findByToken } from "./authorization-lookup.ts";
+import { recordCancellation } from "./subscription-moves.ts";
+import { markAuthorization } from "./authorization-status.ts";
 import { touch } from "../platform/record-version.ts";
 
 /**
@@ -25,12 +27,9 @@ export async function declineAuthorization(ctx: UseCaseContext, token: string) {
       throw paymentInProgress("this authorization");
     }
     sub.status = nextStatus(sub.status, "decline");
-    sub.cancellationReason = "AUTHORIZATION_DECLINED";
-    sub.cancelledAt = now;
+    markAuthorization(authorization, "decline", now);
+    recordCancellation(sub, now, "AUTHORIZATION_DECLINED");
     touch(sub, now);
-    authorization.status = "DECLINED";
-    authorization.declinedAt = now;
-    authorization.usedAt = now;
     recordEvent(em, ctx.clock, { merchantId: sub.merchantId, type: "subscription.authorization_declined", data: subscriptionRecord(sub, authorization) });
     return { subscription: sub, authorization };
   });

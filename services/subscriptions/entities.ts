@@ -9,7 +9,8 @@ export { AUTHORIZATION_STATUSES, type AuthorizationStatus };
 export { CHARGE_STATUSES, type ChargeStatus };
 
 /** PAYMENT_FAILED: dunning ran out with DUNNING_FINAL_STATUS=CANCELLED; CUSTOMER_CANCELLED: the customer, on the self-service page or the wallet app. */
-export type CancellationReason = "MERCHANT_CANCELLED" | "AUTHORIZATION_DECLINED" | "PAYMENT_FAILED" | "CUSTOMER_CANCELLED";
+export type { CancellationReason } from "./contract.ts";
+import type { CancellationReason } from "./contract.ts";
 
 export const Subscription = defineEntity({
   name: "Subscription",

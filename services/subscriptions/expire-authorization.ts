@@ -6,6 +6,7 @@ import { recordEvent, recordEvents } from "../events/record-event.ts";
 import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription, pendingFirstCharge, splitWithAuthorization, withAuthorizationColumns } from "./subscription-store.ts";
+import { markAuthorization } from "./authorization-status.ts";
 import { BUMP_VERSION, touch } from "../platform/record-version.ts";
 
 /**
@@ -33,8 +34,7 @@ export async function expireAuthorization(ctx: UseCaseContext, subscriptionId: s
     sub.status = nextStatus(sub.status, "expire");
     sub.expiredAt = now;
     touch(sub, now);
-    authorization.status = "EXPIRED";
-    authorization.expiredAt = now;
+    markAuthorization(authorization, "expire", now);
     recordEvent(em, ctx.clock, { merchantId: sub.merchantId, type: "subscription.expired", data: subscriptionRecord(sub, authorization) });
     return true;
   });

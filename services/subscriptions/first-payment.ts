@@ -8,6 +8,7 @@ import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization } from "./subscription-store.ts";
 import { openPeriodCharge, type FailureReason, type PeriodChargeTerms } from "./charges/open-charge.ts";
+import { markAuthorization } from "./authorization-status.ts";
 import { touch } from "../platform/record-version.ts";
 
 /**
@@ -53,9 +54,7 @@ export async function activateOnFirstPayment(em: EntityManager, clock: Clock, su
   sub.activatedAt = now;
   touch(sub, now);
   if (authorization && authorization.status === "PENDING") {
-    authorization.status = "APPROVED";
-    authorization.approvedAt = now;
-    authorization.usedAt = now;
+    markAuthorization(authorization, "approve", now);
     authorization.approvedWalletUserId = sub.walletUserId;
     authorization.fundingAsset = charge.asset;
   }

@@ -1,4 +1,4 @@
-import { DomainError } from "../platform/errors.ts";
+import { defineStatusMachine, type Move } from "../platform/status-machine.ts";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./contract.ts";
 
 /**
@@ -8,9 +8,6 @@ import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./contract.ts";
  * move this table does not list. The status table in docs/merchant-api.md mirrors it.
  */
 export { SUBSCRIPTION_STATUSES, type SubscriptionStatus };
-
-/** Statuses nothing leaves. A terminal subscription frees its externalReference. */
-export const TERMINAL_STATUSES: readonly SubscriptionStatus[] = ["CANCELLED", "EXPIRED"];
 
 export type SubscriptionEvent =
   | "approve" //            customer approved, no trial: first payment taken
@@ -28,7 +25,7 @@ export type SubscriptionEvent =
 /** `to: "PAUSED_FROM"` means the status the subscription was paused from. */
 type Target = SubscriptionStatus | "PAUSED_FROM";
 
-export const TRANSITIONS: readonly { from: SubscriptionStatus; event: SubscriptionEvent; to: Target }[] = [
+const MOVES: readonly Move<SubscriptionStatus, SubscriptionEvent, Target>[] = [
   { from: "PENDING_APPROVAL", event: "approve", to: "ACTIVE" },
   { from: "PENDING_APPROVAL", event: "approve_with_trial", to: "TRIALING" },
   { from: "PENDING_APPROVAL", event: "expire", to: "EXPIRED" },
@@ -53,18 +50,6 @@ export const TRANSITIONS: readonly { from: SubscriptionStatus; event: Subscripti
   { from: "UNPAID", event: "cancel", to: "CANCELLED" },
 ];
 
-/** The one typed failure for an illegal move; 409 INVALID_STATUS_TRANSITION at the edge. */
-export class InvalidStatusTransitionError extends DomainError {
-  readonly from: string;
-  readonly event: SubscriptionEvent;
-
-  constructor(from: string, event: SubscriptionEvent) {
-    super("failed_precondition", "INVALID_STATUS_TRANSITION", `cannot ${VERB[event]} a subscription in status ${from}`);
-    this.from = from;
-    this.event = event;
-  }
-}
-
 const VERB: Record<SubscriptionEvent, string> = {
   approve: "approve",
   approve_with_trial: "approve",
@@ -79,19 +64,23 @@ const VERB: Record<SubscriptionEvent, string> = {
   retries_exhausted_cancel: "end the retries of",
 };
 
-/** The status `event` leads to from `current`, or InvalidStatusTransitionError. */
+export const subscriptionMachine = defineStatusMachine<SubscriptionStatus, SubscriptionEvent, Target>(
+  "subscription",
+  SUBSCRIPTION_STATUSES,
+  MOVES,
+  (from, event) => `cannot ${VERB[event]} a subscription in status ${from}`,
+);
+
+/** Statuses nothing leaves. A terminal subscription frees its externalReference. */
+export const TERMINAL_STATUSES = subscriptionMachine.terminal;
+
+/** The status `event` leads to from `current` (resume: the status it was paused from), or 409 INVALID_STATUS_TRANSITION. */
 export function nextStatus(current: string, event: SubscriptionEvent, pausedFrom?: string | null): SubscriptionStatus {
-  const row = TRANSITIONS.find((t) => t.from === current && t.event === event);
-  if (!row) throw new InvalidStatusTransitionError(current, event);
-  if (row.to !== "PAUSED_FROM") return row.to;
+  const to = subscriptionMachine.next(current, event);
+  if (to !== "PAUSED_FROM") return to;
   if (pausedFrom !== "ACTIVE" && pausedFrom !== "TRIALING") {
     // A paused row always records where it came from (a database check enforces it).
     throw new Error(`subscription paused without a valid paused_from_status (${pausedFrom})`);
   }
   return pausedFrom;
 }
-
-export const canTransition = (current: string, event: SubscriptionEvent): boolean =>
-  TRANSITIONS.some((t) => t.from === current && t.event === event);
-
-export const isTerminal = (status: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(status);

@@ -88,3 +88,7 @@ export const ledgerKeyOwnerSql = (column: string, prefix: string) => `substring(
  * match both.
  */
 export const ledgerKeyMatchesSql = (column: string, prefix: string) => `${column} ~ '^${prefix}${UUID}$'`;
+
+/** A wallet user's statuses (the machine: wallet-user-status.ts). */
+export const WALLET_USER_STATUSES = ["ACTIVE", "FROZEN"] as const;
+export type WalletUserStatus = (typeof WALLET_USER_STATUSES)[number];

@@ -1,7 +1,8 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
-export const WALLET_USER_STATUSES = ["ACTIVE", "FROZEN"] as const;
-export type WalletUserStatus = (typeof WALLET_USER_STATUSES)[number];
+import type { WalletUserStatus } from "./contract.ts";
+
+export type { WalletUserStatus } from "./contract.ts";
 
 /** A customer's wallet login. Password and PIN are argon2id hashes (PHC strings), never the secrets. */
 export const WalletUser = defineEntity({

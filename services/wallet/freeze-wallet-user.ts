@@ -3,7 +3,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { isUuid } from "../platform/ids.ts";
 import { WalletUser, type WalletUserRow } from "./entities.ts";
 import { walletUserNotFound } from "./get-wallet-user.ts";
-import { nextWalletUserStatus, type WalletUserEvent } from "./wallet-user-status.ts";
+import { walletUserMachine, type WalletUserEvent } from "./wallet-user-status.ts";
 
 /**
  * Freezing stops charges (they answer ACCOUNT_FROZEN) and nothing else:
@@ -23,7 +23,7 @@ async function moveWalletUser(ctx: UseCaseContext, id: string, event: WalletUser
   return ctx.em.transactional(async (em) => {
     const user = await em.findOne(WalletUser, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!user) throw walletUserNotFound(id);
-    user.status = nextWalletUserStatus(user.status, event);
+    user.status = walletUserMachine.next(user.status, event);
     user.updatedAt = ctx.clock.now();
     return user;
   });

@@ -27,7 +27,6 @@ import { debitForPayout, reversePayout } from "./payout-funds.ts";
 import { reconcile } from "../reconciliation/reconcile.ts";
 import { freezeWalletUser, unfreezeWalletUser } from "./freeze-wallet-user.ts";
 import { setAccountFrozen } from "./set-account-frozen.ts";
-import { enqueueAccountCredited } from "../subscriptions/renewals/renewal-queue.ts";
 
 const OUTCOME_TO_PROTO: Record<Outcome, ChargeOutcome> = {
   SUCCEEDED: ChargeOutcome.SUCCEEDED,
@@ -51,8 +50,18 @@ const accountMessage = (a: AccountView) => withRecordJson({ id: a.id, asset: a.a
 
 const assetMessage = (a: AssetInfo) => withRecordJson({ ...a }, assetRecord(a));
 
+/**
+ * What the wallet tells others after a commit, wired by the composition root
+ * (services/routes.ts): the wallet knows no subscriptions, recurring billing
+ * subscribes to credits (a past-due subscription the account funds retries now).
+ */
+export interface WalletHooks {
+  /** After a credit's transaction committed; never throws. */
+  accountCredited(credit: { walletUserId: string; asset: string; transactionId: string }): Promise<unknown>;
+}
+
 /** Maps messages to use cases; amounts cross as canonical decimal strings, exact at the asset's decimals. */
-export function walletService(deps: ServiceDeps, rates: RateSource = staticRateSource()): ServiceImpl<typeof WalletService> {
+export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: RateSource = staticRateSource()): ServiceImpl<typeof WalletService> {
   const now = () => deps.clock.now();
   return {
     async createWalletUser(req) {
@@ -99,7 +108,7 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
         idempotencyKey: req.idempotencyKey,
       });
       // Committed: past-due subscriptions this account funds may be retried now (recurring billing).
-      if (!res.replayed) await enqueueAccountCredited(deps.queues, { walletUserId: req.walletUserId.toLowerCase(), asset: res.asset, transactionId: res.transactionId });
+      if (!res.replayed) await hooks.accountCredited({ walletUserId: req.walletUserId.toLowerCase(), asset: res.asset, transactionId: res.transactionId });
       return { transactionId: res.transactionId, account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }) };
     },
     async charge(req) {
@@ -138,7 +147,7 @@ export function walletService(deps: ServiceDeps, rates: RateSource = staticRateS
       });
       // Committed: for the customer's account this is an ordinary credit (a past-due subscription it funds retries now).
       // Also on a replay: the job id is the transaction's, so a crash before this line is made good by the caller's retry.
-      if (res.transactionId) await enqueueAccountCredited(deps.queues, { walletUserId: req.walletUserId.toLowerCase(), asset: req.asset, transactionId: res.transactionId });
+      if (res.transactionId) await hooks.accountCredited({ walletUserId: req.walletUserId.toLowerCase(), asset: req.asset, transactionId: res.transactionId });
       return {
         outcome: res.outcome === "SUCCEEDED" ? RefundOutcome.SUCCEEDED : RefundOutcome.MERCHANT_BALANCE_INSUFFICIENT,
         transactionId: res.transactionId,

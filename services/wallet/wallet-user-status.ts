@@ -1,18 +1,15 @@
-import { DomainError } from "../platform/errors.ts";
-import type { WalletUserStatus } from "./entities.ts";
-
-/** The wallet user status machine: from → event → to. Anything not listed is refused. */
-export const WALLET_USER_TRANSITIONS: Readonly<Record<WalletUserStatus, Readonly<Partial<Record<WalletUserEvent, WalletUserStatus>>>>> = {
-  ACTIVE: { freeze: "FROZEN" },
-  FROZEN: { unfreeze: "ACTIVE" },
-};
+import { defineStatusMachine } from "../platform/status-machine.ts";
+import { WALLET_USER_STATUSES, type WalletUserStatus } from "./contract.ts";
 
 export type WalletUserEvent = "freeze" | "unfreeze";
 
-export function nextWalletUserStatus(from: WalletUserStatus, event: WalletUserEvent): WalletUserStatus {
-  const to = WALLET_USER_TRANSITIONS[from][event];
-  if (!to) {
-    throw new DomainError("failed_precondition", "INVALID_STATUS_TRANSITION", `cannot ${event} a wallet user whose status is ${from}`);
-  }
-  return to;
-}
+/** The wallet user status machine: from → event → to. Anything not listed is refused. */
+export const walletUserMachine = defineStatusMachine<WalletUserStatus, WalletUserEvent>(
+  "wallet user",
+  WALLET_USER_STATUSES,
+  [
+    { from: "ACTIVE", event: "freeze", to: "FROZEN" },
+    { from: "FROZEN", event: "unfreeze", to: "ACTIVE" },
+  ],
+  (from, event) => `cannot ${event} a wallet user whose status is ${from}`,
+);

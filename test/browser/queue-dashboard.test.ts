@@ -41,7 +41,8 @@ describe("queue dashboard (/admin/queues)", function () {
     const res = await sys.http.get("/admin/queues/api/queues", { "x-admin-key": ADMIN_KEY });
     expect(res.status).to.equal(200);
     const queues = res.body.queues as { name: string; readOnlyMode: boolean }[];
-    expect(queues.map((q) => q.name).sort()).to.deep.equal([...QUEUES].sort());
+    // Each group's jobs, and its sweeps on a queue of their own.
+    expect(queues.map((q) => q.name).sort()).to.deep.equal([...QUEUES, ...QUEUES.map((q) => `${q}-sweeps`)].sort());
     expect(queues.every((q) => q.readOnlyMode)).to.equal(true);
   });
 
@@ -52,6 +53,31 @@ describe("queue dashboard (/admin/queues)", function () {
       const res = await page.goto(`${sys.baseUrl}/admin/queues`);
       expect(res?.status()).to.equal(200);
       for (const name of QUEUES) await page.getByText(name, { exact: true }).first().waitFor({ timeout: 15_000 });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("loads nothing from outside the deployment (no Google Fonts), under a CSP that allows only itself", async () => {
+    const res = await sys.http.get("/admin/queues", { "x-admin-key": ADMIN_KEY });
+    expect(res.text).to.contain("<html").and.not.match(/fonts\.googleapis|fonts\.gstatic|https?:\/\//);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).to.contain("default-src 'self'").and.contain("script-src 'self'").and.contain("font-src 'self'");
+    expect(csp).not.to.match(/script-src[^;]*unsafe-inline/);
+
+    const context = await browser.newContext({ httpCredentials: { username: "operator", password: ADMIN_KEY } });
+    try {
+      const page = await context.newPage();
+      const requested: string[] = [];
+      const refused: string[] = [];
+      page.on("request", (r) => void requested.push(r.url()));
+      page.on("console", (m) => void (/Content.Security.Policy/i.test(m.text()) && refused.push(m.text())));
+      await page.goto(`${sys.baseUrl}/admin/queues`);
+      await page.getByText("webhooks", { exact: true }).first().waitFor({ timeout: 15_000 });
+      await page.waitForLoadState("networkidle");
+      expect(requested.length).to.be.greaterThan(3);
+      expect(requested.filter((url) => !url.startsWith(`${sys.baseUrl}/`) && !url.startsWith("data:"))).to.deep.equal([]);
+      expect(refused).to.deep.equal([]);
     } finally {
       await context.close();
     }

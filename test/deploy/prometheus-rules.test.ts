@@ -73,6 +73,13 @@ describe("deploy/prometheus and deploy/grafana", () => {
     }
   });
 
+  it("no exported metric has a label Prometheus sets itself on scrape (job, instance): it would be stored as exported_*", async () => {
+    // prom-client keeps each metric's declared label names on the metric object (not in its typings).
+    const declared = createMetrics().registry.getMetricsAsArray().map((m) => ({ name: m.name, labels: (m as unknown as { labelNames: string[] }).labelNames }));
+    expect(declared.find((m) => m.name === "billing_job_duration_seconds")?.labels).to.deep.equal(["job_name", "outcome"]);
+    for (const m of declared) for (const reserved of ["job", "instance"]) expect(m.labels, `${m.name} has a ${reserved} label`).not.to.include(reserved);
+  });
+
   it("the Grafana dashboard is valid JSON whose queries use only metrics we export", async () => {
     const dashboard = JSON.parse(await readFile(`${DEPLOY}grafana/billing.json`, "utf8"));
     const exported = await exportedNames();

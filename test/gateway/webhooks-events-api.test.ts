@@ -67,7 +67,7 @@ describe("events API (polling)", () => {
     expect(theirs.body.data.map((e: { id: string }) => e.id)).to.not.include.members(ids);
     const res = await other.api.get(`/api/v1/events/${ids[0]}`);
     expect(res.status).to.equal(404);
-    expect(res.body).to.deep.equal({ error: "EVENT_NOT_FOUND", message: `event ${ids[0]} not found` });
+    expect(res.body).to.deep.equal({ error: "EVENT_NOT_FOUND", message: `event ${ids[0]} not found (events are kept for 90 days)` });
     expect((await merchant.api.get("/api/v1/events/not-a-uuid")).status).to.equal(404);
   });
 

@@ -92,6 +92,28 @@ describe("operations: Prometheus metrics", () => {
     for (const labels of after.labelSets("http_server_request_duration_seconds")) expect(labels.http_route).not.to.match(UUID);
   });
 
+  it("a body the parser refuses (malformed JSON, 413) keeps its route template in http_route; an unknown path stays unmatched", async () => {
+    const merchant = await sys.createMerchant("Bodies");
+    const json = { "content-type": "application/json" };
+    const cases = [
+      { method: "POST", path: "/api/v1/subscription-plans", raw: "{not json", route: "/api/v1/subscription-plans", status: 400 },
+      { method: "POST", path: "/api/v1/subscriptions/00000000-0000-4000-8000-000000000000/discount", raw: "{", route: "/api/v1/subscriptions/:id/discount", status: 400 },
+      { method: "POST", path: "/api/v1/subscription-plans", raw: JSON.stringify({ name: "x".repeat(200_000) }), route: "/api/v1/subscription-plans", status: 413 },
+      // A hosted page's form, parsed by the same parser (another router).
+      { method: "POST", path: "/claims/no-such-token", raw: `a=${"x".repeat(200_000)}`, route: "/claims/:token", status: 413, form: true },
+      { method: "POST", path: "/api/v1/no-such-route", raw: "{not json", route: "unmatched", status: 400 },
+    ];
+    for (const c of cases) {
+      const labels = { http_request_method: c.method, http_route: c.route, http_response_status_code: String(c.status) };
+      const before = (await metrics()).value("http_server_request_duration_seconds", labels);
+      const headers = c.form ? { "content-type": "application/x-www-form-urlencoded" } : json;
+      const res = await merchant.api.request(c.method, c.path, { raw: c.raw, headers });
+      expect(res.status, `${c.path} ${c.raw.slice(0, 10)}`).to.equal(c.status);
+      const after = (await metrics()).value("http_server_request_duration_seconds", labels);
+      expect(after - before, `${c.method} ${c.path} as ${c.route}`).to.equal(1);
+    }
+  });
+
   it("a first payment and a renewal count as charges; the renewal job's duration is recorded", async () => {
     const merchant = await sys.createMerchant("Charges");
     const before = await metrics();
@@ -101,7 +123,7 @@ describe("operations: Prometheus metrics", () => {
 
     const first = { kind: "first", outcome: "succeeded", reason: "none" };
     const renewal = { kind: "renewal", outcome: "succeeded", reason: "none" };
-    const job = { job: "renewals.renew-batch", outcome: "completed" };
+    const job = { job_name: "renewals.renew-batch", outcome: "completed" };
     const after = await eventually(async () => {
       const m = await metrics();
       return m.value("billing_job_duration_seconds", job) > before.value("billing_job_duration_seconds", job) ? m : undefined;
@@ -175,7 +197,7 @@ describe("operations: due-work lag and queue depth", () => {
       const s = await scrape(sys.system.metricsPort!);
       return s.value("billing_queue_jobs", { queue: "payments", state: "failed" }) >= 1 ? s : undefined;
     });
-    expect(m.value("billing_job_duration_seconds", { job: "unknown", outcome: "failed" })).to.be.at.least(1);
+    expect(m.value("billing_job_duration_seconds", { job_name: "unknown", outcome: "failed" })).to.be.at.least(1);
   });
 });
 

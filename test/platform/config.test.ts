@@ -22,6 +22,21 @@ describe("config", () => {
     expect(() => loadConfig({ DB_CONNECT_TIMEOUT_MS: "0" })).to.throw(ConfigError, /DB_CONNECT_TIMEOUT_MS/);
   });
 
+  it("reads retention (RETENTION_EVENTS_DAYS, RETENTION_WEBHOOK_DELIVERIES_DAYS, RETENTION_IDEMPOTENCY_HOURS, RETENTION_AUDIT_ENTRIES_DAYS)", () => {
+    expect(loadConfig({}).retention).to.deep.equal({ eventsDays: 90, webhookDeliveriesDays: 30, idempotencyHours: 24, auditEntriesDays: 400 });
+    const set = loadConfig({ RETENTION_EVENTS_DAYS: "30", RETENTION_WEBHOOK_DELIVERIES_DAYS: "14", RETENTION_IDEMPOTENCY_HOURS: "48", RETENTION_AUDIT_ENTRIES_DAYS: "730" });
+    expect(set.retention).to.deep.equal({ eventsDays: 30, webhookDeliveriesDays: 14, idempotencyHours: 48, auditEntriesDays: 730 });
+    expect(Object.isFrozen(set.retention)).to.equal(true);
+    expect(() => loadConfig({ RETENTION_EVENTS_DAYS: "6" })).to.throw(ConfigError, /RETENTION_EVENTS_DAYS must be an integer from 7/);
+    expect(() => loadConfig({ RETENTION_IDEMPOTENCY_HOURS: "0" })).to.throw(ConfigError, /RETENTION_IDEMPOTENCY_HOURS/);
+    expect(() => loadConfig({ RETENTION_WEBHOOK_DELIVERIES_DAYS: "1.5" })).to.throw(ConfigError, /RETENTION_WEBHOOK_DELIVERIES_DAYS/);
+    // A delivery is sent from its event: the event must outlive it.
+    expect(() => loadConfig({ RETENTION_EVENTS_DAYS: "30", RETENTION_WEBHOOK_DELIVERIES_DAYS: "31" })).to.throw(
+      ConfigError,
+      /RETENTION_WEBHOOK_DELIVERIES_DAYS must not exceed RETENTION_EVENTS_DAYS/,
+    );
+  });
+
   it("uses named prepared statements unless DB_PREPARED_STATEMENTS=false (a pooler in transaction mode)", () => {
     expect(loadConfig({}).dbPreparedStatements).to.equal(true);
     expect(loadConfig({ DB_PREPARED_STATEMENTS: "false" }).dbPreparedStatements).to.equal(false);

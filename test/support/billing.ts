@@ -1,3 +1,4 @@
+import { DUE_FOR_RENEWAL } from "../../services/subscriptions/due-predicates.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@connectrpc/connect";
 import { ApprovalOutcome, type SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
@@ -101,7 +102,7 @@ export async function waitForQuiet(sys: TestSystem, timeoutMs = 20_000): Promise
     const now = await serviceNow(sys);
     const [row] = await sys.sql<{ due: string; pending: string }>(
       `select (select count(*) from subscriptions
-                where (status in ('ACTIVE','TRIALING') and next_billing_at <= ?) or (status = 'PAST_DUE' and next_retry_at <= ?)) as due,
+                where ${DUE_FOR_RENEWAL()}) as due,
               (select count(*) from subscription_charges where status = 'PENDING') as pending`,
       [now, now],
     );

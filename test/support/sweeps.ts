@@ -43,7 +43,8 @@ export async function runSweeps(sys: TestSystem, sweeps: readonly SweepKind[]): 
 
 /**
  * Waits until no job is waiting or running in the queues of `groups` (by
- * default the groups the test system runs workers for). Delayed jobs, due
+ * default the groups the test system runs workers for), their sweeps queues
+ * included (a sweep run asked after a clock move queues the work it finds). Delayed jobs, due
  * later, are not waited for. The counts of each queue are read atomically;
  * two idle readings of every group in a row are required, so a job that
  * queues work into another group just before it finishes is still seen.
@@ -54,11 +55,11 @@ export async function drainQueues(sys: TestSystem, groups: readonly WorkerGroup[
   for (;;) {
     let busy = 0;
     const seen: string[] = [];
-    for (const group of groups) {
-      const counts = await sys.system.queues!.queue(group).getJobCounts("waiting", "active", "prioritized", "waiting-children");
+    for (const queue of groups.flatMap((group) => [sys.system.queues!.queue(group), sys.system.queues!.sweepQueue(group)])) {
+      const counts = await queue.getJobCounts("waiting", "active", "prioritized", "waiting-children");
       const n = Object.values(counts).reduce((a, b) => a + b, 0);
       busy += n;
-      if (n > 0) seen.push(`${group}: ${JSON.stringify(counts)}`);
+      if (n > 0) seen.push(`${queue.name}: ${JSON.stringify(counts)}`);
     }
     idleReadings = busy === 0 ? idleReadings + 1 : 0;
     if (idleReadings >= 2) return;

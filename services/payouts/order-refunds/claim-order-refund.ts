@@ -7,7 +7,7 @@ import { canonicalPayoutAddress } from "../addresses/payout-address.ts";
 import type { PayoutPorts } from "../payout-ports.ts";
 import { assetOf, openCall } from "../payout-calls.ts";
 import { payoutRecord } from "../payout-records.ts";
-import { nextPayoutStatus } from "../payout-status.ts";
+import { payoutMachine } from "../payout-status.ts";
 import { hashClaimToken, looksLikeClaimToken } from "./claim-token.ts";
 import { followPayout } from "./follow-payout.ts";
 import { expireClaim } from "./expire-claims.ts";
@@ -61,7 +61,7 @@ export async function claimOrderRefund(ctx: UseCaseContext, ports: PayoutPorts, 
     if (refund.claimExpiresAt! <= ctx.clock.now()) throw claimExpired();
     const now = ctx.clock.now();
     payout.address = address;
-    payout.status = nextPayoutStatus(payout.status, "address_given");
+    payout.status = payoutMachine.next(payout.status, "address_given");
     payout.updatedAt = now;
     openCall(em, now, payout, "SUBMIT");
     recordEvent(em, ctx.clock, { merchantId: payout.merchantId, type: "payout.created", data: payoutRecord(payout) });

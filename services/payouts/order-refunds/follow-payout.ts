@@ -6,7 +6,7 @@ import type { EventType } from "../../events/contract.ts";
 import { OrderRefund, type OrderRefundRow, type PayoutRow } from "../entities.ts";
 import type { ClaimLinks } from "./claim-token.ts";
 import { orderRefundRecord } from "./order-refund-record.ts";
-import { nextOrderRefundStatus, type OrderRefundEvent } from "./order-refund-status.ts";
+import { orderRefundMachine, type OrderRefundEvent } from "./order-refund-status.ts";
 
 const EVENT_OF: Partial<Record<OrderRefundEvent, EventType>> = {
   reserved_awaiting_address: "payment_order.refund_created",
@@ -24,7 +24,7 @@ const EVENT_OF: Partial<Record<OrderRefundEvent, EventType>> = {
 export async function followPayout(em: EntityManager, clock: Clock, links: ClaimLinks, payout: PayoutRow, event: OrderRefundEvent): Promise<OrderRefundRow | null> {
   if (payout.source !== "ORDER_REFUND" || !payout.sourceId) return null;
   const refund = await em.findOneOrFail(OrderRefund, { id: payout.sourceId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  refund.status = nextOrderRefundStatus(refund.status, event);
+  refund.status = orderRefundMachine.next(refund.status, event);
   refund.address = payout.address ?? null;
   refund.updatedAt = clock.now();
   // Refused: nothing moved and nothing is shown; the merchant may try again with the same Idempotency-Key.

@@ -1,5 +1,5 @@
-import { conflict } from "../../platform/errors.ts";
-import type { OrderRefundStatus } from "../contract.ts";
+import { defineStatusMachine } from "../../platform/status-machine.ts";
+import { ORDER_REFUND_STATUSES, type OrderRefundStatus } from "../contract.ts";
 
 /**
  * The order refund status machine, one table (docs/payments.md mirrors it). A
@@ -16,7 +16,7 @@ export type OrderRefundEvent =
   | "payout_paid" //               its payout reached its confirmations
   | "payout_failed"; //            its payout failed (or was cancelled): the money returns
 
-export const ORDER_REFUND_TRANSITIONS: readonly { from: OrderRefundStatus; event: OrderRefundEvent; to: OrderRefundStatus }[] = [
+export const orderRefundMachine = defineStatusMachine<OrderRefundStatus, OrderRefundEvent>("order refund", ORDER_REFUND_STATUSES, [
   { from: "OPENING", event: "reserved_awaiting_address", to: "AWAITING_ADDRESS" },
   { from: "OPENING", event: "reserved_with_address", to: "PROCESSING" },
   { from: "OPENING", event: "balance_too_low", to: "REFUSED" },
@@ -24,11 +24,4 @@ export const ORDER_REFUND_TRANSITIONS: readonly { from: OrderRefundStatus; event
   { from: "AWAITING_ADDRESS", event: "claim_expired", to: "EXPIRED" },
   { from: "PROCESSING", event: "payout_paid", to: "PAID" },
   { from: "PROCESSING", event: "payout_failed", to: "FAILED" },
-];
-
-/** The next status, or 409 INVALID_STATUS_TRANSITION for a move the table does not list. */
-export function nextOrderRefundStatus(from: OrderRefundStatus, event: OrderRefundEvent): OrderRefundStatus {
-  const move = ORDER_REFUND_TRANSITIONS.find((t) => t.from === from && t.event === event);
-  if (!move) throw conflict("INVALID_STATUS_TRANSITION", `cannot move an order refund in status ${from} on ${event.replace(/_/g, " ")}`);
-  return move.to;
-}
+]);

@@ -11,6 +11,6 @@ export async function observeJob<T>(metrics: BillingMetrics | undefined, job: st
     outcome = "completed";
     return result;
   } finally {
-    metrics.jobDuration.observe({ job, outcome }, (performance.now() - started) / 1000);
+    metrics.jobDuration.observe({ job_name: job, outcome }, (performance.now() - started) / 1000);
   }
 }

@@ -31,7 +31,7 @@ export interface BillingMetrics {
   readonly httpServerDuration: Histogram<"http_request_method" | "http_route" | "http_response_status_code">;
   readonly rpcServerDuration: Histogram<"rpc_service" | "rpc_method" | "rpc_status_code">;
   readonly queueJobs: Gauge<"queue" | "state">;
-  readonly jobDuration: Histogram<"job" | "outcome">;
+  readonly jobDuration: Histogram<"job_name" | "outcome">;
   readonly dueWorkLag: Gauge<"kind">;
   readonly charges: Counter<"kind" | "outcome" | "reason">;
   readonly webhookAttempts: Counter<"outcome">;
@@ -46,6 +46,11 @@ export interface BillingMetrics {
   readonly reconciliationAnomalies: Counter<"check">;
   /** Renewals of one subscription that raised an error (not a refused charge) while the rest of its set went on. */
   readonly renewalErrors: Counter;
+  /** Monthly partitions the retention sweep created / dropped, by table (services/retention). */
+  readonly retentionPartitionsCreated: Counter<"table">;
+  readonly retentionPartitionsDropped: Counter<"table">;
+  /** Estimated rows of each retained table (planner statistics), as of the last retention sweep. */
+  readonly retentionRows: Gauge<"table">;
   /** Runs `collector` before every scrape (errors are logged by the caller's collector, never fail the scrape). */
   addCollector(collector: Collector): void;
   /** The Prometheus text exposition, after running the collectors. */
@@ -83,7 +88,7 @@ export function createMetrics(): BillingMetrics {
     jobDuration: new Histogram({
       name: "billing_job_duration_seconds",
       help: "Duration of processed jobs, by job name and outcome.",
-      labelNames: ["job", "outcome"],
+      labelNames: ["job_name", "outcome"],
       buckets: JOB_BUCKETS,
       registers,
     }),
@@ -137,6 +142,24 @@ export function createMetrics(): BillingMetrics {
     renewalErrors: new Counter({
       name: "billing_renewal_errors_total",
       help: "Subscriptions whose renewal raised an error (not a refused charge); the rest of the set was renewed.",
+      registers,
+    }),
+    retentionPartitionsCreated: new Counter({
+      name: "billing_retention_partitions_created_total",
+      help: "Monthly partitions created ahead by the retention sweep, by table.",
+      labelNames: ["table"],
+      registers,
+    }),
+    retentionPartitionsDropped: new Counter({
+      name: "billing_retention_partitions_dropped_total",
+      help: "Monthly partitions dropped by the retention sweep (all rows past retention, none still needed), by table.",
+      labelNames: ["table"],
+      registers,
+    }),
+    retentionRows: new Gauge({
+      name: "billing_retention_rows",
+      help: "Estimated rows of each table kept by retention (planner statistics), as of the last retention sweep.",
+      labelNames: ["table"],
       registers,
     }),
     addCollector(collector) {

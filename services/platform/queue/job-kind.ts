@@ -31,6 +31,13 @@ export interface SweepKind {
   every(config: { sweepIntervalMs: number; reconcileIntervalMs: number }): number;
 }
 
+/**
+ * The queue a group's sweeps run on, apart from its jobs: a sweep runs every
+ * few hundred ms (the relay's every 0.5 s), and in the group's own queue its
+ * runs would bury the deliveries and renewals an operator looks for there.
+ */
+export const sweepQueueName = (group: WorkerGroup): string => `${group}-sweeps`;
+
 export const jobKind = <P>(kind: JobKind<P>): JobKind<P> => kind;
 export const sweepKind = (kind: SweepKind): SweepKind => kind;
 

@@ -2,7 +2,7 @@ import { Queue, type Telemetry } from "bullmq";
 import { connectRedis, type RedisConnection, type RedisTarget } from "../redis.ts";
 import type { WorkerGroup } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import { jobId, type JobKind, type SweepKind } from "./job-kind.ts";
+import { jobId, sweepQueueName, type JobKind, type SweepKind } from "./job-kind.ts";
 
 /**
  * Producers: one BullMQ queue per worker group. The connection fails fast
@@ -15,7 +15,7 @@ export class Queues {
   readonly prefix: string;
   /** BullMQ telemetry (bullmq-otel) when tracing is on: a job's span continues the trace that enqueued it. */
   readonly telemetry: Telemetry | undefined;
-  readonly #queues = new Map<WorkerGroup, Queue>();
+  readonly #queues = new Map<string, Queue>();
   readonly #logger: Logger;
 
   constructor(redis: string | RedisTarget, prefix: string, logger: Logger, telemetry?: Telemetry) {
@@ -27,12 +27,22 @@ export class Queues {
     this.#logger = logger;
   }
 
+  /** The group's jobs (what its workers do: deliveries, renewals, ...). */
   queue(group: WorkerGroup): Queue {
-    let q = this.#queues.get(group);
+    return this.#named(group);
+  }
+
+  /** The group's recurring sweeps (job schedulers and run-now asks), kept apart from its jobs (sweepQueueName). */
+  sweepQueue(group: WorkerGroup): Queue {
+    return this.#named(sweepQueueName(group));
+  }
+
+  #named(name: string): Queue {
+    let q = this.#queues.get(name);
     if (!q) {
-      q = new Queue(group, { connection: this.connection, prefix: this.prefix, ...(this.telemetry && { telemetry: this.telemetry }) });
+      q = new Queue(name, { connection: this.connection, prefix: this.prefix, ...(this.telemetry && { telemetry: this.telemetry }) });
       q.on("error", () => {});
-      this.#queues.set(group, q);
+      this.#queues.set(name, q);
     }
     return q;
   }
@@ -55,7 +65,7 @@ export class Queues {
   /** Runs a sweep once now (besides its schedule); `runId` de-duplicates a burst of identical asks. */
   async runSweepNow(sweep: SweepKind, runId: string): Promise<boolean> {
     const opts = { jobId: jobId("sweep-now", sweep.name, runId), removeOnComplete: true, removeOnFail: true };
-    return this.#attempt(sweep.name, () => this.queue(sweep.group).add(sweep.name, {}, opts));
+    return this.#attempt(sweep.name, () => this.sweepQueue(sweep.group).add(sweep.name, {}, opts));
   }
 
   #options<P>(kind: JobKind<P>, payload: P, delay?: number) {

@@ -11,6 +11,9 @@ import { Http2SessionManager } from "@connectrpc/connect-node";
  * the public request(), so only our own transports are touched, never the
  * process-wide http2 module): the manager still sees the errors it listens
  * for, and reconnects on the next call.
+ *
+ * Works around https://github.com/connectrpc/connect-es/issues/1768; delete
+ * this class (and use Http2SessionManager) once a connect-node release fixes it.
  */
 export class GuardedSessionManager extends Http2SessionManager {
   readonly #guarded = new WeakSet<http2.Http2Session>();

@@ -7,7 +7,7 @@ import { touch } from "../../platform/record-version.ts";
 import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import { openAutomaticRefund } from "../refunds/automatic-refund.ts";
 import { lockChangeSession } from "./change-session-store.ts";
-import { nextChangeStatus } from "./change-session-status-machine.ts";
+import { changeSessionMachine } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { changeableRefusal } from "./changeable-refusal.ts";
 import { switchPlan } from "./switch-plan.ts";
@@ -46,7 +46,7 @@ export async function applyPaidChange(em: EntityManager, clock: Clock, sub: Subs
 
   const now = clock.now();
   if (awaiting) {
-    session.status = nextChangeStatus(session.status, "cancel");
+    session.status = changeSessionMachine.next(session.status, "cancel");
     session.cancellationReason = "SUBSCRIPTION_CHANGED";
     session.cancelledAt = now;
     session.chargeId = charge.id;

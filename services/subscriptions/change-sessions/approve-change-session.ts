@@ -4,7 +4,7 @@ import { amount, compare, formatAmount, isZero } from "../../platform/money.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
-import { nextChangeStatus } from "./change-session-status-machine.ts";
+import { changeSessionMachine } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { assertChangeAnswerable, findByChangeToken, lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
 import { changeableRefusal, type ChangeRefusal } from "./changeable-refusal.ts";
@@ -112,7 +112,7 @@ async function approveOnce(ctx: UseCaseContext, ports: SubscriptionPorts, input:
       await switchPlan(em, ctx.clock, sub, row, "approve_immediate");
     } else {
       await supersedeScheduled(em, ctx.clock, sub.id, row.id);
-      row.status = nextChangeStatus(row.status, "approve_next_billing");
+      row.status = changeSessionMachine.next(row.status, "approve_next_billing");
       row.approvedAt = now;
       touch(row, now);
       // Paused: still the date billing stopped at; the change waits for the first billing after resume.

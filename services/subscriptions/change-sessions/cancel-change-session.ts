@@ -2,7 +2,7 @@ import { paymentInProgress } from "../charges/charge-ports.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
-import { nextChangeStatus } from "./change-session-status-machine.ts";
+import { changeSessionMachine } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { findChangeSession, lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
 import { lockSubscription } from "../subscription-store.ts";
@@ -26,7 +26,7 @@ export async function cancelChangeSession(
       throw paymentInProgress("this change");
     }
     const now = ctx.clock.now();
-    session.status = nextChangeStatus(session.status, "cancel");
+    session.status = changeSessionMachine.next(session.status, "cancel");
     session.cancellationReason = "MERCHANT_CANCELLED";
     session.cancelledAt = now;
     touch(session, now);

@@ -3,7 +3,7 @@ import type { Clock } from "../../platform/clock.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionChangeSession } from "./change-session-entities.ts";
-import { nextChangeStatus } from "./change-session-status-machine.ts";
+import { changeSessionMachine } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { LockMode } from "@mikro-orm/core";
@@ -23,7 +23,7 @@ export async function cancelChangeSessionsOf(em: EntityManager, clock: Clock, su
     { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true, orderBy: { createdAt: "asc", id: "asc" } },
   );
   for (const session of live) {
-    session.status = nextChangeStatus(session.status, "cancel");
+    session.status = changeSessionMachine.next(session.status, "cancel");
     session.cancellationReason = "SUBSCRIPTION_CANCELLED";
     session.cancelledAt = now;
     touch(session, now);

@@ -11,7 +11,8 @@ export { EFFECTIVE_MODES, type EffectiveMode };
  * status that cannot change plan); the change was not applied and the charge
  * was refunded (apply-paid-change.ts).
  */
-export type ChangeCancellationReason = "SUBSCRIPTION_CANCELLED" | "SUPERSEDED" | "MERCHANT_CANCELLED" | "SUBSCRIPTION_CHANGED";
+export type { ChangeCancellationReason } from "../contract.ts";
+import type { ChangeCancellationReason } from "../contract.ts";
 
 /**
  * A merchant-proposed plan change the customer approves on the hosted page

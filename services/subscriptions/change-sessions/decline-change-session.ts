@@ -2,7 +2,7 @@ import { paymentInProgress } from "../charges/charge-ports.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
-import { nextChangeStatus } from "./change-session-status-machine.ts";
+import { changeSessionMachine } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { assertChangeAnswerable, findByChangeToken, lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
 import { lockSubscription } from "../subscription-store.ts";
@@ -24,7 +24,7 @@ export async function declineChangeSession(ctx: UseCaseContext, token: string): 
     if (await pendingSessionCharge(em, session.id)) {
       throw paymentInProgress("this change");
     }
-    session.status = nextChangeStatus(session.status, "decline");
+    session.status = changeSessionMachine.next(session.status, "decline");
     session.declinedAt = now;
     touch(session, now);
     recordEvent(em, ctx.clock, { merchantId: session.merchantId, type: "subscription.change_session.declined", data: changeSessionRecord(session) });

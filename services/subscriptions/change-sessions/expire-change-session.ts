@@ -3,7 +3,7 @@ import type { Clock } from "../../platform/clock.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-session-entities.ts";
-import { nextChangeStatus } from "./change-session-status-machine.ts";
+import { changeSessionMachine } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
 import { lockSubscription } from "../subscription-store.ts";
@@ -12,7 +12,7 @@ import { touch } from "../../platform/record-version.ts";
 /** PENDING_APPROVAL → EXPIRED with its event, in the caller's transaction (rows locked by the caller). */
 export function expireChangeSessionNow(em: EntityManager, clock: Clock, session: ChangeSessionRow): void {
   const now = clock.now();
-  session.status = nextChangeStatus(session.status, "expire");
+  session.status = changeSessionMachine.next(session.status, "expire");
   session.expiredAt = now;
   touch(session, now);
   recordEvent(em, clock, { merchantId: session.merchantId, type: "subscription.change_session.expired", data: changeSessionRecord(session) });

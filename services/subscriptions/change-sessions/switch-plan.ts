@@ -3,7 +3,7 @@ import type { Clock } from "../../platform/clock.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import type { SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
-import { nextChangeStatus } from "./change-session-status-machine.ts";
+import { changeSessionMachine } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
 import { subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization } from "../subscription-store.ts";
@@ -32,7 +32,7 @@ export async function switchPlan(
 ): Promise<void> {
   const now = clock.now();
   const previousPlanId = sub.planId;
-  session.status = nextChangeStatus(session.status, event);
+  session.status = changeSessionMachine.next(session.status, event);
   if (event === "approve_immediate") session.approvedAt = now;
   session.appliedAt = now;
   touch(session, now);
@@ -58,7 +58,7 @@ export async function supersedeScheduled(em: EntityManager, clock: Clock, subscr
   const scheduled = await scheduledSessionOf(em, subscriptionId);
   if (!scheduled || scheduled.id === byId) return;
   const now = clock.now();
-  scheduled.status = nextChangeStatus(scheduled.status, "supersede");
+  scheduled.status = changeSessionMachine.next(scheduled.status, "supersede");
   scheduled.cancellationReason = "SUPERSEDED";
   scheduled.supersededBy = byId;
   scheduled.cancelledAt = now;

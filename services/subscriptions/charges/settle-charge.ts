@@ -11,6 +11,7 @@ import { Subscription, SubscriptionCharge, type AuthorizationRow, type ChargeRow
 import { chargeRecord } from "../subscription-record.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { CHARGES_TABLE, type ChargePorts } from "./charge-ports.ts";
+import { chargeMachine } from "./charge-status.ts";
 import { assignReceipt } from "./receipt-number.ts";
 
 /**
@@ -163,12 +164,12 @@ export async function recordAnswer(
   row.nextSettleAt = null;
   const handler = ports.chargeHandlers[row.purpose];
   if (answer.outcome !== ChargeOutcome.SUCCEEDED) {
-    row.status = "FAILED";
+    row.status = chargeMachine.next(row.status, "wallet_refused");
     row.failureReason = answer.outcome === ChargeOutcome.ACCOUNT_FROZEN ? "ACCOUNT_FROZEN" : "INSUFFICIENT_FUNDS";
     await handler.failed?.(em, clock, sub, row, authorization);
     return;
   }
-  row.status = "SUCCEEDED";
+  row.status = chargeMachine.next(row.status, "wallet_paid");
   row.walletTransactionId = answer.transactionId;
   // Recorded before what the charge pays for; names the version this commit leaves the subscription at (set below).
   const data = { subscriptionId: sub.id, subscriptionVersion: sub.version, charge: chargeRecord(row) };

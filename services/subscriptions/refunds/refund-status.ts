@@ -1,4 +1,5 @@
-import type { RefundStatus } from "./contract.ts";
+import { defineStatusMachine } from "../../platform/status-machine.ts";
+import { REFUND_STATUSES, type RefundStatus } from "./contract.ts";
 
 /**
  * The refund status machine, one table (docs/payments.md mirrors it). A refund is
@@ -10,14 +11,8 @@ export type RefundEvent =
   | "wallet_refunded" //           the wallet moved the money (or replayed that it had)
   | "merchant_balance_too_low"; // the wallet refused: nothing moved, the reservation ends
 
-export const REFUND_TRANSITIONS: readonly { from: RefundStatus; event: RefundEvent; to: RefundStatus }[] = [
+/** A move the table does not list is a bug here (callers check PENDING under the lock); it still answers 409, never a 500. */
+export const refundMachine = defineStatusMachine<RefundStatus, RefundEvent>("refund", REFUND_STATUSES, [
   { from: "PENDING", event: "wallet_refunded", to: "SUCCEEDED" },
   { from: "PENDING", event: "merchant_balance_too_low", to: "FAILED" },
-];
-
-/** The next status, or an Error for a move the table does not list (a bug: callers check PENDING under the lock). */
-export function nextRefundStatus(from: RefundStatus, event: RefundEvent): RefundStatus {
-  const move = REFUND_TRANSITIONS.find((t) => t.from === from && t.event === event);
-  if (!move) throw new Error(`refund cannot go from ${from} on ${event}`);
-  return move.to;
-}
+]);

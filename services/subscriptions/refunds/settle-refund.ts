@@ -16,7 +16,7 @@ export type RefundPorts = Pick<ChargePorts, "wallet" | "logger">;
 import { REFUND_ERRORS } from "./contract.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
 import { refundRecord } from "./refund-record.ts";
-import { nextRefundStatus } from "./refund-status.ts";
+import { refundMachine } from "./refund-status.ts";
 
 export const refundInProgress = () =>
   new DomainError("failed_precondition", REFUND_ERRORS.inProgress, "this refund is being processed; try again in a moment");
@@ -91,12 +91,12 @@ export function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeR
         throw new Error(`merchant balance too low for owed refund ${row.id}; retried`);
       }
       if (answer.outcome !== RefundOutcome.SUCCEEDED) {
-        row.status = nextRefundStatus(row.status, "merchant_balance_too_low");
+        row.status = refundMachine.next(row.status, "merchant_balance_too_low");
         row.failureReason = REFUND_ERRORS.merchantBalanceInsufficient;
         row.idempotencyKey = null;
         return { state: "failed", refund: row, merchantBalance: answer.merchantBalanceAfter };
       }
-      row.status = nextRefundStatus(row.status, "wallet_refunded");
+      row.status = refundMachine.next(row.status, "wallet_refunded");
       row.walletTransactionId = answer.transactionId;
       charge.amountRefunded = formatAmount(add(amount(charge.amountRefunded), amount(row.amount)));
       charge.assetAmountRefunded = formatAmount(add(amount(charge.assetAmountRefunded), amount(row.assetAmount)));

@@ -7,6 +7,7 @@ import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization } from "../subscription-store.ts";
 import { cancelChangeSessionsOf } from "../change-sessions/cancel-change-sessions.ts";
 import { attemptBudget, DAY_MS, type BillingPolicy } from "./billing-policy.ts";
+import { recordCancellation } from "../subscription-moves.ts";
 import { touch } from "../../platform/record-version.ts";
 
 /** Statuses the renewal engine charges in. */
@@ -147,9 +148,7 @@ export async function retriesExhausted(
     await recordWithSubscription(em, clock, sub, "subscription.unpaid", authorizationOf);
   } else {
     sub.status = nextStatus(from, "retries_exhausted_cancel");
-    sub.cancelledAt = now;
-    sub.cancellationReason = "PAYMENT_FAILED";
-    sub.nextBillingAt = null;
+    recordCancellation(sub, now, "PAYMENT_FAILED");
     await recordWithSubscription(em, clock, sub, "subscription.cancelled", authorizationOf);
     // As a merchant's cancel does: a scheduled plan change (or one awaiting approval) ends with it, in this transaction.
     await cancelChangeSessionsOf(em, clock, sub.id, now);

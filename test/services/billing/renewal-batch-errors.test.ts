@@ -62,7 +62,7 @@ describe("recurring billing: one subscription that cannot be renewed does not fa
     expect(claimed).to.equal(3);
     const runs = async () => {
       const { values } = await sys.system.metrics!.jobDuration.get();
-      const count = (outcome: string) => values.find((v) => v.metricName?.endsWith("_count") && v.labels.job === renewBatchKind.name && v.labels.outcome === outcome)?.value ?? 0;
+      const count = (outcome: string) => values.find((v) => v.metricName?.endsWith("_count") && v.labels.job_name === renewBatchKind.name && v.labels.outcome === outcome)?.value ?? 0;
       return { completed: count("completed"), failed: count("failed") };
     };
     const ran = await eventually(async () => {

@@ -66,13 +66,13 @@ describe("webhooks across a Redis outage", () => {
     const admin = new Redis(redis.url);
     try {
       await admin.flushall();
-      expect(await sys.system.queues!.queue("webhooks").getJobSchedulers()).to.have.length(0);
+      expect(await sys.system.queues!.sweepQueue("webhooks").getJobSchedulers()).to.have.length(0);
       const started = Date.now();
       const after = await emitEvents(sys, merchantId, 2);
       await receiver.waitFor((r) => after.every((id) => r.some((x) => x.headers["webhook-id"] === id)), 10_000);
       // Nothing reconnected: the per-process watchdog declares the schedulers again within a few
       // sweep intervals (300 ms here). (The events above may already have gone out through the relay poke.)
-      await eventually(async () => (await sys.system.queues!.queue("webhooks").getJobSchedulers()).length > 0, 5_000, "schedulers declared again");
+      await eventually(async () => (await sys.system.queues!.sweepQueue("webhooks").getJobSchedulers()).length > 0, 5_000, "schedulers declared again");
       expect(Date.now() - started).to.be.lessThan(10_000);
     } finally {
       admin.disconnect();

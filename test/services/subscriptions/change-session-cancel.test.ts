@@ -63,7 +63,7 @@ describe("merchant cancels a change session", () => {
     expect(applied.approved).to.equal(true);
     const late = await cancel(subscriptionId, session.id);
     expect(late.status).to.equal(409);
-    expect(late.body.error).to.equal("INVALID_CHANGE_SESSION_TRANSITION");
+    expect(late.body.error).to.equal("INVALID_STATUS_TRANSITION");
     expect(late.body.message).to.contain("APPLIED");
 
     const other = await sys.createMerchant("Other");

@@ -1,10 +1,10 @@
 import { expect } from "chai";
+import { InvalidStatusTransitionError } from "../../../services/platform/status-machine.ts";
 import {
-  InvalidStatusTransitionError,
   nextStatus,
   SUBSCRIPTION_STATUSES,
+  subscriptionMachine,
   TERMINAL_STATUSES,
-  TRANSITIONS,
   type SubscriptionEvent,
 } from "../../../services/subscriptions/status-machine.ts";
 
@@ -67,6 +67,7 @@ describe("subscription status machine", () => {
           expect((err as InvalidStatusTransitionError).code).to.equal("INVALID_STATUS_TRANSITION");
           expect((err as InvalidStatusTransitionError).kind).to.equal("failed_precondition");
           expect((err as Error).message).to.include(`status ${from}`);
+          expect((err as InvalidStatusTransitionError).machine).to.equal("subscription");
         }
       });
     }
@@ -77,13 +78,17 @@ describe("subscription status machine", () => {
     expect(nextStatus("PAUSED", "resume", "TRIALING")).to.equal("TRIALING");
   });
 
+  it("the terminal statuses are CANCELLED and EXPIRED", () => {
+    expect([...TERMINAL_STATUSES]).to.deep.equal(["CANCELLED", "EXPIRED"]);
+  });
+
   it("nothing leaves a terminal status", () => {
     for (const terminal of TERMINAL_STATUSES) {
-      expect(TRANSITIONS.filter((t) => t.from === terminal)).to.deep.equal([]);
+      expect(subscriptionMachine.moves.filter((t) => t.from === terminal)).to.deep.equal([]);
     }
   });
 
   it("the code's table has exactly the expected moves", () => {
-    expect(TRANSITIONS.length).to.equal(Object.keys(EXPECTED).length + 1);
+    expect(subscriptionMachine.moves.length).to.equal(Object.keys(EXPECTED).length + 1);
   });
 });

@@ -1,0 +1,72 @@
+import type { Retention } from "../platform/config.ts";
+import type { Logger } from "../platform/logger.ts";
+import type { UseCaseContext } from "../platform/use-case.ts";
+import { addMonths, dropMonth, ensureMonth, estimatedRows, listMonths, monthStart, partitionName, purgeDefault } from "../platform/database/monthly-partitions.ts";
+import { RETAINED_TABLES, type RetainedTable } from "./retention-registry.ts";
+
+/** Months created ahead of the current one (by the clock: the sandbox clock moves them too). */
+export const MONTHS_AHEAD = 3;
+const DAY_MS = 86_400_000;
+
+export interface TableSweep {
+  table: string;
+  created: string[];
+  dropped: string[];
+  /** Months past retention kept because a row in them is still needed (or a lock was not granted in time). */
+  kept: string[];
+  /** Stray rows of the default partition past retention, deleted. */
+  purged: number;
+  /** Estimated rows after the sweep. */
+  rows: number;
+}
+
+/**
+ * For each retained table: (a) the current month and MONTHS_AHEAD more exist,
+ * (b) every month whose end is older than the table's retention is dropped
+ * unless a row in it is still needed, (c) strays in the default partition past
+ * retention are deleted. Idempotent, and safe from two workers at once (every
+ * step re-checks under a per-table advisory lock); a step that cannot get its
+ * lock in time is left to the next run.
+ */
+export async function sweepRetention(
+  ctx: UseCaseContext,
+  retention: Retention,
+  logger: Logger,
+  tables: readonly RetainedTable[] = RETAINED_TABLES,
+): Promise<{ tables: TableSweep[] }> {
+  const now = ctx.clock.now();
+  const current = monthStart(now);
+  const results: TableSweep[] = [];
+  for (const spec of tables) {
+    const res: TableSweep = { table: spec.table, created: [], dropped: [], kept: [], purged: 0, rows: 0 };
+    for (let i = 0; i <= MONTHS_AHEAD; i++) {
+      const month = addMonths(current, i);
+      if (await step(logger, spec.table, () => ensureMonth(ctx.em, spec, month))) res.created.push(partitionName(spec.table, month));
+    }
+    const cutoff = new Date(now.getTime() - spec.retentionDays(retention) * DAY_MS);
+    for (const month of await listMonths(ctx.em, spec.table)) {
+      if (addMonths(month, 1) > cutoff) break;
+      const outcome = await step(logger, spec.table, () => dropMonth(ctx.em, spec, month, spec.neededRows));
+      if (outcome === "dropped") res.dropped.push(partitionName(spec.table, month));
+      else if (outcome !== "absent") res.kept.push(partitionName(spec.table, month));
+    }
+    res.purged = (await step(logger, spec.table, () => purgeDefault(ctx.em, spec, cutoff, spec.neededRows))) ?? 0;
+    res.rows = await estimatedRows(ctx.em, spec.table);
+    if (res.created.length || res.dropped.length || res.purged) {
+      logger.info({ table: spec.table, created: res.created, dropped: res.dropped, kept: res.kept, purged: res.purged }, "retention sweep");
+    }
+    results.push(res);
+  }
+  return { tables: results };
+}
+
+/** A lock not granted in time (55P03) is no failure: the next run tries again. Anything else is. */
+async function step<T>(logger: Logger, table: string, run: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (err) {
+    if ((err as { code?: string }).code !== "55P03") throw err;
+    logger.warn({ table }, "retention sweep: a lock was not granted in time; the next run tries again");
+    return undefined;
+  }
+}
