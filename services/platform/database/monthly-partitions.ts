@@ -63,6 +63,9 @@ export async function ensureMonth(em: EntityManager, spec: MonthlyPartitionedTab
   const from = month.toISOString();
   const to = addMonths(month, 1).toISOString();
   const storage = spec.storage ? ` with (${spec.storage})` : "";
+  // The common case (it exists) costs one catalog lookup, no transaction.
+  const [known] = await em.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [name]);
+  if (known?.found) return false;
   return em.transactional(async (tx) => {
     await tx.execute(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
     await tx.execute("select pg_advisory_xact_lock(hashtext(?))", [lockKey(spec.table)]);
