@@ -13,6 +13,8 @@ export interface ClaimedDelivery {
   retryIndex: number;
   endpointId: string;
   eventId: string;
+  /** The event's createdAt as Postgres text (exact to the microsecond): the delivery's and attempt's partition key. */
+  eventCreatedAt: string;
   url: string;
   /** Active signing secrets (their HMAC keys), newest first. */
   secrets: KeyObject[];
@@ -23,6 +25,8 @@ export interface ClaimedDelivery {
 export interface AttemptRecordItem {
   attempt_id: string;
   delivery_id: string;
+  /** ISO time of the event: the partition key of the delivery and the attempt. */
+  event_created_at: string;
   attempt_number: number;
   outcome: "SUCCEEDED" | "FAILED";
   status_code: number | null;
@@ -79,6 +83,7 @@ interface ClaimRow {
   attempt_id: string;
   type: string;
   created_at: string;
+  event_created_at: string;
   data: Record<string, unknown>;
   published_seq: string | null;
 }
@@ -139,19 +144,19 @@ export async function recordAndClaim(
   const excluded = [...options.inFlight, ...options.record.map((r) => r.delivery_id)];
   const rows = await ctx.em.execute<ClaimRow[]>(
     `with input as (
-       select * from jsonb_to_recordset(?::jsonb) as x(attempt_id uuid, delivery_id uuid, attempt_number int, outcome text, status_code int,
+       select * from jsonb_to_recordset(?::jsonb) as x(attempt_id uuid, delivery_id uuid, event_created_at timestamptz, attempt_number int, outcome text, status_code int,
          error text, duration_ms int, excerpt text, next_status text, next_attempt_at timestamptz, retry_index int)
      ), answered as (
        update webhook_delivery_attempts a
           set outcome = i.outcome, status_code = i.status_code, error = i.error, duration_ms = i.duration_ms, response_excerpt = i.excerpt
-         from input i where a.id = i.attempt_id and a.outcome = 'IN_PROGRESS'
+         from input i where a.id = i.attempt_id and a.event_created_at = i.event_created_at and a.outcome = 'IN_PROGRESS'
        returning a.id
      ), recorded as (
        update webhook_deliveries d
           set status = i.next_status, next_attempt_at = i.next_attempt_at, retry_index = i.retry_index,
               last_status_code = i.status_code, last_error = i.error, updated_at = ?
          from input i
-        where d.id = i.delivery_id and d.attempt_count = i.attempt_number and d.status = 'PENDING'
+        where d.id = i.delivery_id and d.event_created_at = i.event_created_at and d.attempt_count = i.attempt_number and d.status = 'PENDING'
        returning d.id
      ), ep as (
        select id, status, url, secret_ciphertext, previous_secret_ciphertext,
@@ -197,12 +202,12 @@ export async function recordAndClaim(
        returning w.id
      )
      select case when row_number() over (order by c.event_seq, c.id) = 1 then r.recorded end as recorded, ep.status, ep.url, ep.secret_ciphertext, ep.previous_secret_ciphertext, ep.previous_secret_active, ep.busy, ep.in_flight, ep.ordered,
-            c.id, c.event_id, c.attempt_number, c.retry_index, c.attempt_id, c.type, c.created_at, c.data, c.published_seq
+            c.id, c.event_id, c.attempt_number, c.retry_index, c.attempt_id, c.type, c.created_at, c.data, c.published_seq, c.event_created_at
        from (select string_agg(id::text, ',') as recorded from recorded) r
        left join ep on true
        left join (
          select bumped.id, bumped.event_id, bumped.attempt_count as attempt_number, bumped.retry_index, attempts.id as attempt_id,
-                e.type, e.created_at, e.data, e.published_seq, bumped.event_seq
+                e.type, e.created_at, e.data, e.published_seq, bumped.event_seq, bumped.event_created_at::text as event_created_at
            from bumped join attempts on attempts.delivery_id = bumped.id join events e on e.id = bumped.event_id and e.created_at = bumped.event_created_at
        ) c on true
       order by c.event_seq, c.id`,
@@ -243,6 +248,7 @@ export async function recordAndClaim(
         retryIndex: due.retry_index,
         endpointId: options.endpointId,
         eventId: due.event_id,
+        eventCreatedAt: due.event_created_at,
         url: endpoint.url,
         secrets,
         body: eventBody({ id: due.event_id, type: due.type, createdAt: new Date(due.created_at), data: due.data, publishedSeq: due.published_seq }),

@@ -64,6 +64,7 @@ export function judgeAnswers(
     return {
       attempt_id: r.claimed.attemptId,
       delivery_id: r.claimed.deliveryId,
+      event_created_at: r.claimed.eventCreatedAt,
       attempt_number: r.claimed.attemptNumber,
       outcome: j.succeeded ? "SUCCEEDED" : "FAILED",
       status_code: r.response.statusCode ?? null,
@@ -96,10 +97,10 @@ export async function recordAttempt(
     const moved = await em.execute<{ id: string }[]>(
       `with attempt as (
          update webhook_delivery_attempts set outcome = ?, status_code = ?, error = ?, duration_ms = ?, response_excerpt = ?
-          where id = ? and outcome = 'IN_PROGRESS' returning id
+          where id = ? and event_created_at = ? and outcome = 'IN_PROGRESS' returning id
        )
        update webhook_deliveries set status = ?, next_attempt_at = ?, retry_index = ?, last_status_code = ?, last_error = ?, updated_at = ?
-        where id = ? and attempt_count = ? and status = 'PENDING'
+        where id = ? and event_created_at = ? and attempt_count = ? and status = 'PENDING'
        returning id`,
       [
         succeeded ? "SUCCEEDED" : "FAILED",
@@ -108,6 +109,7 @@ export async function recordAttempt(
         response.durationMs,
         response.responseExcerpt?.slice(0, 1000) ?? null,
         claimed.attemptId,
+        claimed.eventCreatedAt,
         deliveryMachine.next("PENDING", event),
         nextAttemptAt,
         retryIndex,
@@ -115,6 +117,7 @@ export async function recordAttempt(
         error,
         now,
         claimed.deliveryId,
+        claimed.eventCreatedAt,
         claimed.attemptNumber,
       ],
     );

@@ -37,7 +37,8 @@ export async function redeliverEvent(
       const enabled = await em.find(WebhookEndpoint, { merchantId: input.merchantId, status: "ENABLED" }, { orderBy: { createdAt: "asc" } });
       targets = enabled.filter((e) => delivered.has(e.id) || subscribesTo(e.enabledEvents, event.type));
     }
-    const [seqRow] = await em.execute<{ seq: string; created_at: Date }[]>("select seq, created_at from events where id = ?", [event.id]);
+    // created_at as Postgres text: exact (a JS Date keeps milliseconds); it is the delivery's partition key.
+    const [seqRow] = await em.execute<{ seq: string; created_at: string }[]>("select seq, created_at::text as created_at from events where id = ?", [event.id]);
     const now = ctx.clock.now();
     const status = deliveryMachine.next("FAILED", "redeliver");
     const ids: string[] = [];

@@ -36,8 +36,9 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
     const result = await ctx.em.transactional(async (em) => {
       const [lock] = await em.execute<{ locked: boolean }[]>("select pg_try_advisory_xact_lock(?) as locked", [RELAY_LOCK]);
       if (!lock?.locked) return undefined;
-      const rows = await em.execute<{ id: string; merchant_id: string; type: string; seq: string; created_at: Date }[]>(
-        "select id, merchant_id, type, seq, created_at from events where relayed_at is null order by seq limit ? for update skip locked",
+      // created_at as Postgres text: exact to the microsecond (a JS Date keeps milliseconds), it becomes the deliveries' partition key.
+      const rows = await em.execute<{ id: string; merchant_id: string; type: string; seq: string; created_at: string }[]>(
+        "select id, merchant_id, type, seq, created_at::text as created_at from events where relayed_at is null order by seq limit ? for update skip locked",
         [BATCH_SIZE],
       );
       if (rows.length === 0) return { events: 0, created: [] as CreatedDelivery[] };

@@ -11,13 +11,13 @@ export interface RetainedTable extends MonthlyPartitionedTable {
   /** Days a row is kept at least (a RETENTION_* setting). */
   retentionDays(retention: Retention): number;
   /**
-   * SQL condition on a row `r` that keeps its month: work still to do on it.
-   * Checked under the month's exclusive lock, right before the drop.
+   * SQL conditions on a row `r`, any of which keeps its month: work still to
+   * do on it. Each is asked on its own (so each can use its own partial
+   * index), again under the table's exclusive lock right before the drop.
    */
-  readonly neededRows: string;
+  readonly neededRows: readonly string[];
 }
 
-const pendingDelivery = "select d.id from webhook_deliveries d where d.status = 'PENDING'";
 
 /**
  * Dependents first: attempts and deliveries go no later than their events
@@ -34,7 +34,7 @@ const pendingDelivery = "select d.id from webhook_deliveries d where d.status = 
  *
  * The audit log registers itself here in one line once its table exists
  * (created with monthlyPartitionedTableSql):
- *   { table: "audit_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: "false" },
+ *   { table: "audit_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: [] },
  */
 export const RETAINED_TABLES: readonly RetainedTable[] = [
   {
@@ -42,23 +42,27 @@ export const RETAINED_TABLES: readonly RetainedTable[] = [
     column: "event_created_at",
     retentionDays: (r) => r.webhookDeliveriesDays,
     // The attempt a worker is making, and the history of a delivery still being retried.
-    neededRows: `r.outcome = 'IN_PROGRESS' or r.delivery_id in (${pendingDelivery})`,
+    neededRows: [
+      "r.outcome = 'IN_PROGRESS'",
+      "exists (select 1 from webhook_deliveries d where d.id = r.delivery_id and d.event_created_at = r.event_created_at and d.status = 'PENDING')",
+    ],
   },
   {
     table: "webhook_deliveries",
     column: "event_created_at",
     storage: "fillfactor = 80",
     retentionDays: (r) => r.webhookDeliveriesDays,
-    neededRows: "r.status = 'PENDING'",
+    neededRows: ["r.status = 'PENDING'"],
   },
   {
     table: "events",
     column: "created_at",
     retentionDays: (r) => r.eventsDays,
-    // Not yet relayed (no deliveries made), emails not yet collected, or being delivered.
-    neededRows:
-      `r.relayed_at is null` +
-      ` or (r.emails_collected_at is null and r.type in (${EMAIL_EVENT_TYPES.map((t) => `'${t}'`).join(", ")}))` +
-      ` or r.id in (select d.event_id from webhook_deliveries d where d.status = 'PENDING')`,
+    // Not yet relayed (no deliveries made), emails not yet collected, or being delivered (partial indexes serve each).
+    neededRows: [
+      "r.relayed_at is null",
+      `r.emails_collected_at is null and r.type in (${EMAIL_EVENT_TYPES.map((t) => `'${t}'`).join(", ")})`,
+      "exists (select 1 from webhook_deliveries d where d.event_id = r.id and d.event_created_at = r.created_at and d.status = 'PENDING')",
+    ],
   },
 ];

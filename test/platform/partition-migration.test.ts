@@ -5,6 +5,11 @@ import { createOrm, type Orm } from "../../services/platform/database/orm.ts";
 import { monthlyPartitionedTableSql, monthStart, partitionName } from "../../services/platform/database/monthly-partitions.ts";
 import { entities } from "../../services/entities.ts";
 import { infrastructure } from "../support/infrastructure.ts";
+import { ManualClock } from "../../services/platform/clock.ts";
+import { loadConfig } from "../../services/platform/config.ts";
+import { createLogger } from "../../services/platform/logger.ts";
+import type { RetainedTable } from "../../services/retention/retention-registry.ts";
+import { sweepRetention } from "../../services/retention/sweep-retention.ts";
 import { withDatabase } from "../support/database.ts";
 
 const DAY_MS = 86_400_000;
@@ -107,5 +112,12 @@ describe("migration 0032 (monthly partitions) on a database with rows", () => {
     expect(parts).to.include.members([partitionName("audit_entries", month), "audit_entries_default"]);
     expect(parts).to.have.length(5);
     await db.query("insert into audit_entries (id, at, action) values ($1, now(), 'x')", [randomUUID()]);
+
+    // Registered in one line, the sweep keeps it like the others: a year on, the months ahead exist and the old one is gone.
+    const audit: RetainedTable = { table: "audit_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: [] };
+    const yearOn = new Date(Date.now() + 450 * DAY_MS);
+    const res = await sweepRetention({ em: orm.em.fork(), clock: new ManualClock(yearOn) }, loadConfig({}).retention, createLogger("silent"), [audit]);
+    expect(res.tables[0]!.created).to.include(partitionName("audit_entries", monthStart(yearOn)));
+    expect(res.tables[0]!.dropped).to.include(partitionName("audit_entries", month));
   });
 });

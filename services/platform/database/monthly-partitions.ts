@@ -63,6 +63,9 @@ export async function ensureMonth(em: EntityManager, spec: MonthlyPartitionedTab
   const from = month.toISOString();
   const to = addMonths(month, 1).toISOString();
   const storage = spec.storage ? ` with (${spec.storage})` : "";
+  // The common case (it exists) costs one catalog lookup, no transaction.
+  const [known] = await em.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [name]);
+  if (known?.found) return false;
   return em.transactional(async (tx) => {
     await tx.execute(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
     await tx.execute("select pg_advisory_xact_lock(hashtext(?))", [lockKey(spec.table)]);
@@ -91,26 +94,38 @@ export async function ensureMonth(em: EntityManager, spec: MonthlyPartitionedTab
 }
 
 /**
- * Drops the month starting at `month` unless a row in it is still needed
- * (`neededRows`, a condition on its rows as `r`), checked under the month's
- * exclusive lock so nothing can become needed between the check and the drop.
- * Idempotent: a month already gone is "not dropped". Returns what happened.
+ * Drops the month starting at `month` unless a row in it is still needed:
+ * `neededRows` are conditions on its rows (as `r`), each asked on its own so
+ * each can use its own (partial) index. Asked once without locks (a month
+ * kept for weeks costs no exclusive lock on every run), then again under the
+ * parent table's exclusive lock — taken parent first, the order every query
+ * takes, and the lock DROP needs anyway — so nothing can become needed between
+ * the check and the drop. Idempotent: a month already gone is "absent".
  */
 export async function dropMonth(
   em: EntityManager,
   spec: MonthlyPartitionedTable,
   month: Date,
-  neededRows: string,
+  neededRows: readonly string[],
 ): Promise<"dropped" | "needed" | "absent"> {
   const name = partitionName(spec.table, month);
+  const present = async (tx: EntityManager) =>
+    (await tx.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [name]))[0]?.found === true;
+  const needed = async (tx: EntityManager) => {
+    for (const condition of neededRows) {
+      const [row] = await tx.execute<{ found: boolean }[]>(`select exists (select 1 from ${ident(name)} r where ${condition}) as found`);
+      if (row?.found) return true;
+    }
+    return false;
+  };
+  if (!(await present(em))) return "absent";
+  if (await needed(em)) return "needed";
   return em.transactional(async (tx) => {
     await tx.execute(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
     await tx.execute("select pg_advisory_xact_lock(hashtext(?))", [lockKey(spec.table)]);
-    const [exists] = await tx.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [name]);
-    if (!exists?.found) return "absent";
-    await tx.execute(`lock table ${ident(name)} in access exclusive mode`);
-    const [needed] = await tx.execute<{ found: boolean }[]>(`select exists (select 1 from ${ident(name)} r where ${neededRows}) as found`);
-    if (needed?.found) return "needed";
+    if (!(await present(tx))) return "absent";
+    await tx.execute(`lock table ${ident(spec.table)} in access exclusive mode`);
+    if (await needed(tx)) return "needed";
     await tx.execute(`drop table ${ident(name)}`);
     return "dropped";
   });
@@ -121,12 +136,13 @@ export async function dropMonth(
  * deleted (a DELETE: the default partition only holds strays, so this is
  * small). Returns how many.
  */
-export async function purgeDefault(em: EntityManager, spec: MonthlyPartitionedTable, before: Date, neededRows: string): Promise<number> {
+export async function purgeDefault(em: EntityManager, spec: MonthlyPartitionedTable, before: Date, neededRows: readonly string[]): Promise<number> {
   const fallback = defaultPartitionName(spec.table);
   const [exists] = await em.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [fallback]);
   if (!exists?.found) return 0;
   const rows = await em.execute<{ n: number }[]>(
-    `with gone as (delete from ${ident(fallback)} r where r.${ident(spec.column)} < ? and not (${neededRows}) returning 1) select count(*)::int as n from gone`,
+    `with gone as (delete from ${ident(fallback)} r where r.${ident(spec.column)} < ? and not (${neededRows.map((c) => `(${c})`).join(" or ") || "false"}) returning 1)
+     select count(*)::int as n from gone`,
     [before.toISOString()],
   );
   return rows[0]?.n ?? 0;

@@ -83,6 +83,30 @@ describe("outbox relay and delivery queue", () => {
     }
   });
 
+  it("delivers and records an event whose createdAt has microseconds (the deliveries' partition key is copied exactly)", async () => {
+    const { id: merchantId, api } = await sys.createMerchant("Microseconds");
+    await api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/micro` });
+    const [row] = await sys.sql<{ id: string }>(
+      "insert into events (id, merchant_id, type, data, created_at) values (gen_random_uuid(), ?, 'plan.created', '{}', now() - interval '1.234567 second') returning id",
+      [merchantId],
+    );
+    await relayEvents(sys.context(), sys.system.queues!);
+    const workers = await startWebhookWorkers(sys);
+    try {
+      await receiver.waitFor((r) => r.some((x) => x.path === "/hooks/micro"));
+      const [delivery] = await eventually(async () => {
+        const rows = await sys.sql<{ status: string; same: boolean }>(
+          "select d.status, d.event_created_at = e.created_at as same from webhook_deliveries d join events e on e.id = d.event_id where d.event_id = ?",
+          [row!.id],
+        );
+        return rows[0]?.status === "SUCCEEDED" ? rows : undefined;
+      });
+      expect(delivery!.same).to.equal(true);
+    } finally {
+      await workers.close();
+    }
+  });
+
   it("runs a retry within seconds once the sandbox clock passes its due time", async () => {
     const { id: merchantId, api } = await sys.createMerchant("Clock");
     const ep = (await api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/clock` })).body;
