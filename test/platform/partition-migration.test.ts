@@ -5,7 +5,7 @@ import { createOrm, type Orm } from "../../services/platform/database/orm.ts";
 import { monthlyPartitionedTableSql, monthStart, partitionName } from "../../services/platform/database/monthly-partitions.ts";
 import { entities } from "../../services/entities.ts";
 import { infrastructure } from "../support/infrastructure.ts";
-import { ManualClock } from "../../services/platform/clock.ts";
+import { ManualClock } from "../support/manual-clock.ts";
 import { loadConfig } from "../../services/platform/config.ts";
 import { createLogger } from "../../services/platform/logger.ts";
 import type { RetainedTable } from "../../services/retention/retention-registry.ts";
