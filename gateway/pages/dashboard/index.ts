@@ -8,6 +8,12 @@ import { dashboardSessions } from "./session-store.ts";
 import { signInPages } from "./sign-in-pages.ts";
 import { overviewPage } from "./overview-page.ts";
 import { teamPage } from "./team-page.ts";
+import { apiKeysPage } from "./api-keys-page.ts";
+import { webhooksPage } from "./webhooks-page.ts";
+import { eventsPage } from "./events-page.ts";
+import { refundsPage } from "./refunds-page.ts";
+import { balancePage } from "./balance-page.ts";
+import { payoutsPage } from "./payouts-page.ts";
 
 /** The merchant dashboard (issue 24) under /dashboard: sign-in pages, then one file per page. */
 export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageResponder): Router[] {
@@ -26,5 +32,11 @@ export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageRespo
   const router = new Router();
   overviewPage(router, dashboard);
   teamPage(router, dashboard);
+  apiKeysPage(router, dashboard);
+  webhooksPage(router, dashboard);
+  eventsPage(router, dashboard);
+  refundsPage(router, dashboard);
+  balancePage(router, dashboard);
+  payoutsPage(router, dashboard);
   return [signInPages(dashboard), router];
 }
