@@ -42,6 +42,13 @@ export interface PageModels {
   "dashboard/recovery-codes": { codes: string[] };
   "dashboard/message": { frame: DashboardFrame; heading: string; message: string };
   "dashboard/team": DashboardTeamModel;
+  "dashboard/api-keys": DashboardApiKeysModel;
+  "dashboard/webhooks": DashboardWebhooksModel;
+  "dashboard/webhook-endpoint": DashboardWebhookEndpointModel;
+  "dashboard/events": DashboardEventsModel;
+  "dashboard/refunds": DashboardRefundsModel;
+  "dashboard/balance": DashboardBalanceModel;
+  "dashboard/payouts": DashboardPayoutsModel;
   receipt: ReceiptModel;
 }
 
@@ -105,6 +112,121 @@ export interface DashboardTeamModel {
   inviteEmail: string;
   inviteUrl?: string | undefined;
   invitedEmail?: string | undefined;
+  error?: string | undefined;
+  notice?: string | undefined;
+}
+
+/** Keyset paging of a dashboard list: the next page, and the first one when not on it. */
+interface DashboardPaging {
+  nextUrl?: string | undefined;
+  firstUrl?: string | undefined;
+}
+
+interface DashboardOption {
+  value: string;
+  label: string;
+  selected: boolean;
+}
+
+export interface DashboardApiKeysModel extends DashboardPaging {
+  frame: DashboardFrame;
+  canManage: boolean;
+  keys: { id: string; prefix: string; created: string; lastUsed: string; revoked?: string | undefined }[];
+  /** The key just created: shown once, in [data-api-key]. */
+  createdKey?: string | undefined;
+  createdKeyId?: string | undefined;
+  error?: string | undefined;
+  notice?: string | undefined;
+}
+
+export interface DashboardEndpointView {
+  id: string;
+  url: string;
+  description: string;
+  events: string;
+  status: string;
+  statusText: string;
+  disabledReason: string;
+  created: string;
+}
+
+export interface DashboardWebhooksModel extends DashboardPaging {
+  frame: DashboardFrame;
+  canManage: boolean;
+  endpoints: DashboardEndpointView[];
+  secret?: string | undefined;
+  url: string;
+  description: string;
+  enabledEvents: string;
+  error?: string | undefined;
+}
+
+export interface DashboardWebhookEndpointModel extends DashboardPaging {
+  frame: DashboardFrame;
+  canManage: boolean;
+  canRedeliver: boolean;
+  endpoint: DashboardEndpointView;
+  path: string;
+  /** A new signing secret (created or rotated): shown once, in [data-webhook-secret]. */
+  secret?: string | undefined;
+  filters: { status: string; eventId: string };
+  statuses: DashboardOption[];
+  deliveries: {
+    id: string;
+    eventId: string;
+    eventType: string;
+    status: string;
+    statusText: string;
+    created: string;
+    next: string;
+    attempts: { number: number; at: string; outcome: string; statusCode: string; duration: string; error: string; excerpt: string }[];
+  }[];
+  error?: string | undefined;
+  notice?: string | undefined;
+}
+
+export interface DashboardEventsModel extends DashboardPaging {
+  frame: DashboardFrame;
+  canRedeliver: boolean;
+  types: { value: string; selected: boolean }[];
+  /** `json`: the event as webhooks send it, indented; escaped into a <pre>. */
+  events: { id: string; type: string; created: string; json: string }[];
+  error?: string | undefined;
+  notice?: string | undefined;
+}
+
+export interface DashboardRefundsModel extends DashboardPaging {
+  frame: DashboardFrame;
+  filters: { chargeId: string; subscriptionId: string };
+  refunds: { id: string; created: string; amount: string; assetAmount: string; status: string; statusText: string; chargeId: string; subscriptionId: string; reason: string }[];
+  error?: string | undefined;
+}
+
+export interface DashboardBalanceModel extends DashboardPaging {
+  frame: DashboardFrame;
+  balances: { asset: string; available: string; pending: string }[];
+  filters: { createdAfter: string };
+  assets: DashboardOption[];
+  types: DashboardOption[];
+  transactions: { id: string; created: string; type: string; typeText: string; amount: string; balanceAfter: string; source: string }[];
+  error?: string | undefined;
+}
+
+export interface DashboardPayoutsModel extends DashboardPaging {
+  frame: DashboardFrame;
+  canManage: boolean;
+  canActivateNow: boolean;
+  destinations: { id: string; asset: string; network: string; address: string; label: string; status: string; statusText: string; activatesAt: string }[];
+  /** ACTIVE destinations, for the create-payout select. */
+  payable: { id: string; label: string; selected: boolean }[];
+  assets: { value: string; selected: boolean }[];
+  statuses: DashboardOption[];
+  payouts: { id: string; created: string; amount: string; fee: string; status: string; statusText: string; to: string; txHash: string; failure: string; cancellable: boolean }[];
+  address: string;
+  label: string;
+  amount: string;
+  /** Made when the form is shown: a double submit creates one payout. */
+  idempotencyKey: string;
   error?: string | undefined;
   notice?: string | undefined;
 }

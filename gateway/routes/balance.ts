@@ -7,7 +7,7 @@ import { balanceObjectSchema, balanceTransactionSchema, listBalanceTransactionsQ
 import { recordOf } from "../../services/platform/rpc/record-json.ts";
 import { parseDateTime } from "../validation/date-time.ts";
 
-async function merchantBalance(clients: GatewayClients, merchantId: string) {
+export async function merchantBalance(clients: GatewayClients, merchantId: string) {
   const [{ accounts }, { pending }] = await Promise.all([
     clients.wallet.listAccounts({ ownerType: OwnerType.MERCHANT, ownerId: merchantId }),
     clients.payouts.getPendingBalance({ merchantId }),

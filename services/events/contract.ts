@@ -48,6 +48,7 @@ export const EVENT_TYPES = [
   "payment_order.refund_expired",
   "payout_destination.created",
   "payout_destination.removed",
+  "payout_destination.activated",
   "payout.created",
   "payout.processing",
   "payout.paid",

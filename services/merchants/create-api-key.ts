@@ -24,6 +24,7 @@ export function issueApiKey(em: EntityManager, clock: Clock, merchantId: string,
     keyHash: generated.hash,
     createdAt: clock.now(),
     revokedAt: null,
+    lastUsedAt: null,
   });
   return { id: row.id, apiKey: generated.key };
 }

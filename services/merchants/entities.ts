@@ -26,6 +26,8 @@ export const ApiKey = defineEntity({
     keyHash: p.string().length(64).unique(),
     createdAt: p.datetime(),
     revokedAt: p.datetime().nullable(),
+    /** Stamped by authentication at most once a minute (migration 0034); null = never used. */
+    lastUsedAt: p.datetime().nullable(),
   },
 });
 

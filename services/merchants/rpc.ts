@@ -7,6 +7,7 @@ import { createMerchant } from "./create-merchant.ts";
 import { getMerchant } from "./get-merchant.ts";
 import { createApiKey } from "./create-api-key.ts";
 import { revokeApiKey } from "./revoke-api-key.ts";
+import { listApiKeys } from "./list-api-keys.ts";
 import { authenticateApiKey } from "./authenticate-api-key.ts";
 import { announceVia } from "./key-revocations.ts";
 import { setMerchantRateLimit } from "./set-merchant-rate-limit.ts";
@@ -44,6 +45,17 @@ export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantS
     async revokeApiKey(req) {
       await revokeApiKey(contextFor(deps), { merchantId: req.merchantId, keyId: req.keyId }, announce);
       return {};
+    },
+    async listApiKeys(req) {
+      const page = await listApiKeys(contextFor(deps), { merchantId: req.merchantId, limit: req.limit, cursor: req.cursor });
+      const keys = page.items.map((k) => ({
+        id: k.id,
+        prefix: k.prefix,
+        createdAt: toTimestamp(k.createdAt),
+        lastUsedAt: k.lastUsedAt ? toTimestamp(k.lastUsedAt) : undefined,
+        revokedAt: k.revokedAt ? toTimestamp(k.revokedAt) : undefined,
+      }));
+      return { keys, hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
     async authenticateApiKey(req) {
       return authenticateApiKey(contextFor(deps), req.apiKey);

@@ -84,6 +84,28 @@ export async function removeDestination(ctx: UseCaseContext, merchantId: string,
   });
 }
 
+/**
+ * The dashboard's early activation: an OWNER/ADMIN who confirmed with a fresh
+ * TOTP code ends the cooling period now (the gateway checks role and code; the
+ * REST API has no such call, so a leaked key still waits). Recorded as
+ * payout_destination.activated so every webhook hears of it; an ACTIVE one
+ * answers as it is; a REMOVED one is refused.
+ */
+export async function activateDestination(ctx: UseCaseContext, merchantId: string, id: string): Promise<PayoutDestinationRow> {
+  if (!isUuid(id)) throw destinationNotFound(id);
+  return ctx.em.transactional(async (em) => {
+    const row = await em.findOne(PayoutDestination, { id: id.toLowerCase(), merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!row) throw destinationNotFound(id);
+    if (row.removedAt) throw conflict(PAYOUT_ERRORS.destinationNotActive, `payout destination ${row.id} is removed`);
+    const now = ctx.clock.now();
+    if (row.activatesAt.getTime() > now.getTime()) {
+      row.activatesAt = now;
+      recordEvent(em, ctx.clock, { merchantId, type: "payout_destination.activated", data: destinationRecord(row, now) });
+    }
+    return row;
+  });
+}
+
 export interface ListDestinationsInput {
   merchantId: string;
   status?: string | undefined;

@@ -6,7 +6,7 @@ import { withRecordJson } from "../platform/rpc/record-json.ts";
 import { Payout as PayoutEntity, type PayoutDestinationRow, type PayoutRow } from "./entities.ts";
 import { formatAmount } from "../platform/money.ts";
 import { adminPayoutRecord, destinationRecord, payoutRecord } from "./payout-records.ts";
-import { createDestination, getDestination, listDestinations, removeDestination } from "./destinations.ts";
+import { activateDestination, createDestination, getDestination, listDestinations, removeDestination } from "./destinations.ts";
 import { createPayout } from "./create-payout.ts";
 import { approvePayout, cancelPayout, rejectPayout, sandboxFailPayout } from "./payout-actions.ts";
 import { getPayout, listPayouts, pendingBalance } from "./payout-queries.ts";
@@ -109,6 +109,9 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
     async listPayoutDestinations(req) {
       const page = await listDestinations(contextFor(deps), { merchantId: req.merchantId, status: req.status, asset: req.asset, limit: req.limit, cursor: req.cursor });
       return { destinations: page.items.map(destinationMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    async activatePayoutDestination(req) {
+      return { destination: destinationMessage(await activateDestination(contextFor(deps), req.merchantId, req.id)) };
     },
     async removePayoutDestination(req) {
       return { destination: destinationMessage(await removeDestination(contextFor(deps), req.merchantId, req.id)) };

@@ -12,6 +12,12 @@ import { subscriptionsPage } from "./subscriptions-page.ts";
 import { subscriptionPage } from "./subscription-page.ts";
 import { plansPage } from "./plans-page.ts";
 import { planPage } from "./plan-page.ts";
+import { apiKeysPage } from "./api-keys-page.ts";
+import { webhooksPage } from "./webhooks-page.ts";
+import { eventsPage } from "./events-page.ts";
+import { refundsPage } from "./refunds-page.ts";
+import { balancePage } from "./balance-page.ts";
+import { payoutsPage } from "./payouts-page.ts";
 
 /** The merchant dashboard (issue 24) under /dashboard: sign-in pages, then one file per page. */
 export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageResponder): Router[] {
@@ -34,5 +40,11 @@ export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageRespo
   plansPage(router, dashboard);
   planPage(router, dashboard);
   teamPage(router, dashboard);
+  apiKeysPage(router, dashboard);
+  webhooksPage(router, dashboard);
+  eventsPage(router, dashboard);
+  refundsPage(router, dashboard);
+  balancePage(router, dashboard);
+  payoutsPage(router, dashboard);
   return [signInPages(dashboard), router];
 }

@@ -19,6 +19,12 @@ export const NAV: { href: string; label: string }[] = [
   { href: DASHBOARD, label: "Overview" },
   { href: `${DASHBOARD}/subscriptions`, label: "Subscriptions" },
   { href: `${DASHBOARD}/plans`, label: "Plans" },
+  { href: `${DASHBOARD}/refunds`, label: "Refunds" },
+  { href: `${DASHBOARD}/balance`, label: "Balance" },
+  { href: `${DASHBOARD}/payouts`, label: "Payouts" },
+  { href: `${DASHBOARD}/webhooks`, label: "Webhooks" },
+  { href: `${DASHBOARD}/events`, label: "Events" },
+  { href: `${DASHBOARD}/api-keys`, label: "API keys" },
   { href: `${DASHBOARD}/team`, label: "Team" },
 ];
 
@@ -65,3 +71,40 @@ export const cancellationWords = wordsFor(
     ["PAYMENT_FAILED", "payments failed"],
   ]),
 );
+
+/** Statuses on the API keys, webhooks, events, refunds, balance and payouts pages. */
+export const endpointStatusText = wordsFor(new Map([["ENABLED", "Enabled"], ["DISABLED", "Disabled"]]));
+export const deliveryStatusText = wordsFor(new Map([["PENDING", "Pending"], ["SUCCEEDED", "Delivered"], ["FAILED", "Failed"]]));
+export const attemptOutcomeText = wordsFor(
+  new Map([["IN_PROGRESS", "In progress"], ["SUCCEEDED", "Succeeded"], ["FAILED", "Failed"], ["INTERRUPTED", "Interrupted (the worker stopped)"]]),
+);
+export const balanceTypeText = wordsFor(
+  new Map([
+    ["SUBSCRIPTION_CHARGE", "Subscription charge"],
+    ["REFUND", "Refund"],
+    ["PAYMENT_ORDER", "Payment order"],
+    ["PAYOUT", "Payout"],
+    ["PAYOUT_REVERSAL", "Payout returned"],
+    ["ORDER_REFUND", "Payment order refund"],
+    ["ADJUSTMENT", "Adjustment"],
+  ]),
+);
+export const destinationStatusText = wordsFor(new Map([["PENDING_ACTIVATION", "Cooling period"], ["ACTIVE", "Active"], ["REMOVED", "Removed"]]));
+export const payoutStatusText = wordsFor(
+  new Map([["PENDING", "Pending"], ["IN_REVIEW", "In review"], ["PROCESSING", "Processing"], ["PAID", "Paid"], ["FAILED", "Failed"], ["CANCELLED", "Cancelled"]]),
+);
+
+/**
+ * A service's refusal in words (the codes stay in the API). A code not here
+ * shows the service's own message, which names the field and the rule.
+ */
+const PROBLEMS = new Map([
+  ["DESTINATION_EXISTS", "This address is already a payout destination for this asset."],
+  ["DESTINATION_NOT_ACTIVE", "This destination cannot be paid out to now: it is still in its cooling period, or removed."],
+  ["MERCHANT_BALANCE_INSUFFICIENT", "Your available balance in this asset is too low for this amount and its fee. Nothing moved."],
+  ["PAYOUT_IN_PROGRESS", "This payout is already being created. Reload the page in a moment."],
+  ["PAYOUTS_UNAVAILABLE", "Payouts are not available on this deployment right now."],
+  ["INVALID_STATUS_TRANSITION", "This payout can no longer be cancelled."],
+  ["WEBHOOK_ENDPOINT_DISABLED", "This endpoint is disabled: enable it first."],
+]);
+export const problemText = (code: string, message: string): string => PROBLEMS.get(code) ?? `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;

@@ -58,4 +58,29 @@ describe("PayoutsService over gRPC (stock @grpc/grpc-js client)", () => {
     expect(err?.code).to.equal(grpc.status.NOT_FOUND);
     expect(err?.metadata.get("billing-error-code")).to.deep.equal(["DESTINATION_NOT_FOUND"]);
   });
+
+  it("ActivatePayoutDestination (the dashboard's early activation) ends the cooling period once, records payout_destination.activated, refuses a removed one, and another merchant's is NOT_FOUND", async () => {
+    const created = await call("CreatePayoutDestination", { merchantId, asset: "USDT_TRON", address: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" });
+    expect(created.err).to.equal(null);
+    expect(created.res.destination.status).to.equal("PENDING_ACTIVATION");
+    const id = created.res.destination.id;
+    const other = (await sys.createMerchant()).id;
+    const foreign = await call("ActivatePayoutDestination", { merchantId: other, id });
+    expect(foreign.err?.code).to.equal(grpc.status.NOT_FOUND);
+    expect(foreign.err?.metadata.get("billing-error-code")).to.deep.equal(["DESTINATION_NOT_FOUND"]);
+    expect((await call("ActivatePayoutDestination", { merchantId, id: "not-a-uuid" })).err?.code).to.equal(grpc.status.NOT_FOUND);
+
+    const activated = await call("ActivatePayoutDestination", { merchantId, id });
+    expect(activated.err).to.equal(null);
+    expect(activated.res.destination.status).to.equal("ACTIVE");
+    // Again: answered as it is, no second event.
+    expect((await call("ActivatePayoutDestination", { merchantId, id })).res.destination.status).to.equal("ACTIVE");
+    const events = await sys.sql(`select type from events where merchant_id = ? and data->>'id' = ? order by created_at`, [merchantId, id]);
+    expect(events.map((e) => e.type)).to.deep.equal(["payout_destination.created", "payout_destination.activated"]);
+
+    await call("RemovePayoutDestination", { merchantId, id });
+    const removed = await call("ActivatePayoutDestination", { merchantId, id });
+    expect(removed.err?.code).to.equal(grpc.status.ALREADY_EXISTS);
+    expect(removed.err?.metadata.get("billing-error-code")).to.deep.equal(["DESTINATION_NOT_ACTIVE"]);
+  });
 });

@@ -27,6 +27,7 @@ import { Migration0029CustomerEmails } from "./0029-customer-emails.ts";
 import { Migration0030PayoutIndexes } from "./0030-payout-indexes.ts";
 import { Migration0032MonthlyPartitions } from "./0032-monthly-partitions.ts";
 import { Migration0033DashboardLookups } from "./0033-dashboard-lookups.ts";
+import { Migration0034ApiKeyLastUse } from "./0034-api-key-last-use.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -61,4 +62,5 @@ export const migrations: MigrationObject[] = [
   { name: "0030-payout-indexes", class: Migration0030PayoutIndexes },
   { name: "0032-monthly-partitions", class: Migration0032MonthlyPartitions },
   { name: "0033-dashboard-lookups", class: Migration0033DashboardLookups },
+  { name: "0034-api-key-last-use", class: Migration0034ApiKeyLastUse },
 ];

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file billing/merchants/v1/merchants.proto.
  */
 export const file_billing_merchants_v1_merchants: GenFile = /*@__PURE__*/
-  fileDesc("CiRiaWxsaW5nL21lcmNoYW50cy92MS9tZXJjaGFudHMucHJvdG8SFGJpbGxpbmcubWVyY2hhbnRzLnYxIpUCCghNZXJjaGFudBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiIKFXJhdGVfbGltaXRfcGVyX3NlY29uZBgEIAEoBUgAiAEBEh0KEHJhdGVfbGltaXRfYnVyc3QYBSABKAVIAYgBARITCgtyZWNvcmRfanNvbhgGIAEoCRIgChNwYXlvdXRfcmV2aWV3X2Fib3ZlGAcgASgJSAKIAQFCGAoWX3JhdGVfbGltaXRfcGVyX3NlY29uZEITChFfcmF0ZV9saW1pdF9idXJzdEIWChRfcGF5b3V0X3Jldmlld19hYm92ZSIlChVDcmVhdGVNZXJjaGFudFJlcXVlc3QSDAoEbmFtZRgBIAEoCSJvChZDcmVhdGVNZXJjaGFudFJlc3BvbnNlEjAKCG1lcmNoYW50GAEgASgLMh4uYmlsbGluZy5tZXJjaGFudHMudjEuTWVyY2hhbnQSEgoKYXBpX2tleV9pZBgCIAEoCRIPCgdhcGlfa2V5GAMgASgJIiAKEkdldE1lcmNoYW50UmVxdWVzdBIKCgJpZBgBIAEoCSJHChNHZXRNZXJjaGFudFJlc3BvbnNlEjAKCG1lcmNoYW50GAEgASgLMh4uYmlsbGluZy5tZXJjaGFudHMudjEuTWVyY2hhbnQiKgoTQ3JlYXRlQXBpS2V5UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCSIzChRDcmVhdGVBcGlLZXlSZXNwb25zZRIKCgJpZBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJIjoKE1Jldm9rZUFwaUtleVJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJIhYKFFJldm9rZUFwaUtleVJlc3BvbnNlIiwKGUF1dGhlbnRpY2F0ZUFwaUtleVJlcXVlc3QSDwoHYXBpX2tleRgBIAEoCSJBChpBdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZRITCgttZXJjaGFudF9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAki3gEKG1NldE1lcmNoYW50UmF0ZUxpbWl0UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIiChVyYXRlX2xpbWl0X3Blcl9zZWNvbmQYAiABKAVIAIgBARIdChByYXRlX2xpbWl0X2J1cnN0GAMgASgFSAGIAQESIAoTcGF5b3V0X3Jldmlld19hYm92ZRgEIAEoCUgCiAEBQhgKFl9yYXRlX2xpbWl0X3Blcl9zZWNvbmRCEwoRX3JhdGVfbGltaXRfYnVyc3RCFgoUX3BheW91dF9yZXZpZXdfYWJvdmUiUAocU2V0TWVyY2hhbnRSYXRlTGltaXRSZXNwb25zZRIwCghtZXJjaGFudBgBIAEoCzIeLmJpbGxpbmcubWVyY2hhbnRzLnYxLk1lcmNoYW50MqgFCg9NZXJjaGFudFNlcnZpY2USawoOQ3JlYXRlTWVyY2hhbnQSKy5iaWxsaW5nLm1lcmNoYW50cy52MS5DcmVhdGVNZXJjaGFudFJlcXVlc3QaLC5iaWxsaW5nLm1lcmNoYW50cy52MS5DcmVhdGVNZXJjaGFudFJlc3BvbnNlEmIKC0dldE1lcmNoYW50EiguYmlsbGluZy5tZXJjaGFudHMudjEuR2V0TWVyY2hhbnRSZXF1ZXN0GikuYmlsbGluZy5tZXJjaGFudHMudjEuR2V0TWVyY2hhbnRSZXNwb25zZRJlCgxDcmVhdGVBcGlLZXkSKS5iaWxsaW5nLm1lcmNoYW50cy52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiouYmlsbGluZy5tZXJjaGFudHMudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USZQoMUmV2b2tlQXBpS2V5EikuYmlsbGluZy5tZXJjaGFudHMudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBoqLmJpbGxpbmcubWVyY2hhbnRzLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEncKEkF1dGhlbnRpY2F0ZUFwaUtleRIvLmJpbGxpbmcubWVyY2hhbnRzLnYxLkF1dGhlbnRpY2F0ZUFwaUtleVJlcXVlc3QaMC5iaWxsaW5nLm1lcmNoYW50cy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZRJ9ChRTZXRNZXJjaGFudFJhdGVMaW1pdBIxLmJpbGxpbmcubWVyY2hhbnRzLnYxLlNldE1lcmNoYW50UmF0ZUxpbWl0UmVxdWVzdBoyLmJpbGxpbmcubWVyY2hhbnRzLnYxLlNldE1lcmNoYW50UmF0ZUxpbWl0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiRiaWxsaW5nL21lcmNoYW50cy92MS9tZXJjaGFudHMucHJvdG8SFGJpbGxpbmcubWVyY2hhbnRzLnYxIpUCCghNZXJjaGFudBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiIKFXJhdGVfbGltaXRfcGVyX3NlY29uZBgEIAEoBUgAiAEBEh0KEHJhdGVfbGltaXRfYnVyc3QYBSABKAVIAYgBARITCgtyZWNvcmRfanNvbhgGIAEoCRIgChNwYXlvdXRfcmV2aWV3X2Fib3ZlGAcgASgJSAKIAQFCGAoWX3JhdGVfbGltaXRfcGVyX3NlY29uZEITChFfcmF0ZV9saW1pdF9idXJzdEIWChRfcGF5b3V0X3Jldmlld19hYm92ZSIlChVDcmVhdGVNZXJjaGFudFJlcXVlc3QSDAoEbmFtZRgBIAEoCSJvChZDcmVhdGVNZXJjaGFudFJlc3BvbnNlEjAKCG1lcmNoYW50GAEgASgLMh4uYmlsbGluZy5tZXJjaGFudHMudjEuTWVyY2hhbnQSEgoKYXBpX2tleV9pZBgCIAEoCRIPCgdhcGlfa2V5GAMgASgJIiAKEkdldE1lcmNoYW50UmVxdWVzdBIKCgJpZBgBIAEoCSJHChNHZXRNZXJjaGFudFJlc3BvbnNlEjAKCG1lcmNoYW50GAEgASgLMh4uYmlsbGluZy5tZXJjaGFudHMudjEuTWVyY2hhbnQiKgoTQ3JlYXRlQXBpS2V5UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCSIzChRDcmVhdGVBcGlLZXlSZXNwb25zZRIKCgJpZBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJIjoKE1Jldm9rZUFwaUtleVJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJIhYKFFJldm9rZUFwaUtleVJlc3BvbnNlIuQBCgpBcGlLZXlJbmZvEgoKAmlkGAEgASgJEg4KBnByZWZpeBgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1CgxsYXN0X3VzZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMwoKcmV2b2tlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBAUIPCg1fbGFzdF91c2VkX2F0Qg0KC19yZXZva2VkX2F0IlgKEkxpc3RBcGlLZXlzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRITCgZjdXJzb3IYAyABKAlIAIgBAUIJCgdfY3Vyc29yIoEBChNMaXN0QXBpS2V5c1Jlc3BvbnNlEi4KBGtleXMYASADKAsyIC5iaWxsaW5nLm1lcmNoYW50cy52MS5BcGlLZXlJbmZvEhAKCGhhc19tb3JlGAIgASgIEhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIiwKGUF1dGhlbnRpY2F0ZUFwaUtleVJlcXVlc3QSDwoHYXBpX2tleRgBIAEoCSJBChpBdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZRITCgttZXJjaGFudF9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAki3gEKG1NldE1lcmNoYW50UmF0ZUxpbWl0UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIiChVyYXRlX2xpbWl0X3Blcl9zZWNvbmQYAiABKAVIAIgBARIdChByYXRlX2xpbWl0X2J1cnN0GAMgASgFSAGIAQESIAoTcGF5b3V0X3Jldmlld19hYm92ZRgEIAEoCUgCiAEBQhgKFl9yYXRlX2xpbWl0X3Blcl9zZWNvbmRCEwoRX3JhdGVfbGltaXRfYnVyc3RCFgoUX3BheW91dF9yZXZpZXdfYWJvdmUiUAocU2V0TWVyY2hhbnRSYXRlTGltaXRSZXNwb25zZRIwCghtZXJjaGFudBgBIAEoCzIeLmJpbGxpbmcubWVyY2hhbnRzLnYxLk1lcmNoYW50MowGCg9NZXJjaGFudFNlcnZpY2USawoOQ3JlYXRlTWVyY2hhbnQSKy5iaWxsaW5nLm1lcmNoYW50cy52MS5DcmVhdGVNZXJjaGFudFJlcXVlc3QaLC5iaWxsaW5nLm1lcmNoYW50cy52MS5DcmVhdGVNZXJjaGFudFJlc3BvbnNlEmIKC0dldE1lcmNoYW50EiguYmlsbGluZy5tZXJjaGFudHMudjEuR2V0TWVyY2hhbnRSZXF1ZXN0GikuYmlsbGluZy5tZXJjaGFudHMudjEuR2V0TWVyY2hhbnRSZXNwb25zZRJlCgxDcmVhdGVBcGlLZXkSKS5iaWxsaW5nLm1lcmNoYW50cy52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiouYmlsbGluZy5tZXJjaGFudHMudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USZQoMUmV2b2tlQXBpS2V5EikuYmlsbGluZy5tZXJjaGFudHMudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBoqLmJpbGxpbmcubWVyY2hhbnRzLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEmIKC0xpc3RBcGlLZXlzEiguYmlsbGluZy5tZXJjaGFudHMudjEuTGlzdEFwaUtleXNSZXF1ZXN0GikuYmlsbGluZy5tZXJjaGFudHMudjEuTGlzdEFwaUtleXNSZXNwb25zZRJ3ChJBdXRoZW50aWNhdGVBcGlLZXkSLy5iaWxsaW5nLm1lcmNoYW50cy52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0GjAuYmlsbGluZy5tZXJjaGFudHMudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USfQoUU2V0TWVyY2hhbnRSYXRlTGltaXQSMS5iaWxsaW5nLm1lcmNoYW50cy52MS5TZXRNZXJjaGFudFJhdGVMaW1pdFJlcXVlc3QaMi5iaWxsaW5nLm1lcmNoYW50cy52MS5TZXRNZXJjaGFudFJhdGVMaW1pdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message billing.merchants.v1.Merchant
@@ -220,6 +220,101 @@ export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@_
   messageDesc(file_billing_merchants_v1_merchants, 8);
 
 /**
+ * @generated from message billing.merchants.v1.ApiKeyInfo
+ */
+export type ApiKeyInfo = Message<"billing.merchants.v1.ApiKeyInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The key's first 12 characters (sk_live_abcd), to recognise it.
+   *
+   * @generated from field: string prefix = 2;
+   */
+  prefix: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Last authenticated request, to the minute (gateways cache a lookup up to a minute); absent = never used.
+   *
+   * @generated from field: optional google.protobuf.Timestamp last_used_at = 4;
+   */
+  lastUsedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp revoked_at = 5;
+   */
+  revokedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message billing.merchants.v1.ApiKeyInfo.
+ * Use `create(ApiKeyInfoSchema)` to create a new message.
+ */
+export const ApiKeyInfoSchema: GenMessage<ApiKeyInfo> = /*@__PURE__*/
+  messageDesc(file_billing_merchants_v1_merchants, 9);
+
+/**
+ * @generated from message billing.merchants.v1.ListApiKeysRequest
+ */
+export type ListApiKeysRequest = Message<"billing.merchants.v1.ListApiKeysRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: optional string cursor = 3;
+   */
+  cursor?: string | undefined;
+};
+
+/**
+ * Describes the message billing.merchants.v1.ListApiKeysRequest.
+ * Use `create(ListApiKeysRequestSchema)` to create a new message.
+ */
+export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
+  messageDesc(file_billing_merchants_v1_merchants, 10);
+
+/**
+ * @generated from message billing.merchants.v1.ListApiKeysResponse
+ */
+export type ListApiKeysResponse = Message<"billing.merchants.v1.ListApiKeysResponse"> & {
+  /**
+   * @generated from field: repeated billing.merchants.v1.ApiKeyInfo keys = 1;
+   */
+  keys: ApiKeyInfo[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+
+  /**
+   * @generated from field: optional string next_cursor = 3;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message billing.merchants.v1.ListApiKeysResponse.
+ * Use `create(ListApiKeysResponseSchema)` to create a new message.
+ */
+export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
+  messageDesc(file_billing_merchants_v1_merchants, 11);
+
+/**
  * @generated from message billing.merchants.v1.AuthenticateApiKeyRequest
  */
 export type AuthenticateApiKeyRequest = Message<"billing.merchants.v1.AuthenticateApiKeyRequest"> & {
@@ -234,7 +329,7 @@ export type AuthenticateApiKeyRequest = Message<"billing.merchants.v1.Authentica
  * Use `create(AuthenticateApiKeyRequestSchema)` to create a new message.
  */
 export const AuthenticateApiKeyRequestSchema: GenMessage<AuthenticateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_billing_merchants_v1_merchants, 9);
+  messageDesc(file_billing_merchants_v1_merchants, 12);
 
 /**
  * @generated from message billing.merchants.v1.AuthenticateApiKeyResponse
@@ -256,7 +351,7 @@ export type AuthenticateApiKeyResponse = Message<"billing.merchants.v1.Authentic
  * Use `create(AuthenticateApiKeyResponseSchema)` to create a new message.
  */
 export const AuthenticateApiKeyResponseSchema: GenMessage<AuthenticateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_billing_merchants_v1_merchants, 10);
+  messageDesc(file_billing_merchants_v1_merchants, 13);
 
 /**
  * @generated from message billing.merchants.v1.SetMerchantRateLimitRequest
@@ -292,7 +387,7 @@ export type SetMerchantRateLimitRequest = Message<"billing.merchants.v1.SetMerch
  * Use `create(SetMerchantRateLimitRequestSchema)` to create a new message.
  */
 export const SetMerchantRateLimitRequestSchema: GenMessage<SetMerchantRateLimitRequest> = /*@__PURE__*/
-  messageDesc(file_billing_merchants_v1_merchants, 11);
+  messageDesc(file_billing_merchants_v1_merchants, 14);
 
 /**
  * @generated from message billing.merchants.v1.SetMerchantRateLimitResponse
@@ -309,7 +404,7 @@ export type SetMerchantRateLimitResponse = Message<"billing.merchants.v1.SetMerc
  * Use `create(SetMerchantRateLimitResponseSchema)` to create a new message.
  */
 export const SetMerchantRateLimitResponseSchema: GenMessage<SetMerchantRateLimitResponse> = /*@__PURE__*/
-  messageDesc(file_billing_merchants_v1_merchants, 12);
+  messageDesc(file_billing_merchants_v1_merchants, 15);
 
 /**
  * Merchants and their API keys. Keys are returned in full only by the calls
@@ -349,6 +444,16 @@ export const MerchantService: GenService<{
     methodKind: "unary";
     input: typeof RevokeApiKeyRequestSchema;
     output: typeof RevokeApiKeyResponseSchema;
+  },
+  /**
+   * The merchant's keys, newest first (keyset): prefix, creation, last use, revocation; never the key.
+   *
+   * @generated from rpc billing.merchants.v1.MerchantService.ListApiKeys
+   */
+  listApiKeys: {
+    methodKind: "unary";
+    input: typeof ListApiKeysRequestSchema;
+    output: typeof ListApiKeysResponseSchema;
   },
   /**
    * Resolves a presented key to its merchant; UNAUTHENTICATED when unknown or revoked.

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file billing/payouts/v1/payouts.proto.
  */
 export const file_billing_payouts_v1_payouts: GenFile = /*@__PURE__*/
-  fileDesc("CiBiaWxsaW5nL3BheW91dHMvdjEvcGF5b3V0cy5wcm90bxISYmlsbGluZy5wYXlvdXRzLnYxIooBChFQYXlvdXREZXN0aW5hdGlvbhIKCgJpZBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRINCgVhc3NldBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg8KB2FkZHJlc3MYBSABKAkSDgoGc3RhdHVzGAYgASgJEhMKC3JlY29yZF9qc29uGAcgASgJIlcKGVBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USOgoLZGVzdGluYXRpb24YASABKAsyJS5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0RGVzdGluYXRpb24icwoeQ3JlYXRlUGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWFzc2V0GAIgASgJEg8KB2FkZHJlc3MYAyABKAkSEgoFbGFiZWwYBCABKAlIAIgBAUIICgZfbGFiZWwiPgobR2V0UGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIkEKHlJlbW92ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIKCgJpZBgCIAEoCSKhAQodTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoGc3RhdHVzGAIgASgJSACIAQESEgoFYXNzZXQYAyABKAlIAYgBARINCgVsaW1pdBgEIAEoBRITCgZjdXJzb3IYBSABKAlIAogBAUIJCgdfc3RhdHVzQggKBl9hc3NldEIJCgdfY3Vyc29yIpkBCh5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVzcG9uc2USOwoMZGVzdGluYXRpb25zGAEgAygLMiUuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dERlc3RpbmF0aW9uEhAKCGhhc19tb3JlGAIgASgIEhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIpwBCgZQYXlvdXQSCgoCaWQYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSDgoGc3RhdHVzGAMgASgJEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoCRILCgNmZWUYBiABKAkSFAoHdHhfaGFzaBgHIAEoCUgAiAEBEhMKC3JlY29yZF9qc29uGAggASgJQgoKCF90eF9oYXNoIjwKDlBheW91dFJlc3BvbnNlEioKBnBheW91dBgBIAEoCzIaLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXQimwEKE0NyZWF0ZVBheW91dFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSFgoOZGVzdGluYXRpb25faWQYAiABKAkSDgoGYW1vdW50GAMgASgJEhUKDW1ldGFkYXRhX2pzb24YBCABKAkSHAoPaWRlbXBvdGVuY3lfa2V5GAUgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSIzChBHZXRQYXlvdXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIjYKE0NhbmNlbFBheW91dFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSCgoCaWQYAiABKAkixgEKEkxpc3RQYXlvdXRzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRITCgZzdGF0dXMYAiABKAlIAIgBARIbCg5kZXN0aW5hdGlvbl9pZBgDIAEoCUgBiAEBEhIKBWFzc2V0GAQgASgJSAKIAQESDQoFbGltaXQYBSABKAUSEwoGY3Vyc29yGAYgASgJSAOIAQFCCQoHX3N0YXR1c0IRCg9fZGVzdGluYXRpb25faWRCCAoGX2Fzc2V0QgkKB19jdXJzb3IifgoTTGlzdFBheW91dHNSZXNwb25zZRIrCgdwYXlvdXRzGAEgAygLMhouYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dBIQCghoYXNfbW9yZRgCIAEoCBIYCgtuZXh0X2N1cnNvchgDIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciIvChhHZXRQZW5kaW5nQmFsYW5jZVJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkiLgoNUGVuZGluZ0Ftb3VudBINCgVhc3NldBgBIAEoCRIOCgZhbW91bnQYAiABKAkiTwoZR2V0UGVuZGluZ0JhbGFuY2VSZXNwb25zZRIyCgdwZW5kaW5nGAEgAygLMiEuYmlsbGluZy5wYXlvdXRzLnYxLlBlbmRpbmdBbW91bnQioAEKF0FkbWluTGlzdFBheW91dHNSZXF1ZXN0EhMKBnN0YXR1cxgBIAEoCUgAiAEBEh8KEmZpbHRlcl9tZXJjaGFudF9pZBgCIAEoCUgBiAEBEg0KBWxpbWl0GAMgASgFEhMKBmN1cnNvchgEIAEoCUgCiAEBQgkKB19zdGF0dXNCFQoTX2ZpbHRlcl9tZXJjaGFudF9pZEIJCgdfY3Vyc29yIh0KD1BheW91dElkUmVxdWVzdBIKCgJpZBgBIAEoCSI2ChhTYW5kYm94RmFpbFBheW91dFJlcXVlc3QSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIpMBCgtPcmRlclJlZnVuZBIKCgJpZBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSGAoQcGF5bWVudF9vcmRlcl9pZBgEIAEoCRIWCglwYXlvdXRfaWQYBSABKAlIAIgBARITCgtyZWNvcmRfanNvbhgGIAEoCUIMCgpfcGF5b3V0X2lkIkYKE09yZGVyUmVmdW5kUmVzcG9uc2USLwoGcmVmdW5kGAEgASgLMh8uYmlsbGluZy5wYXlvdXRzLnYxLk9yZGVyUmVmdW5kItkBChhDcmVhdGVPcmRlclJlZnVuZFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSGAoQcGF5bWVudF9vcmRlcl9pZBgCIAEoCRITCgZhbW91bnQYAyABKAlIAIgBARIUCgdhZGRyZXNzGAQgASgJSAGIAQESGgoSZXhwaXJlc19pbl9taW51dGVzGAUgASgFEhwKD2lkZW1wb3RlbmN5X2tleRgGIAEoCUgCiAEBQgkKB19hbW91bnRCCgoIX2FkZHJlc3NCEgoQX2lkZW1wb3RlbmN5X2tleSJ3ChdMaXN0T3JkZXJSZWZ1bmRzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIYChBwYXltZW50X29yZGVyX2lkGAIgASgJEg0KBWxpbWl0GAMgASgFEhMKBmN1cnNvchgEIAEoCUgAiAEBQgkKB19jdXJzb3IiiAEKGExpc3RPcmRlclJlZnVuZHNSZXNwb25zZRIwCgdyZWZ1bmRzGAEgAygLMh8uYmlsbGluZy5wYXlvdXRzLnYxLk9yZGVyUmVmdW5kEhAKCGhhc19tb3JlGAIgASgIEhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIiYKFUdldFJlZnVuZENsYWltUmVxdWVzdBINCgV0b2tlbhgBIAEoCSI5ChdDbGFpbU9yZGVyUmVmdW5kUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIPCgdhZGRyZXNzGAIgASgJIrABChNSZWZ1bmRDbGFpbVJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEg0KBXN0YXRlGAIgASgJEhUKDW1lcmNoYW50X25hbWUYAyABKAkSDQoFYXNzZXQYBCABKAkSDwoHbmV0d29yaxgFIAEoCRIOCgZhbW91bnQYBiABKAkSEgoKZXhwaXJlc19hdBgHIAEoCRIUCgdhZGRyZXNzGAggASgJSACIAQFCCgoIX2FkZHJlc3Mylw4KDlBheW91dHNTZXJ2aWNlEnwKF0NyZWF0ZVBheW91dERlc3RpbmF0aW9uEjIuYmlsbGluZy5wYXlvdXRzLnYxLkNyZWF0ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEnYKFEdldFBheW91dERlc3RpbmF0aW9uEi8uYmlsbGluZy5wYXlvdXRzLnYxLkdldFBheW91dERlc3RpbmF0aW9uUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEn8KFkxpc3RQYXlvdXREZXN0aW5hdGlvbnMSMS5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QaMi5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dERlc3RpbmF0aW9uc1Jlc3BvbnNlEnwKF1JlbW92ZVBheW91dERlc3RpbmF0aW9uEjIuYmlsbGluZy5wYXlvdXRzLnYxLlJlbW92ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlElsKDENyZWF0ZVBheW91dBInLmJpbGxpbmcucGF5b3V0cy52MS5DcmVhdGVQYXlvdXRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlElUKCUdldFBheW91dBIkLmJpbGxpbmcucGF5b3V0cy52MS5HZXRQYXlvdXRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlEl4KC0xpc3RQYXlvdXRzEiYuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RQYXlvdXRzUmVxdWVzdBonLmJpbGxpbmcucGF5b3V0cy52MS5MaXN0UGF5b3V0c1Jlc3BvbnNlElsKDENhbmNlbFBheW91dBInLmJpbGxpbmcucGF5b3V0cy52MS5DYW5jZWxQYXlvdXRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlEnAKEUdldFBlbmRpbmdCYWxhbmNlEiwuYmlsbGluZy5wYXlvdXRzLnYxLkdldFBlbmRpbmdCYWxhbmNlUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5HZXRQZW5kaW5nQmFsYW5jZVJlc3BvbnNlEmgKEEFkbWluTGlzdFBheW91dHMSKy5iaWxsaW5nLnBheW91dHMudjEuQWRtaW5MaXN0UGF5b3V0c1JlcXVlc3QaJy5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dHNSZXNwb25zZRJYCg1BcHByb3ZlUGF5b3V0EiMuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dElkUmVxdWVzdBoiLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRSZXNwb25zZRJXCgxSZWplY3RQYXlvdXQSIy5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0SWRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlEmUKEVNhbmRib3hGYWlsUGF5b3V0EiwuYmlsbGluZy5wYXlvdXRzLnYxLlNhbmRib3hGYWlsUGF5b3V0UmVxdWVzdBoiLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRSZXNwb25zZRJqChFDcmVhdGVPcmRlclJlZnVuZBIsLmJpbGxpbmcucGF5b3V0cy52MS5DcmVhdGVPcmRlclJlZnVuZFJlcXVlc3QaJy5iaWxsaW5nLnBheW91dHMudjEuT3JkZXJSZWZ1bmRSZXNwb25zZRJtChBMaXN0T3JkZXJSZWZ1bmRzEisuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RPcmRlclJlZnVuZHNSZXF1ZXN0GiwuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RPcmRlclJlZnVuZHNSZXNwb25zZRJkCg5HZXRSZWZ1bmRDbGFpbRIpLmJpbGxpbmcucGF5b3V0cy52MS5HZXRSZWZ1bmRDbGFpbVJlcXVlc3QaJy5iaWxsaW5nLnBheW91dHMudjEuUmVmdW5kQ2xhaW1SZXNwb25zZRJoChBDbGFpbU9yZGVyUmVmdW5kEisuYmlsbGluZy5wYXlvdXRzLnYxLkNsYWltT3JkZXJSZWZ1bmRSZXF1ZXN0GicuYmlsbGluZy5wYXlvdXRzLnYxLlJlZnVuZENsYWltUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("CiBiaWxsaW5nL3BheW91dHMvdjEvcGF5b3V0cy5wcm90bxISYmlsbGluZy5wYXlvdXRzLnYxIooBChFQYXlvdXREZXN0aW5hdGlvbhIKCgJpZBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRINCgVhc3NldBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg8KB2FkZHJlc3MYBSABKAkSDgoGc3RhdHVzGAYgASgJEhMKC3JlY29yZF9qc29uGAcgASgJIlcKGVBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USOgoLZGVzdGluYXRpb24YASABKAsyJS5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0RGVzdGluYXRpb24icwoeQ3JlYXRlUGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWFzc2V0GAIgASgJEg8KB2FkZHJlc3MYAyABKAkSEgoFbGFiZWwYBCABKAlIAIgBAUIICgZfbGFiZWwiPgobR2V0UGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIkMKIEFjdGl2YXRlUGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIkEKHlJlbW92ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIKCgJpZBgCIAEoCSKhAQodTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoGc3RhdHVzGAIgASgJSACIAQESEgoFYXNzZXQYAyABKAlIAYgBARINCgVsaW1pdBgEIAEoBRITCgZjdXJzb3IYBSABKAlIAogBAUIJCgdfc3RhdHVzQggKBl9hc3NldEIJCgdfY3Vyc29yIpkBCh5MaXN0UGF5b3V0RGVzdGluYXRpb25zUmVzcG9uc2USOwoMZGVzdGluYXRpb25zGAEgAygLMiUuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dERlc3RpbmF0aW9uEhAKCGhhc19tb3JlGAIgASgIEhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIpwBCgZQYXlvdXQSCgoCaWQYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSDgoGc3RhdHVzGAMgASgJEg0KBWFzc2V0GAQgASgJEg4KBmFtb3VudBgFIAEoCRILCgNmZWUYBiABKAkSFAoHdHhfaGFzaBgHIAEoCUgAiAEBEhMKC3JlY29yZF9qc29uGAggASgJQgoKCF90eF9oYXNoIjwKDlBheW91dFJlc3BvbnNlEioKBnBheW91dBgBIAEoCzIaLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXQimwEKE0NyZWF0ZVBheW91dFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSFgoOZGVzdGluYXRpb25faWQYAiABKAkSDgoGYW1vdW50GAMgASgJEhUKDW1ldGFkYXRhX2pzb24YBCABKAkSHAoPaWRlbXBvdGVuY3lfa2V5GAUgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSIzChBHZXRQYXlvdXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgoKAmlkGAIgASgJIjYKE0NhbmNlbFBheW91dFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSCgoCaWQYAiABKAkixgEKEkxpc3RQYXlvdXRzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRITCgZzdGF0dXMYAiABKAlIAIgBARIbCg5kZXN0aW5hdGlvbl9pZBgDIAEoCUgBiAEBEhIKBWFzc2V0GAQgASgJSAKIAQESDQoFbGltaXQYBSABKAUSEwoGY3Vyc29yGAYgASgJSAOIAQFCCQoHX3N0YXR1c0IRCg9fZGVzdGluYXRpb25faWRCCAoGX2Fzc2V0QgkKB19jdXJzb3IifgoTTGlzdFBheW91dHNSZXNwb25zZRIrCgdwYXlvdXRzGAEgAygLMhouYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dBIQCghoYXNfbW9yZRgCIAEoCBIYCgtuZXh0X2N1cnNvchgDIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciIvChhHZXRQZW5kaW5nQmFsYW5jZVJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkiLgoNUGVuZGluZ0Ftb3VudBINCgVhc3NldBgBIAEoCRIOCgZhbW91bnQYAiABKAkiTwoZR2V0UGVuZGluZ0JhbGFuY2VSZXNwb25zZRIyCgdwZW5kaW5nGAEgAygLMiEuYmlsbGluZy5wYXlvdXRzLnYxLlBlbmRpbmdBbW91bnQioAEKF0FkbWluTGlzdFBheW91dHNSZXF1ZXN0EhMKBnN0YXR1cxgBIAEoCUgAiAEBEh8KEmZpbHRlcl9tZXJjaGFudF9pZBgCIAEoCUgBiAEBEg0KBWxpbWl0GAMgASgFEhMKBmN1cnNvchgEIAEoCUgCiAEBQgkKB19zdGF0dXNCFQoTX2ZpbHRlcl9tZXJjaGFudF9pZEIJCgdfY3Vyc29yIh0KD1BheW91dElkUmVxdWVzdBIKCgJpZBgBIAEoCSI2ChhTYW5kYm94RmFpbFBheW91dFJlcXVlc3QSCgoCaWQYASABKAkSDgoGcmVhc29uGAIgASgJIpMBCgtPcmRlclJlZnVuZBIKCgJpZBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSGAoQcGF5bWVudF9vcmRlcl9pZBgEIAEoCRIWCglwYXlvdXRfaWQYBSABKAlIAIgBARITCgtyZWNvcmRfanNvbhgGIAEoCUIMCgpfcGF5b3V0X2lkIkYKE09yZGVyUmVmdW5kUmVzcG9uc2USLwoGcmVmdW5kGAEgASgLMh8uYmlsbGluZy5wYXlvdXRzLnYxLk9yZGVyUmVmdW5kItkBChhDcmVhdGVPcmRlclJlZnVuZFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSGAoQcGF5bWVudF9vcmRlcl9pZBgCIAEoCRITCgZhbW91bnQYAyABKAlIAIgBARIUCgdhZGRyZXNzGAQgASgJSAGIAQESGgoSZXhwaXJlc19pbl9taW51dGVzGAUgASgFEhwKD2lkZW1wb3RlbmN5X2tleRgGIAEoCUgCiAEBQgkKB19hbW91bnRCCgoIX2FkZHJlc3NCEgoQX2lkZW1wb3RlbmN5X2tleSJ3ChdMaXN0T3JkZXJSZWZ1bmRzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRIYChBwYXltZW50X29yZGVyX2lkGAIgASgJEg0KBWxpbWl0GAMgASgFEhMKBmN1cnNvchgEIAEoCUgAiAEBQgkKB19jdXJzb3IiiAEKGExpc3RPcmRlclJlZnVuZHNSZXNwb25zZRIwCgdyZWZ1bmRzGAEgAygLMh8uYmlsbGluZy5wYXlvdXRzLnYxLk9yZGVyUmVmdW5kEhAKCGhhc19tb3JlGAIgASgIEhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yIiYKFUdldFJlZnVuZENsYWltUmVxdWVzdBINCgV0b2tlbhgBIAEoCSI5ChdDbGFpbU9yZGVyUmVmdW5kUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIPCgdhZGRyZXNzGAIgASgJIrABChNSZWZ1bmRDbGFpbVJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEg0KBXN0YXRlGAIgASgJEhUKDW1lcmNoYW50X25hbWUYAyABKAkSDQoFYXNzZXQYBCABKAkSDwoHbmV0d29yaxgFIAEoCRIOCgZhbW91bnQYBiABKAkSEgoKZXhwaXJlc19hdBgHIAEoCRIUCgdhZGRyZXNzGAggASgJSACIAQFCCgoIX2FkZHJlc3Mymg8KDlBheW91dHNTZXJ2aWNlEnwKF0NyZWF0ZVBheW91dERlc3RpbmF0aW9uEjIuYmlsbGluZy5wYXlvdXRzLnYxLkNyZWF0ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEnYKFEdldFBheW91dERlc3RpbmF0aW9uEi8uYmlsbGluZy5wYXlvdXRzLnYxLkdldFBheW91dERlc3RpbmF0aW9uUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEn8KFkxpc3RQYXlvdXREZXN0aW5hdGlvbnMSMS5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dERlc3RpbmF0aW9uc1JlcXVlc3QaMi5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dERlc3RpbmF0aW9uc1Jlc3BvbnNlEnwKF1JlbW92ZVBheW91dERlc3RpbmF0aW9uEjIuYmlsbGluZy5wYXlvdXRzLnYxLlJlbW92ZVBheW91dERlc3RpbmF0aW9uUmVxdWVzdBotLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXREZXN0aW5hdGlvblJlc3BvbnNlEoABChlBY3RpdmF0ZVBheW91dERlc3RpbmF0aW9uEjQuYmlsbGluZy5wYXlvdXRzLnYxLkFjdGl2YXRlUGF5b3V0RGVzdGluYXRpb25SZXF1ZXN0Gi0uYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dERlc3RpbmF0aW9uUmVzcG9uc2USWwoMQ3JlYXRlUGF5b3V0EicuYmlsbGluZy5wYXlvdXRzLnYxLkNyZWF0ZVBheW91dFJlcXVlc3QaIi5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0UmVzcG9uc2USVQoJR2V0UGF5b3V0EiQuYmlsbGluZy5wYXlvdXRzLnYxLkdldFBheW91dFJlcXVlc3QaIi5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0UmVzcG9uc2USXgoLTGlzdFBheW91dHMSJi5iaWxsaW5nLnBheW91dHMudjEuTGlzdFBheW91dHNSZXF1ZXN0GicuYmlsbGluZy5wYXlvdXRzLnYxLkxpc3RQYXlvdXRzUmVzcG9uc2USWwoMQ2FuY2VsUGF5b3V0EicuYmlsbGluZy5wYXlvdXRzLnYxLkNhbmNlbFBheW91dFJlcXVlc3QaIi5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0UmVzcG9uc2UScAoRR2V0UGVuZGluZ0JhbGFuY2USLC5iaWxsaW5nLnBheW91dHMudjEuR2V0UGVuZGluZ0JhbGFuY2VSZXF1ZXN0Gi0uYmlsbGluZy5wYXlvdXRzLnYxLkdldFBlbmRpbmdCYWxhbmNlUmVzcG9uc2USaAoQQWRtaW5MaXN0UGF5b3V0cxIrLmJpbGxpbmcucGF5b3V0cy52MS5BZG1pbkxpc3RQYXlvdXRzUmVxdWVzdBonLmJpbGxpbmcucGF5b3V0cy52MS5MaXN0UGF5b3V0c1Jlc3BvbnNlElgKDUFwcHJvdmVQYXlvdXQSIy5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0SWRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlElcKDFJlamVjdFBheW91dBIjLmJpbGxpbmcucGF5b3V0cy52MS5QYXlvdXRJZFJlcXVlc3QaIi5iaWxsaW5nLnBheW91dHMudjEuUGF5b3V0UmVzcG9uc2USZQoRU2FuZGJveEZhaWxQYXlvdXQSLC5iaWxsaW5nLnBheW91dHMudjEuU2FuZGJveEZhaWxQYXlvdXRSZXF1ZXN0GiIuYmlsbGluZy5wYXlvdXRzLnYxLlBheW91dFJlc3BvbnNlEmoKEUNyZWF0ZU9yZGVyUmVmdW5kEiwuYmlsbGluZy5wYXlvdXRzLnYxLkNyZWF0ZU9yZGVyUmVmdW5kUmVxdWVzdBonLmJpbGxpbmcucGF5b3V0cy52MS5PcmRlclJlZnVuZFJlc3BvbnNlEm0KEExpc3RPcmRlclJlZnVuZHMSKy5iaWxsaW5nLnBheW91dHMudjEuTGlzdE9yZGVyUmVmdW5kc1JlcXVlc3QaLC5iaWxsaW5nLnBheW91dHMudjEuTGlzdE9yZGVyUmVmdW5kc1Jlc3BvbnNlEmQKDkdldFJlZnVuZENsYWltEikuYmlsbGluZy5wYXlvdXRzLnYxLkdldFJlZnVuZENsYWltUmVxdWVzdBonLmJpbGxpbmcucGF5b3V0cy52MS5SZWZ1bmRDbGFpbVJlc3BvbnNlEmgKEENsYWltT3JkZXJSZWZ1bmQSKy5iaWxsaW5nLnBheW91dHMudjEuQ2xhaW1PcmRlclJlZnVuZFJlcXVlc3QaJy5iaWxsaW5nLnBheW91dHMudjEuUmVmdW5kQ2xhaW1SZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message billing.payouts.v1.PayoutDestination
@@ -135,6 +135,28 @@ export const GetPayoutDestinationRequestSchema: GenMessage<GetPayoutDestinationR
   messageDesc(file_billing_payouts_v1_payouts, 3);
 
 /**
+ * @generated from message billing.payouts.v1.ActivatePayoutDestinationRequest
+ */
+export type ActivatePayoutDestinationRequest = Message<"billing.payouts.v1.ActivatePayoutDestinationRequest"> & {
+  /**
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message billing.payouts.v1.ActivatePayoutDestinationRequest.
+ * Use `create(ActivatePayoutDestinationRequestSchema)` to create a new message.
+ */
+export const ActivatePayoutDestinationRequestSchema: GenMessage<ActivatePayoutDestinationRequest> = /*@__PURE__*/
+  messageDesc(file_billing_payouts_v1_payouts, 4);
+
+/**
  * @generated from message billing.payouts.v1.RemovePayoutDestinationRequest
  */
 export type RemovePayoutDestinationRequest = Message<"billing.payouts.v1.RemovePayoutDestinationRequest"> & {
@@ -154,7 +176,7 @@ export type RemovePayoutDestinationRequest = Message<"billing.payouts.v1.RemoveP
  * Use `create(RemovePayoutDestinationRequestSchema)` to create a new message.
  */
 export const RemovePayoutDestinationRequestSchema: GenMessage<RemovePayoutDestinationRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 4);
+  messageDesc(file_billing_payouts_v1_payouts, 5);
 
 /**
  * @generated from message billing.payouts.v1.ListPayoutDestinationsRequest
@@ -191,7 +213,7 @@ export type ListPayoutDestinationsRequest = Message<"billing.payouts.v1.ListPayo
  * Use `create(ListPayoutDestinationsRequestSchema)` to create a new message.
  */
 export const ListPayoutDestinationsRequestSchema: GenMessage<ListPayoutDestinationsRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 5);
+  messageDesc(file_billing_payouts_v1_payouts, 6);
 
 /**
  * @generated from message billing.payouts.v1.ListPayoutDestinationsResponse
@@ -218,7 +240,7 @@ export type ListPayoutDestinationsResponse = Message<"billing.payouts.v1.ListPay
  * Use `create(ListPayoutDestinationsResponseSchema)` to create a new message.
  */
 export const ListPayoutDestinationsResponseSchema: GenMessage<ListPayoutDestinationsResponse> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 6);
+  messageDesc(file_billing_payouts_v1_payouts, 7);
 
 /**
  * @generated from message billing.payouts.v1.Payout
@@ -274,7 +296,7 @@ export type Payout = Message<"billing.payouts.v1.Payout"> & {
  * Use `create(PayoutSchema)` to create a new message.
  */
 export const PayoutSchema: GenMessage<Payout> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 7);
+  messageDesc(file_billing_payouts_v1_payouts, 8);
 
 /**
  * @generated from message billing.payouts.v1.PayoutResponse
@@ -291,7 +313,7 @@ export type PayoutResponse = Message<"billing.payouts.v1.PayoutResponse"> & {
  * Use `create(PayoutResponseSchema)` to create a new message.
  */
 export const PayoutResponseSchema: GenMessage<PayoutResponse> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 8);
+  messageDesc(file_billing_payouts_v1_payouts, 9);
 
 /**
  * @generated from message billing.payouts.v1.CreatePayoutRequest
@@ -332,7 +354,7 @@ export type CreatePayoutRequest = Message<"billing.payouts.v1.CreatePayoutReques
  * Use `create(CreatePayoutRequestSchema)` to create a new message.
  */
 export const CreatePayoutRequestSchema: GenMessage<CreatePayoutRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 9);
+  messageDesc(file_billing_payouts_v1_payouts, 10);
 
 /**
  * @generated from message billing.payouts.v1.GetPayoutRequest
@@ -354,7 +376,7 @@ export type GetPayoutRequest = Message<"billing.payouts.v1.GetPayoutRequest"> & 
  * Use `create(GetPayoutRequestSchema)` to create a new message.
  */
 export const GetPayoutRequestSchema: GenMessage<GetPayoutRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 10);
+  messageDesc(file_billing_payouts_v1_payouts, 11);
 
 /**
  * @generated from message billing.payouts.v1.CancelPayoutRequest
@@ -376,7 +398,7 @@ export type CancelPayoutRequest = Message<"billing.payouts.v1.CancelPayoutReques
  * Use `create(CancelPayoutRequestSchema)` to create a new message.
  */
 export const CancelPayoutRequestSchema: GenMessage<CancelPayoutRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 11);
+  messageDesc(file_billing_payouts_v1_payouts, 12);
 
 /**
  * @generated from message billing.payouts.v1.ListPayoutsRequest
@@ -418,7 +440,7 @@ export type ListPayoutsRequest = Message<"billing.payouts.v1.ListPayoutsRequest"
  * Use `create(ListPayoutsRequestSchema)` to create a new message.
  */
 export const ListPayoutsRequestSchema: GenMessage<ListPayoutsRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 12);
+  messageDesc(file_billing_payouts_v1_payouts, 13);
 
 /**
  * @generated from message billing.payouts.v1.ListPayoutsResponse
@@ -445,7 +467,7 @@ export type ListPayoutsResponse = Message<"billing.payouts.v1.ListPayoutsRespons
  * Use `create(ListPayoutsResponseSchema)` to create a new message.
  */
 export const ListPayoutsResponseSchema: GenMessage<ListPayoutsResponse> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 13);
+  messageDesc(file_billing_payouts_v1_payouts, 14);
 
 /**
  * @generated from message billing.payouts.v1.GetPendingBalanceRequest
@@ -462,7 +484,7 @@ export type GetPendingBalanceRequest = Message<"billing.payouts.v1.GetPendingBal
  * Use `create(GetPendingBalanceRequestSchema)` to create a new message.
  */
 export const GetPendingBalanceRequestSchema: GenMessage<GetPendingBalanceRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 14);
+  messageDesc(file_billing_payouts_v1_payouts, 15);
 
 /**
  * @generated from message billing.payouts.v1.PendingAmount
@@ -484,7 +506,7 @@ export type PendingAmount = Message<"billing.payouts.v1.PendingAmount"> & {
  * Use `create(PendingAmountSchema)` to create a new message.
  */
 export const PendingAmountSchema: GenMessage<PendingAmount> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 15);
+  messageDesc(file_billing_payouts_v1_payouts, 16);
 
 /**
  * @generated from message billing.payouts.v1.GetPendingBalanceResponse
@@ -501,7 +523,7 @@ export type GetPendingBalanceResponse = Message<"billing.payouts.v1.GetPendingBa
  * Use `create(GetPendingBalanceResponseSchema)` to create a new message.
  */
 export const GetPendingBalanceResponseSchema: GenMessage<GetPendingBalanceResponse> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 16);
+  messageDesc(file_billing_payouts_v1_payouts, 17);
 
 /**
  * Operator calls are not scoped to a merchant (the field is a filter).
@@ -535,7 +557,7 @@ export type AdminListPayoutsRequest = Message<"billing.payouts.v1.AdminListPayou
  * Use `create(AdminListPayoutsRequestSchema)` to create a new message.
  */
 export const AdminListPayoutsRequestSchema: GenMessage<AdminListPayoutsRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 17);
+  messageDesc(file_billing_payouts_v1_payouts, 18);
 
 /**
  * @generated from message billing.payouts.v1.PayoutIdRequest
@@ -552,7 +574,7 @@ export type PayoutIdRequest = Message<"billing.payouts.v1.PayoutIdRequest"> & {
  * Use `create(PayoutIdRequestSchema)` to create a new message.
  */
 export const PayoutIdRequestSchema: GenMessage<PayoutIdRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 18);
+  messageDesc(file_billing_payouts_v1_payouts, 19);
 
 /**
  * @generated from message billing.payouts.v1.SandboxFailPayoutRequest
@@ -574,7 +596,7 @@ export type SandboxFailPayoutRequest = Message<"billing.payouts.v1.SandboxFailPa
  * Use `create(SandboxFailPayoutRequestSchema)` to create a new message.
  */
 export const SandboxFailPayoutRequestSchema: GenMessage<SandboxFailPayoutRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 19);
+  messageDesc(file_billing_payouts_v1_payouts, 20);
 
 /**
  * @generated from message billing.payouts.v1.OrderRefund
@@ -618,7 +640,7 @@ export type OrderRefund = Message<"billing.payouts.v1.OrderRefund"> & {
  * Use `create(OrderRefundSchema)` to create a new message.
  */
 export const OrderRefundSchema: GenMessage<OrderRefund> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 20);
+  messageDesc(file_billing_payouts_v1_payouts, 21);
 
 /**
  * @generated from message billing.payouts.v1.OrderRefundResponse
@@ -635,7 +657,7 @@ export type OrderRefundResponse = Message<"billing.payouts.v1.OrderRefundRespons
  * Use `create(OrderRefundResponseSchema)` to create a new message.
  */
 export const OrderRefundResponseSchema: GenMessage<OrderRefundResponse> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 21);
+  messageDesc(file_billing_payouts_v1_payouts, 22);
 
 /**
  * @generated from message billing.payouts.v1.CreateOrderRefundRequest
@@ -683,7 +705,7 @@ export type CreateOrderRefundRequest = Message<"billing.payouts.v1.CreateOrderRe
  * Use `create(CreateOrderRefundRequestSchema)` to create a new message.
  */
 export const CreateOrderRefundRequestSchema: GenMessage<CreateOrderRefundRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 22);
+  messageDesc(file_billing_payouts_v1_payouts, 23);
 
 /**
  * @generated from message billing.payouts.v1.ListOrderRefundsRequest
@@ -715,7 +737,7 @@ export type ListOrderRefundsRequest = Message<"billing.payouts.v1.ListOrderRefun
  * Use `create(ListOrderRefundsRequestSchema)` to create a new message.
  */
 export const ListOrderRefundsRequestSchema: GenMessage<ListOrderRefundsRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 23);
+  messageDesc(file_billing_payouts_v1_payouts, 24);
 
 /**
  * @generated from message billing.payouts.v1.ListOrderRefundsResponse
@@ -742,7 +764,7 @@ export type ListOrderRefundsResponse = Message<"billing.payouts.v1.ListOrderRefu
  * Use `create(ListOrderRefundsResponseSchema)` to create a new message.
  */
 export const ListOrderRefundsResponseSchema: GenMessage<ListOrderRefundsResponse> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 24);
+  messageDesc(file_billing_payouts_v1_payouts, 25);
 
 /**
  * @generated from message billing.payouts.v1.GetRefundClaimRequest
@@ -759,7 +781,7 @@ export type GetRefundClaimRequest = Message<"billing.payouts.v1.GetRefundClaimRe
  * Use `create(GetRefundClaimRequestSchema)` to create a new message.
  */
 export const GetRefundClaimRequestSchema: GenMessage<GetRefundClaimRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 25);
+  messageDesc(file_billing_payouts_v1_payouts, 26);
 
 /**
  * @generated from message billing.payouts.v1.ClaimOrderRefundRequest
@@ -781,7 +803,7 @@ export type ClaimOrderRefundRequest = Message<"billing.payouts.v1.ClaimOrderRefu
  * Use `create(ClaimOrderRefundRequestSchema)` to create a new message.
  */
 export const ClaimOrderRefundRequestSchema: GenMessage<ClaimOrderRefundRequest> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 26);
+  messageDesc(file_billing_payouts_v1_payouts, 27);
 
 /**
  * @generated from message billing.payouts.v1.RefundClaimResponse
@@ -837,7 +859,7 @@ export type RefundClaimResponse = Message<"billing.payouts.v1.RefundClaimRespons
  * Use `create(RefundClaimResponseSchema)` to create a new message.
  */
 export const RefundClaimResponseSchema: GenMessage<RefundClaimResponse> = /*@__PURE__*/
-  messageDesc(file_billing_payouts_v1_payouts, 27);
+  messageDesc(file_billing_payouts_v1_payouts, 28);
 
 /**
  * Money out: payout destinations (addresses a merchant pays out to, usable
@@ -881,6 +903,18 @@ export const PayoutsService: GenService<{
   removePayoutDestination: {
     methodKind: "unary";
     input: typeof RemovePayoutDestinationRequestSchema;
+    output: typeof PayoutDestinationResponseSchema;
+  },
+  /**
+   * Ends the cooling period now (the dashboard, for an OWNER/ADMIN who confirmed
+   * with a fresh TOTP code; not on the REST API, where the period guards against
+   * a leaked key). DESTINATION_NOT_ACTIVE when removed; an ACTIVE one answers as it is.
+   *
+   * @generated from rpc billing.payouts.v1.PayoutsService.ActivatePayoutDestination
+   */
+  activatePayoutDestination: {
+    methodKind: "unary";
+    input: typeof ActivatePayoutDestinationRequestSchema;
     output: typeof PayoutDestinationResponseSchema;
   },
   /**
