@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { EventArgs, EventSubscriber, TransactionEventArgs } from "@mikro-orm/core";
 import type { Orm } from "../database/orm.ts";
-import { currentCall } from "./call-context.ts";
+import { currentCall, noteAuditObject } from "./call-context.ts";
 import { fieldsOf, insertAuditEntry } from "./audit-writer.ts";
 
 const writingIn = new WeakMap<object, unknown>();
@@ -21,12 +21,8 @@ const writingIn = new WeakMap<object, unknown>();
  */
 export function recordAuditOnCommit(orm: Orm): void {
   const note = (args: EventArgs<unknown>) => {
-    const entry = currentCall()?.entry;
-    if (!entry || entry.state === "written" || !entry.entity) return;
-    if (args.meta?.className !== entry.entity && args.meta?.name !== entry.entity) return;
-    const row = args.entity as { id?: unknown; merchantId?: unknown };
-    if (!entry.objectId && typeof row.id === "string") entry.objectId = row.id;
-    if (!entry.merchantId && typeof row.merchantId === "string") entry.merchantId = row.merchantId;
+    const name = args.meta?.className ?? args.meta?.name;
+    if (name) noteAuditObject(name, args.entity as { id?: unknown; merchantId?: unknown });
   };
   const subscriber: EventSubscriber = {
     afterCreate: note,

@@ -55,13 +55,16 @@ export function setActor(actor: Actor): void {
 }
 
 /**
- * For use cases whose request does not name the merchant or the object (a
- * hosted page acts by token, a create makes the id): says which, before the
- * transaction commits. Does nothing outside an audited call (jobs, reads).
+ * A row of `entityName` this call acts on: when the call's audited action is
+ * about that entity (audited-methods.ts `entity`) and its request did not
+ * name the object or the merchant, the row does. The audit subscriber calls
+ * it for rows the unit of work writes; code that finds its object by token
+ * or writes it with plain SQL calls it itself. Does nothing outside an
+ * audited call (jobs, reads) or for another entity.
  */
-export function auditTarget(target: { merchantId?: string | undefined; objectId?: string | undefined }): void {
+export function noteAuditObject(entityName: string, row: { id?: unknown; merchantId?: unknown }): void {
   const entry = storage.getStore()?.entry;
-  if (!entry || entry.state === "written") return;
-  if (target.merchantId) entry.merchantId = target.merchantId;
-  if (target.objectId) entry.objectId = target.objectId;
+  if (!entry || entry.state === "written" || entry.entity !== entityName) return;
+  if (!entry.objectId && typeof row.id === "string") entry.objectId = row.id;
+  if (!entry.merchantId && typeof row.merchantId === "string") entry.merchantId = row.merchantId;
 }
