@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { Eta } from "eta";
+import type { AuditEntryRecord } from "../../services/audit/audit-entry-record.ts";
 
 /**
  * The hosted pages' HTML: Eta templates in `views/` (a shared layout and
@@ -43,6 +44,8 @@ export interface PageModels {
   "dashboard/message": { frame: DashboardFrame; heading: string; message: string };
   "dashboard/overview": { frame: DashboardFrame };
   "dashboard/team": DashboardTeamModel;
+  "dashboard/audit-log": DashboardAuditLogModel;
+  "dashboard/exports": DashboardExportsModel;
   receipt: ReceiptModel;
 }
 
@@ -108,6 +111,23 @@ export interface DashboardTeamModel {
   invitedEmail?: string | undefined;
   error?: string | undefined;
   notice?: string | undefined;
+}
+
+export interface DashboardAuditLogModel {
+  frame: DashboardFrame;
+  filters: { actor: string; action: string; objectId: string; from: string; to: string };
+  errors: string[];
+  entries: (AuditEntryRecord & { atText: string; actorText: string })[];
+  olderUrl?: string | undefined;
+  newestUrl?: string | undefined;
+}
+
+export interface DashboardExportsModel {
+  frame: DashboardFrame;
+  canExport: boolean;
+  from: string;
+  to: string;
+  errors: string[];
 }
 
 /** The customer's receipt page (/receipts/<token>): no form, printable. */

@@ -8,6 +8,8 @@ import { dashboardSessions } from "./session-store.ts";
 import { signInPages } from "./sign-in-pages.ts";
 import { overviewPage } from "./overview-page.ts";
 import { teamPage } from "./team-page.ts";
+import { auditLogPage } from "./audit-log-page.ts";
+import { exportsPage } from "./exports-page.ts";
 
 /** The merchant dashboard (issue 24) under /dashboard: sign-in pages, then one file per page. */
 export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageResponder): Router[] {
@@ -26,5 +28,7 @@ export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageRespo
   const router = new Router();
   overviewPage(router, dashboard);
   teamPage(router, dashboard);
+  auditLogPage(router, dashboard);
+  exportsPage(router, dashboard);
   return [signInPages(dashboard), router];
 }

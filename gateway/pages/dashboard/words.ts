@@ -18,4 +18,9 @@ export const memberStatusText = (status: string) => STATUS_TEXT[status] ?? statu
 export const NAV: { href: string; label: string }[] = [
   { href: DASHBOARD, label: "Overview" },
   { href: `${DASHBOARD}/team`, label: "Team" },
+  { href: `${DASHBOARD}/audit-log`, label: "Audit log" },
+  { href: `${DASHBOARD}/exports`, label: "Exports" },
 ];
+
+const ACTOR_TEXT: Record<string, string> = { member: "Member", api_key: "API key", operator: "Operator", customer: "Customer" };
+export const actorTypeText = (type: string) => ACTOR_TEXT[type] ?? type;

@@ -12,6 +12,9 @@ import { Migration } from "@mikro-orm/migrations";
  *   no row trigger sees).
  * - Indexes: the merchant's keyset (at desc, id desc) for the API and the
  *   page, and the page's filters (action, object id, actor).
+ * And the charges export's index (services/subscriptions/export-charges.ts):
+ * the merchant's charges by creation time, so each batch of a year's export
+ * is one range scan (without it every batch read all the merchant's charges).
  * `merchant_id` is null for operator actions that concern no merchant
  * (creating a wallet user, advancing the sandbox clock...).
  */
@@ -61,6 +64,8 @@ export class Migration0031AuditLog extends Migration {
         for each row execute function audit_entries_refuse_change();
       create trigger audit_entries_no_truncate before truncate on audit_entries
         for each statement execute function audit_entries_refuse_change();
+
+      create index subscription_charges_merchant_created_idx on subscription_charges (merchant_id, created_at, id);
     `);
   }
 }
