@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { Eta } from "eta";
-import type { AuditEntryRecord } from "../../services/audit/audit-entry-record.ts";
+import type { AuditEntryRecord } from "../../services/audit/contract.ts";
 
 /**
  * The hosted pages' HTML: Eta templates in `views/` (a shared layout and

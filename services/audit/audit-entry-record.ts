@@ -1,3 +1,5 @@
+import type { AuditEntryRecord } from "./contract.ts";
+
 /** A row of audit_entries as the database returns it. */
 export interface AuditEntryRow {
   id: string;
@@ -14,10 +16,10 @@ export interface AuditEntryRow {
 }
 
 /** The merchant-facing record (REST body, page rows, SIEM feed): built once, here. */
-export function auditEntryRecord(row: AuditEntryRow) {
+export function auditEntryRecord(row: AuditEntryRow): AuditEntryRecord {
   return {
     id: row.id,
-    object: "audit_entry",
+    object: "audit_entry" as const,
     at: row.at.toISOString(),
     actor: { type: row.actor_type, id: row.actor_id, label: row.actor_label },
     action: row.action,
@@ -28,5 +30,3 @@ export function auditEntryRecord(row: AuditEntryRow) {
     requestId: row.request_id,
   };
 }
-
-export type AuditEntryRecord = ReturnType<typeof auditEntryRecord>;

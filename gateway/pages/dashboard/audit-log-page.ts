@@ -2,7 +2,7 @@ import type { Router } from "@koa/router";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { recordOf } from "../../../services/platform/rpc/record-json.ts";
-import type { AuditEntryRecord } from "../../../services/audit/audit-entry-record.ts";
+import type { AuditEntryRecord } from "../../../services/audit/contract.ts";
 import { dashboardRoute, type DashboardDeps } from "./member-gate.ts";
 import { DASHBOARD } from "./paths.ts";
 import { actorTypeText } from "./words.ts";
