@@ -22,7 +22,7 @@ const writingIn = new WeakMap<object, unknown>();
 export function recordAuditOnCommit(orm: Orm): void {
   const note = (args: EventArgs<unknown>) => {
     const name = args.meta?.className ?? args.meta?.name;
-    if (name) noteAuditObject(name, args.entity as { id?: unknown; merchantId?: unknown });
+    if (name) noteAuditObject(name, args.entity as { id?: unknown; merchantId?: unknown; email?: unknown });
   };
   const subscriber: EventSubscriber = {
     afterCreate: note,

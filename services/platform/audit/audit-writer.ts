@@ -21,7 +21,7 @@ export function fieldsOf(call: CallContext, entry: PendingEntry): AuditFields {
   return {
     // Creating a merchant is an action on that merchant: its owners see it.
     merchantId: entry.merchantId ?? (entry.objectType === "merchant" ? objectId : undefined),
-    actor: call.actor ?? INTERNAL_CALLER,
+    actor: call.actor ?? (entry.selfActor && objectId ? { type: "member", id: objectId, label: entry.objectLabel ?? "" } : INTERNAL_CALLER),
     action: entry.action,
     objectType: entry.objectType,
     objectId,

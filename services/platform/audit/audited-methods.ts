@@ -19,6 +19,8 @@ export interface Audited {
   /** The request field that names the object (absent for creates: the created entity's id). */
   objectField?: string;
   entity?: string;
+  /** The member the action is about acted themself when the call names no actor (the invite and enrolment pages, before any session). */
+  selfActor?: boolean;
 }
 
 export const READ = "read" as const;
@@ -115,9 +117,9 @@ export const AUDITED_METHODS: Readonly<Record<string, MethodAudit>> = Object.fre
 
   "MembersService/InviteMember": act("member.invite", "Member"),
   "MembersService/GetInvite": READ,
-  "MembersService/AcceptInvite": act("member.accept_invite", "Member"),
+  "MembersService/AcceptInvite": { ...act("member.accept_invite", "Member"), selfActor: true },
   "MembersService/GetTotpEnrolment": READ,
-  "MembersService/EnableTotp": act("member.enable_totp", "Member", "memberId"),
+  "MembersService/EnableTotp": { ...act("member.enable_totp", "Member", "memberId"), selfActor: true },
   // The login steps record their failures themselves (verify-member.ts): a success changes nothing to audit.
   "MembersService/VerifyMemberPassword": READ,
   "MembersService/VerifyMemberCode": READ,

@@ -17,6 +17,10 @@ export interface PendingEntry {
   entity: string | undefined;
   objectId: string | undefined;
   merchantId: string | undefined;
+  /** A member acting on themself before any session exists (accepting an invite, enrolling TOTP): the actor when none is known. */
+  selfActor: boolean;
+  /** The object's email when it is a member (the self actor's label). */
+  objectLabel?: string | undefined;
   /** Set while a transaction carrying the entry commits, kept once it did: exactly one entry per call. */
   state: "pending" | "writing" | "written";
 }
@@ -62,9 +66,10 @@ export function setActor(actor: Actor): void {
  * or writes it with plain SQL calls it itself. Does nothing outside an
  * audited call (jobs, reads) or for another entity.
  */
-export function noteAuditObject(entityName: string, row: { id?: unknown; merchantId?: unknown }): void {
+export function noteAuditObject(entityName: string, row: { id?: unknown; merchantId?: unknown; email?: unknown }): void {
   const entry = storage.getStore()?.entry;
   if (!entry || entry.state === "written" || entry.entity !== entityName) return;
   if (!entry.objectId && typeof row.id === "string") entry.objectId = row.id;
+  if (entry.objectId === row.id && typeof row.email === "string") entry.objectLabel = row.email;
   if (!entry.merchantId && typeof row.merchantId === "string") entry.merchantId = row.merchantId;
 }

@@ -92,6 +92,7 @@ export function auditCalls(orm: Orm): Interceptor {
         entity: audit.entity,
         objectId: field(audit.objectField),
         merchantId: field("merchantId"),
+        selfActor: audit.selfActor === true,
         state: "pending",
       };
     }
