@@ -41,5 +41,6 @@ export function exportPeriod(from: Date | undefined, to: Date | undefined): { fr
   return { from, to };
 }
 
-export const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** An instant to the microsecond (PostgreSQL's precision), as the keys carry it. */
+export const EXACT_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -2,7 +2,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { formatAmount } from "../platform/money.ts";
 import { isUuid } from "../platform/ids.ts";
 import { invalid } from "../platform/errors.ts";
-import { decodeExportKey, encodeExportKey, exportBatchSize, exportPeriod, ISO_INSTANT, UUID_TEXT } from "../platform/export-batches.ts";
+import { decodeExportKey, encodeExportKey, exportBatchSize, exportPeriod, EXACT_INSTANT, UUID_TEXT } from "../platform/export-batches.ts";
 
 export interface ExportedChargeView {
   id: string;
@@ -24,6 +24,8 @@ export interface ExportedChargeView {
 }
 
 interface Row {
+  /** created_at to the microsecond, as the next batch's key (a Date keeps only milliseconds). */
+  key_at: string;
   id: string;
   subscription_id: string;
   wallet_user_id: string;
@@ -57,12 +59,12 @@ export async function exportCharges(
   const params: unknown[] = [input.merchantId, from, to];
   let after = "";
   if (input.after) {
-    const [at, id] = decodeExportKey(input.after, [ISO_INSTANT, UUID_TEXT]);
-    after = "and (created_at, id) > (?, ?)";
-    params.push(new Date(at!), id);
+    const [at, id] = decodeExportKey(input.after, [EXACT_INSTANT, UUID_TEXT]);
+    after = "and (created_at, id) > (?::timestamptz, ?)";
+    params.push(at, id);
   }
   const rows = await ctx.em.execute<Row[]>(
-    `select id, subscription_id, wallet_user_id, created_at, settled_at, status, failure_reason, purpose, currency,
+    `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as key_at, id, subscription_id, wallet_user_id, created_at, settled_at, status, failure_reason, purpose, currency,
             amount::text as amount, asset, asset_amount::text as asset_amount, rate::text as rate,
             amount_refunded::text as amount_refunded, asset_amount_refunded::text as asset_amount_refunded, receipt_number
        from subscription_charges
@@ -89,6 +91,6 @@ export async function exportCharges(
     assetAmountRefunded: formatAmount(r.asset_amount_refunded),
     receiptNumber: r.receipt_number,
   }));
-  const last = charges.at(-1);
-  return { charges, next: charges.length === limit && last ? encodeExportKey([last.createdAt.toISOString(), last.id]) : undefined };
+  const last = rows.at(-1);
+  return { charges, next: rows.length === limit && last ? encodeExportKey([last.key_at, last.id]) : undefined };
 }

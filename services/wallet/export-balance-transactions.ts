@@ -1,11 +1,13 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { formatAmount } from "../platform/money.ts";
-import { decodeExportKey, encodeExportKey, exportBatchSize, exportPeriod, ISO_INSTANT, UUID_TEXT } from "../platform/export-batches.ts";
+import { decodeExportKey, encodeExportKey, exportBatchSize, exportPeriod, EXACT_INSTANT, UUID_TEXT } from "../platform/export-batches.ts";
 import type { TransactionKind } from "./entities.ts";
 import { sourceOf, TYPE_OF_KIND, type BalanceTransactionView } from "./list-balance-transactions.ts";
 import { requireUuid } from "./wallet-input.ts";
 
 interface EntryRow {
+  /** created_at to the microsecond, as the next batch's key (a Date keeps only milliseconds). */
+  key_at: string;
   id: string;
   transaction_id: string;
   asset: string;
@@ -30,10 +32,10 @@ export async function exportBalanceTransactions(
   const merchantId = requireUuid("merchantId", input.merchantId);
   const { from, to } = exportPeriod(input.from, input.to);
   const limit = exportBatchSize(input.limit);
-  let key: { asset: string; at: Date; id: string } | undefined;
+  let key: { asset: string; at: string; id: string } | undefined;
   if (input.after) {
-    const [asset, at, id] = decodeExportKey(input.after, [/^[A-Z0-9_]{1,16}$/, ISO_INSTANT, UUID_TEXT]);
-    key = { asset: asset!, at: new Date(at!), id: id! };
+    const [asset, at, id] = decodeExportKey(input.after, [/^[A-Z0-9_]{1,16}$/, EXACT_INSTANT, UUID_TEXT]);
+    key = { asset: asset!, at: at!, id: id! };
   }
   // Account by account (a merchant has one per asset, a handful): each query walks one account's index range.
   const accounts = await ctx.em.execute<{ id: string; asset: string }[]>(
@@ -46,10 +48,10 @@ export async function exportBalanceTransactions(
     const resume = key && key.asset === account.asset;
     rows.push(
       ...(await ctx.em.execute<EntryRow[]>(
-        `select e.id, e.transaction_id, e.amount::text as amount, e.balance_after::text as balance_after, e.created_at, t.kind, t.idempotency_key, ? as asset
+        `select to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as key_at, e.id, e.transaction_id, e.amount::text as amount, e.balance_after::text as balance_after, e.created_at, t.kind, t.idempotency_key, ? as asset
            from ledger_entries e
            join ledger_transactions t on t.id = e.transaction_id
-          where e.account_id = ? and e.created_at >= ? and e.created_at < ? ${resume ? "and (e.created_at, e.id) > (?, ?)" : ""}
+          where e.account_id = ? and e.created_at >= ? and e.created_at < ? ${resume ? "and (e.created_at, e.id) > (?::timestamptz, ?)" : ""}
           order by e.created_at, e.id
           limit ?`,
         [account.asset, account.id, from, to, ...(resume ? [key!.at, key!.id] : []), limit - rows.length],
@@ -66,6 +68,6 @@ export async function exportBalanceTransactions(
     transactionId: r.transaction_id,
     createdAt: new Date(r.created_at),
   }));
-  const last = transactions.at(-1);
-  return { transactions, next: transactions.length === limit && last ? encodeExportKey([last.asset, last.createdAt.toISOString(), last.id]) : undefined };
+  const last = rows.at(-1);
+  return { transactions, next: rows.length === limit && last ? encodeExportKey([last.asset, last.key_at, last.id]) : undefined };
 }

@@ -23,7 +23,8 @@ export class Migration0031AuditLog extends Migration {
     this.addSql(`
       create table audit_entries (
         id uuid not null default gen_random_uuid(),
-        at timestamptz not null default now(),
+        -- Milliseconds, as a JavaScript Date holds them: the keyset cursor (at, id) is then exact.
+        at timestamptz not null default date_trunc('milliseconds', now()),
         merchant_id uuid,
         actor_type text not null check (actor_type in ('member', 'api_key', 'operator', 'customer')),
         actor_id text not null,
