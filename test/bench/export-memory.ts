@@ -5,9 +5,10 @@
  * (default 1,000,000) charge rows seeded with generate_series, against the
  * same export of a tenth as many rows: flat memory means the two peaks are
  * alike, not ten times apart. The client counts the bytes and keeps none.
- * Prints the figures (docs/exports.md keeps the last ones). Not part of CI.
+ * Prints the figures (docs/hosted-pages.md#exports keeps the last ones). Not part of CI.
  * Needs DATABASE_URL and REDIS_URL.
  */
+import pg from "pg";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import { PASSWORD, totpCode, uniqueEmail } from "../support/dashboard.ts";
 import { approvedSubscription } from "../support/billing.ts";
@@ -51,16 +52,24 @@ async function signedInOwner(sys: TestSystem, merchantId: string) {
   return go;
 }
 
-/** Inserts `count` SUCCEEDED charges of one subscription, spread over the last 360 days, in one statement. */
+/**
+ * Inserts `count` SUCCEEDED charges of one subscription, spread over the last 360 days, in one statement
+ * (its own connection: the services' statement timeout is meant for requests, not a bulk load).
+ */
 async function seed(sys: TestSystem, sample: { id: string; merchant_id: string; wallet_user_id: string }, count: number, offset: number) {
-  await sys.sql(
+  const client = new pg.Client({ connectionString: sys.database.url });
+  await client.connect();
+  const params = [sample.id, sample.merchant_id, sample.wallet_user_id, offset + 1, offset + count, ROWS];
+  await client.query(
     `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end, amount, currency,
                                        asset, asset_amount, rate, status, attempt, created_at, settled_at, purpose, amount_refunded, asset_amount_refunded)
-     select gen_random_uuid(), ?, ?, ?, 1000 + g, t, t + interval '30 days', 9.99, 'USD', 'USDT_TRON', 9.99, 1, 'SUCCEEDED', 1, t, t, 'RENEWAL',
+     select gen_random_uuid(), $1, $2, $3, 1000 + g, t, t + interval '30 days', 9.99, 'USD', 'USDT_TRON', 9.99, 1, 'SUCCEEDED', 1, t, t, 'RENEWAL',
             case when g % 50 = 0 then 1.5 else 0 end, case when g % 50 = 0 then 1.5 else 0 end
-       from generate_series(?::int, ?::int) g, lateral (select now() - interval '360 days' + g * interval '1 second' * (31000000.0 / ?) as t) times`,
-    [sample.id, sample.merchant_id, sample.wallet_user_id, offset + 1, offset + count, ROWS],
+       from generate_series($4::int, $5::int) g, lateral (select now() - interval '360 days' + g * interval '1 second' * (31000000.0 / $6) as t) times`,
+    params,
   );
+  await client.query("analyze subscription_charges");
+  await client.end();
 }
 
 /** Downloads the year's charges; RSS sampled every 20 ms meanwhile. */
@@ -97,7 +106,6 @@ try {
     log(`seeding to ${target} rows`);
     await seed(sys, sample, target - seeded, seeded);
     seeded = target;
-    await sys.sql("analyze subscription_charges");
     log(`exporting ${target} rows`);
     results.push({ target, ...(await exportOnce(go)) });
   }

@@ -70,7 +70,7 @@ const BALANCE: ExportKind<BalanceTransaction> = {
  * batches and written through csv-stringify as it comes (backpressure: the
  * next batch is asked for only when the client has taken the previous one),
  * so a year of a large merchant costs the gateway and the services the
- * memory of one batch (docs/exports.md has the measured figure).
+ * memory of one batch (docs/hosted-pages.md#exports has the measured figure).
  */
 export function exportsPage(router: Router, deps: DashboardDeps): void {
   const today = () => new Date().toISOString().slice(0, 10);

@@ -1,7 +1,7 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * The audit log (docs/audit-log.md): one row per state-changing action,
+ * The audit log (docs/decisions.md#audit-log): one row per state-changing action,
  * written in the action's own transaction.
  * - Partitioned by month on `at` (audit_entries_YYYY_MM, the naming of the
  *   other monthly partitions) so retention drops whole partitions instead of
