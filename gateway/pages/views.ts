@@ -117,7 +117,7 @@ export interface DashboardAuditLogModel {
   frame: DashboardFrame;
   filters: { actor: string; action: string; objectId: string; from: string; to: string };
   errors: string[];
-  entries: (AuditEntryRecord & { atText: string; actorText: string })[];
+  entries: (AuditEntryRecord & { atText: string; actorText: string; objectUrl?: string | undefined })[];
   olderUrl?: string | undefined;
   newestUrl?: string | undefined;
 }

@@ -26,10 +26,13 @@ describe("GET /api/v1/audit-log", function () {
 
     const cancel = await m.api.post(`/api/v1/subscriptions/${s.subscriptionId}/cancel`, {}, { "user-agent": "siem-test" });
     expect(cancel.status).to.equal(200);
+    // Refused (already cancelled, the use case's transaction rolls back): no second entry.
+    expect((await m.api.post(`/api/v1/subscriptions/${s.subscriptionId}/cancel`, {})).status).to.equal(409);
 
     const res = await m.api.get(`${LOG}?objectId=${s.subscriptionId}`);
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ hasMore: false, nextCursor: null });
+    expect(res.body.data.map((e: any) => e.action)).to.deep.equal(["subscription.cancel", "subscription.approve", "subscription.create"]);
     const [cancelled, approval, created] = res.body.data;
     expect(cancelled).to.have.all.keys("id", "object", "at", "actor", "action", "objectType", "objectId", "ip", "userAgent", "requestId");
     expect(cancelled).to.deep.include({

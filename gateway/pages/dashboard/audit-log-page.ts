@@ -79,6 +79,7 @@ export function auditLogPage(router: Router, deps: DashboardDeps): void {
           ...e,
           atText: e.at.replace("T", " ").replace(/\.\d+Z$/, " UTC"),
           actorText: actorTypeText(e.actor.type),
+          objectUrl: e.objectId ? `${AUDIT_LOG_PATH}?${new URLSearchParams({ objectId: e.objectId })}` : undefined,
         })),
         olderUrl: nextCursor ? `${AUDIT_LOG_PATH}?${query({ cursor: nextCursor })}` : undefined,
         newestUrl: cursor ? `${AUDIT_LOG_PATH}?${query({})}` : undefined,

@@ -52,6 +52,7 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
         ip: "i",
         userAgent: "u",
         requestId: "r",
+        objectUrl: "/u",
       },
     ],
     olderUrl: "/o",
