@@ -75,4 +75,33 @@ describe("audit entries: one per successful action, in its transaction", () => {
     expect(String(truncated)).to.match(/cannot be changed or deleted/);
     expect(await entriesOf(sys, m.id)).to.have.length.greaterThan(0);
   });
+
+  it("only the partition maintenance, holding the table's lock, may move strays out of the default partition", async () => {
+    const conn = sys.system.orm!.em.fork();
+    await sys.sql("insert into audit_entries (at, actor_type, actor_id, actor_label, action, object_type) values ('2001-01-01', 'operator', 'x', 'x', 'x.y', 'x')");
+    let refused: unknown;
+    try {
+      await sys.sql("delete from audit_entries_default where at = '2001-01-01'");
+    } catch (err) {
+      refused = err;
+    }
+    expect(String(refused)).to.match(/cannot be changed or deleted/);
+    const moved = await conn.transactional(async (tx) => {
+      await tx.execute("select pg_advisory_xact_lock(hashtext('billing-partitions:audit_entries'))");
+      return tx.execute("delete from audit_entries_default where at = '2001-01-01' returning id");
+    });
+    expect(moved).to.have.length(1);
+    // The lock does not open the months.
+    const [month] = await sys.sql("select id from audit_entries where at >= date_trunc('month', now()) limit 1");
+    let kept: unknown;
+    try {
+      await conn.transactional(async (tx) => {
+        await tx.execute("select pg_advisory_xact_lock(hashtext('billing-partitions:audit_entries'))");
+        await tx.execute("delete from audit_entries where id = ?", [month.id]);
+      });
+    } catch (err) {
+      kept = err;
+    }
+    expect(String(kept)).to.match(/cannot be changed or deleted/);
+  });
 });

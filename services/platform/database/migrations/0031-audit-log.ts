@@ -8,8 +8,9 @@ import { Migration } from "@mikro-orm/migrations";
  *   deleting rows; the default partition catches anything outside the ones
  *   made ahead (the retention sweep creates the coming months).
  * - Append-only: a trigger refuses UPDATE, DELETE and TRUNCATE on the log for
- *   every role and interface (retention detaches and drops partitions, which
- *   no row trigger sees).
+ *   every role and interface (retention drops whole partitions, which no row
+ *   trigger sees; moving strays out of the default partition is allowed only
+ *   to the partition maintenance, holding the table's advisory lock).
  * - Indexes: the merchant's keyset (at desc, id desc) for the API and the
  *   page, and the page's filters (action, object id, actor).
  * And the charges export's index (services/subscriptions/export-charges.ts):
@@ -58,6 +59,16 @@ export class Migration0031AuditLog extends Migration {
 
       create function audit_entries_refuse_change() returns trigger language plpgsql as $$
       begin
+        -- The one exception: the partition maintenance (services/platform/database/monthly-partitions.ts) moving
+        -- strays out of the default partition into their new month, inside its transaction holding the table's
+        -- advisory lock (pg_advisory_xact_lock(hashtext('billing-partitions:audit_entries'))).
+        if tg_op = 'DELETE' and tg_table_name = 'audit_entries_default' and exists (
+          select 1 from pg_locks l
+           where l.locktype = 'advisory' and l.pid = pg_backend_pid() and l.granted and l.objsubid = 1
+             and l.classid = ((hashtext('billing-partitions:audit_entries')::bigint >> 32) & 4294967295)::text::oid
+             and l.objid = (hashtext('billing-partitions:audit_entries')::bigint & 4294967295)::text::oid) then
+          return old;
+        end if;
         raise exception 'audit entries cannot be changed or deleted (% refused)', tg_op
           using errcode = 'insufficient_privilege';
       end $$;
