@@ -14,7 +14,7 @@ export const auditLogRoutes = defineRoutes([
     description:
       "Who did what: every state-changing action on the merchant's objects, by a dashboard member, an API key, the operator or a customer " +
       "on a hosted page, and failed dashboard logins and codes. Keyset paged (`cursor` = `nextCursor`); for a SIEM, poll with `from` = the " +
-      "last `at` you stored. Entries are never changed or deleted; they are kept RETENTION_AUDIT_DAYS days (400 by default).",
+      "last `at` you stored. Entries are never changed or deleted; they are kept RETENTION_AUDIT_ENTRIES_DAYS days (400 by default).",
     tag: "Audit log",
     auth: "apiKey",
     query: listAuditLogQuery,

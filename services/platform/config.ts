@@ -53,12 +53,7 @@ export interface Config {
   readonly sweepIntervalMs: number;
   /** Interval of the reconciliation job (RECONCILE_INTERVAL_MS). */
   readonly reconcileIntervalMs: number;
-  /**
-   * Days the audit log is kept (RETENTION_AUDIT_DAYS, 31–3650, default 400:
-   * a year plus a margin, so the last annual review and audit find the whole
-   * year). The retention sweep drops a monthly partition once its last day is older.
-   */
-  readonly retentionAuditDays: number;
+
   /** 32-byte key that encrypts secrets we must be able to read back (webhook secrets). */
   readonly secretsKey: Buffer;
   /** Webhook deliveries: worker concurrency of the `webhooks` group (WEBHOOK_CONCURRENCY). */
@@ -255,7 +250,6 @@ export function loadConfig(env: Env = process.env): Config {
     depositXpubs: Object.freeze(depositXpubs),
     sweepIntervalMs: int("SWEEP_INTERVAL_MS", 5000, 100, 3_600_000),
     reconcileIntervalMs: int("RECONCILE_INTERVAL_MS", 300_000, 1_000, 86_400_000),
-    retentionAuditDays: int("RETENTION_AUDIT_DAYS", 400, 31, 3650),
     secretsKey,
     webhookConcurrency: int("WEBHOOK_CONCURRENCY", 10, 1, 1000),
     rpcInProcess: bool("RPC_IN_PROCESS", true),
