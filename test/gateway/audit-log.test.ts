@@ -49,6 +49,21 @@ describe("GET /api/v1/audit-log", function () {
     expect(Date.parse(cancelled.at)).to.be.at.least(Date.parse(approval.at));
   });
 
+  it("a refund through the API names the new refund and the key", async () => {
+    const m = await sys.createMerchant("Audit refunds");
+    const plan = await createPlan(m.api, { amount: "10" });
+    const user = await createWalletUser(sys, { USDT_TRON: "100" });
+    const s = await createSubscription(m.api, plan.id, user.id);
+    const page = hostedPage(sys, new URL(s.authorizationUrl).pathname);
+    await page.logIn(user);
+    expect((await page.post({ action: "approve", fundingAsset: "USDT_TRON", pin: PIN })).status).to.equal(303);
+    const [charge] = (await m.api.get(`/api/v1/subscriptions/${s.subscriptionId}/charges`)).body.data;
+    const refund = await m.api.post("/api/v1/refunds", { chargeId: charge.id, amount: "1" });
+    expect(refund.status, refund.text).to.be.oneOf([200, 201]);
+    const [entry] = (await m.api.get(`${LOG}?action=refund.create`)).body.data;
+    expect(entry).to.deep.include({ objectType: "refund", objectId: refund.body.id, actor: { type: "api_key", id: m.apiKeyId, label: m.apiKey.slice(0, 12) } });
+  });
+
   it("is merchant-scoped, filtered and keyset paged", async () => {
     const a = await sys.createMerchant("Audit A");
     const b = await sys.createMerchant("Audit B");
