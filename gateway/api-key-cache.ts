@@ -4,6 +4,8 @@ import type { Logger } from "../services/platform/logger.ts";
 
 interface Entry {
   merchantId: string;
+  /** The key's id: who acted, for the audit log. */
+  keyId: string;
   expiresAt: number;
 }
 
@@ -32,13 +34,17 @@ export class ApiKeyCache {
   }
 
   get(keyHash: string): string | undefined {
+    return this.lookup(keyHash)?.merchantId;
+  }
+
+  lookup(keyHash: string): { merchantId: string; keyId: string } | undefined {
     const entry = this.#entries.get(keyHash);
     if (!entry) return undefined;
     if (entry.expiresAt <= Date.now()) {
       this.#entries.delete(keyHash);
       return undefined;
     }
-    return entry.merchantId;
+    return entry;
   }
 
   /** Take before the lookup starts; pass to set(). */
@@ -47,14 +53,14 @@ export class ApiKeyCache {
   }
 
   /** Caches a lookup's answer unless a revocation was heard since `lookupEpoch` (then the answer may be stale). */
-  set(keyHash: string, merchantId: string, lookupEpoch: number): void {
+  set(keyHash: string, merchantId: string, lookupEpoch: number, keyId = ""): void {
     if (lookupEpoch !== this.#epoch) return;
     if (this.#entries.size >= this.#maxEntries) {
       // Maps iterate in insertion order: drop the oldest.
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    this.#entries.set(keyHash, { merchantId, expiresAt: Date.now() + this.#ttlMs });
+    this.#entries.set(keyHash, { merchantId, keyId, expiresAt: Date.now() + this.#ttlMs });
   }
 
   forget(keyHash: string): void {

@@ -5,6 +5,7 @@ import type { GatewayDeps } from "./deps.ts";
 import type { GatewayState, RouteSpec } from "./route.ts";
 import { errorHandler } from "./middleware/error-handler.ts";
 import { requestId } from "./middleware/request-id.ts";
+import { callContext } from "./middleware/call-context.ts";
 import { accessLog } from "./middleware/access-log.ts";
 import { clientAddress } from "./middleware/client-address.ts";
 import { mountRoutes } from "./mount.ts";
@@ -41,6 +42,7 @@ export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Ko
   app.use(errorHandler(deps.logger));
   app.use(clientAddress(deps.config.trustProxy));
   app.use(requestId());
+  app.use(callContext());
   app.use(accessLog(deps.logger));
   for (const m of options.middleware ?? []) app.use(m);
   const router = new Router<GatewayState>();

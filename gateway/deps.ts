@@ -1,6 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import type { Config } from "../services/platform/config.ts";
 import type { Logger } from "../services/platform/logger.ts";
+import type { AuditService } from "../proto/gen/billing/audit/v1/audit_pb.ts";
 import type { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import type { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
 import type { MembersService } from "../proto/gen/billing/merchants/v1/members_pb.ts";
@@ -30,6 +31,8 @@ export interface GatewayClients {
   orders: Client<typeof OrdersService>;
   events: Client<typeof EventsService>;
   payouts: Client<typeof PayoutsService>;
+  /** The audit log: served by the merchants service. */
+  audit: Client<typeof AuditService>;
 }
 
 export interface GatewayDeps {

@@ -1,3 +1,4 @@
+import { AuditService } from "../proto/gen/billing/audit/v1/audit_pb.ts";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connectRedis, type RedisConnection } from "../services/platform/redis.ts";
@@ -46,6 +47,7 @@ export function gatewayClients(rpc: RpcClients, config: Config): GatewayClients 
     orders: rpc.client(OrdersService, config.serviceUrls.orders),
     events: rpc.client(EventsService, config.serviceUrls.events),
     payouts: rpc.client(PayoutsService, config.serviceUrls.payouts),
+    audit: rpc.client(AuditService, config.serviceUrls.merchants),
   };
 }
 

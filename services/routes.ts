@@ -25,10 +25,13 @@ import { OrdersService } from "../proto/gen/billing/orders/v1/orders_pb.ts";
 import { ordersService } from "./orders/rpc.ts";
 import { PayoutsService } from "../proto/gen/billing/payouts/v1/payouts_pb.ts";
 import { payoutsService } from "./payouts/rpc.ts";
+import { AuditService } from "../proto/gen/billing/audit/v1/audit_pb.ts";
+import { auditService } from "./audit/rpc.ts";
 
 /** The one place that says which Connect service each service name serves. */
 const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: ServiceDeps) => void>> = {
-  merchants: (router, deps) => router.service(MerchantService, merchantService(deps)).service(MembersService, membersService(deps)),
+  merchants: (router, deps) =>
+    router.service(MerchantService, merchantService(deps)).service(MembersService, membersService(deps)).service(AuditService, auditService(deps)),
   catalog: (router, deps) => router.service(CatalogService, catalogService(deps)),
   sandbox: (router, deps) => router.service(SandboxService, sandboxService(deps, ALL_SWEEPS)),
   // Recurring billing hears of the wallet's credits here; neither domain imports the other.

@@ -8,6 +8,8 @@ import { validateRequests } from "./platform/rpc/validate-request.ts";
 import { merchantExistence } from "./merchants/merchant-exists.ts";
 import { postgresCheck, redisCheck } from "./platform/health/readiness.ts";
 import { rpcServerObserver } from "./platform/observability/rpc-observers.ts";
+import { auditCalls } from "./platform/audit/call-headers.ts";
+import { recordAuditOnCommit } from "./platform/audit/audit-subscriber.ts";
 
 export interface RunningServices {
   port: number;
@@ -28,7 +30,10 @@ export async function startServices(
     requireServiceToken(deps.config.internalApiToken),
     errorInterceptor(deps.logger),
     validateRequests({ merchantExists: merchantExistence(deps.orm) }),
+    // Innermost: only a call that passed the checks can owe an audit entry.
+    auditCalls(deps.orm),
   ];
+  recordAuditOnCommit(deps.orm);
   const server = createServicesServer(routes, interceptors, { postgres: postgresCheck(deps.orm), redis: redisCheck(deps.queues.connection) });
   const bound = await server.listen(port, deps.config.servicesHost);
   deps.logger.info({ port: bound, services: deps.config.services }, "services listening");

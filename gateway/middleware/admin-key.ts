@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Middleware } from "koa";
 import { HttpError } from "../http-errors.ts";
+import { setActor } from "../../services/platform/audit/call-context.ts";
 
 export const ADMIN_KEY_HEADER = "x-admin-key";
 
@@ -16,8 +17,12 @@ export function adminKey(configured: string | undefined): Middleware {
     if (!presented || !timingSafeEqual(digest(presented), expected)) {
       throw new HttpError(401, "INVALID_ADMIN_KEY", "X-ADMIN-KEY header is missing or wrong");
     }
+    // One shared operator key: the operator is one actor (per-person operator identities are not modelled).
+    setActor(OPERATOR);
     await next();
   };
 }
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
+
+const OPERATOR = Object.freeze({ type: "operator" as const, id: "admin-api-key", label: "operator API (X-ADMIN-KEY)" });

@@ -6,6 +6,7 @@ import type { GatewayState } from "../route.ts";
 import { HttpError } from "../http-errors.ts";
 import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
 import type { ApiKeyCache } from "../api-key-cache.ts";
+import { setActor } from "../../services/platform/audit/call-context.ts";
 
 export const API_KEY_HEADER = "x-api-key";
 
@@ -22,16 +23,18 @@ export function apiKey(clients: GatewayClients, lookup?: ApiKeyLookupCache): Mid
     if (!presented) throw new HttpError(401, "INVALID_API_KEY", "X-API-KEY header is required");
     const live = lookup?.isLive() ?? false;
     const keyHash = lookup ? hashApiKey(presented) : "";
-    const cached = live ? lookup!.cache.get(keyHash) : undefined;
+    const cached = live ? lookup!.cache.lookup(keyHash) : undefined;
     if (cached) {
-      ctx.state.merchantId = cached;
+      ctx.state.merchantId = cached.merchantId;
+      setActor(apiKeyActor(cached.keyId, presented));
     } else {
       // Taken before the lookup: a revocation heard while it is in flight keeps its answer out of the cache.
       const epoch = live ? lookup!.cache.epoch : 0;
       try {
-        const { merchantId } = await clients.merchants.authenticateApiKey({ apiKey: presented });
+        const { merchantId, keyId } = await clients.merchants.authenticateApiKey({ apiKey: presented });
         ctx.state.merchantId = merchantId;
-        if (live) lookup!.cache.set(keyHash, merchantId, epoch);
+        setActor(apiKeyActor(keyId, presented));
+        if (live) lookup!.cache.set(keyHash, merchantId, epoch, keyId);
       } catch (err) {
         // Only the merchants service's verdict on the key; a refused service token is our fault (500).
         if (err instanceof ConnectError && err.code === Code.Unauthenticated && errorCodeOf(err) === "INVALID_API_KEY") {
@@ -43,3 +46,6 @@ export function apiKey(clients: GatewayClients, lookup?: ApiKeyLookupCache): Mid
     await next();
   };
 }
+
+/** The audit log's actor: the key's id, labelled by its public prefix (as the key list shows it; never more of the key). */
+const apiKeyActor = (keyId: string, presented: string) => ({ type: "api_key" as const, id: keyId, label: presented.slice(0, 12) });

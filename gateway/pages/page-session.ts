@@ -1,5 +1,6 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import type { ParameterizedContext } from "koa";
+import { setActor } from "../../services/platform/audit/call-context.ts";
 
 /**
  * The hosted page's session: a small HMAC-signed cookie (key derived from
@@ -71,9 +72,14 @@ export function sessionCodec(key: Buffer, secure: boolean): SessionCodec {
 const tokenDigest = (token: string) => createHash("sha256").update(`session:${token}`).digest("base64url");
 
 /** The session a posted form belongs to, when its CSRF token matches; else undefined (answer staleForm). */
+const ANONYMOUS_CUSTOMER = Object.freeze({ type: "customer" as const, id: "anonymous", label: "customer (not logged in)" });
+
 export function postedSession(sessions: SessionCodec, ctx: ParameterizedContext, scope: string, form: { csrf?: string | undefined }): PageSession | undefined {
   const session = sessions.read(ctx, scope);
-  return session && safeEqual(form.csrf ?? "", session.csrf) ? session : undefined;
+  if (!session || !safeEqual(form.csrf ?? "", session.csrf)) return undefined;
+  // Whatever this form does next, the customer did it (a decline may come before any login).
+  setActor(session.uid ? { type: "customer", id: session.uid, label: session.email ?? "" } : ANONYMOUS_CUSTOMER);
+  return session;
 }
 
 /** Timing-safe comparison of two strings (digested first so lengths do not leak either). */

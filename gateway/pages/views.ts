@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { Eta } from "eta";
+import type { AuditEntryRecord } from "../../services/audit/contract.ts";
 
 /**
  * The hosted pages' HTML: Eta templates in `views/` (a shared layout and
@@ -49,6 +50,8 @@ export interface PageModels {
   "dashboard/refunds": DashboardRefundsModel;
   "dashboard/balance": DashboardBalanceModel;
   "dashboard/payouts": DashboardPayoutsModel;
+  "dashboard/audit-log": DashboardAuditLogModel;
+  "dashboard/exports": DashboardExportsModel;
   receipt: ReceiptModel;
 }
 
@@ -229,6 +232,23 @@ export interface DashboardPayoutsModel extends DashboardPaging {
   idempotencyKey: string;
   error?: string | undefined;
   notice?: string | undefined;
+}
+
+export interface DashboardAuditLogModel {
+  frame: DashboardFrame;
+  filters: { actor: string; action: string; objectId: string; from: string; to: string };
+  errors: string[];
+  entries: (AuditEntryRecord & { atText: string; actorText: string; objectUrl?: string | undefined })[];
+  olderUrl?: string | undefined;
+  newestUrl?: string | undefined;
+}
+
+export interface DashboardExportsModel {
+  frame: DashboardFrame;
+  canExport: boolean;
+  from: string;
+  to: string;
+  errors: string[];
 }
 
 /** The customer's receipt page (/receipts/<token>): no form, printable. */

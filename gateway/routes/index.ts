@@ -17,6 +17,7 @@ import { adminPayoutRoutes, orderRefundRoutes, payoutDestinationRoutes, payoutRo
 import { billingSettingsRoutes } from "./billing-settings.ts";
 import { couponRoutes } from "./coupons.ts";
 import { chargeRoutes } from "./charges.ts";
+import { auditLogRoutes } from "./audit-log.ts";
 
 /** Every REST operation: mounted by the app and documented by the OpenAPI builder. */
-export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...adminReconciliationRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes, ...payoutDestinationRoutes, ...payoutRoutes, ...adminPayoutRoutes, ...billingSettingsRoutes, ...couponRoutes, ...chargeRoutes, ...orderRefundRoutes];
+export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...adminReconciliationRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes, ...payoutDestinationRoutes, ...payoutRoutes, ...adminPayoutRoutes, ...billingSettingsRoutes, ...couponRoutes, ...chargeRoutes, ...orderRefundRoutes, ...auditLogRoutes];

@@ -53,6 +53,7 @@ export interface Config {
   readonly sweepIntervalMs: number;
   /** Interval of the reconciliation job (RECONCILE_INTERVAL_MS). */
   readonly reconcileIntervalMs: number;
+
   /** 32-byte key that encrypts secrets we must be able to read back (webhook secrets). */
   readonly secretsKey: Buffer;
   /** Webhook deliveries: worker concurrency of the `webhooks` group (WEBHOOK_CONCURRENCY). */

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError, notFound } from "../platform/errors.ts";
 import { Subscription, SubscriptionAuthorization, type AuthorizationRow, type SubscriptionRow } from "./entities.ts";
 import { hashAuthorizationToken, looksLikeAuthorizationToken } from "./authorization-token.ts";
+import { noteAuditObject } from "../platform/audit/call-context.ts";
 
 /** The authorization a token names and its subscription; AUTHORIZATION_NOT_FOUND otherwise. */
 export async function findByToken(em: EntityManager, token: string): Promise<{ authorization: AuthorizationRow; subscription: SubscriptionRow }> {
@@ -10,6 +11,8 @@ export async function findByToken(em: EntityManager, token: string): Promise<{ a
     : null;
   if (!authorization) throw notFound("AUTHORIZATION_NOT_FOUND", "this authorization link is not valid");
   const subscription = await em.findOneOrFail(Subscription, { id: authorization.subscriptionId }, { refresh: true });
+  // The customer acts by token: the audit entry learns the subscription and merchant here.
+  noteAuditObject("Subscription", subscription);
   return { authorization, subscription };
 }
 

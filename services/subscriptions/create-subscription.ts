@@ -12,6 +12,7 @@ import { fetchPlan, fetchWalletUserByEmail, fetchWalletUserById, refuseArchivedP
 import { AUTHORIZATION_MINUTES, URL_MAX_LENGTH } from "./contract.ts";
 import { checkDiscountRequest, hasDiscountRequest } from "./pricing/redeem-discount.ts";
 import { insertWithDiscount } from "./pricing/create-with-discount.ts";
+import { noteAuditObject } from "../platform/audit/call-context.ts";
 
 
 export interface CreateSubscriptionInput {
@@ -111,6 +112,8 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     fundingAsset: null,
     createdAt: now,
   } satisfies AuthorizationRow;
+  // Inserted with plain SQL (no unit-of-work event): the audit entry learns the new id here.
+  noteAuditObject("Subscription", subscription);
   if (hasDiscountRequest(input)) {
     try {
       await insertWithDiscount(ctx, { subscription, authorization }, input, plan);

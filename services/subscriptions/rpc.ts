@@ -24,6 +24,8 @@ import { getMerchantOverview } from "./get-merchant-overview.ts";
 import { changeSessionMethods } from "./change-sessions/change-session-rpc.ts";
 import { customerMethods } from "./customer/customer-rpc.ts";
 import { settingsMethods } from "./settings/settings-rpc.ts";
+import { exportCharges } from "./export-charges.ts";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 
 const toMessage = (s: { subscription: SubscriptionRow; authorization: AuthorizationRow | null }) =>
   subscriptionMessage(s.subscription.merchantId, subscriptionRecord(s.subscription, s.authorization));
@@ -47,6 +49,27 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
     ...changeSessionMethods(deps, ports),
     ...customerMethods(deps, ports),
     ...settingsMethods(deps, ports),
+    async exportCharges(req) {
+      const batch = await exportCharges(contextFor(deps), {
+        merchantId: req.merchantId,
+        from: req.from ? timestampDate(req.from) : undefined,
+        to: req.to ? timestampDate(req.to) : undefined,
+        after: req.after,
+        limit: req.limit,
+      });
+      return {
+        charges: batch.charges.map((c) => ({
+          ...c,
+          createdAt: toTimestamp(c.createdAt),
+          settledAt: c.settledAt ? toTimestamp(c.settledAt) : undefined,
+          failureReason: c.failureReason ?? undefined,
+          assetAmount: c.assetAmount ?? undefined,
+          rate: c.rate ?? undefined,
+          receiptNumber: c.receiptNumber ?? undefined,
+        })),
+        next: batch.next,
+      };
+    },
     async createSubscription(req) {
       const created = await createSubscription(contextFor(deps), ports(), {
         merchantId: req.merchantId,

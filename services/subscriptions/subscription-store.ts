@@ -8,6 +8,7 @@ import { committedWithout } from "../platform/database/commit-pokes.ts";
 import { readBatched, readByIds } from "../platform/database/batched-reads.ts";
 import { Event } from "../events/entities.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
+import { noteAuditObject } from "../platform/audit/call-context.ts";
 
 /** Queries shared by the use cases; each use case owns its transaction. */
 
@@ -30,6 +31,8 @@ export async function lockSubscription(em: EntityManager, id: string, owner?: st
     ? await em.findOne(Subscription, { id, ...scope }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
     : null;
   if (!sub) throw subscriptionNotFound(id);
+  // Customer actions name the subscription but not its merchant: the audit entry learns it here.
+  noteAuditObject("Subscription", sub);
   return sub;
 }
 

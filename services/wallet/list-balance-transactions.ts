@@ -29,7 +29,7 @@ export interface ListBalanceTransactionsInput {
   cursor?: string | undefined;
 }
 
-const TYPE_OF_KIND: Record<TransactionKind, BalanceTransactionType> = {
+export const TYPE_OF_KIND: Record<TransactionKind, BalanceTransactionType> = {
   CHARGE: "SUBSCRIPTION_CHARGE",
   REFUND: "REFUND",
   MERCHANT_CREDIT: "PAYMENT_ORDER",

@@ -23,6 +23,7 @@ import { creditMerchant } from "./credit-merchant.ts";
 import { checkLedger } from "./check-ledger.ts";
 import { refund } from "./refund.ts";
 import { listBalanceTransactions } from "./list-balance-transactions.ts";
+import { exportBalanceTransactions } from "./export-balance-transactions.ts";
 import { debitForPayout, reversePayout } from "./payout-funds.ts";
 import { reconcile } from "../reconciliation/reconcile.ts";
 import { freezeWalletUser, unfreezeWalletUser } from "./freeze-wallet-user.ts";
@@ -189,6 +190,29 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         }, balanceTransactionRecord(t))),
         hasMore: page.hasMore,
         nextCursor: page.nextCursor,
+      };
+    },
+    async exportBalanceTransactions(req) {
+      const batch = await exportBalanceTransactions(contextFor(deps), {
+        merchantId: req.merchantId,
+        from: req.from ? timestampDate(req.from) : undefined,
+        to: req.to ? timestampDate(req.to) : undefined,
+        after: req.after,
+        limit: req.limit,
+      });
+      return {
+        transactions: batch.transactions.map((t) => ({
+          id: t.id,
+          type: t.type,
+          asset: t.asset,
+          amount: t.amount,
+          balanceAfter: t.balanceAfter,
+          sourceType: t.sourceType ?? undefined,
+          sourceId: t.sourceId ?? undefined,
+          transactionId: t.transactionId,
+          createdAt: toTimestamp(t.createdAt),
+        })),
+        next: batch.next,
       };
     },
     async reconcile() {

@@ -4,6 +4,7 @@ import { getWalletUser } from "./get-wallet-user.ts";
 import { lockAccounts, openAccount } from "./ledger.ts";
 import type { AccountHolder, AccountView } from "./list-accounts.ts";
 import { requireAsset, requireUuid } from "./wallet-input.ts";
+import { noteAuditObject } from "../platform/audit/call-context.ts";
 
 /**
  * Freezes or unfreezes one account (owner + asset), opening it when needed so
@@ -21,6 +22,7 @@ export async function setAccountFrozen(
   return ctx.em.transactional(async (em) => {
     const id = await openAccount(em, ctx.clock, { type: input.holder.type, id: ownerId }, asset.code);
     const locked = (await lockAccounts(em, [id])).get(id)!;
+    noteAuditObject("LedgerAccount", { id, merchantId: input.holder.type === "MERCHANT" ? ownerId : undefined });
     await em.execute("update ledger_accounts set frozen = ?, updated_at = ? where id = ?", [input.frozen, ctx.clock.now(), id]);
     return { id, asset: asset.code, balance: formatAmount(locked.balance), frozen: input.frozen };
   });

@@ -18,6 +18,8 @@ import { eventsPage } from "./events-page.ts";
 import { refundsPage } from "./refunds-page.ts";
 import { balancePage } from "./balance-page.ts";
 import { payoutsPage } from "./payouts-page.ts";
+import { auditLogPage } from "./audit-log-page.ts";
+import { exportsPage } from "./exports-page.ts";
 
 /** The merchant dashboard (issue 24) under /dashboard: sign-in pages, then one file per page. */
 export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageResponder): Router[] {
@@ -46,5 +48,7 @@ export function dashboardPages(deps: GatewayDeps, redis: Redis, pages: PageRespo
   refundsPage(router, dashboard);
   balancePage(router, dashboard);
   payoutsPage(router, dashboard);
+  auditLogPage(router, dashboard);
+  exportsPage(router, dashboard);
   return [signInPages(dashboard), router];
 }

@@ -11,6 +11,7 @@ import type { DashboardFrame } from "../views.ts";
 import type { DashboardSession, DashboardSessions } from "./session-store.ts";
 import { LOGIN_PATH } from "./paths.ts";
 import { NAV, roleText } from "./words.ts";
+import { setActor } from "../../../services/platform/audit/call-context.ts";
 
 export interface DashboardDeps {
   members: Client<typeof MembersService>;
@@ -61,6 +62,7 @@ export function dashboardRoute(router: Router, deps: DashboardDeps, path: string
         return redirect(c, LOGIN_PATH);
       }
       await deps.sessions.touch(c);
+      setActor({ type: "member", id: member.id, label: member.email });
       const signed: Signed = {
         session,
         member,

@@ -26,6 +26,8 @@ export const NAV: { href: string; label: string }[] = [
   { href: `${DASHBOARD}/events`, label: "Events" },
   { href: `${DASHBOARD}/api-keys`, label: "API keys" },
   { href: `${DASHBOARD}/team`, label: "Team" },
+  { href: `${DASHBOARD}/audit-log`, label: "Audit log" },
+  { href: `${DASHBOARD}/exports`, label: "Exports" },
 ];
 
 /** A code nobody wrote words for yet still reads as words ("SOME_NEW_CODE" → "Some new code"). */
@@ -108,3 +110,5 @@ const PROBLEMS = new Map([
   ["WEBHOOK_ENDPOINT_DISABLED", "This endpoint is disabled: enable it first."],
 ]);
 export const problemText = (code: string, message: string): string => PROBLEMS.get(code) ?? `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
+const ACTOR_TEXT: Record<string, string> = { member: "Member", api_key: "API key", operator: "Operator", customer: "Customer" };
+export const actorTypeText = (type: string) => ACTOR_TEXT[type] ?? type;

@@ -8,6 +8,7 @@ import { Member, MemberRecoveryCode, type MemberRow } from "./entities.ts";
 import { memberEmail } from "./member-email.ts";
 import { recoveryCodeHash, totpContext } from "./enrol-totp.ts";
 import { matchingStep } from "./totp.ts";
+import { recordAuditEntry } from "../../platform/audit/audit-writer.ts";
 
 const refused = () => new DomainError("unauthenticated", "INVALID_CREDENTIALS", "the email or password is incorrect");
 
@@ -23,7 +24,11 @@ export async function verifyMemberPassword(ctx: UseCaseContext, input: { email: 
     await burnVerifyTime(input.password);
     throw refused();
   }
-  if (!(await verifySecret(member.passwordHash, input.password))) throw refused();
+  if (!(await verifySecret(member.passwordHash, input.password))) {
+    // A known member's failed login is theirs to see (an unknown email belongs to no merchant: the limiter and access log keep it).
+    await recordAuditEntry(ctx.em, failure(member, "member.login_failed"));
+    throw refused();
+  }
   return member;
 }
 
@@ -52,15 +57,29 @@ export async function verifyMemberCode(ctx: UseCaseContext, key: Buffer, input: 
     const code = input.code.trim();
     if (/^\d{6}$/.test(code)) {
       const step = matchingStep(openSecret(key, totpContext(member.id), member.totpSecret), code);
-      if (step === undefined || (member.totpLastStep != null && step <= member.totpLastStep)) return { ok: false };
+      if (step === undefined || (member.totpLastStep != null && step <= member.totpLastStep)) return codeRefused(em, member);
       member.totpLastStep = step;
       return { ok: true, recoveryCodeUsed: false, recoveryCodesLeft: await unused(em, member.id) };
     }
-    if (code.length > 40) return { ok: false };
+    if (code.length > 40) return codeRefused(em, member);
     const used = await em.nativeUpdate(MemberRecoveryCode, { memberId: member.id, codeHash: recoveryCodeHash(code), usedAt: null }, { usedAt: ctx.clock.now() });
-    if (used !== 1) return { ok: false };
+    if (used !== 1) return codeRefused(em, member);
     return { ok: true, recoveryCodeUsed: true, recoveryCodesLeft: await unused(em, member.id) };
   });
 }
+
+/** A wrong, reused or unknown code (at login or confirming a sensitive action): recorded, then refused. */
+async function codeRefused(em: UseCaseContext["em"], member: MemberRow): Promise<CodeCheck> {
+  await recordAuditEntry(em, failure(member, "member.totp_failed"));
+  return { ok: false };
+}
+
+const failure = (member: MemberRow, action: string) => ({
+  merchantId: member.merchantId,
+  actor: { type: "member" as const, id: member.id, label: member.email },
+  action,
+  objectType: "member",
+  objectId: member.id,
+});
 
 const unused = (em: UseCaseContext["em"], memberId: string) => em.count(MemberRecoveryCode, { memberId, usedAt: null });

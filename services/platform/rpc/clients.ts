@@ -4,6 +4,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { attachServiceToken } from "./auth.ts";
 import { GuardedSessionManager } from "./guarded-session-manager.ts";
 import { createInProcessTransport } from "./in-process.ts";
+import { propagateCallContext } from "../audit/call-headers.ts";
 
 /**
  * Connect clients over HTTP/2, one session manager per base URL, all carrying
@@ -23,7 +24,8 @@ export class RpcClients {
   /** `timeoutMs`: default deadline of every call (RPC_TIMEOUT_MS); a call's own timeoutMs wins. */
   constructor(token: string, interceptors: Interceptor[] = [], options: { timeoutMs?: number } = {}) {
     this.#token = token;
-    this.#interceptors = interceptors;
+    // Who is acting travels with every call (the services audit it).
+    this.#interceptors = [propagateCallContext(), ...interceptors];
     this.#timeoutMs = options.timeoutMs;
   }
 

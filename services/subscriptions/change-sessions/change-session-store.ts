@@ -5,6 +5,7 @@ import { isUuid } from "../../platform/ids.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-session-entities.ts";
 import { changeSessionToken, hashAuthorizationToken, looksLikeAuthorizationToken } from "../authorization-token.ts";
+import { noteAuditObject } from "../../platform/audit/call-context.ts";
 
 /** Queries shared by the change-session use cases; each use case owns its transaction. */
 
@@ -32,6 +33,8 @@ export async function findByChangeToken(em: EntityManager, token: string): Promi
     : null;
   if (!session) throw notFound("CHANGE_SESSION_NOT_FOUND", "this approval link is not valid");
   const subscription = await em.findOneOrFail(Subscription, { id: session.subscriptionId }, { refresh: true });
+  // The customer acts by token: the audit entry learns the change session and merchant here.
+  noteAuditObject("SubscriptionChangeSession", { id: session.id, merchantId: subscription.merchantId });
   return { session, subscription };
 }
 

@@ -7,6 +7,7 @@ import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../../
 import { PROMOTION_CODE_PATTERN } from "./contract.ts";
 import { PromotionCode, type PromotionCodeRow } from "./pricing-entities.ts";
 import { couponNotFound, getCoupon, MAX_REDEMPTIONS_LIMIT } from "./coupons.ts";
+import { noteAuditObject } from "../../platform/audit/call-context.ts";
 
 export interface CreatePromotionCodeInput {
   merchantId: string;
@@ -48,6 +49,7 @@ export async function createPromotionCode(ctx: UseCaseContext, input: CreateProm
     active: input.active ?? true,
     createdAt: now,
   };
+  noteAuditObject("PromotionCode", row);
   const inserted = await ctx.em.execute<{ id: string }[]>(
     `insert into promotion_codes (id, merchant_id, coupon_id, code, max_redemptions, times_redeemed, expires_at, active, created_at)
      values (?, ?, ?, ?, ?, 0, ?, ?, ?) on conflict (merchant_id, upper(code)) do nothing returning id`,

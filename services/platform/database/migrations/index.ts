@@ -25,6 +25,7 @@ import { Migration0027OrderRefunds } from "./0027-order-refunds.ts";
 import { Migration0028DashboardMembers } from "./0028-dashboard-members.ts";
 import { Migration0029CustomerEmails } from "./0029-customer-emails.ts";
 import { Migration0030PayoutIndexes } from "./0030-payout-indexes.ts";
+import { Migration0031AuditLog } from "./0031-audit-log.ts";
 import { Migration0032MonthlyPartitions } from "./0032-monthly-partitions.ts";
 import { Migration0033DashboardLookups } from "./0033-dashboard-lookups.ts";
 import { Migration0034ApiKeyLastUse } from "./0034-api-key-last-use.ts";
@@ -60,6 +61,7 @@ export const migrations: MigrationObject[] = [
   { name: "0028-dashboard-members", class: Migration0028DashboardMembers },
   { name: "0029-customer-emails", class: Migration0029CustomerEmails },
   { name: "0030-payout-indexes", class: Migration0030PayoutIndexes },
+  { name: "0031-audit-log", class: Migration0031AuditLog },
   { name: "0032-monthly-partitions", class: Migration0032MonthlyPartitions },
   { name: "0033-dashboard-lookups", class: Migration0033DashboardLookups },
   { name: "0034-api-key-last-use", class: Migration0034ApiKeyLastUse },
