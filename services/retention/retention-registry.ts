@@ -32,9 +32,9 @@ export interface RetainedTable extends MonthlyPartitionedTable {
  * RECONCILE_INTERVAL_MS, at most a day), far inside the events' 7-day minimum,
  * and dropping events can only take duplicates away, never add an anomaly.
  *
- * The audit log registers itself here in one line once its table exists
- * (created with monthlyPartitionedTableSql):
- *   { table: "audit_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: [] },
+ * The audit log is kept whole months at a time like the others; nothing in
+ * it is ever needed by other work (its trigger lets only this sweep, under
+ * the table's advisory lock, delete default-partition strays).
  */
 export const RETAINED_TABLES: readonly RetainedTable[] = [
   {
@@ -65,4 +65,5 @@ export const RETAINED_TABLES: readonly RetainedTable[] = [
       "exists (select 1 from webhook_deliveries d where d.event_id = r.id and d.event_created_at = r.created_at and d.status = 'PENDING')",
     ],
   },
+  { table: "audit_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: [] },
 ];

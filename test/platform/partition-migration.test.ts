@@ -101,23 +101,23 @@ describe("migration 0032 (monthly partitions) on a database with rows", () => {
     expect(into.rows).to.deep.equal([]);
   });
 
-  it("monthlyPartitionedTableSql makes a table the sweep can keep (audit_entries: key `at`, <table>_YYYY_MM and a default)", async () => {
+  it("monthlyPartitionedTableSql makes a table the sweep can keep (key `at`, <table>_YYYY_MM and a default), registered in one line", async () => {
     await db.query(
-      monthlyPartitionedTableSql({ table: "audit_entries", column: "at", columns: "id uuid not null, at timestamptz not null, action text not null, primary key (id, at)" }),
+      monthlyPartitionedTableSql({ table: "retention_probe_entries", column: "at", columns: "id uuid not null, at timestamptz not null, action text not null, primary key (id, at)" }),
     );
-    const parts = (await db.query("select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'audit_entries'::regclass order by 1")).rows.map(
+    const parts = (await db.query("select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'retention_probe_entries'::regclass order by 1")).rows.map(
       (r: { relname: string }) => r.relname,
     );
     const month = monthStart(new Date());
-    expect(parts).to.include.members([partitionName("audit_entries", month), "audit_entries_default"]);
+    expect(parts).to.include.members([partitionName("retention_probe_entries", month), "retention_probe_entries_default"]);
     expect(parts).to.have.length(5);
-    await db.query("insert into audit_entries (id, at, action) values ($1, now(), 'x')", [randomUUID()]);
+    await db.query("insert into retention_probe_entries (id, at, action) values ($1, now(), 'x')", [randomUUID()]);
 
     // Registered in one line, the sweep keeps it like the others: a year on, the months ahead exist and the old one is gone.
-    const audit: RetainedTable = { table: "audit_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: [] };
+    const audit: RetainedTable = { table: "retention_probe_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: [] };
     const yearOn = new Date(Date.now() + 450 * DAY_MS);
     const res = await sweepRetention({ em: orm.em.fork(), clock: new ManualClock(yearOn) }, loadConfig({}).retention, createLogger("silent"), [audit]);
-    expect(res.tables[0]!.created).to.include(partitionName("audit_entries", monthStart(yearOn)));
-    expect(res.tables[0]!.dropped).to.include(partitionName("audit_entries", month));
+    expect(res.tables[0]!.created).to.include(partitionName("retention_probe_entries", monthStart(yearOn)));
+    expect(res.tables[0]!.dropped).to.include(partitionName("retention_probe_entries", month));
   });
 });

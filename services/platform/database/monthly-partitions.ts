@@ -69,9 +69,12 @@ export async function ensureMonth(em: EntityManager, spec: MonthlyPartitionedTab
   return em.transactional(async (tx) => {
     await tx.execute(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
     await tx.execute("select pg_advisory_xact_lock(hashtext(?))", [lockKey(spec.table)]);
+    const parent = ident(spec.table);
+    // A relation lock makes this backend read the catalog changes others committed (an advisory lock does not):
+    // without it, the sweep that waited on the lock could still miss the month the other one just created.
+    await tx.execute(`lock table ${parent} in share update exclusive mode`);
     const [exists] = await tx.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [name]);
     if (exists?.found) return false;
-    const parent = ident(spec.table);
     const column = ident(spec.column);
     const fallback = ident(defaultPartitionName(spec.table));
     const [hasDefault] = await tx.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [defaultPartitionName(spec.table)]);
@@ -140,12 +143,18 @@ export async function purgeDefault(em: EntityManager, spec: MonthlyPartitionedTa
   const fallback = defaultPartitionName(spec.table);
   const [exists] = await em.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [fallback]);
   if (!exists?.found) return 0;
-  const rows = await em.execute<{ n: number }[]>(
-    `with gone as (delete from ${ident(fallback)} r where r.${ident(spec.column)} < ? and not (${neededRows.map((c) => `(${c})`).join(" or ") || "false"}) returning 1)
-     select count(*)::int as n from gone`,
-    [before.toISOString()],
-  );
-  return rows[0]?.n ?? 0;
+  // Under the table's advisory lock, like ensureMonth and dropMonth: an append-only table (audit_entries) lets
+  // only partition maintenance holding that lock delete its strays.
+  return em.transactional(async (tx) => {
+    await tx.execute(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
+    await tx.execute("select pg_advisory_xact_lock(hashtext(?))", [lockKey(spec.table)]);
+    const rows = await tx.execute<{ n: number }[]>(
+      `with gone as (delete from ${ident(fallback)} r where r.${ident(spec.column)} < ? and not (${neededRows.map((c) => `(${c})`).join(" or ") || "false"}) returning 1)
+       select count(*)::int as n from gone`,
+      [before.toISOString()],
+    );
+    return rows[0]?.n ?? 0;
+  });
 }
 
 /** Estimated rows of the whole table (planner statistics: no scan), for the rows gauge. */

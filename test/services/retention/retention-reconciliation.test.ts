@@ -62,7 +62,8 @@ describe("reconciliation after retention drops a month", () => {
     expect(moved[0]!.n).to.be.greaterThan(0);
 
     const res = await sweepRetention({ em: sys.system.orm!.em.fork(), clock: new ManualClock(new Date()) }, sys.config.retention, createLogger("silent"));
-    for (const t of res.tables) expect(t.dropped, t.table).to.have.length.greaterThan(0);
+    // The audit log of this run holds no month past retention (its entries are written at database time, now).
+    for (const t of res.tables.filter((t) => t.table !== "audit_entries")) expect(t.dropped, t.table).to.have.length.greaterThan(0);
     expect((await sys.sql<{ n: number }>("select count(*)::int as n from events"))[0]!.n).to.equal(0);
 
     await booksClean(sys);

@@ -77,7 +77,8 @@ export class Migration0031AuditLog extends Migration {
       create trigger audit_entries_no_truncate before truncate on audit_entries
         for each statement execute function audit_entries_refuse_change();
 
-      create index subscription_charges_merchant_created_idx on subscription_charges (merchant_id, created_at, id);
+      -- One index for the charges export (keyset on created_at, id) and the dashboard Overview (index-only: status, amount, currency).
+      create index subscription_charges_merchant_created_idx on subscription_charges (merchant_id, created_at, id) include (status, amount, currency);
     `);
   }
 }
