@@ -25,6 +25,7 @@ import { Migration0027OrderRefunds } from "./0027-order-refunds.ts";
 import { Migration0028DashboardMembers } from "./0028-dashboard-members.ts";
 import { Migration0029CustomerEmails } from "./0029-customer-emails.ts";
 import { Migration0030PayoutIndexes } from "./0030-payout-indexes.ts";
+import { Migration0035AnnouncedChargesIndex } from "./0035-announced-charges-index.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -57,4 +58,5 @@ export const migrations: MigrationObject[] = [
   { name: "0028-dashboard-members", class: Migration0028DashboardMembers },
   { name: "0029-customer-emails", class: Migration0029CustomerEmails },
   { name: "0030-payout-indexes", class: Migration0030PayoutIndexes },
+  { name: "0035-announced-charges-index", class: Migration0035AnnouncedChargesIndex },
 ];
