@@ -1,0 +1,89 @@
+/**
+ * Bench figures in the deployed shape (issue 27): the roles as separate
+ * processes (split-roles.ts), seeded through the public and admin APIs.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+import { SplitSystem } from "./split-roles.ts";
+import { pool, type FigureResult } from "./figures.ts";
+
+/**
+ * B7 split: gateway, services and workers (scheduler, renewals, payments) up;
+ * an endpoint created with the API's defaults (or `maxInFlight`); `events`
+ * plan.created events committed through POST /subscription-plans; then a
+ * second workers process with WORKER_GROUPS=webhooks is started, and runs
+ * until the sink has every event. deliveries/s = from the first request the
+ * sink got to the last (the baseline's clock also starts after its warm-up);
+ * the time from the spawn (module loading, connections, the relay's first
+ * run) is in the notes: on a loaded 2-core machine the boot alone takes
+ * seconds. BENCH_PROFILE: a CPU profile of the webhooks process
+ * (`<prefix>-webhooks-split/`).
+ */
+export async function splitWebhooksFigure(events: number, maxInFlight?: number): Promise<FigureResult> {
+  const sys = new SplitSystem();
+  const sink = spawn(process.execPath, [fileURLToPath(new URL("./sink-child.ts", import.meta.url))], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      sink.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
+      sink.once("exit", (code) => reject(new Error(`sink exited (${code})`)));
+    });
+    const sinkUrl = `http://127.0.0.1:${port}`;
+    const stats = async () => (await (await fetch(`${sinkUrl}/stats`)).json()) as { received: number; distinct: number; firstAt: number; lastAt: number };
+    await sys.start();
+    await sys.spawnRole("services", "services");
+    await sys.spawnRole("gateway", "gateway");
+    await sys.spawnRole("workers", "workers", { WORKER_GROUPS: "scheduler,renewals,payments" });
+    const { api } = await sys.createMerchant("Bench");
+    const created = await api.post("/api/v1/webhook-endpoints", { url: `${sinkUrl}/hooks`, ...(maxInFlight !== undefined && { maxInFlight }) });
+    if (created.status !== 201) throw new Error(`endpoint create failed: ${created.status} ${created.text}`);
+    const endpointMaxInFlight = created.body.maxInFlight;
+    await pool(events, 20, async (i) => {
+      const res = await api.post("/api/v1/subscription-plans", { name: `Plan ${i}`, amount: "9.99", currency: "USD", interval: "MONTH" });
+      if (res.status !== 201) throw new Error(`plan create failed: ${res.status} ${res.text}`);
+    });
+    const profile = process.env.BENCH_PROFILE ? `${process.env.BENCH_PROFILE}-webhooks-split` : undefined;
+    const webhooks = await spawnWebhooks(sys, profile);
+    let got = await stats();
+    for (const deadline = Date.now() + 600_000; got.received < events && Date.now() < deadline; got = await stats()) await sleep(20);
+    const seconds = (got.lastAt - webhooks.spawnedAt) / 1000;
+    const steady = (got.received - 1) / ((got.lastAt - got.firstAt) / 1000);
+    const cpu = await webhooksCpu(webhooks.child.pid!);
+    await webhooks.stop();
+    let row: { ok: number } | undefined;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(50)) {
+      [row] = await sys.sql<{ ok: number }>("select count(*)::int as ok from webhook_deliveries where status = 'SUCCEEDED'");
+      if (row!.ok >= events) break;
+    }
+    got = await stats();
+    const ok = got.distinct === events && got.received === events && row!.ok === events;
+    return {
+      values: { deliveries_per_s: steady, from_spawn_per_s: events / seconds },
+      ok,
+      correctness: `${got.received} received, ${got.distinct} distinct, ${row!.ok} succeeded`,
+      notes:
+        `B7 split: endpoint maxInFlight ${endpointMaxInFlight}${maxInFlight === undefined ? " (the API default)" : ""}; ${events} events in ${seconds.toFixed(2)} s from the webhooks process's spawn ` +
+        `(first delivery ${((got.firstAt - webhooks.spawnedAt) / 1000).toFixed(2)} s after it; steady ${steady.toFixed(0)}/s first→last)${cpu ? `; the webhooks process used ${cpu}` : ""}`,
+    };
+  } finally {
+    sink.kill("SIGTERM");
+    await sys.close();
+  }
+}
+
+/** The webhooks worker process, started last (as an SRE scales it up). */
+function spawnWebhooks(sys: SplitSystem, profileDir?: string) {
+  return sys.spawnRole("webhooks", "workers", { WORKER_GROUPS: "webhooks" }, profileDir);
+}
+
+/** CPU time of a process so far, from /proc (Linux), as text; undefined elsewhere. */
+async function webhooksCpu(pid: number): Promise<string | undefined> {
+  try {
+    const { readFile } = await import("node:fs/promises");
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return `${(ticks / 100).toFixed(2)} s of CPU in all (boot included)`;
+  } catch {
+    return undefined;
+  }
+}
