@@ -6,12 +6,18 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SplitSystem } from "./split-roles.ts";
-import { pool, type FigureResult } from "./figures.ts";
+import { randomUUID } from "node:crypto";
+import type { FigureResult } from "./figures.ts";
+import { createOrm } from "../../services/platform/database/orm.ts";
+import { entities } from "../../services/entities.ts";
+import { recordEvent } from "../../services/events/record-event.ts";
+import { systemClock } from "../../services/platform/clock.ts";
 
 /**
  * B7 split: gateway, services and workers (scheduler, renewals, payments) up;
  * an endpoint created with the API's defaults (or `maxInFlight`); `events`
- * plan.created events committed through POST /subscription-plans; then a
+ * plan.created events committed (one plan through the API, the rest through
+ * the outbox use case, recordEvent, with that plan's payload); then a
  * second workers process with WORKER_GROUPS=webhooks is started, and runs
  * until the sink has every event. deliveries/s = from the first request the
  * sink got to the last (the baseline's clock also starts after its warm-up);
@@ -38,10 +44,21 @@ export async function splitWebhooksFigure(events: number, maxInFlight?: number):
     const created = await api.post("/api/v1/webhook-endpoints", { url: `${sinkUrl}/hooks`, ...(maxInFlight !== undefined && { maxInFlight }) });
     if (created.status !== 201) throw new Error(`endpoint create failed: ${created.status} ${created.text}`);
     const endpointMaxInFlight = created.body.maxInFlight;
-    await pool(events, 20, async (i) => {
-      const res = await api.post("/api/v1/subscription-plans", { name: `Plan ${i}`, amount: "9.99", currency: "USD", interval: "MONTH" });
-      if (res.status !== 201) throw new Error(`plan create failed: ${res.status} ${res.text}`);
-    });
+    // One plan through the API (its event is the model), the others through the outbox use case in one transaction:
+    // creating thousands of plans over HTTP on a loaded 2-core machine takes minutes and measures nothing here.
+    const plan = await api.post("/api/v1/subscription-plans", { name: "Plan 0", amount: "9.99", currency: "USD", interval: "MONTH" });
+    if (plan.status !== 201) throw new Error(`plan create failed: ${plan.status} ${plan.text}`);
+    const [model] = await sys.sql<{ merchant_id: string; data: Record<string, unknown> }>("select merchant_id, data from events where type = 'plan.created'");
+    const orm = await createOrm({ databaseUrl: sys.db.url, poolMax: 1, entities });
+    try {
+      await orm.em.fork().transactional(async (em) => {
+        for (let i = 1; i < events; i++) {
+          recordEvent(em, systemClock, { merchantId: model!.merchant_id, type: "plan.created", data: { ...model!.data, id: randomUUID(), name: `Plan ${i}` } });
+        }
+      });
+    } finally {
+      await orm.close();
+    }
     const profile = process.env.BENCH_PROFILE ? `${process.env.BENCH_PROFILE}-webhooks-split` : undefined;
     const webhooks = await spawnWebhooks(sys, profile);
     let got = await stats();

@@ -114,7 +114,9 @@ export class SplitSystem {
   async close(): Promise<void> {
     for (const r of this.roles.reverse()) await r.stop().catch(() => {});
     await this.sqlPool?.end().catch(() => {});
-    await this.db?.drop().catch(() => {});
+    // BENCH_KEEP_DB=1 keeps the database for a look afterwards (e.g. webhook_delivery_attempts' claim times and durations).
+    if (process.env.BENCH_KEEP_DB) process.stderr.write(`[bench] kept database ${this.db?.name}\n`);
+    else await this.db?.drop().catch(() => {});
   }
 }
 
