@@ -3,6 +3,7 @@
  * processes (split-roles.ts), seeded through the public and admin APIs.
  */
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SplitSystem } from "./split-roles.ts";
@@ -62,10 +63,16 @@ export async function splitWebhooksFigure(events: number, maxInFlight?: number):
     const profile = process.env.BENCH_PROFILE ? `${process.env.BENCH_PROFILE}-webhooks-split` : undefined;
     const webhooks = await spawnWebhooks(sys, profile);
     let got = await stats();
-    for (const deadline = Date.now() + 600_000; got.received < events && Date.now() < deadline; got = await stats()) await sleep(20);
+    // The process's CPU once deliveries flow (boot and the relay's first batch behind it), and at the end.
+    let cpuAtFirst: { seconds: number; received: number } | undefined;
+    for (const deadline = Date.now() + 600_000; got.received < events && Date.now() < deadline; got = await stats()) {
+      if (!cpuAtFirst && got.received > 0) cpuAtFirst = { seconds: (await cpuSeconds(webhooks.child.pid!)) ?? NaN, received: got.received };
+      await sleep(20);
+    }
     const seconds = (got.lastAt - webhooks.spawnedAt) / 1000;
     const steady = (got.received - 1) / ((got.lastAt - got.firstAt) / 1000);
-    const cpu = await webhooksCpu(webhooks.child.pid!);
+    const cpuEnd = (await cpuSeconds(webhooks.child.pid!)) ?? NaN;
+    const cpuPerDelivery = cpuAtFirst ? ((cpuEnd - cpuAtFirst.seconds) * 1000) / (events - cpuAtFirst.received) : NaN;
     await webhooks.stop();
     let row: { ok: number } | undefined;
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(50)) {
@@ -75,12 +82,13 @@ export async function splitWebhooksFigure(events: number, maxInFlight?: number):
     got = await stats();
     const ok = got.distinct === events && got.received === events && row!.ok === events;
     return {
-      values: { deliveries_per_s: steady, from_spawn_per_s: events / seconds },
+      values: { deliveries_per_s: steady, from_spawn_per_s: events / seconds, cpu_ms_per_delivery: cpuPerDelivery },
       ok,
       correctness: `${got.received} received, ${got.distinct} distinct, ${row!.ok} succeeded`,
       notes:
         `B7 split: endpoint maxInFlight ${endpointMaxInFlight}${maxInFlight === undefined ? " (the API default)" : ""}; ${events} events in ${seconds.toFixed(2)} s from the webhooks process's spawn ` +
-        `(first delivery ${((got.firstAt - webhooks.spawnedAt) / 1000).toFixed(2)} s after it; steady ${steady.toFixed(0)}/s first→last)${cpu ? `; the webhooks process used ${cpu}` : ""}`,
+        `(first delivery ${((got.firstAt - webhooks.spawnedAt) / 1000).toFixed(2)} s after it; ${steady.toFixed(0)}/s first→last); ` +
+        `the webhooks process used ${cpuEnd.toFixed(2)} s of CPU in all, ${cpuPerDelivery.toFixed(2)} ms per delivery once they flowed (steadier than /s on a shared machine)`,
     };
   } finally {
     sink.kill("SIGTERM");
@@ -93,13 +101,11 @@ function spawnWebhooks(sys: SplitSystem, profileDir?: string) {
   return sys.spawnRole("webhooks", "workers", { WORKER_GROUPS: "webhooks" }, profileDir);
 }
 
-/** CPU time of a process so far, from /proc (Linux), as text; undefined elsewhere. */
-async function webhooksCpu(pid: number): Promise<string | undefined> {
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+async function cpuSeconds(pid: number): Promise<number | undefined> {
   try {
-    const { readFile } = await import("node:fs/promises");
     const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return `${(ticks / 100).toFixed(2)} s of CPU in all (boot included)`;
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return undefined;
   }
