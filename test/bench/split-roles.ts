@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { Redis } from "ioredis";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { infrastructure } from "../support/infrastructure.ts";
 import { freePort } from "../support/redis-process.ts";
@@ -114,9 +115,29 @@ export class SplitSystem {
   async close(): Promise<void> {
     for (const r of this.roles.reverse()) await r.stop().catch(() => {});
     await this.sqlPool?.end().catch(() => {});
+    await this.dropQueueKeys().catch(() => {});
     // BENCH_KEEP_DB=1 keeps the database for a look afterwards (e.g. webhook_delivery_attempts' claim times and durations).
     if (process.env.BENCH_KEEP_DB) process.stderr.write(`[bench] kept database ${this.db?.name}\n`);
     else await this.db?.drop().catch(() => {});
+  }
+
+  /** Its own BullMQ keys on the shared Redis (QUEUE_PREFIX, kept cluster-safe as `{prefix}`): the sweeps' schedulers would stay behind. */
+  private async dropQueueKeys(): Promise<void> {
+    if (!this.env?.QUEUE_PREFIX || !this.env.REDIS_URL) return;
+    const redis = new Redis(this.env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await redis.connect();
+      for (const pattern of [`{${this.env.QUEUE_PREFIX}}*`, `${this.env.QUEUE_PREFIX}:*`]) {
+        let cursor = "0";
+        do {
+          const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
+          cursor = next;
+          if (keys.length > 0) await redis.unlink(...keys);
+        } while (cursor !== "0");
+      }
+    } finally {
+      redis.disconnect();
+    }
   }
 }
 
