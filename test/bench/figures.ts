@@ -18,6 +18,7 @@ import { createPlan, createWalletUser, credit, subscriptionsRpc, tokenOf, type W
 import { advanceBy, DAY } from "../support/billing.ts";
 import { startWebhookWorkers } from "../support/webhook-workers.ts";
 import { recordEvent } from "../../services/events/record-event.ts";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { ApprovalOutcome } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import type { ApiClient } from "../support/http.ts";
 import type { WorkerGroup } from "../../services/platform/config.ts";
@@ -231,9 +232,28 @@ export async function renewalsFigure(k: number): Promise<FigureResult> {
     const subs = await createSubscriptions(api, plan.id, users, k);
     await pool(subs.length, 10, async (i) => {
       const s = subs[i]!;
-      const res = await rpc.client.approveAuthorization({ token: tokenOf(s.url), walletUserId: s.user.id, fundingAsset: "USDT_TRON" });
-      if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
+      const request = { token: tokenOf(s.url), walletUserId: s.user.id, fundingAsset: "USDT_TRON" };
+      // As the hosted page's customer does on a loaded machine: a retryable answer (503, a payment in flight) is tried
+      // again; "already used" means an earlier try went through (its charge finished by the stale-charge sweep).
+      for (let tries = 0; ; tries += 1) {
+        try {
+          const res = await rpc.client.approveAuthorization(request);
+          if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
+          return;
+        } catch (err) {
+          if (err instanceof ConnectError && err.message.includes("already been used")) return;
+          const retryable = err instanceof ConnectError && (err.code === Code.Unavailable || err.message.includes("being processed"));
+          if (!retryable || tries >= 50) throw err;
+          await sleep(200);
+        }
+      }
     });
+    // Every first payment settled (a retried one may still be finishing) before the clock moves.
+    for (const deadline = performance.now() + 300_000; ; await sleep(200)) {
+      const [row] = await sys.sql<{ n: number }>("select count(*)::int as n from subscriptions where status = 'ACTIVE'");
+      if (row!.n >= k) break;
+      if (performance.now() > deadline) throw new Error(`renewals: only ${row!.n} of ${k} subscriptions active after seeding`);
+    }
     const stopProfile = await profileWindow("renewals");
     const cpuBefore = process.cpuUsage();
     const started = performance.now();

@@ -1,14 +1,20 @@
 import { Session } from "node:inspector/promises";
 import { writeFile } from "node:fs/promises";
+import pg from "pg";
 
 /**
  * With BENCH_PROFILE=<file prefix>, records a CPU profile of this process
  * (the service, all-in-one) over a measured window only, not the seeding:
- * `<prefix>-<name>.cpuprofile`, readable in Chrome DevTools. Without it, nothing.
+ * `<prefix>-<name>.cpuprofile`, readable in Chrome DevTools. With
+ * BENCH_PG_COUNT=1, prints the SQL statements this process sent in the
+ * window, counted by shape (their first 70 characters), most frequent first:
+ * on a shared machine the number of round trips is steadier than any time.
+ * Without either, nothing.
  */
 export async function profileWindow(name: string): Promise<() => Promise<void>> {
+  const stopCount = process.env.BENCH_PG_COUNT ? countStatements(name) : () => {};
   const prefix = process.env.BENCH_PROFILE;
-  if (!prefix) return async () => {};
+  if (!prefix) return async () => stopCount();
   const session = new Session();
   session.connect();
   await session.post("Profiler.enable");
@@ -16,7 +22,28 @@ export async function profileWindow(name: string): Promise<() => Promise<void>> 
   await session.post("Profiler.start");
   return async () => {
     const { profile } = await session.post("Profiler.stop");
+    stopCount();
     await writeFile(`${prefix}-${name}.cpuprofile`, JSON.stringify(profile));
     session.disconnect();
+  };
+}
+
+/** Counts pg queries by shape until the returned function is called, which prints them to stderr. */
+function countStatements(name: string): () => void {
+  const counts = new Map<string, number>();
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const q = args[0];
+    const text = typeof q === "string" ? q : ((q as { text?: string } | undefined)?.text ?? "?");
+    const shape = text.replace(/\s+/g, " ").trim().slice(0, 70);
+    counts.set(shape, (counts.get(shape) ?? 0) + 1);
+    return original.apply(this, args);
+  };
+  return () => {
+    proto.query = original;
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    const lines = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([s, n]) => `${String(n).padStart(8)}  ${s}`);
+    process.stderr.write(`[bench] ${name}: ${total} statements in the window\n${lines.join("\n")}\n`);
   };
 }

@@ -2,7 +2,8 @@
  * `npm run bench` (issue 16): each figure against its bare-code baseline from
  * ../shared/bench, bracketed baseline → service → baseline in one run;
  * ratio = service ÷ mean of the two baselines. `npm run bench -- renewals`
- * runs one (names: create read expiry webhooks renewals). Not part of CI.
+ * runs one (names: create read expiry webhooks webhooks-split renewals). Not part of CI.
+ * webhooks-split: the deployed shape, each role its own process (split-figures.ts).
  * Knobs: BENCH_EXPIRY (5000), BENCH_WEBHOOK_EVENTS (5000), BENCH_WEBHOOK_MAX_IN_FLIGHT (50), BENCH_RENEWALS
  * (10000), BENCH_DURATION/BENCH_WARMUP/BENCH_CONNECTIONS (the baselines'
  * autocannon shape, also used for the service), BENCH_BASELINES_DIR.
@@ -11,8 +12,9 @@
 import { dropTemplate } from "../support/database.ts";
 import { benchPgUrl, runBaseline, type BaselineName } from "./baselines.ts";
 import { ApiFigures, expiryFigure, renewalsFigure, webhooksFigure, type FigureResult } from "./figures.ts";
+import { splitWebhooksFigure } from "./split-figures.ts";
 
-const ALL = ["create", "read", "expiry", "webhooks", "renewals"] as const;
+const ALL = ["create", "read", "expiry", "webhooks", "webhooks-split", "renewals"] as const;
 type Figure = (typeof ALL)[number];
 const asked = process.argv.slice(2).filter((a) => a !== "--");
 const bad = asked.filter((a) => !ALL.includes(a as Figure));
@@ -115,6 +117,22 @@ try {
     const env = { BENCH_WEBHOOKS: String(WEBHOOK_EVENTS) };
     const { before, after, result } = await bracket("webhooks", env, () => webhooksFigure(WEBHOOK_EVENTS, WEBHOOK_MAX_IN_FLIGHT));
     rows.push({ figure: `B7 webhooks/s (${WEBHOOK_EVENTS} events, 1 endpoint)`, baseline: [before.deliveries_per_s!, after.deliveries_per_s!], service: result.values.deliveries_per_s!, sense: "higher", target: 0.2, unit: "/s", correctness: result.correctness, ok: result.ok });
+  }
+  if (figures.includes("webhooks-split")) {
+    const env = { BENCH_WEBHOOKS: String(WEBHOOK_EVENTS) };
+    for (const maxInFlight of [undefined, WEBHOOK_MAX_IN_FLIGHT]) {
+      const { before, after, result } = await bracket("webhooks", env, () => splitWebhooksFigure(WEBHOOK_EVENTS, maxInFlight));
+      rows.push({
+        figure: `B7 webhooks/s split roles, ${maxInFlight === undefined ? "endpoint defaults" : `maxInFlight ${maxInFlight}`}`,
+        baseline: [before.deliveries_per_s!, after.deliveries_per_s!],
+        service: result.values.deliveries_per_s!,
+        sense: "higher",
+        target: maxInFlight === undefined ? 0.3 : 0.5,
+        unit: "/s",
+        correctness: result.correctness,
+        ok: result.ok,
+      });
+    }
   }
   if (figures.includes("renewals")) {
     const env = { BENCH_RENEWALS: String(RENEWALS) };

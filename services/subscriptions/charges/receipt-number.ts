@@ -8,16 +8,20 @@ import type { ChargeRow } from "../entities.ts";
  * `{prefix}-{000001}`, gap-free per merchant in commit order, and an
  * unguessable receipt URL.
  *
- * Gap-free in commit order: the number is taken inside the settling
+ * Gap-free in commit order: the numbers are taken inside the settling
  * transaction from the merchant's counter row (receipt_counters), whose
  * upsert holds the row's lock until that transaction ends. A second settle of
  * the same merchant waits for it: it reads the next number only after the
- * first committed (or, rolled back, it reuses the same number), so no number
+ * first committed (or, rolled back, it reuses the same numbers), so no number
  * is skipped or taken twice and numbers rise in commit order. The price is
- * that settles of one merchant serialise from the number to their commit.
- * The counter is the last lock a single settle takes (subscription, charge,
- * counter); a batch locks its merchants' counters in id order first
- * (lockReceiptCounters), so two batches never wait on each other in a cycle.
+ * that settles of one merchant serialise from their numbering to their
+ * commit, so a settle numbers its receipts last (numberReceipts): it flushes
+ * everything else first, then one statement raises each merchant's counter
+ * once for all the charges it settled (a renewal batch's hundreds included)
+ * and writes the numbers into the charges and their events; the commit
+ * follows. The counters are the last locks a settle takes (subscriptions,
+ * charges, counters), taken in merchant id order by that one statement, so
+ * two settles never wait on each other in a cycle.
  */
 
 /** The prefix a merchant's receipts get until the operator sets another (PATCH /admin/v1/merchants/{id}): R + its id's first 8 hex digits. */
@@ -26,32 +30,78 @@ export const defaultReceiptPrefix = (merchantId: string): string => `R${merchant
 export const RECEIPT_DIGITS = 6;
 export const formatReceiptNumber = (prefix: string, n: number | string): string => `${prefix}-${String(n).padStart(RECEIPT_DIGITS, "0")}`;
 
-/** Numbers and links the receipt of a charge just marked SUCCEEDED; false (nothing done) for a zero charge or one already numbered. */
-export async function assignReceipt(em: EntityManager, row: ChargeRow, publicBaseUrl: string): Promise<boolean> {
-  if (row.status !== "SUCCEEDED" || row.receiptNumber || isZero(amount(row.amount))) return false;
-  const [counter] = await em.execute<{ prefix: string; last_number: string }[]>(
-    `insert into receipt_counters (merchant_id, prefix, last_number) values (?, ?, 1)
-     on conflict (merchant_id) do update set last_number = receipt_counters.last_number + 1
-     returning prefix, last_number::text`,
-    [row.merchantId, defaultReceiptPrefix(row.merchantId)],
-  );
-  const token = randomBytes(24).toString("base64url");
-  row.receiptNumber = formatReceiptNumber(counter!.prefix, counter!.last_number);
-  row.receiptToken = token;
-  row.receiptUrl = `${publicBaseUrl.replace(/\/+$/, "")}/receipts/${token}`;
-  return true;
+/** A charge just marked SUCCEEDED whose receipt is to be numbered, and the event that carries it (subscription.charge_succeeded). */
+export interface ReceiptToNumber {
+  row: ChargeRow;
+  /** The event entity, recorded in the same transaction, whose `data.charge` shows the receipt. */
+  event: { id: string; data: Record<string, unknown> };
+  /** Builds the event's `data.charge` from the numbered row (the charge's record). */
+  record: (row: ChargeRow) => unknown;
 }
 
-/** Locks (creating when missing) the counters of `merchantIds` in id order: a set settle takes them before numbering any receipt. */
-export async function lockReceiptCounters(em: EntityManager, merchantIds: Iterable<string>): Promise<void> {
-  const ids = [...new Set(merchantIds)].sort();
-  if (ids.length === 0) return;
-  const list = ids.map(() => "?::uuid").join(", ");
-  await em.execute(
-    `insert into receipt_counters (merchant_id, prefix, last_number)
-     select m, 'R' || upper(substr(replace(m::text, '-', ''), 1, 8)), 0 from (values ${ids.map(() => "(?::uuid)").join(", ")}) as v(m) order by m
-     on conflict (merchant_id) do nothing`,
-    ids,
+/** True for a charge that gets a receipt and has none yet (SUCCEEDED, above zero). */
+export const needsReceipt = (row: ChargeRow): boolean => row.status === "SUCCEEDED" && !row.receiptNumber && !isZero(amount(row.amount));
+
+/**
+ * Numbers and links the receipts of `charges` (those needsReceipt accepts),
+ * in the order given, as the settle transaction's last statement: flushes
+ * the unit of work of `em` (the transaction's own), then one statement
+ * raises each merchant's counter by its count and writes each charge's
+ * number, token and URL and its event's `data.charge.receiptNumber` and
+ * `receiptUrl`. The entities get the same values and stay clean (no second
+ * write at the commit). The counters stay locked only until the commit.
+ */
+export async function numberReceipts(em: EntityManager, charges: readonly ReceiptToNumber[], publicBaseUrl: string): Promise<void> {
+  const due = charges.filter((c) => needsReceipt(c.row));
+  if (due.length === 0) return;
+  await em.flush();
+  const base = `${publicBaseUrl.replace(/\/+$/, "")}/receipts/`;
+  const ordinal = new Map<string, number>();
+  const wanted = due.map((c) => {
+    const ord = (ordinal.get(c.row.merchantId) ?? 0) + 1;
+    ordinal.set(c.row.merchantId, ord);
+    const prefix = defaultReceiptPrefix(c.row.merchantId);
+    return { charge_id: c.row.id, event_id: c.event.id, merchant_id: c.row.merchantId, prefix, ord, token: randomBytes(24).toString("base64url") };
+  });
+  // One parameter (the charges as JSON) whatever their number. The counters are raised in merchant id order:
+  // the lock order of every settle. A charge's number: the counter before the raise + its ordinal in its merchant.
+  const rows = await em.execute<{ charge_id: string; receipt_number: string }[]>(
+    `with wanted as (
+       select * from jsonb_to_recordset(?::jsonb) as w(charge_id uuid, event_id uuid, merchant_id uuid, prefix text, ord bigint, token text)
+     ), counts as (
+       select merchant_id, min(prefix) as prefix, count(*) as n from wanted group by merchant_id
+     ), raised as (
+       insert into receipt_counters (merchant_id, prefix, last_number)
+       select merchant_id, prefix, n from counts order by merchant_id
+       on conflict (merchant_id) do update set last_number = receipt_counters.last_number + excluded.last_number
+       returning merchant_id, prefix, last_number
+     ), numbered as (
+       select w.charge_id, w.event_id, ? || w.token as url, w.token,
+              r.prefix || '-' || lpad((r.last_number - c.n + w.ord)::text, greatest(${RECEIPT_DIGITS}, length((r.last_number - c.n + w.ord)::text)), '0') as receipt_number
+         from wanted w join raised r using (merchant_id) join counts c using (merchant_id)
+     ), charges as (
+       update subscription_charges s set receipt_number = n.receipt_number, receipt_token = n.token, receipt_url = n.url
+         from numbered n where s.id = n.charge_id returning s.id
+     ), events as (
+       update events e set data = jsonb_set(jsonb_set(e.data, '{charge,receiptNumber}', to_jsonb(n.receipt_number)), '{charge,receiptUrl}', to_jsonb(n.url))
+         from numbered n where e.id = n.event_id returning e.id
+     )
+     select n.charge_id, n.receipt_number from numbered n
+      where (select count(*) from charges) = ? and (select count(*) from events) = ?`,
+    [JSON.stringify(wanted), base, due.length, due.length],
   );
-  await em.execute(`select 1 from receipt_counters where merchant_id in (${list}) order by merchant_id for update`, ids);
+  // Every charge and event must have been written: anything else is a bug, and throwing rolls the settle back.
+  if (rows.length !== due.length) throw new Error(`receipt numbering wrote ${rows.length} of ${due.length} charges and their events`);
+  const numbers = new Map(rows.map((r) => [r.charge_id, r.receipt_number]));
+  const uow = em.getUnitOfWork();
+  wanted.forEach((w, i) => {
+    const { row, event, record } = due[i]!;
+    row.receiptNumber = numbers.get(w.charge_id)!;
+    row.receiptToken = w.token;
+    row.receiptUrl = base + w.token;
+    (event.data as { charge?: unknown }).charge = record(row);
+    // Written by the statement above: the entities' snapshots are taken again, so the commit's flush writes nothing.
+    uow.merge(row);
+    uow.merge(event);
+  });
 }

@@ -12,7 +12,7 @@ import { chargeRecord } from "../subscription-record.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { CHARGES_TABLE, type ChargePorts } from "./charge-ports.ts";
 import { chargeMachine } from "./charge-status.ts";
-import { assignReceipt } from "./receipt-number.ts";
+import { needsReceipt, numberReceipts, type ReceiptToNumber } from "./receipt-number.ts";
 
 /**
  * Steps 2 and 3 of the wallet-call protocol (platform/wallet-calls/) for a
@@ -148,6 +148,9 @@ function walletAnswer(charge: ChargeRow, res: { outcome: ChargeOutcome; transact
  * the outcome and hands it to the handler of what the charge pays for, with
  * its events. `authorization`: the subscription's current one when the
  * caller has read it already (events carry it); otherwise read when needed.
+ * `receipts`: where a settle of many charges collects the receipts to number
+ * with its last statement (numberReceipts); without it, the receipt is
+ * numbered here, this settle's last statement.
  */
 export async function recordAnswer(
   em: EntityManager,
@@ -157,6 +160,7 @@ export async function recordAnswer(
   row: ChargeRow,
   answer: WalletAnswer,
   authorization?: AuthorizationRow | null,
+  receipts?: ReceiptToNumber[],
 ): Promise<void> {
   const now = clock.now();
   row.settledAt = now;
@@ -173,9 +177,12 @@ export async function recordAnswer(
   row.walletTransactionId = answer.transactionId;
   // Recorded before what the charge pays for; names the version this commit leaves the subscription at (set below).
   const data = { subscriptionId: sub.id, subscriptionVersion: sub.version, charge: chargeRecord(row) };
-  recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_succeeded", data });
+  const event = recordEvent(em, clock, { merchantId: sub.merchantId, type: "subscription.charge_succeeded", data });
   await handler.succeeded(em, clock, sub, row, authorization);
   data.subscriptionVersion = sub.version;
-  // The receipt number last: its counter row stays locked until the commit, so it is taken as late as possible.
-  if (await assignReceipt(em, row, ports.publicBaseUrl)) data.charge = chargeRecord(row);
+  // The receipt number last: its counter row stays locked until the commit, so it is taken as late as possible (numberReceipts).
+  if (!needsReceipt(row)) return;
+  const receipt = { row, event, record: chargeRecord };
+  if (receipts) receipts.push(receipt);
+  else await numberReceipts(em, [receipt], ports.publicBaseUrl);
 }

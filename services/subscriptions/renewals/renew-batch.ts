@@ -8,7 +8,7 @@ import { asEntityRows, selectColumns } from "../../platform/database/prepared.ts
 import { chargeCall, chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
 import { fenceOf, recordFailures } from "../../platform/wallet-calls/wallet-call.ts";
 import { openLeasedCharges, withinBudget } from "../charges/open-charge.ts";
-import { lockReceiptCounters } from "../charges/receipt-number.ts";
+import { numberReceipts, type ReceiptToNumber } from "../charges/receipt-number.ts";
 import { attemptBudget } from "./billing-policy.ts";
 import { enqueueRechecksAfterDebits } from "./charge-at-risk.ts";
 import { quotePlan, type Quote } from "../funding.ts";
@@ -196,7 +196,7 @@ async function settleCharges(
       (await em.find(SubscriptionCharge, { id: { $in: opened.map((c) => c.id) } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" }, refresh: true })).map((r) => [r.id, r]),
     );
     const authorizations = await currentAuthorizations(em, [...subs.keys()]);
-    await lockReceiptCounters(em, opened.map((c) => c.merchantId));
+    const receipts: ReceiptToNumber[] = [];
     let paid = 0;
     let failed = 0;
     const stillDue: string[] = [];
@@ -212,13 +212,15 @@ async function settleCharges(
         if (fence === "taken_over") ports.logger.warn({ chargeId: row.id, held: charge.leaseGeneration, current: row.leaseGeneration }, "charge settle fenced off: the lease was taken over");
         continue;
       }
-      await recordAnswer(em, ctx.clock, ports, sub, row, answer, authorizations.get(sub.id) ?? null);
+      await recordAnswer(em, ctx.clock, ports, sub, row, answer, authorizations.get(sub.id) ?? null, receipts);
       if (answer.outcome === ChargeOutcome.SUCCEEDED) paid += 1;
       else failed += 1;
       if (answer.outcome === ChargeOutcome.SUCCEEDED && isDue(sub, ctx.clock.now())) stillDue.push(sub.id);
       // Done with it: the sweep's claim ends in this settle's own row update (the job's release then finds nothing to do).
       else sub.renewalClaimedUntil = null;
     }
+    // The last statement before the flush: the merchants' receipt counters stay locked only until the commit.
+    await numberReceipts(em, receipts, ports.publicBaseUrl);
     return { paid, failed, stillDue };
   });
 }

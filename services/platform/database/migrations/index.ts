@@ -29,6 +29,7 @@ import { Migration0031AuditLog } from "./0031-audit-log.ts";
 import { Migration0032MonthlyPartitions } from "./0032-monthly-partitions.ts";
 import { Migration0033DashboardLookups } from "./0033-dashboard-lookups.ts";
 import { Migration0034ApiKeyLastUse } from "./0034-api-key-last-use.ts";
+import { Migration0035AnnouncedChargesIndex } from "./0035-announced-charges-index.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -65,4 +66,5 @@ export const migrations: MigrationObject[] = [
   { name: "0032-monthly-partitions", class: Migration0032MonthlyPartitions },
   { name: "0033-dashboard-lookups", class: Migration0033DashboardLookups },
   { name: "0034-api-key-last-use", class: Migration0034ApiKeyLastUse },
+  { name: "0035-announced-charges-index", class: Migration0035AnnouncedChargesIndex },
 ];

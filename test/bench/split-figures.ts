@@ -1,0 +1,112 @@
+/**
+ * Bench figures in the deployed shape (issue 27): the roles as separate
+ * processes (split-roles.ts), seeded through the public and admin APIs.
+ */
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+import { SplitSystem } from "./split-roles.ts";
+import { randomUUID } from "node:crypto";
+import type { FigureResult } from "./figures.ts";
+import { createOrm } from "../../services/platform/database/orm.ts";
+import { entities } from "../../services/entities.ts";
+import { recordEvent } from "../../services/events/record-event.ts";
+import { systemClock } from "../../services/platform/clock.ts";
+
+/**
+ * B7 split: gateway, services and workers (scheduler, renewals, payments) up;
+ * an endpoint created with the API's defaults (or `maxInFlight`); `events`
+ * plan.created events committed (one plan through the API, the rest through
+ * the outbox use case, recordEvent, with that plan's payload); then a
+ * second workers process with WORKER_GROUPS=webhooks is started, and runs
+ * until the sink has every event. deliveries/s = from the first request the
+ * sink got to the last (the baseline's clock also starts after its warm-up);
+ * the time from the spawn (module loading, connections, the relay's first
+ * run) is in the notes: on a loaded 2-core machine the boot alone takes
+ * seconds. BENCH_PROFILE: a CPU profile of the webhooks process
+ * (`<prefix>-webhooks-split/`).
+ */
+export async function splitWebhooksFigure(events: number, maxInFlight?: number): Promise<FigureResult> {
+  const sys = new SplitSystem();
+  const sink = spawn(process.execPath, [fileURLToPath(new URL("./sink-child.ts", import.meta.url))], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      sink.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
+      sink.once("exit", (code) => reject(new Error(`sink exited (${code})`)));
+    });
+    const sinkUrl = `http://127.0.0.1:${port}`;
+    const stats = async () => (await (await fetch(`${sinkUrl}/stats`)).json()) as { received: number; distinct: number; firstAt: number; lastAt: number };
+    await sys.start();
+    await sys.spawnRole("services", "services");
+    await sys.spawnRole("gateway", "gateway");
+    await sys.spawnRole("workers", "workers", { WORKER_GROUPS: "scheduler,renewals,payments" });
+    const { api } = await sys.createMerchant("Bench");
+    const created = await api.post("/api/v1/webhook-endpoints", { url: `${sinkUrl}/hooks`, ...(maxInFlight !== undefined && { maxInFlight }) });
+    if (created.status !== 201) throw new Error(`endpoint create failed: ${created.status} ${created.text}`);
+    const endpointMaxInFlight = created.body.maxInFlight;
+    // One plan through the API (its event is the model), the others through the outbox use case in one transaction:
+    // creating thousands of plans over HTTP on a loaded 2-core machine takes minutes and measures nothing here.
+    const plan = await api.post("/api/v1/subscription-plans", { name: "Plan 0", amount: "9.99", currency: "USD", interval: "MONTH" });
+    if (plan.status !== 201) throw new Error(`plan create failed: ${plan.status} ${plan.text}`);
+    const [model] = await sys.sql<{ merchant_id: string; data: Record<string, unknown> }>("select merchant_id, data from events where type = 'plan.created'");
+    const orm = await createOrm({ databaseUrl: sys.db.url, poolMax: 1, entities });
+    try {
+      await orm.em.fork().transactional(async (em) => {
+        for (let i = 1; i < events; i++) {
+          recordEvent(em, systemClock, { merchantId: model!.merchant_id, type: "plan.created", data: { ...model!.data, id: randomUUID(), name: `Plan ${i}` } });
+        }
+      });
+    } finally {
+      await orm.close();
+    }
+    const profile = process.env.BENCH_PROFILE ? `${process.env.BENCH_PROFILE}-webhooks-split` : undefined;
+    const webhooks = await spawnWebhooks(sys, profile);
+    let got = await stats();
+    // The process's CPU once deliveries flow (boot and the relay's first batch behind it), and at the end.
+    let cpuAtFirst: { seconds: number; received: number } | undefined;
+    for (const deadline = Date.now() + 600_000; got.received < events && Date.now() < deadline; got = await stats()) {
+      if (!cpuAtFirst && got.received > 0) cpuAtFirst = { seconds: (await cpuSeconds(webhooks.child.pid!)) ?? NaN, received: got.received };
+      await sleep(20);
+    }
+    const seconds = (got.lastAt - webhooks.spawnedAt) / 1000;
+    const steady = (got.received - 1) / ((got.lastAt - got.firstAt) / 1000);
+    const cpuEnd = (await cpuSeconds(webhooks.child.pid!)) ?? NaN;
+    const cpuPerDelivery = cpuAtFirst ? ((cpuEnd - cpuAtFirst.seconds) * 1000) / (events - cpuAtFirst.received) : NaN;
+    await webhooks.stop();
+    let row: { ok: number } | undefined;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(50)) {
+      [row] = await sys.sql<{ ok: number }>("select count(*)::int as ok from webhook_deliveries where status = 'SUCCEEDED'");
+      if (row!.ok >= events) break;
+    }
+    got = await stats();
+    const ok = got.distinct === events && got.received === events && row!.ok === events;
+    return {
+      values: { deliveries_per_s: steady, from_spawn_per_s: events / seconds, cpu_ms_per_delivery: cpuPerDelivery },
+      ok,
+      correctness: `${got.received} received, ${got.distinct} distinct, ${row!.ok} succeeded`,
+      notes:
+        `B7 split: endpoint maxInFlight ${endpointMaxInFlight}${maxInFlight === undefined ? " (the API default)" : ""}; ${events} events in ${seconds.toFixed(2)} s from the webhooks process's spawn ` +
+        `(first delivery ${((got.firstAt - webhooks.spawnedAt) / 1000).toFixed(2)} s after it; ${steady.toFixed(0)}/s first→last); ` +
+        `the webhooks process used ${cpuEnd.toFixed(2)} s of CPU in all, ${cpuPerDelivery.toFixed(2)} ms per delivery once they flowed (steadier than /s on a shared machine)`,
+    };
+  } finally {
+    sink.kill("SIGTERM");
+    await sys.close();
+  }
+}
+
+/** The webhooks worker process, started last (as an SRE scales it up). */
+function spawnWebhooks(sys: SplitSystem, profileDir?: string) {
+  return sys.spawnRole("webhooks", "workers", { WORKER_GROUPS: "webhooks" }, profileDir);
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+async function cpuSeconds(pid: number): Promise<number | undefined> {
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
