@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { Code } from "@connectrpc/connect";
 import { SubscriptionsService, ApprovalOutcome } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { apiClient, type ApiClient } from "../support/http.ts";
@@ -126,8 +127,10 @@ function kindOf(i: number): Kind {
   if (slot < 18) return "weeklyTrial";
   return "poor";
 }
-const SUBS_PER_RICH_USER = 10;
-const SUBS_PER_POOR_USER = 2;
+/** Customers hold several subscriptions (wallet users cost an argon2 hash each to create); owners interleave, so neighbours differ. */
+const SUBS_PER_RICH_USER = 40;
+const SUBS_PER_POOR_USER = 4;
+const POOR_CREDIT = String(SUBS_PER_POOR_USER * 10 * 2);
 const spread = (i: number, mult: number, from: number, span: number) => from + ((i * mult) % Math.max(1, span));
 
 /** The day (1-based) on which something happens to subscription i, or undefined: deterministic, spread over the run. */
@@ -333,6 +336,7 @@ async function main() {
       },
     });
   }
+  const merchantsS = wall();
   // Wallet users: argon2 hashing makes each one costly, so customers hold several subscriptions.
   const poorCount = Array.from({ length: N }, (_, i) => kindOf(i)).filter((k) => k === "poor").length;
   const richUsers: string[] = [];
@@ -342,20 +346,42 @@ async function main() {
   await pool(richN + poorN, 8, async (u) => {
     const poor = u >= richN;
     const user = must(await admin.post("/admin/v1/wallet-users", { email: `${poor ? "p" : "r"}${u}@soak.example`, password: "correct horse battery", pin: "246810" }), "wallet user");
-    // Rich: years of every plan. Poor: two months of two monthly plans (10 USD each), then short.
-    must(await admin.post(`/admin/v1/wallet-users/${user.id}/credits`, { asset: "USDT_TRON", amount: poor ? "40" : "100000" }), "credit");
+    // Rich: years of every plan. Poor: about two months of their monthly plans (10 USD each), then short.
+    must(await admin.post(`/admin/v1/wallet-users/${user.id}/credits`, { asset: "USDT_TRON", amount: poor ? POOR_CREDIT : "1000000" }), "credit");
     if (poor) poorUsers[u - richN] = user.id;
     else richUsers[u] = user.id;
   });
-  console.log(`arranged ${MERCHANTS} merchants, ${richN + poorN} wallet users in ${wall().toFixed(0)} s`);
+  console.log(`arranged ${MERCHANTS} merchants (${merchantsS.toFixed(0)} s), ${richN + poorN} wallet users in ${wall().toFixed(0)} s`);
 
   rpc = new RpcClients(env.INTERNAL_API_TOKEN ?? "dev-internal-token-change-me");
   const subsClient = rpc.client(SubscriptionsService, `http://127.0.0.1:${servicesPort}`);
   const subs: Sub[] = new Array(N);
+  let approvalRetries = 0;
+  /**
+   * The customer's approval, as the hosted page does it. Under load the wallet may answer UNAVAILABLE
+   * ("retried, try again in a moment"): the customer tries again; an approval that went through meanwhile shows as
+   * the subscription's status.
+   */
+  const approve = async (token: string, walletUserId: string, api: ApiClient, id: string) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await subsClient.approveAuthorization({ token, walletUserId, fundingAsset: "USDT_TRON" });
+        if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
+        return;
+      } catch (err) {
+        const code = (err as { code?: number }).code;
+        if (attempt >= 8 || (code !== Code.Unavailable && code !== Code.DeadlineExceeded)) throw err;
+        approvalRetries += 1;
+        await sleep(500 * attempt);
+        const status = must(await api.get(`/api/v1/subscriptions/${id}`), "subscription").status;
+        if (status === "ACTIVE" || status === "TRIALING") return;
+      }
+    }
+  };
   let richSeen = 0;
   let poorSeen = 0;
-  const owners = Array.from({ length: N }, (_, i) => (kindOf(i) === "poor" ? poorUsers[Math.floor(poorSeen++ / SUBS_PER_POOR_USER)]! : richUsers[Math.floor(richSeen++ / SUBS_PER_RICH_USER)]!));
-  await pool(N, 12, async (i) => {
+  const owners = Array.from({ length: N }, (_, i) => (kindOf(i) === "poor" ? poorUsers[poorSeen++ % poorN]! : richUsers[richSeen++ % richN]!));
+  await pool(N, 24, async (i) => {
     const kind = kindOf(i);
     const merchant = merchants[i % MERCHANTS]!;
     const planId = merchant.plans[kind === "poor" ? "monthly" : kind];
@@ -365,12 +391,11 @@ async function main() {
       "subscription",
     );
     const token = new URL(s.authorizationUrl).pathname.split("/").pop()!;
-    const res = await subsClient.approveAuthorization({ token, walletUserId, fundingAsset: "USDT_TRON" });
-    if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
+    await approve(token, walletUserId, merchant.api, s.subscriptionId);
     subs[i] = { id: s.subscriptionId, merchant: merchant.index, kind, walletUserId, lifecycle: lifecycleOf(i, kind) };
-    if ((i + 1) % 1000 === 0) console.log(`  ${i + 1} subscriptions (${wall().toFixed(0)} s)`);
+    if ((i + 1) % 500 === 0) console.log(`  ${i + 1} subscriptions (${wall().toFixed(0)} s)`);
   });
-  console.log(`arranged ${N} subscriptions in ${wall().toFixed(0)} s`);
+  console.log(`arranged ${N} subscriptions (${approvalRetries} approvals retried) in ${wall().toFixed(0)} s`);
 
   // ---- the year
   const quiet = async (now: Date) => {
@@ -474,9 +499,12 @@ async function main() {
     check("memory growth measurable (at least two months)", false, `${samples.length} month(s) sampled`);
   }
   const groups = new Set(samples.flatMap((s) => Object.keys(s.queues)));
+  // Delayed jobs are left out: a delay is wall-clock time, so in a compressed year every job delayed into the
+  // simulated future (an order's expiry, a webhook retry) waits in Redis for real minutes after its sweep already did
+  // the work; they are printed in the table. Waiting, active and failed jobs are work not done.
   for (const g of groups) {
-    const series = samples.map((s) => (s.queues[g]?.waiting ?? 0) + (s.queues[g]?.delayed ?? 0) + (s.queues[g]?.failed ?? 0));
-    check(`queue ${g} does not keep growing (waiting + delayed + failed)`, !keepsGrowing(series, QUEUE_FLOOR), series.join(" → "));
+    const series = samples.map((s) => (s.queues[g]?.waiting ?? 0) + (s.queues[g]?.active ?? 0) + (s.queues[g]?.failed ?? 0));
+    check(`queue ${g} does not keep growing (waiting + active + failed)`, !keepsGrowing(series, QUEUE_FLOOR), series.join(" → "));
   }
   const kinds = new Set(samples.flatMap((s) => Object.keys(s.lag)));
   for (const k of kinds) {
