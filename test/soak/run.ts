@@ -369,10 +369,12 @@ async function main() {
         if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
         return;
       } catch (err) {
+        // After a first UNAVAILABLE the payment may still be in flight: FAILED_PRECONDITION "being processed" then.
         const code = (err as { code?: number }).code;
-        if (attempt >= 8 || (code !== Code.Unavailable && code !== Code.DeadlineExceeded)) throw err;
+        const retryable = code === Code.Unavailable || code === Code.DeadlineExceeded || (attempt > 1 && code === Code.FailedPrecondition);
+        if (attempt >= 20 || !retryable) throw err;
         approvalRetries += 1;
-        await sleep(500 * attempt);
+        await sleep(Math.min(500 * attempt, 3000));
         const status = must(await api.get(`/api/v1/subscriptions/${id}`), "subscription").status;
         if (status === "ACTIVE" || status === "TRIALING") return;
       }
@@ -570,6 +572,13 @@ async function cleanup() {
 }
 
 let aborted = false;
+// Ctrl-C or a kill of the soak ends what it started (roles, PostgreSQL, Redis) before it exits.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    console.log(`${signal}: stopping`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
 try {
   await main();
 } catch (err) {
