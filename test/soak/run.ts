@@ -25,6 +25,7 @@ import { apiClient, type ApiClient } from "../support/http.ts";
 import { freePort, startRedisProcess, type RedisProcess } from "../support/redis-process.ts";
 import { startPostgresProcess, type PostgresProcess } from "../support/postgres-process.ts";
 import { scrape } from "../support/prometheus.ts";
+import { patientClient } from "./patient-client.ts";
 import { startWebhookSink, type WebhookSink } from "./webhook-sink.ts";
 import { growth, keepsGrowing, memoryMonths, periodsDue, type Interval } from "./rules.ts";
 
@@ -269,6 +270,8 @@ function printSummary(samples: MonthSample[]) {
 }
 
 // ---- main
+/** REST calls the service answered 503/504 (or dropped) and the soak retried, like a merchant would. */
+const httpRetries = { count: 0 };
 async function main() {
   const t0 = Date.now();
   const wall = () => (Date.now() - t0) / 1000;
@@ -304,7 +307,7 @@ async function main() {
   db.on("error", () => {});
   for (const role of ROLES) startRole(role, env, await freePort());
   const base = `http://127.0.0.1:${gatewayPort}`;
-  const admin = apiClient(base, { "x-admin-key": ADMIN_KEY });
+  const admin = patientClient(apiClient(base, { "x-admin-key": ADMIN_KEY }), httpRetries);
   await until("gateway ready", 90_000, async () => (await admin.get("/readyz")).status === 200);
   for (const role of ROLES) {
     const ready = await until(`${role} ready`, 90_000, async () => (await fetch(`http://127.0.0.1:${roles.get(role)!.metricsPort}/readyz`)).status === 200);
@@ -319,7 +322,7 @@ async function main() {
   const merchants: MerchantSetup[] = [];
   for (let m = 0; m < MERCHANTS; m++) {
     const merchant = must(await admin.post("/admin/v1/merchants", { name: `Soak ${m}` }), "merchant");
-    const api = apiClient(base, { "x-api-key": merchant.apiKey });
+    const api = patientClient(apiClient(base, { "x-api-key": merchant.apiKey }), httpRetries);
     must(await api.post("/api/v1/webhook-endpoints", { url: sink.url(m) }), "webhook endpoint");
     const plan = async (name: string, amount: string, interval: Interval, trialDays = 0) =>
       must(await api.post("/api/v1/subscription-plans", { name, amount, currency: "USD", interval, trialDays }), `plan ${name}`).id as string;
@@ -397,7 +400,7 @@ async function main() {
     subs[i] = { id: s.subscriptionId, merchant: merchant.index, kind, walletUserId, lifecycle: lifecycleOf(i, kind) };
     if ((i + 1) % 500 === 0) console.log(`  ${i + 1} subscriptions (${wall().toFixed(0)} s)`);
   });
-  console.log(`arranged ${N} subscriptions (${approvalRetries} approvals retried) in ${wall().toFixed(0)} s`);
+  console.log(`arranged ${N} subscriptions (${approvalRetries} approvals and ${httpRetries.count} REST calls retried) in ${wall().toFixed(0)} s`);
 
   // ---- the year
   const quiet = async (now: Date) => {
@@ -471,7 +474,7 @@ async function main() {
     }
     const done = await until(`day ${day}'s due work`, DAY_TIMEOUT_MS, () => quiet(simNow), 250);
     if (!done) stalledDays.push(day);
-    if (day % 10 === 0) console.log(`day ${day}: ${((Date.now() - tYear) / 1000).toFixed(0)} s into the year, sink ${sink.delivered} delivered / ${sink.refused} refused`);
+    if (day % 10 === 0) console.log(`day ${day}: ${((Date.now() - tYear) / 1000).toFixed(0)} s into the year, sink ${sink.delivered} delivered / ${sink.refused} refused, REST retries ${httpRetries.count}`);
     if (day % MONTH_DAYS === 0) {
       const s = await sampleMonth(day / MONTH_DAYS, day, simNow, wall(), admin);
       samples.push(s);
