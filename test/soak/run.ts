@@ -348,7 +348,14 @@ async function main() {
   const poorN = Math.ceil(poorCount / SUBS_PER_POOR_USER);
   await pool(richN + poorN, 8, async (u) => {
     const poor = u >= richN;
-    const user = must(await admin.post("/admin/v1/wallet-users", { email: `${poor ? "p" : "r"}${u}@soak.example`, password: "correct horse battery", pin: "246810" }), "wallet user");
+    // Creating a wallet user takes no Idempotency-Key: a retried 503 whose first attempt went through answers 409,
+    // and the soak takes another address (the first user stays, unused).
+    let user: { id: string } | undefined;
+    for (let attempt = 0; !user; attempt++) {
+      const res = await admin.post("/admin/v1/wallet-users", { email: `${poor ? "p" : "r"}${u}.${attempt}@soak.example`, password: "correct horse battery", pin: "246810" });
+      if (res.status === 409 && attempt < 5) continue;
+      user = must(res, "wallet user");
+    }
     // Rich: years of every plan. Poor: about two months of their monthly plans (10 USD each), then short.
     must(await admin.post(`/admin/v1/wallet-users/${user.id}/credits`, { asset: "USDT_TRON", amount: poor ? POOR_CREDIT : "1000000" }), "credit");
     if (poor) poorUsers[u - richN] = user.id;
