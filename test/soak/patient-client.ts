@@ -7,9 +7,11 @@ import type { ApiClient, ApiResponse } from "../support/http.ts";
  * service sheds load fast when the machine is saturated) or a dropped
  * connection is retried with back-off, and every POST carries one
  * Idempotency-Key across its retries so a retry never does the work twice.
- * `retries.count` says how often it had to.
+ * `retries.count` says how often it had to. 24 attempts, 5 s apart at most: a key
+ * stays "in flight" for up to a minute after a 504 (the service may still be
+ * doing the work), so a retry may need that long.
  */
-export function patientClient(client: ApiClient, retries: { count: number }, attempts = 12): ApiClient {
+export function patientClient(client: ApiClient, retries: { count: number }, attempts = 24): ApiClient {
   const request = async <T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}): Promise<ApiResponse<T>> => {
     const headers = method === "POST" ? { "idempotency-key": randomUUID(), ...options.headers } : options.headers;
     for (let attempt = 1; ; attempt++) {

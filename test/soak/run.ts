@@ -308,9 +308,9 @@ async function main() {
   for (const role of ROLES) startRole(role, env, await freePort());
   const base = `http://127.0.0.1:${gatewayPort}`;
   const admin = patientClient(apiClient(base, { "x-admin-key": ADMIN_KEY }), httpRetries);
-  await until("gateway ready", 90_000, async () => (await admin.get("/readyz")).status === 200);
+  await until("gateway ready", 300_000, async () => (await admin.get("/readyz")).status === 200);
   for (const role of ROLES) {
-    const ready = await until(`${role} ready`, 90_000, async () => (await fetch(`http://127.0.0.1:${roles.get(role)!.metricsPort}/readyz`)).status === 200);
+    const ready = await until(`${role} ready`, 300_000, async () => (await fetch(`http://127.0.0.1:${roles.get(role)!.metricsPort}/readyz`)).status === 200);
     if (!ready) throw new Error(`${role} never became ready (log: ${logDir}/${role}.log)`);
   }
 
