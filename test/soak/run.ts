@@ -367,6 +367,7 @@ async function main() {
   const subsClient = rpc.client(SubscriptionsService, `http://127.0.0.1:${servicesPort}`);
   const subs: Sub[] = new Array(N);
   let approvalRetries = 0;
+  let orphanedCreates = 0;
   /**
    * The customer's approval, as the hosted page does it. Under load the wallet may answer UNAVAILABLE
    * ("retried, try again in a moment"): the customer tries again; an approval that went through meanwhile shows as
@@ -398,16 +399,27 @@ async function main() {
     const merchant = merchants[i % MERCHANTS]!;
     const planId = merchant.plans[kind === "poor" ? "monthly" : kind];
     const walletUserId = owners[i]!;
-    const s = must(
-      await merchant.api.post("/api/v1/subscriptions", { externalReference: `soak-${i}`, planId, walletUserId, successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no" }),
-      "subscription",
-    );
+    let s: any;
+    for (let attempt = 0; !s; attempt++) {
+      const externalReference = attempt === 0 ? `soak-${i}` : `soak-${i}-${attempt}`;
+      const res = await merchant.api.post("/api/v1/subscriptions", { externalReference, planId, walletUserId, successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no" });
+      if (res.status === 409 && res.body?.error === "SUBSCRIPTION_ALREADY_EXISTS" && attempt < 3) {
+        // A retry after a 504 whose first attempt went through: the Idempotency-Key was released, the database refuses
+        // the duplicate, and the authorization URL (shown only at create) is lost. The soak cancels the orphan and
+        // creates the subscription again under another reference (counted, and reported at the end).
+        const found = must(await merchant.api.get(`/api/v1/subscriptions?externalReference=${externalReference}`), "lookup").data[0];
+        if (found) must(await merchant.api.post(`/api/v1/subscriptions/${found.id}/cancel`), "cancel orphan", [200, 409]);
+        orphanedCreates += 1;
+        continue;
+      }
+      s = must(res, "subscription");
+    }
     const token = new URL(s.authorizationUrl).pathname.split("/").pop()!;
     await approve(token, walletUserId, merchant.api, s.subscriptionId);
     subs[i] = { id: s.subscriptionId, merchant: merchant.index, kind, walletUserId, lifecycle: lifecycleOf(i, kind) };
     if ((i + 1) % 500 === 0) console.log(`  ${i + 1} subscriptions (${wall().toFixed(0)} s)`);
   });
-  console.log(`arranged ${N} subscriptions (${approvalRetries} approvals and ${httpRetries.count} REST calls retried) in ${wall().toFixed(0)} s`);
+  console.log(`arranged ${N} subscriptions (${approvalRetries} approvals and ${httpRetries.count} REST calls retried, ${orphanedCreates} creates answered 409 on retry) in ${wall().toFixed(0)} s`);
 
   // ---- the year
   const quiet = async (now: Date) => {
