@@ -62,7 +62,14 @@ export function redisIdempotencyStore(redis: Redis, prefix: string, keepHours: n
  * (404, 409 REFUND_EXCEEDS_CHARGE…); an answer that says "try again"
  * (isRetryable) is not, so the retry really runs again.
  */
-export function idempotency(store: IdempotencyStore, operationId: string): Middleware<GatewayState> {
+export function idempotency(store: IdempotencyStore, operationId: string, onStoreError: (err: unknown) => void = () => {}): Middleware<GatewayState> {
+  /**
+   * Recording the answer comes after the work, which is done (or refused) either way: a store that fails now (Redis
+   * timing out under load) must not turn that answer into a 500. The claim stays in flight until it expires
+   * (IN_FLIGHT_MS): a retry meanwhile answers 409 IDEMPOTENCY_KEY_IN_USE, and after it the database's own keys
+   * refuse a duplicate, as when Redis loses a key.
+   */
+  const record = (write: () => Promise<void>) => write().catch(onStoreError);
   return async (ctx, next) => {
     const key = ctx.get(IDEMPOTENCY_HEADER);
     if (!key) return next();
@@ -95,19 +102,21 @@ export function idempotency(store: IdempotencyStore, operationId: string): Middl
     } catch (err) {
       const httpError = err instanceof HttpError ? err : err instanceof ConnectError ? fromConnectError(err) : undefined;
       if (httpError && !isRetryable(httpError.status, httpError.code)) {
-        await store.complete(scoped, {
-          state: "done",
-          fingerprint,
-          status: httpError.status,
-          body: { error: httpError.code, message: httpError.message },
-        });
+        await record(() =>
+          store.complete(scoped, {
+            state: "done",
+            fingerprint,
+            status: httpError.status,
+            body: { error: httpError.code, message: httpError.message },
+          }),
+        );
       } else {
-        await store.release(scoped);
+        await record(() => store.release(scoped));
       }
       throw httpError ?? err;
     }
-    if (isRetryable(ctx.status, (ctx.body as { error?: unknown } | undefined)?.error as string | undefined)) await store.release(scoped);
-    else await store.complete(scoped, { state: "done", fingerprint, status: ctx.status, body: ctx.body });
+    if (isRetryable(ctx.status, (ctx.body as { error?: unknown } | undefined)?.error as string | undefined)) await record(() => store.release(scoped));
+    else await record(() => store.complete(scoped, { state: "done", fingerprint, status: ctx.status, body: ctx.body }));
   };
 }
 

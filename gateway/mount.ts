@@ -39,7 +39,11 @@ export function mountRoutes(
     if (route.idempotent) {
       // (Handlers of idempotent routes answer values: the stored result is replayed as a value.)
       if (!store) throw new Error(`route ${route.operationId} is idempotent but no idempotency store was given`);
-      chain.push(idempotency(store, route.operationId));
+      chain.push(
+        idempotency(store, route.operationId, (err) =>
+          deps.logger.warn({ err: (err as Error).message, operationId: route.operationId }, "idempotency key's answer not recorded; the claim expires instead"),
+        ),
+      );
     }
     chain.push(async (ctx) => {
       const c = ctx as GatewayContext & { params: Record<string, string> };
