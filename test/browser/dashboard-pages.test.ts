@@ -42,11 +42,12 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     return { id: s.subscriptionId, outcome: res.outcome, user, reference: (await m.api.get(`/api/v1/subscriptions/${s.subscriptionId}`)).body.externalReference as string };
   }
 
+  const emails = new Map<Page, string>();
   async function member(m: Merchant, role: string): Promise<Page> {
     const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 800 } });
     contexts.push(context);
     const page = await context.newPage();
-    await acceptInviteAndEnrol(page, sys, await invite(sys, m.id, role));
+    emails.set(page, (await acceptInviteAndEnrol(page, sys, await invite(sys, m.id, role))).email);
     return page;
   }
 
@@ -204,12 +205,22 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     await support.fill(`${form} input[name=amount]`, "");
     expect((await submit(support, `${form} button[name=action][value=refund]`)).status()).to.equal(303);
     expect(await support.textContent(`tr[data-charge-row="${chargeId}"] [data-refunds]`)).to.include("8.00 USD");
-    const refunds = await sys.sql(`select amount::text as amount from subscription_refunds where charge_id = ? order by created_at`, [chargeId]);
+    const refunds = await sys.sql(`select id, amount::text as amount from subscription_refunds where charge_id = ? order by created_at`, [chargeId]);
     expect(refunds.map((r) => Number(r.amount))).to.deep.equal([2.5, 8]);
 
     expect((await submit(support, "button[name=action][value=cancel]")).status()).to.equal(303);
     expect(await support.textContent("[role=status]")).to.include("cancelled");
     expect((await acme.api.get(`/api/v1/subscriptions/${id}`)).body.status).to.equal("CANCELLED");
+    // Both refunds and the cancel are in the audit log, with the member's id and email as the actor.
+    const supportEmail = emails.get(support)!;
+    const entriesOf = async (objectId: string) => (await acme.api.get(`/api/v1/audit-log?objectId=${objectId}`)).body.data as any[];
+    const cancelEntries = (await entriesOf(id)).filter((e) => e.action === "subscription.cancel");
+    expect(cancelEntries).to.have.length(1);
+    expect(cancelEntries[0].actor).to.include({ type: "member", label: supportEmail });
+    for (const refund of refunds) {
+      const [entry] = (await entriesOf(refund.id)).filter((e) => e.action === "refund.create");
+      expect(entry?.actor, `audit entry of refund ${refund.id}`).to.include({ type: "member", label: supportEmail });
+    }
     // A move the status machine forbids: 409 with the reason, never a 500.
     expect((await submit(support, "button[name=action][value=resume]")).status()).to.equal(409);
     expect(await support.textContent("[role=alert]")).to.include("cannot do that");
