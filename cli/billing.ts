@@ -17,7 +17,9 @@ const USAGE = `usage: billing <command> [options]
                                 a service (merchants, catalog, wallet, subscriptions, orders, events, sandbox)
                                 or a worker group (scheduler, renewals, webhooks, payments, emails)
   migrate                       create the database if missing and apply pending migrations
-${Object.values(operatorCommands).map((c) => `  ${c.usage}`).join("\n")}
+${Object.values(operatorCommands)
+  .map((c) => `  ${c.usage}`)
+  .join("\n")}
 
   --json                        print JSON`;
 

@@ -34,7 +34,12 @@ export interface ProcessObservability {
    * Queue depth, due-work lag, pool and readiness read on every scrape; charges counted.
    * Returns the registry for the roles to record into, or undefined when metrics are off.
    */
-  observe(parts: { orm?: Orm | undefined; clock?: Clock | undefined; queues?: Queues | undefined; workerGroups: readonly WorkerGroup[] }): BillingMetrics | undefined;
+  observe(parts: {
+    orm?: Orm | undefined;
+    clock?: Clock | undefined;
+    queues?: Queues | undefined;
+    workerGroups: readonly WorkerGroup[];
+  }): BillingMetrics | undefined;
   /** Serves /metrics, /healthz, /readyz when metrics are on. */
   listen(): Promise<void>;
   /** The operations port bound, if any. */
@@ -75,9 +80,7 @@ export async function createObservability(config: Config, logger: Logger, metric
     observe({ orm, clock, queues, workerGroups }) {
       if (port === undefined) return undefined;
       if (orm) {
-        orm.em.getEventManager().registerSubscriber(
-          chargeMetricsSubscriber((kind, outcome, reason) => metrics.charges.inc({ kind, outcome, reason })),
-        );
+        orm.em.getEventManager().registerSubscriber(chargeMetricsSubscriber((kind, outcome, reason) => metrics.charges.inc({ kind, outcome, reason })));
         metrics.addCollector(
           guarded("db_pool", async () => {
             const pool = (await orm.em.getConnection().getNativeClient()) as { totalCount: number; idleCount: number; waitingCount: number };

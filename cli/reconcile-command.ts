@@ -11,7 +11,12 @@ export const reconcileCommands: Record<string, OperatorCommand> = {
         res.status === "ok"
           ? `reconciliation ok: ${res.checked} checked`
           : `reconciliation found ${res.anomalies.length} anomal${res.anomalies.length === 1 ? "y" : "ies"} (${res.newlyRecorded} new):\n` +
-            res.anomalies.map((a) => `  ${a.kind} ${a.ownerType} ${a.ownerId}${a.walletTransactionId ? ` wallet tx ${a.walletTransactionId}` : ""} ${JSON.stringify(a.details)}`).join("\n");
+            res.anomalies
+              .map(
+                (a) =>
+                  `  ${a.kind} ${a.ownerType} ${a.ownerId}${a.walletTransactionId ? ` wallet tx ${a.walletTransactionId}` : ""} ${JSON.stringify(a.details)}`,
+              )
+              .join("\n");
       print(json, { status: res.status, checked: res.checked, anomalies: res.anomalies }, text);
       return res.status === "ok" ? 0 : 1;
     },

@@ -20,13 +20,22 @@ import { walletUserMachine } from "../services/wallet/wallet-user-status.ts";
  */
 export const STATUS_MACHINES: readonly { machine: StatusMachine<string, string, string>; file: string; hidden?: readonly string[]; note?: string }[] = [
   { machine: planMachine, file: "services/catalog/plan-status.ts", note: "Repeating a move changes nothing (200, no second event)." },
-  { machine: subscriptionMachine, file: "services/subscriptions/status-machine.ts", note: "`PAUSED_FROM`: resume returns to the status the subscription was paused from (ACTIVE or TRIALING)." },
+  {
+    machine: subscriptionMachine,
+    file: "services/subscriptions/status-machine.ts",
+    note: "`PAUSED_FROM`: resume returns to the status the subscription was paused from (ACTIVE or TRIALING).",
+  },
   { machine: authorizationMachine, file: "services/subscriptions/authorization-status.ts" },
   { machine: chargeMachine, file: "services/subscriptions/charges/charge-status.ts" },
   { machine: changeSessionMachine, file: "services/subscriptions/change-sessions/change-session-status-machine.ts" },
   { machine: refundMachine, file: "services/subscriptions/refunds/refund-status.ts", hidden: ["FAILED"] },
   { machine: orderMachine, file: "services/orders/order-status.ts" },
-  { machine: payoutMachine, file: "services/payouts/payout-status.ts", hidden: ["OPENING", "REFUSED", "AWAITING_ADDRESS", "EXPIRED"], note: "AWAITING_ADDRESS and EXPIRED belong to order refunds' payouts; they are shown on the order refund." },
+  {
+    machine: payoutMachine,
+    file: "services/payouts/payout-status.ts",
+    hidden: ["OPENING", "REFUSED", "AWAITING_ADDRESS", "EXPIRED"],
+    note: "AWAITING_ADDRESS and EXPIRED belong to order refunds' payouts; they are shown on the order refund.",
+  },
   { machine: orderRefundMachine, file: "services/payouts/order-refunds/order-refund-status.ts", hidden: ["OPENING", "REFUSED"] },
   { machine: endpointMachine, file: "services/events/endpoint-status.ts", hidden: ["DELETED"], note: "A deleted endpoint answers 404." },
   { machine: deliveryMachine, file: "services/events/delivery-status.ts" },

@@ -94,7 +94,12 @@ export async function startSystem(baseConfig: Config, logger: Logger, parts: Sys
       workers = await startWorkers(
         { config, logger, orm: orm!, clock: clock!.clock, queues: queues!, rpc, metrics },
         parts.workerGroups,
-        parts.jobs ? buildJobRegistry(parts.jobs, parts.jobs.map((j) => j.kind)) : buildJobRegistry(),
+        parts.jobs
+          ? buildJobRegistry(
+              parts.jobs,
+              parts.jobs.map((j) => j.kind),
+            )
+          : buildJobRegistry(),
       );
     }
     if (parts.gateway) gateway = await startGateway(config, logger, parts.gatewayPort ?? config.port, { metrics, rpc });

@@ -78,7 +78,9 @@ export function idempotency(store: IdempotencyStore, operationId: string, onStor
     }
     // Per caller (the merchant, or the operator), per operation and per target (the path's ids):
     // the same key for another wallet user or another subscription is another request.
-    const target = Object.values((ctx as { params?: Record<string, string> }).params ?? {}).map((v) => v.toLowerCase()).join("/");
+    const target = Object.values((ctx as { params?: Record<string, string> }).params ?? {})
+      .map((v) => v.toLowerCase())
+      .join("/");
     const scoped = `${ctx.state.merchantId ?? "operator"}:${operationId}:${target}:${sha256(key)}`;
     const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${canonicalJson(ctx.state.body ?? null)}`);
     // Without the store the guarantee cannot be kept: refuse (retryable) rather than risk a duplicate.

@@ -47,11 +47,7 @@ export function mountRoutes(
     }
     chain.push(async (ctx) => {
       const c = ctx as GatewayContext & { params: Record<string, string> };
-      const result = await route.handler(
-        { body: c.state.body, query: c.state.query, params: c.params, merchantId: c.state.merchantId ?? "" },
-        deps,
-        c,
-      );
+      const result = await route.handler({ body: c.state.body, query: c.state.query, params: c.params, merchantId: c.state.merchantId ?? "" }, deps, c);
       ctx.status = result.status;
       if (result.body instanceof JsonText) {
         ctx.type = "application/json";

@@ -43,7 +43,11 @@ export function queueDashboard(config: Config, logger: Logger): QueueDashboard {
     // Each group's jobs, then its sweeps apart (their runs every 0.5 s would bury the jobs).
     queues: WORKER_GROUP_NAMES.flatMap((group) => [
       new BullMQAdapter(queues.queue(group), { readOnlyMode: !write, allowRetries: write, description: `${group} jobs` }),
-      new BullMQAdapter(queues.sweepQueue(group), { readOnlyMode: !write, allowRetries: write, description: `${group} recurring sweeps (job schedulers; each also runs on demand)` }),
+      new BullMQAdapter(queues.sweepQueue(group), {
+        readOnlyMode: !write,
+        allowRetries: write,
+        description: `${group} recurring sweeps (job schedulers; each also runs on demand)`,
+      }),
     ]),
     serverAdapter,
     options: { uiConfig: { boardTitle: "Billing queues" } },

@@ -73,7 +73,12 @@ function gatewayReadiness(config: Config, redis: RedisConnection): () => Promise
  * `shared.rpc`: the process's clients (the composition root's, in-process calls, tracing and deadlines
  * included); a gateway started alone builds its own.
  */
-export async function startGateway(config: Config, logger: Logger, port: number, shared: { metrics?: BillingMetrics; rpc?: RpcClients } = {}): Promise<RunningGateway> {
+export async function startGateway(
+  config: Config,
+  logger: Logger,
+  port: number,
+  shared: { metrics?: BillingMetrics; rpc?: RpcClients } = {},
+): Promise<RunningGateway> {
   const { metrics } = shared;
   const rpc = shared.rpc ?? new RpcClients(config.internalApiToken, config.tracing ? [rpcClientTracer()] : [], { timeoutMs: config.rpcTimeoutMs });
   const dashboard = queueDashboard(config, logger);

@@ -12,4 +12,18 @@ import { memberEntities } from "./merchants/members/entities.ts";
 import { pricingEntities } from "./subscriptions/pricing/pricing-entities.ts";
 
 /** Every entity of every domain; one ORM instance knows them all. */
-export const entities = [Merchant, ApiKey, Plan, Event, ...webhookEntities, ...walletEntities, ...subscriptionEntities, ...orderEntities, ...changeSessionEntities, ...refundEntities, ...payoutEntities, ...pricingEntities, ...memberEntities];
+export const entities = [
+  Merchant,
+  ApiKey,
+  Plan,
+  Event,
+  ...webhookEntities,
+  ...walletEntities,
+  ...subscriptionEntities,
+  ...orderEntities,
+  ...changeSessionEntities,
+  ...refundEntities,
+  ...payoutEntities,
+  ...pricingEntities,
+  ...memberEntities,
+];

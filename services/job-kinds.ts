@@ -15,6 +15,16 @@ import { retentionJobKinds } from "./retention/retention-queue.ts";
  * workers' registry checks each has exactly one handler, and the sandbox
  * runs every sweep at once after a clock advance.
  */
-export const ALL_JOB_KINDS: readonly (JobKind<any> | SweepKind)[] = [...webhookJobKinds, ...orderJobKinds, ...subscriptionJobKinds, ...changeSessionJobKinds, ...renewalJobKinds, ...reconciliationJobKinds, ...payoutJobKinds, ...emailJobKinds, ...retentionJobKinds];
+export const ALL_JOB_KINDS: readonly (JobKind<any> | SweepKind)[] = [
+  ...webhookJobKinds,
+  ...orderJobKinds,
+  ...subscriptionJobKinds,
+  ...changeSessionJobKinds,
+  ...renewalJobKinds,
+  ...reconciliationJobKinds,
+  ...payoutJobKinds,
+  ...emailJobKinds,
+  ...retentionJobKinds,
+];
 
 export const ALL_SWEEPS: readonly SweepKind[] = ALL_JOB_KINDS.filter(isSweep);

@@ -36,7 +36,11 @@ const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: S
   sandbox: (router, deps) => router.service(SandboxService, sandboxService(deps, ALL_SWEEPS)),
   // Recurring billing hears of the wallet's credits here; neither domain imports the other.
   wallet: (router, deps) => router.service(WalletService, walletService(deps, { accountCredited: (credit) => enqueueAccountCredited(deps.queues, credit) })),
-  subscriptions: (router, deps) => router.service(SubscriptionsService, subscriptionsService(deps)).service(RefundsService, refundsService(deps)).service(PricingService, pricingService(deps)),
+  subscriptions: (router, deps) =>
+    router
+      .service(SubscriptionsService, subscriptionsService(deps))
+      .service(RefundsService, refundsService(deps))
+      .service(PricingService, pricingService(deps)),
   events: (router, deps) => router.service(EventsService, eventsService(deps)),
   orders: (router, deps) => router.service(OrdersService, ordersService(deps)),
   payouts: (router, deps) => router.service(PayoutsService, payoutsService(deps)),

@@ -20,10 +20,7 @@ export interface RunningServices {
 }
 
 /** Serves the configured Connect services (gRPC + Connect, h2c) on one port. */
-export async function startServices(
-  deps: ServiceDeps,
-  port: number,
-): Promise<RunningServices> {
+export async function startServices(deps: ServiceDeps, port: number): Promise<RunningServices> {
   const routes = serviceRoutes(deps, deps.config.services);
   const interceptors = [
     rpcServerObserver(deps.metrics, deps.config.tracing),

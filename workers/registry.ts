@@ -12,7 +12,17 @@ import { emailJobs } from "../services/emails/jobs.ts";
 import { retentionJobs } from "../services/retention/jobs.ts";
 
 /** Every handler of every domain. */
-export const ALL_JOBS: readonly AnyHandler[] = [...webhookJobs, ...orderJobs, ...subscriptionJobs, ...changeSessionJobs, ...renewalJobs, ...reconciliationJobs, ...payoutJobs, ...emailJobs, ...retentionJobs];
+export const ALL_JOBS: readonly AnyHandler[] = [
+  ...webhookJobs,
+  ...orderJobs,
+  ...subscriptionJobs,
+  ...changeSessionJobs,
+  ...renewalJobs,
+  ...reconciliationJobs,
+  ...payoutJobs,
+  ...emailJobs,
+  ...retentionJobs,
+];
 
 /**
  * Binds handlers to the declared job kinds. Start-up fails when a declared

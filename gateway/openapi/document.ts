@@ -66,13 +66,15 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl: string) {
       ...(typeof schema.description === "string" && { description: schema.description }),
     }));
     const headerParams = route.idempotent
-      ? [{
-          name: "Idempotency-Key",
-          in: "header",
-          required: false,
-          description: "Retries with the same key and body replay the first response for 24 hours.",
-          schema: { type: "string", maxLength: IDEMPOTENCY_KEY_MAX },
-        }]
+      ? [
+          {
+            name: "Idempotency-Key",
+            in: "header",
+            required: false,
+            description: "Retries with the same key and body replay the first response for 24 hours.",
+            schema: { type: "string", maxLength: IDEMPOTENCY_KEY_MAX },
+          },
+        ]
       : [];
 
     const limited = route.auth === "apiKey";

@@ -47,18 +47,26 @@ export function approvalPages(options: ApprovalPagesOptions): Router {
   const pathOf = (token: string) => `${basePath}/${encodeURIComponent(token)}`;
 
   async function render(ctx: Ctx, token: string, view: ApprovalView, session: PageSession, screen: Screen = {}) {
-    const common = { summary: summaryModel(view), action: pathOf(token), csrf: session.csrf, error: screen.error, cancelLabel: `Cancel and return to ${view.summary.merchantName}` };
+    const common = {
+      summary: summaryModel(view),
+      action: pathOf(token),
+      csrf: session.csrf,
+      error: screen.error,
+      cancelLabel: `Cancel and return to ${view.summary.merchantName}`,
+    };
     if (!session.uid) return pages.page(ctx, screen.status ?? 200, "approval-login", { ...common, email: screen.email ?? "" });
     const funding = await provider.fundingChoices(token, session.uid);
     const choices = choiceModels(view, funding, screen.selected);
-    const blocked = choices.length === 0
-      ? "Your wallet has no account that can pay this. Add funds to your wallet, then come back to this page."
-      : choices.every((c) => c.disabled)
-        ? "None of your accounts can pay this now. Add funds to your wallet, then reload this page."
-        : undefined;
+    const blocked =
+      choices.length === 0
+        ? "Your wallet has no account that can pay this. Add funds to your wallet, then come back to this page."
+        : choices.every((c) => c.disabled)
+          ? "None of your accounts can pay this now. Add funds to your wallet, then reload this page."
+          : undefined;
     // Fallbacks: the accounts that can pay the plan and are not frozen; the one chosen to pay is refused in words (postedFallbacks).
     const fallbackOptions = funding.filter((c) => !c.frozen);
-    const fallbacks = view.offersFallback === true && fallbackOptions.length > 1 ? fallbackSelects(fallbackOptions, screen.fallbacks ?? [], "approval") : undefined;
+    const fallbacks =
+      view.offersFallback === true && fallbackOptions.length > 1 ? fallbackSelects(fallbackOptions, screen.fallbacks ?? [], "approval") : undefined;
     pages.page(ctx, screen.status ?? 200, "approval-funding", {
       ...common,
       choices,
@@ -75,13 +83,23 @@ export function approvalPages(options: ApprovalPagesOptions): Router {
   async function loadPending(ctx: Ctx, token: string): Promise<ApprovalView | undefined> {
     const view = await provider.load(token);
     if (!view) {
-      pages.statusPage(ctx, 404, "Link not found", "This authorization link is not valid. Check that you opened the whole link, or ask the merchant for a new one.");
+      pages.statusPage(
+        ctx,
+        404,
+        "Link not found",
+        "This authorization link is not valid. Check that you opened the whole link, or ask the merchant for a new one.",
+      );
       return undefined;
     }
     securityHeaders(ctx, view.redirectOrigins);
     if (view.state === "PENDING") return view;
     if (view.state === "EXPIRED") {
-      pages.statusPage(ctx, 410, "This link has expired", `The time to approve this with ${view.summary.merchantName} has run out. Ask the merchant for a new link.`);
+      pages.statusPage(
+        ctx,
+        410,
+        "This link has expired",
+        `The time to approve this with ${view.summary.merchantName} has run out. Ask the merchant for a new link.`,
+      );
     } else if (view.state === "CANCELLED") {
       pages.statusPage(ctx, 410, "No longer available", `${view.summary.merchantName} has cancelled this request. Nothing was charged.`);
     } else {
@@ -132,9 +150,15 @@ export function approvalPages(options: ApprovalPagesOptions): Router {
         }
       } catch (err) {
         const code = err instanceof ConnectError ? errorCodeOf(err) : undefined;
-        if (code === "PAYMENT_IN_PROGRESS") return await render(c, token, view, session, { status: 409, notice: err instanceof ConnectError ? err.rawMessage : "" });
-        if (code === "PIN_LOCKED") return await render(c, token, view, session, { status: 423, error: "Your PIN is locked after too many wrong tries. Approval is not possible until it unlocks." });
-        if (code === "FUNDING_ASSET_NOT_SUPPORTED") return await render(c, token, view, session, { status: 422, error: "This asset cannot pay for it. Choose another one." });
+        if (code === "PAYMENT_IN_PROGRESS")
+          return await render(c, token, view, session, { status: 409, notice: err instanceof ConnectError ? err.rawMessage : "" });
+        if (code === "PIN_LOCKED")
+          return await render(c, token, view, session, {
+            status: 423,
+            error: "Your PIN is locked after too many wrong tries. Approval is not possible until it unlocks.",
+          });
+        if (code === "FUNDING_ASSET_NOT_SUPPORTED")
+          return await render(c, token, view, session, { status: 422, error: "This asset cannot pay for it. Choose another one." });
         if (code === ASSET_AMOUNT_TOO_LARGE) return await render(c, token, view, session, { status: 422, error: tooLargeSentence(form.fundingAsset ?? "") });
         if (code === "AUTHORIZATION_EXPIRED" || code === "AUTHORIZATION_USED" || code === "AUTHORIZATION_CANCELLED") {
           // The state changed while the customer was on the page: show the page for the new state.

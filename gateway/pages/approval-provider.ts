@@ -57,9 +57,7 @@ export interface FundingChoice {
   frozen: boolean;
 }
 
-export type ApproveResult =
-  | { approved: true; redirectUrl: string }
-  | { approved: false; reason: string; message: string };
+export type ApproveResult = { approved: true; redirectUrl: string } | { approved: false; reason: string; message: string };
 
 export interface ApprovalProvider {
   /** Undefined when the token names nothing. */

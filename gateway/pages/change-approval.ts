@@ -37,7 +37,8 @@ function toView(res: GetChangeApprovalResponse): ApprovalView {
     { label: "Due today", value: due },
     { label: "Paid from", value: res.fundingAsset },
   ];
-  if (requested.maximumChargeAmount !== undefined) lines.push({ label: "Maximum per charge", value: amountText(requested.maximumChargeAmount, requested.currency) });
+  if (requested.maximumChargeAmount !== undefined)
+    lines.push({ label: "Maximum per charge", value: amountText(requested.maximumChargeAmount, requested.currency) });
   if (session.reason) lines.push({ label: "Reason", value: session.reason });
   const note = immediate
     ? `${res.merchantName} switches your subscription to ${requested.name} now${isZeroAmount(charge) ? "" : ` and charges ${due} today`}. ` +

@@ -67,7 +67,12 @@ export function claimPages(options: ClaimPagesOptions): Router {
   function renderState(ctx: Ctx, claim: RefundClaimResponse): void {
     const amount = amountText(claim.amount, claim.asset);
     if (claim.state === "EXPIRED") {
-      return pages.statusPage(ctx, 410, "This link has expired", `The time to claim this refund from ${claim.merchantName} has run out. Ask the merchant for a new link.`);
+      return pages.statusPage(
+        ctx,
+        410,
+        "This link has expired",
+        `The time to claim this refund from ${claim.merchantName} has run out. Ask the merchant for a new link.`,
+      );
     }
     const message =
       claim.state === "PAID"

@@ -50,7 +50,8 @@ export function customerAuth(options: { wallet: Client<typeof WalletService>; se
         const { user } = await wallet.verifyPassword({ email, password });
         return { ok: true, userId: user!.id, email };
       } catch (err) {
-        if (err instanceof ConnectError && err.code === Code.ResourceExhausted) return refused(429, "Too many failed logins for this account. Try again later.");
+        if (err instanceof ConnectError && err.code === Code.ResourceExhausted)
+          return refused(429, "Too many failed logins for this account. Try again later.");
         if (err instanceof ConnectError && (err.code === Code.Unauthenticated || err.code === Code.InvalidArgument)) {
           await limiter.failed(ctx.ip);
           return refused(401, "The email or password is incorrect.");

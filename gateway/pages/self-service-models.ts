@@ -49,12 +49,14 @@ export function cardModel(
     charges: item.charges.map(chargeRow),
     error: screen.error !== undefined && screen.errorFor === sub.id ? screen.error : undefined,
     choices: item.live ? item.fundingOptions.map((o) => choice(sub.id, o, o.asset === picked)) : [],
-    fallbacks: item.live ? fallbackSelects(
-      // Any account that can pay and is not frozen, except the one that pays now.
-      item.fundingOptions.filter((o) => !o.frozen && o.asset !== sub.fundingAsset),
-      screen.fallbacks?.subscriptionId === sub.id ? screen.fallbacks.assets : sub.fallbackAssets,
-      sub.id,
-    ) : [],
+    fallbacks: item.live
+      ? fallbackSelects(
+          // Any account that can pay and is not frozen, except the one that pays now.
+          item.fundingOptions.filter((o) => !o.frozen && o.asset !== sub.fundingAsset),
+          screen.fallbacks?.subscriptionId === sub.id ? screen.fallbacks.assets : sub.fallbackAssets,
+          sub.id,
+        )
+      : [],
     atRisk: item.live && item.atRisk ? atRiskSentence(item) : undefined,
   };
 }

@@ -55,7 +55,11 @@ const NOTICES = new Map<string, (item: CustomerSubscription | undefined) => stri
 ]);
 const describe = (s: CustomerSubscription | undefined) => (s ? `Your subscription to ${s.plan?.name} with ${s.merchantName}` : "The subscription");
 const retryOutcome = (status: string | undefined) =>
-  status === "ACTIVE" ? "it was paid." : status ? `the subscription's status is now ${subscriptionStatusText(status).toLowerCase()}.` : "the status is updated.";
+  status === "ACTIVE"
+    ? "it was paid."
+    : status
+      ? `the subscription's status is now ${subscriptionStatusText(status).toLowerCase()}.`
+      : "the status is updated.";
 
 /**
  * The customer's own page: every subscription of the wallet user across

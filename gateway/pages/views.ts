@@ -201,7 +201,17 @@ export interface DashboardEventsModel extends DashboardPaging {
 export interface DashboardRefundsModel extends DashboardPaging {
   frame: DashboardFrame;
   filters: { chargeId: string; subscriptionId: string };
-  refunds: { id: string; created: string; amount: string; assetAmount: string; status: string; statusText: string; chargeId: string; subscriptionId: string; reason: string }[];
+  refunds: {
+    id: string;
+    created: string;
+    amount: string;
+    assetAmount: string;
+    status: string;
+    statusText: string;
+    chargeId: string;
+    subscriptionId: string;
+    reason: string;
+  }[];
   error?: string | undefined;
 }
 
@@ -224,7 +234,18 @@ export interface DashboardPayoutsModel extends DashboardPaging {
   payable: { id: string; label: string; selected: boolean }[];
   assets: { value: string; selected: boolean }[];
   statuses: DashboardOption[];
-  payouts: { id: string; created: string; amount: string; fee: string; status: string; statusText: string; to: string; txHash: string; failure: string; cancellable: boolean }[];
+  payouts: {
+    id: string;
+    created: string;
+    amount: string;
+    fee: string;
+    status: string;
+    statusText: string;
+    to: string;
+    txHash: string;
+    failure: string;
+    cancellable: boolean;
+  }[];
   address: string;
   label: string;
   amount: string;

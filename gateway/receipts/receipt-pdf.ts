@@ -59,7 +59,9 @@ export async function renderReceiptPdf(r: ReceiptView): Promise<Buffer> {
     doc.text(value, 260, y, { width: 280 });
     doc.moveDown(0.2);
   };
-  const plan = r.plan ? `${r.plan.name} (every ${r.plan.intervalCount > 1 ? `${r.plan.intervalCount} ` : ""}${r.plan.interval.toLowerCase()}${r.plan.intervalCount > 1 ? "s" : ""})` : "—";
+  const plan = r.plan
+    ? `${r.plan.name} (every ${r.plan.intervalCount > 1 ? `${r.plan.intervalCount} ` : ""}${r.plan.interval.toLowerCase()}${r.plan.intervalCount > 1 ? "s" : ""})`
+    : "—";
   row("Plan", plan);
   row(r.purpose === "PLAN_CHANGE" ? "Paid in period" : "Period", `${day(r.periodStart)} – ${day(r.periodEnd)}`);
   row("Subtotal", `${r.subtotal} ${r.currency}`);

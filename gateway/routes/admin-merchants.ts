@@ -1,9 +1,16 @@
 import { isoFromTimestamp } from "../../services/platform/timestamps.ts";
 import { defineRoutes } from "../route.ts";
-import { createdApiKeySchema, createdMerchantSchema, createMerchantBody, invitedMemberSchema, inviteMemberBody, merchantSchema, updateMerchantBody } from "../schemas/merchants.ts";
+import {
+  createdApiKeySchema,
+  createdMerchantSchema,
+  createMerchantBody,
+  invitedMemberSchema,
+  inviteMemberBody,
+  merchantSchema,
+  updateMerchantBody,
+} from "../schemas/merchants.ts";
 import { inviteUrlOf } from "../pages/dashboard/paths.ts";
 import { recordOf } from "../../services/platform/rpc/record-json.ts";
-
 
 export const adminMerchantRoutes = defineRoutes([
   {
@@ -44,13 +51,14 @@ export const adminMerchantRoutes = defineRoutes([
     responses: { 200: { description: "The merchant with its limits", schema: merchantSchema } },
     async handler({ body, params }, { clients, rateLimiter }) {
       // Receipts (issue 25): set first, so a refused prefix (409 RECEIPT_PREFIX_LOCKED) changes nothing else.
-      const receipt = body.receiptPrefix === undefined ? undefined : await clients.pricing.setReceiptPrefix({ merchantId: params.id!, prefix: body.receiptPrefix });
-      const field = (v: number | null | undefined) => (v === undefined ? undefined : v ?? 0);
+      const receipt =
+        body.receiptPrefix === undefined ? undefined : await clients.pricing.setReceiptPrefix({ merchantId: params.id!, prefix: body.receiptPrefix });
+      const field = (v: number | null | undefined) => (v === undefined ? undefined : (v ?? 0));
       const res = await clients.merchants.setMerchantRateLimit({
         merchantId: params.id!,
         rateLimitPerSecond: field(body.rateLimitPerSecond),
         rateLimitBurst: field(body.rateLimitBurst),
-        payoutReviewAbove: body.payoutReviewAbove === undefined ? undefined : body.payoutReviewAbove ?? "",
+        payoutReviewAbove: body.payoutReviewAbove === undefined ? undefined : (body.payoutReviewAbove ?? ""),
       });
       rateLimiter?.forget(params.id!);
       return { status: 200, body: { ...recordOf(res.merchant), ...(receipt && { receiptPrefix: receipt.prefix }) } };

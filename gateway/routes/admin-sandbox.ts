@@ -41,7 +41,12 @@ export const adminSandboxRoutes = defineRoutes([
       additionalProperties: false,
       required: ["seconds"],
       properties: {
-        seconds: { type: "integer", minimum: 1, maximum: 5 * 366 * 24 * 3600, description: "Whole seconds, 1 to 5 years; a fraction is a 400 naming this rule." },
+        seconds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 5 * 366 * 24 * 3600,
+          description: "Whole seconds, 1 to 5 years; a fraction is a 400 naming this rule.",
+        },
       },
     },
     responses: { 200: { description: "The service clock after the move", schema: clockSchema } },

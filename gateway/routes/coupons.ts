@@ -30,7 +30,8 @@ export const couponRoutes = defineRoutes([
     path: "/api/v1/coupons",
     operationId: "createCoupon",
     summary: "Create a coupon",
-    description: "Event `coupon.created`. Applied to a subscription at create (`couponId` or a promotion code) or later (`POST /api/v1/subscriptions/{id}/discount`).",
+    description:
+      "Event `coupon.created`. Applied to a subscription at create (`couponId` or a promotion code) or later (`POST /api/v1/subscriptions/{id}/discount`).",
     tag: "Coupons",
     auth: "apiKey",
     body: createCouponBody,
@@ -102,7 +103,12 @@ export const couponRoutes = defineRoutes([
     auth: "apiKey",
     body: createPromotionCodeBody,
     errors: [404, 409],
-    responses: { 201: { description: "The promotion code (404 COUPON_NOT_FOUND; 409 PROMOTION_CODE_EXISTS, COUPON_NOT_APPLICABLE for a deleted coupon)", schema: promotionCodeSchema } },
+    responses: {
+      201: {
+        description: "The promotion code (404 COUPON_NOT_FOUND; 409 PROMOTION_CODE_EXISTS, COUPON_NOT_APPLICABLE for a deleted coupon)",
+        schema: promotionCodeSchema,
+      },
+    },
     async handler({ body, merchantId }, { clients }) {
       const res = await clients.pricing.createPromotionCode({
         merchantId,
@@ -155,7 +161,8 @@ export const couponRoutes = defineRoutes([
     errors: [404, 409],
     responses: {
       200: {
-        description: "The subscription with its `discount` (404 SUBSCRIPTION_NOT_FOUND, COUPON_NOT_FOUND, PROMOTION_CODE_NOT_FOUND; 409 COUPON_NOT_APPLICABLE with the reason, SUBSCRIPTION_NOT_CHANGEABLE, PAYMENT_IN_PROGRESS)",
+        description:
+          "The subscription with its `discount` (404 SUBSCRIPTION_NOT_FOUND, COUPON_NOT_FOUND, PROMOTION_CODE_NOT_FOUND; 409 COUPON_NOT_APPLICABLE with the reason, SUBSCRIPTION_NOT_CHANGEABLE, PAYMENT_IN_PROGRESS)",
         schema: subscriptionSchema,
       },
     },

@@ -20,4 +20,27 @@ import { chargeRoutes } from "./charges.ts";
 import { auditLogRoutes } from "./audit-log.ts";
 
 /** Every REST operation: mounted by the app and documented by the OpenAPI builder. */
-export const allRoutes: RouteSpec[] = [...planRoutes, ...subscriptionRoutes, ...changeSessionRoutes, ...subscriptionChargeRoutes, ...adminMerchantRoutes, ...adminSandboxRoutes, ...adminWalletRoutes, ...adminReconciliationRoutes, ...paymentOrderRoutes, ...adminDepositRoutes, ...eventRoutes, ...webhookEndpointRoutes, ...refundRoutes, ...balanceRoutes, ...payoutDestinationRoutes, ...payoutRoutes, ...adminPayoutRoutes, ...billingSettingsRoutes, ...couponRoutes, ...chargeRoutes, ...orderRefundRoutes, ...auditLogRoutes];
+export const allRoutes: RouteSpec[] = [
+  ...planRoutes,
+  ...subscriptionRoutes,
+  ...changeSessionRoutes,
+  ...subscriptionChargeRoutes,
+  ...adminMerchantRoutes,
+  ...adminSandboxRoutes,
+  ...adminWalletRoutes,
+  ...adminReconciliationRoutes,
+  ...paymentOrderRoutes,
+  ...adminDepositRoutes,
+  ...eventRoutes,
+  ...webhookEndpointRoutes,
+  ...refundRoutes,
+  ...balanceRoutes,
+  ...payoutDestinationRoutes,
+  ...payoutRoutes,
+  ...adminPayoutRoutes,
+  ...billingSettingsRoutes,
+  ...couponRoutes,
+  ...chargeRoutes,
+  ...orderRefundRoutes,
+  ...auditLogRoutes,
+];

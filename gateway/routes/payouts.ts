@@ -48,7 +48,13 @@ export const payoutDestinationRoutes = defineRoutes([
     query: listDestinationsQuery,
     responses: { 200: { description: "A page of destinations", schema: pageSchema(destinationSchema) } },
     async handler({ query, merchantId }, { clients }) {
-      const res = await clients.payouts.listPayoutDestinations({ merchantId, status: query.status, asset: query.asset, limit: query.limit, cursor: query.cursor });
+      const res = await clients.payouts.listPayoutDestinations({
+        merchantId,
+        status: query.status,
+        asset: query.asset,
+        limit: query.limit,
+        cursor: query.cursor,
+      });
       return { status: 200, body: toPageBody(res, res.destinations.map(recordOf)) };
     },
   },
@@ -122,7 +128,14 @@ export const payoutRoutes = defineRoutes([
     query: listPayoutsQuery,
     responses: { 200: { description: "A page of payouts", schema: pageSchema(payoutSchema) } },
     async handler({ query, merchantId }, { clients }) {
-      const res = await clients.payouts.listPayouts({ merchantId, status: query.status, destinationId: query.destinationId, asset: query.asset, limit: query.limit, cursor: query.cursor });
+      const res = await clients.payouts.listPayouts({
+        merchantId,
+        status: query.status,
+        destinationId: query.destinationId,
+        asset: query.asset,
+        limit: query.limit,
+        cursor: query.cursor,
+      });
       return { status: 200, body: toPageBody(res, res.payouts.map(recordOf)) };
     },
   },
@@ -170,7 +183,12 @@ export const adminPayoutRoutes = defineRoutes([
     query: adminListPayoutsQuery,
     responses: { 200: { description: "A page of payouts", schema: pageSchema(adminPayoutSchema) } },
     async handler({ query }, { clients }) {
-      const res = await clients.payouts.adminListPayouts({ status: query.status, filterMerchantId: query.merchantId, limit: query.limit, cursor: query.cursor });
+      const res = await clients.payouts.adminListPayouts({
+        status: query.status,
+        filterMerchantId: query.merchantId,
+        limit: query.limit,
+        cursor: query.cursor,
+      });
       return { status: 200, body: toPageBody(res, res.payouts.map(recordOf)) };
     },
   },

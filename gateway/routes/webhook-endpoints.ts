@@ -1,12 +1,6 @@
 import { defineRoutes } from "../route.ts";
 import { pageSchema, paginationQueryProperties, toPageBody } from "../schemas/common.ts";
-import {
-  createWebhookEndpointBody,
-  deliverySchema,
-  listDeliveriesQuery,
-  webhookEndpointSchema,
-  webhookEndpointWithSecretSchema,
-} from "../schemas/events.ts";
+import { createWebhookEndpointBody, deliverySchema, listDeliveriesQuery, webhookEndpointSchema, webhookEndpointWithSecretSchema } from "../schemas/events.ts";
 import { recordOf } from "../../services/platform/rpc/record-json.ts";
 
 const TAG = "Webhook endpoints";

@@ -32,7 +32,11 @@ export const auditEntrySchema = {
         label: { type: "string", description: "For a person to read: the member's email, the key's prefix, the customer's email." },
       },
     },
-    action: { type: "string", description: "`<object type>.<verb>`, e.g. `subscription.cancel`, `api_key.create`, `member.login_failed`.", examples: ["subscription.cancel"] },
+    action: {
+      type: "string",
+      description: "`<object type>.<verb>`, e.g. `subscription.cancel`, `api_key.create`, `member.login_failed`.",
+      examples: ["subscription.cancel"],
+    },
     objectType: { type: "string", examples: ["subscription"] },
     objectId: nullable({ type: "string" }),
     ip: { ...nullable({ type: "string" }), description: "The client address as the gateway decided it (TRUST_PROXY)." },

@@ -33,7 +33,12 @@ export const updateBillingSettingsBody = {
   properties: {
     dunningRetryDays: retryDaysSchema,
     dunningFinalStatus: { type: "string", enum: [...DUNNING_FINAL_STATUSES] },
-    chargeNoticeDays: { type: "integer", minimum: noticeDays.min, maximum: noticeDays.max, description: "Days before each renewal that subscription.charge_upcoming is recorded; 0 = never." },
+    chargeNoticeDays: {
+      type: "integer",
+      minimum: noticeDays.min,
+      maximum: noticeDays.max,
+      description: "Days before each renewal that subscription.charge_upcoming is recorded; 0 = never.",
+    },
     retryOnTopUp: { type: "boolean", description: "A top-up (or a new funding asset) that covers the amount due retries a PAST_DUE subscription at once." },
     customerEmails: customerEmailsSchema,
   },

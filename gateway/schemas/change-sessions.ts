@@ -1,6 +1,21 @@
-import { CHANGE_CANCELLATION_REASONS, CHANGE_SESSION_STATUSES, EFFECTIVE_MODES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
+import {
+  CHANGE_CANCELLATION_REASONS,
+  CHANGE_SESSION_STATUSES,
+  EFFECTIVE_MODES,
+  REASON_MAX_LENGTH,
+  URL_MAX_LENGTH,
+} from "../../services/subscriptions/contract.ts";
 import { PRORATIONS } from "../../services/subscriptions/pricing/contract.ts";
-import { amountOutSchema, amountSchema, dateTimeSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
+import {
+  amountOutSchema,
+  amountSchema,
+  dateTimeSchema,
+  metadataSchema,
+  nullable,
+  paginationQueryProperties,
+  recordVersionSchema,
+  uuidSchema,
+} from "./common.ts";
 
 const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;
 
@@ -20,7 +35,8 @@ export const createChangeSessionBody = {
     },
     immediateChargeAmount: {
       ...amountSchema,
-      description: "Charged from the subscription's funding asset on approval (IMMEDIATE only), in the requested plan's currency; absent: \"0\". Must be absent with `proration` PRORATE and IMMEDIATE (400): it is computed when the change applies.",
+      description:
+        "Charged from the subscription's funding asset on approval (IMMEDIATE only), in the requested plan's currency; absent: \"0\". Must be absent with `proration` PRORATE and IMMEDIATE (400): it is computed when the change applies.",
     },
     proration: {
       type: "string",
@@ -29,7 +45,10 @@ export const createChangeSessionBody = {
       description:
         "NONE: `immediateChargeAmount` as sent. PRORATE: when an IMMEDIATE change applies, new amount × unused fraction of the current period − old amount × unused fraction (by seconds, rounded to 18 decimals in the customer's favour); positive is charged at once, negative becomes the subscription's `creditBalance`. Both plans must share a currency (409 PRORATION_CURRENCY_MISMATCH).",
     },
-    successUrl: { ...redirectUrlSchema, description: "Where the customer returns after approving, with `subscriptionId`, `changeSessionId` and `status` query parameters." },
+    successUrl: {
+      ...redirectUrlSchema,
+      description: "Where the customer returns after approving, with `subscriptionId`, `changeSessionId` and `status` query parameters.",
+    },
     cancelUrl: { ...redirectUrlSchema, description: "Where the customer returns after declining." },
     reason: { type: "string", maxLength: REASON_MAX_LENGTH, description: "Shown to the customer on the approval page." },
     metadata: metadataSchema,
@@ -65,7 +84,10 @@ const changeSessionProperties = {
   reason: nullable({ type: "string" }),
   metadata: metadataSchema,
   expiresAt: { ...dateTimeSchema, description: "The approval link's expiry (60 minutes after create)." },
-  scheduledFor: { ...nullable(dateTimeSchema), description: "NEXT_BILLING, once approved: the billing date the change takes effect at (later if the subscription is paused then)." },
+  scheduledFor: {
+    ...nullable(dateTimeSchema),
+    description: "NEXT_BILLING, once approved: the billing date the change takes effect at (later if the subscription is paused then).",
+  },
   cancellationReason: nullable({ type: "string", enum: [...CHANGE_CANCELLATION_REASONS] }),
   supersededBy: { ...nullable(uuidSchema), description: "The change session whose approval replaced this scheduled one." },
   chargeId: { ...nullable(uuidSchema), description: "The immediate charge (see the subscription's charges)." },
@@ -84,8 +106,25 @@ const changeSessionProperties = {
 } as const;
 
 const changeSessionRequired = [
-  "id", "object", "subscriptionId", "status", "currentPlanId", "requestedPlanId", "effectiveMode", "immediateChargeAmount", "currency",
-  "successUrl", "cancelUrl", "reason", "metadata", "expiresAt", "scheduledFor", "createdAt", "updatedAt", "version", "approvalUrl",
+  "id",
+  "object",
+  "subscriptionId",
+  "status",
+  "currentPlanId",
+  "requestedPlanId",
+  "effectiveMode",
+  "immediateChargeAmount",
+  "currency",
+  "successUrl",
+  "cancelUrl",
+  "reason",
+  "metadata",
+  "expiresAt",
+  "scheduledFor",
+  "createdAt",
+  "updatedAt",
+  "version",
+  "approvalUrl",
 ];
 
 export const changeSessionSchema = { type: "object", required: changeSessionRequired, properties: changeSessionProperties } as const;

@@ -12,10 +12,17 @@ export const createCouponBody = {
     "Exactly one of `percentOff` and `amountOff` (with its `currency`); `durationInPeriods` with `REPEATING` only. A bad combination is a 400 naming the field.",
   properties: {
     name: { type: "string", minLength: 1, maxLength: COUPON_NAME_MAX },
-    percentOff: { ...amountSchema, description: "Percent taken off each discounted charge: greater than 0, at most 100 (the discount is rounded up, in the customer's favour)." },
+    percentOff: {
+      ...amountSchema,
+      description: "Percent taken off each discounted charge: greater than 0, at most 100 (the discount is rounded up, in the customer's favour).",
+    },
     amountOff: { ...amountSchema, description: "Amount taken off each discounted charge, in `currency` (never below 0: the rest is not carried over)." },
     currency: { type: "string", enum: [...CURRENCIES], description: "Required with `amountOff`; the coupon then applies only to plans priced in it." },
-    duration: { type: "string", enum: [...COUPON_DURATIONS], description: "ONCE: the next charge; REPEATING: `durationInPeriods` charges; FOREVER: every charge." },
+    duration: {
+      type: "string",
+      enum: [...COUPON_DURATIONS],
+      description: "ONCE: the next charge; REPEATING: `durationInPeriods` charges; FOREVER: every charge.",
+    },
     durationInPeriods: { type: "integer", minimum: DURATION_IN_PERIODS.min, maximum: DURATION_IN_PERIODS.max },
     maxRedemptions: { ...MAX_REDEMPTIONS, description: "How many subscriptions may redeem it (never exceeded, also under concurrency)." },
     redeemBy: { ...dateTimeSchema, description: "No redemption after this instant (must be in the future)." },
@@ -26,7 +33,24 @@ export const createCouponBody = {
 
 export const couponSchema = {
   type: "object",
-  required: ["id", "object", "name", "percentOff", "amountOff", "currency", "duration", "durationInPeriods", "maxRedemptions", "timesRedeemed", "redeemBy", "appliesToPlanIds", "metadata", "valid", "createdAt", "deletedAt"],
+  required: [
+    "id",
+    "object",
+    "name",
+    "percentOff",
+    "amountOff",
+    "currency",
+    "duration",
+    "durationInPeriods",
+    "maxRedemptions",
+    "timesRedeemed",
+    "redeemBy",
+    "appliesToPlanIds",
+    "metadata",
+    "valid",
+    "createdAt",
+    "deletedAt",
+  ],
   properties: {
     id: uuidSchema,
     object: { const: "coupon" },
@@ -53,7 +77,11 @@ export const createPromotionCodeBody = {
   required: ["couponId", "code"],
   properties: {
     couponId: uuidSchema,
-    code: { type: "string", pattern: PROMOTION_CODE_PATTERN, description: "3–50 of A–Z, 0–9 and -; case-insensitive and unique per merchant (409 PROMOTION_CODE_EXISTS); stored as sent." },
+    code: {
+      type: "string",
+      pattern: PROMOTION_CODE_PATTERN,
+      description: "3–50 of A–Z, 0–9 and -; case-insensitive and unique per merchant (409 PROMOTION_CODE_EXISTS); stored as sent.",
+    },
     maxRedemptions: MAX_REDEMPTIONS,
     expiresAt: { ...dateTimeSchema, description: "No redemption after this instant (must be in the future)." },
     active: { type: "boolean", default: true },

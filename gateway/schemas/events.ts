@@ -1,4 +1,10 @@
-import { DELIVERY_STATUSES, EVENT_TYPES, VISIBLE_ENDPOINT_STATUSES, WEBHOOK_MAX_IN_FLIGHT_DEFAULT, WEBHOOK_MAX_IN_FLIGHT_LIMIT } from "../../services/events/contract.ts";
+import {
+  DELIVERY_STATUSES,
+  EVENT_TYPES,
+  VISIBLE_ENDPOINT_STATUSES,
+  WEBHOOK_MAX_IN_FLIGHT_DEFAULT,
+  WEBHOOK_MAX_IN_FLIGHT_LIMIT,
+} from "../../services/events/contract.ts";
 import { dateTimeSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
 export const eventTypeSchema = { type: "string", enum: [...EVENT_TYPES] } as const;
@@ -14,7 +20,8 @@ export const listEventsQuery = {
       type: "integer",
       minimum: 0,
       maximum: Number.MAX_SAFE_INTEGER,
-      description: "Feed mode: events whose `sequence` is above this, oldest first (commit order). Poll with the last `sequence` you processed; never skips an event. Not combinable with `cursor` or `createdAfter`.",
+      description:
+        "Feed mode: events whose `sequence` is above this, oldest first (commit order). Poll with the last `sequence` you processed; never skips an event. Not combinable with `cursor` or `createdAfter`.",
     },
   },
 } as const;
@@ -120,7 +127,8 @@ export const createWebhookEndpointBody = {
     ordered: {
       type: "boolean",
       default: false,
-      description: "true: one request at a time, in event order (a failing event is retried later and does not hold the next ones back). false: up to `maxInFlight` at once, in no guaranteed order.",
+      description:
+        "true: one request at a time, in event order (a failing event is retried later and does not hold the next ones back). false: up to `maxInFlight` at once, in no guaranteed order.",
     },
     maxInFlight: {
       type: "integer",

@@ -40,12 +40,14 @@ export const updateMerchantBody = {
     rateLimitBurst: rateLimitField("Capacity of this merchant's /api/v1 bucket; null = RATE_LIMIT_BURST."),
     payoutReviewAbove: {
       ...nullable(amountSchema),
-      description: "Payouts worth more than this many USD (converted with the wallet's rates) wait IN_REVIEW until an operator approves or rejects them; null = no review.",
+      description:
+        "Payouts worth more than this many USD (converted with the wallet's rates) wait IN_REVIEW until an operator approves or rejects them; null = no review.",
     },
     receiptPrefix: {
       type: "string",
       pattern: "^[A-Z0-9][A-Z0-9-]{0,19}$",
-      description: "Prefix of the merchant's receipt numbers (`{prefix}-000001`), 1–20 of A–Z, 0–9, -; only before its first receipt (409 RECEIPT_PREFIX_LOCKED). Default: R + the first 8 hex digits of the merchant id.",
+      description:
+        "Prefix of the merchant's receipt numbers (`{prefix}-000001`), 1–20 of A–Z, 0–9, -; only before its first receipt (409 RECEIPT_PREFIX_LOCKED). Default: R + the first 8 hex digits of the merchant id.",
     },
   },
 } as const;

@@ -52,7 +52,8 @@ export const orderRefundSchema = {
     status: {
       type: "string",
       enum: [...VISIBLE_ORDER_REFUND_STATUSES],
-      description: "AWAITING_ADDRESS (the claim link is open) → PROCESSING (its payout is on its way) → PAID or FAILED; AWAITING_ADDRESS → EXPIRED (nobody claimed it; the money is back).",
+      description:
+        "AWAITING_ADDRESS (the claim link is open) → PROCESSING (its payout is on its way) → PAID or FAILED; AWAITING_ADDRESS → EXPIRED (nobody claimed it; the money is back).",
     },
     address: nullable({ type: "string", description: "The customer's address, canonical spelling." }),
     claimUrl: nullable({ type: "string", description: "{PUBLIC_BASE_URL}/claims/{token} while AWAITING_ADDRESS; give it to the customer." }),

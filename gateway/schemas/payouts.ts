@@ -65,7 +65,8 @@ export const createPayoutBody = {
     destinationId: { ...uuidSchema, description: "An ACTIVE payout destination of yours." },
     amount: {
       ...amountSchema,
-      description: "In the destination's asset: greater than 0, at most the asset's decimals, at least its payout minimum (GET /admin/v1/assets). The fee comes on top.",
+      description:
+        "In the destination's asset: greater than 0, at most the asset's decimals, at least its payout minimum (GET /admin/v1/assets). The fee comes on top.",
     },
     metadata: metadataSchema,
   },
@@ -98,13 +99,32 @@ const payoutProperties = {
   fee: { ...amountOutSchema, description: "The asset's network fee (asset registry), charged on top: amount + fee leave your balance." },
   txHash: { ...nullable({ type: "string" }), description: "Set once handed to the chain (PROCESSING)." },
   failureReason: { ...nullable({ type: "string" }), description: "Why it FAILED (REJECTED when an operator rejected it in review)." },
-  source: { type: "string", enum: [...PAYOUT_SOURCES], description: "MERCHANT: your payout; ORDER_REFUND: a refund of a payment order paid out to the customer." },
+  source: {
+    type: "string",
+    enum: [...PAYOUT_SOURCES],
+    description: "MERCHANT: your payout; ORDER_REFUND: a refund of a payment order paid out to the customer.",
+  },
   createdAt: dateTimeSchema,
   paidAt: nullable(dateTimeSchema),
   metadata: metadataSchema,
 } as const;
 
-const payoutRequired = ["id", "object", "status", "destinationId", "asset", "network", "address", "amount", "fee", "txHash", "failureReason", "createdAt", "paidAt", "metadata"];
+const payoutRequired = [
+  "id",
+  "object",
+  "status",
+  "destinationId",
+  "asset",
+  "network",
+  "address",
+  "amount",
+  "fee",
+  "txHash",
+  "failureReason",
+  "createdAt",
+  "paidAt",
+  "metadata",
+];
 
 export const payoutSchema = {
   type: "object",

@@ -13,13 +13,16 @@ export const createPlanBody = {
     amount: {
       ...amountSchema,
       description:
-        "Charged every period; `\"0\"` is a free plan (each period is recorded as a zero charge, SUCCEEDED, with no ledger movement), and at most 99999999999999999999 (a charge rounds it up to the paying asset's smallest unit and must stay below 10^20).",
+        'Charged every period; `"0"` is a free plan (each period is recorded as a zero charge, SUCCEEDED, with no ledger movement), and at most 99999999999999999999 (a charge rounds it up to the paying asset\'s smallest unit and must stay below 10^20).',
     },
     currency: { type: "string", enum: [...CURRENCIES] },
     interval: { type: "string", enum: [...PLAN_INTERVALS] },
     intervalCount: { type: "integer", minimum: 1, maximum: 365, default: 1 },
     trialDays: { type: "integer", minimum: 0, maximum: 365, default: 0 },
-    maximumChargeAmount: { ...amountSchema, description: "The most a single charge of a subscription to this plan may take, in the plan's currency; at least `amount`." },
+    maximumChargeAmount: {
+      ...amountSchema,
+      description: "The most a single charge of a subscription to this plan may take, in the plan's currency; at least `amount`.",
+    },
     metadata: metadataSchema,
   },
 } as const;
@@ -57,7 +60,21 @@ export const updatePlanBody = {
 
 export const planSchema = {
   type: "object",
-  required: ["id", "object", "name", "amount", "currency", "interval", "intervalCount", "trialDays", "metadata", "status", "archivedAt", "createdAt", "updatedAt"],
+  required: [
+    "id",
+    "object",
+    "name",
+    "amount",
+    "currency",
+    "interval",
+    "intervalCount",
+    "trialDays",
+    "metadata",
+    "status",
+    "archivedAt",
+    "createdAt",
+    "updatedAt",
+  ],
   properties: {
     id: uuidSchema,
     object: { const: "plan" },

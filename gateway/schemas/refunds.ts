@@ -40,7 +40,8 @@ export const refundSchema = {
     asset: { type: "string", description: "The asset that was charged, and is given back." },
     assetAmount: {
       ...amountOutSchema,
-      description: "Exactly what went back to the customer's wallet account: `amount` at the charge's `rate`, rounded down; the last refund of a charge returns exactly what remains.",
+      description:
+        "Exactly what went back to the customer's wallet account: `amount` at the charge's `rate`, rounded down; the last refund of a charge returns exactly what remains.",
     },
     status: { type: "string", enum: [...VISIBLE_REFUND_STATUSES], description: "SUCCEEDED; PENDING only while the wallet moves the money." },
     reason: nullable({ type: "string" }),

@@ -1,5 +1,20 @@
-import { AUTHORIZATION_MINUTES, AUTHORIZATION_STATUSES, CANCELLATION_REASONS, SUBSCRIPTION_STATUSES, URL_MAX_LENGTH } from "../../services/subscriptions/contract.ts";
-import { amountOutSchema, dateTimeSchema, emailSchema, metadataSchema, nullable, paginationQueryProperties, recordVersionSchema, uuidSchema } from "./common.ts";
+import {
+  AUTHORIZATION_MINUTES,
+  AUTHORIZATION_STATUSES,
+  CANCELLATION_REASONS,
+  SUBSCRIPTION_STATUSES,
+  URL_MAX_LENGTH,
+} from "../../services/subscriptions/contract.ts";
+import {
+  amountOutSchema,
+  dateTimeSchema,
+  emailSchema,
+  metadataSchema,
+  nullable,
+  paginationQueryProperties,
+  recordVersionSchema,
+  uuidSchema,
+} from "./common.ts";
 
 /** Redirect targets: absolute http(s) URLs (the customer's browser is sent there). */
 const redirectUrlSchema = { type: "string", format: "uri", pattern: "^https?://", maxLength: URL_MAX_LENGTH } as const;
@@ -20,7 +35,10 @@ export const createSubscriptionBody = {
     serviceReference: { type: "string", maxLength: 200 },
     planId: { ...uuidSchema, description: "One of your plans (404 PLAN_NOT_FOUND otherwise)." },
     walletUserId: { ...uuidSchema, description: "The customer's wallet user id (404 WALLET_USER_NOT_FOUND when unknown)." },
-    customerEmail: { ...emailSchema, description: "Email of an existing wallet user (404 WALLET_USER_NOT_FOUND when unknown); stored trimmed, as sent otherwise." },
+    customerEmail: {
+      ...emailSchema,
+      description: "Email of an existing wallet user (404 WALLET_USER_NOT_FOUND when unknown); stored trimmed, as sent otherwise.",
+    },
     successUrl: { ...redirectUrlSchema, description: "Where the customer returns after approval, with `subscriptionId` and `status` query parameters." },
     cancelUrl: { ...redirectUrlSchema, description: "Where the customer returns after cancelling on the authorization page." },
     authorizationExpiresInMinutes: {
@@ -30,8 +48,16 @@ export const createSubscriptionBody = {
       default: AUTHORIZATION_MINUTES.default,
     },
     metadata: metadataSchema,
-    couponId: { ...uuidSchema, description: "A discount from the first charge (not with `promotionCode`): 404 COUPON_NOT_FOUND, 409 COUPON_NOT_APPLICABLE with the reason." },
-    promotionCode: { type: "string", minLength: 1, maxLength: 50, description: "A promotion code, any case (not with `couponId`): 404 PROMOTION_CODE_NOT_FOUND, 409 COUPON_NOT_APPLICABLE." },
+    couponId: {
+      ...uuidSchema,
+      description: "A discount from the first charge (not with `promotionCode`): 404 COUPON_NOT_FOUND, 409 COUPON_NOT_APPLICABLE with the reason.",
+    },
+    promotionCode: {
+      type: "string",
+      minLength: 1,
+      maxLength: 50,
+      description: "A promotion code, any case (not with `couponId`): 404 PROMOTION_CODE_NOT_FOUND, 409 COUPON_NOT_APPLICABLE.",
+    },
   },
 } as const;
 
@@ -74,7 +100,23 @@ const authorizationSchema = {
 
 export const subscriptionSchema = {
   type: "object",
-  required: ["id", "object", "planId", "status", "externalReference", "walletUserId", "successUrl", "cancelUrl", "metadata", "authorizationExpiresInMinutes", "fundingAsset", "authorization", "createdAt", "updatedAt", "version"],
+  required: [
+    "id",
+    "object",
+    "planId",
+    "status",
+    "externalReference",
+    "walletUserId",
+    "successUrl",
+    "cancelUrl",
+    "metadata",
+    "authorizationExpiresInMinutes",
+    "fundingAsset",
+    "authorization",
+    "createdAt",
+    "updatedAt",
+    "version",
+  ],
   properties: {
     id: uuidSchema,
     object: { const: "subscription" },
@@ -118,13 +160,19 @@ export const subscriptionSchema = {
         required: ["couponId", "promotionCode", "start", "periodsRemaining"],
         properties: {
           couponId: uuidSchema,
-          promotionCode: { ...nullable({ type: "string" }), description: "The code it was applied with, as the merchant created it; null when applied by `couponId`." },
+          promotionCode: {
+            ...nullable({ type: "string" }),
+            description: "The code it was applied with, as the merchant created it; null when applied by `couponId`.",
+          },
           start: { ...nullable(dateTimeSchema), description: "When it was applied." },
           periodsRemaining: { ...nullable({ type: "integer", minimum: 1 }), description: "Charges still discounted; null: FOREVER." },
         },
       }),
       description: "The discount applied to the next charges (issue 25), or null.",
     },
-    creditBalance: { ...amountOutSchema, description: "Credit in the plan's currency (a prorated downgrade), spent by the next charges before any money moves." },
+    creditBalance: {
+      ...amountOutSchema,
+      description: "Credit in the plan's currency (a prorated downgrade), spent by the next charges before any money moves.",
+    },
   },
 } as const;

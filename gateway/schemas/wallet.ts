@@ -50,7 +50,7 @@ export const walletUserWithBalancesSchema = {
   required: [...walletUserSchema.required, "balances"],
   properties: {
     ...walletUserSchema.properties,
-    balances: { type: "array", items: balanceSchema, description: "One per registry asset, \"0\" where nothing moved yet." },
+    balances: { type: "array", items: balanceSchema, description: 'One per registry asset, "0" where nothing moved yet.' },
   },
 } as const;
 

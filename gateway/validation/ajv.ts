@@ -81,7 +81,7 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, root: s
       message = `must match the pattern ${(e.params as { pattern: string }).pattern}`;
     } else if (e.keyword === "type" && (e.params as { type: string }).type === "integer") {
       message = "must be a whole number (an integer, no fraction)";
-    } else if (e.keyword === "type" && e.instancePath === "" ) {
+    } else if (e.keyword === "type" && e.instancePath === "") {
       message = `must be ${(e.params as { type: string }).type}`;
     }
     return { field, rule: e.keyword, message: `${field}: ${message}` };

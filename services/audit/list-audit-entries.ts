@@ -25,7 +25,11 @@ const TEXT_LIMIT = 200;
  * because the log has no entity (nothing in the ORM may write or change it).
  */
 export async function listAuditEntries(ctx: UseCaseContext, input: ListAuditEntriesInput): Promise<Page<AuditEntryRow>> {
-  for (const [name, value] of [["actor", input.actor], ["action", input.action], ["objectId", input.objectId]] as const) {
+  for (const [name, value] of [
+    ["actor", input.actor],
+    ["action", input.action],
+    ["objectId", input.objectId],
+  ] as const) {
     if (value !== undefined && value.length > TEXT_LIMIT) throw invalid("INVALID_REQUEST", `${name}: must be at most ${TEXT_LIMIT} characters`);
   }
   if (input.from && input.to && input.from >= input.to) throw invalid("INVALID_REQUEST", "to: must be after from");

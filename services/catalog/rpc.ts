@@ -18,8 +18,7 @@ const INTERVAL_TO_PROTO: Record<PlanInterval, Interval> = {
   MONTH: Interval.MONTH,
   YEAR: Interval.YEAR,
 };
-const intervalFromProto = (i: Interval): string | undefined =>
-  (Object.entries(INTERVAL_TO_PROTO).find(([, v]) => v === i)?.[0]);
+const intervalFromProto = (i: Interval): string | undefined => Object.entries(INTERVAL_TO_PROTO).find(([, v]) => v === i)?.[0];
 
 /** The typed message is the record (plan-record.ts) field by field, and carries it whole for the gateway. */
 export function planMessage(plan: PlanRow) {

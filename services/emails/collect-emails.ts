@@ -146,7 +146,9 @@ async function decide(
       selfServiceUrl: `${config.publicBaseUrl}/wallet/subscriptions`,
       subscription: { status: sub.status, nextRetryAt: sub.next_retry_at ? new Date(sub.next_retry_at) : null },
     });
-    decisions.set(event.id, { row: { id: randomUUID(), event_id: event.id, merchant_id: event.merchant_id, recipient: user.email, kind: spec.kind, ...email } });
+    decisions.set(event.id, {
+      row: { id: randomUUID(), event_id: event.id, merchant_id: event.merchant_id, recipient: user.email, kind: spec.kind, ...email },
+    });
   }
   return decisions;
 }

@@ -100,9 +100,16 @@ async function sendOne(deps: Pick<ServiceDeps, "orm" | "clock" | "logger" | "met
   const fence = [email.id, email.attempt_count];
   const em = deps.orm.em.fork();
   if (outcome === "sent") {
-    await em.execute("update customer_emails set status = 'SENT', sent_at = ?, last_error = null, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?", [now, now, ...fence]);
+    await em.execute(
+      "update customer_emails set status = 'SENT', sent_at = ?, last_error = null, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?",
+      [now, now, ...fence],
+    );
   } else if (outcome === "parked") {
-    await em.execute("update customer_emails set status = 'PARKED', last_error = ?, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?", [error, now, ...fence]);
+    await em.execute("update customer_emails set status = 'PARKED', last_error = ?, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?", [
+      error,
+      now,
+      ...fence,
+    ]);
   } else {
     const delay = EMAIL_RETRY_DELAYS_MS[Math.min(email.attempt_count, EMAIL_RETRY_DELAYS_MS.length) - 1]!;
     await em.execute(

@@ -212,13 +212,28 @@ export async function recordAndClaim(
        ) c on true
       order by c.event_seq, c.id`,
     [
-      JSON.stringify(options.record), now,
-      now, options.holder, options.endpointId,
-      options.inFlight.length, TURN.min, TURN.rounds, options.turnClaimed, options.claim,
-      now, `{${excluded.join(",")}}`,
-      now, now, now,
-      options.endpointId, now,
-      options.holder, options.leaseMs, options.claim, options.inFlight.length > 0, options.holder,
+      JSON.stringify(options.record),
+      now,
+      now,
+      options.holder,
+      options.endpointId,
+      options.inFlight.length,
+      TURN.min,
+      TURN.rounds,
+      options.turnClaimed,
+      options.claim,
+      now,
+      `{${excluded.join(",")}}`,
+      now,
+      now,
+      now,
+      options.endpointId,
+      now,
+      options.holder,
+      options.leaseMs,
+      options.claim,
+      options.inFlight.length > 0,
+      options.holder,
     ],
   );
   const endpoint = rows[0]!;
@@ -259,10 +274,7 @@ export async function recordAndClaim(
 
 /** Gives the endpoint back before the lease would expire (end of a worker's turn). */
 export async function releaseEndpoint(ctx: UseCaseContext, endpointId: string, holder: string): Promise<void> {
-  await ctx.em.execute("update webhook_endpoints set lease_holder = null, lease_expires_at = null where id = ? and lease_holder = ?", [
-    endpointId,
-    holder,
-  ]);
+  await ctx.em.execute("update webhook_endpoints set lease_holder = null, lease_expires_at = null where id = ? and lease_holder = ?", [endpointId, holder]);
 }
 
 export const newLeaseHolder = (): string => randomUUID();

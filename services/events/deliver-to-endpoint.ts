@@ -81,10 +81,12 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
   };
   /** Runs a piece of work; its state is updated (`done`) before the loop is woken. */
   const track = (work: Promise<void>, done: () => void) =>
-    work.catch((error: unknown) => void (failure ??= { error })).finally(() => {
-      done();
-      notify();
-    });
+    work
+      .catch((error: unknown) => void (failure ??= { error }))
+      .finally(() => {
+        done();
+        notify();
+      });
 
   const send = async (d: ClaimedDelivery) => {
     // Unix seconds of this attempt from the real wall clock, even in sandbox mode:
@@ -179,7 +181,17 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
       }
       if (verdict.kind === "gone") deps.metrics?.webhookEndpointsDisabled.inc();
       if (verdict.kind !== "succeeded" && verdict.kind !== "superseded") {
-        deps.logger.info({ endpointId: d.endpointId, deliveryId: d.deliveryId, attempt: d.attemptNumber, verdict: verdict.kind, status: response.statusCode, error: response.error }, "webhook attempt failed");
+        deps.logger.info(
+          {
+            endpointId: d.endpointId,
+            deliveryId: d.deliveryId,
+            attempt: d.attemptNumber,
+            verdict: verdict.kind,
+            status: response.statusCode,
+            error: response.error,
+          },
+          "webhook attempt failed",
+        );
       }
     }
   };

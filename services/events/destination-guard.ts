@@ -33,9 +33,11 @@ export async function resolveAllowedAddresses(hostname: string): Promise<Resolve
   const literal = isIP(host);
   const addresses: ResolvedAddress[] = literal
     ? [{ address: host, family: literal as 4 | 6 }]
-    : (await lookup(host, { all: true, verbatim: true }).catch((err: NodeJS.ErrnoException) => {
-        throw new DestinationRefused(`could not resolve ${host}: ${err.code ?? err.message}`);
-      })).map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
+    : (
+        await lookup(host, { all: true, verbatim: true }).catch((err: NodeJS.ErrnoException) => {
+          throw new DestinationRefused(`could not resolve ${host}: ${err.code ?? err.message}`);
+        })
+      ).map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
   if (addresses.length === 0) throw new DestinationRefused(`could not resolve ${host}`);
   for (const a of addresses) {
     const range = forbiddenRange(a.address);

@@ -6,18 +6,9 @@ import { isUuid } from "../platform/ids.ts";
 import { WebhookEndpoint, type WebhookEndpointRow } from "./webhook-entities.ts";
 
 /** Another merchant's endpoint, and a deleted one, are indistinguishable from a missing one. */
-export async function findWebhookEndpoint(
-  em: EntityManager,
-  merchantId: string,
-  id: string,
-  options: { lock?: boolean } = {},
-): Promise<WebhookEndpointRow> {
+export async function findWebhookEndpoint(em: EntityManager, merchantId: string, id: string, options: { lock?: boolean } = {}): Promise<WebhookEndpointRow> {
   const endpoint = isUuid(id)
-    ? await em.findOne(
-        WebhookEndpoint,
-        { id, merchantId, status: { $ne: "DELETED" } },
-        options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
-      )
+    ? await em.findOne(WebhookEndpoint, { id, merchantId, status: { $ne: "DELETED" } }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     : null;
   if (!endpoint) throw notFound("WEBHOOK_ENDPOINT_NOT_FOUND", `webhook endpoint ${id} not found`);
   return endpoint;

@@ -4,13 +4,7 @@ import { invalid } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
 import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../platform/pagination.ts";
 import { Event } from "./entities.ts";
-import {
-  DELIVERY_STATUSES,
-  WebhookDelivery,
-  WebhookDeliveryAttempt,
-  type WebhookDeliveryAttemptRow,
-  type WebhookDeliveryRow,
-} from "./webhook-entities.ts";
+import { DELIVERY_STATUSES, WebhookDelivery, WebhookDeliveryAttempt, type WebhookDeliveryAttemptRow, type WebhookDeliveryRow } from "./webhook-entities.ts";
 import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
 
 export interface DeliveryWithAttempts {

@@ -46,7 +46,6 @@ function judge(claimed: ClaimedDelivery, response: WebhookResponse, retrySchedul
   return { verdict: { kind: "retry", at, delayMs }, event: "retry", succeeded, gone, error, nextAttemptAt: at, retryIndex };
 }
 
-
 /**
  * Judges a batch of answers (none of them 410: that one disables the
  * endpoint, see recordAttempt): the rows to write, and each verdict in input
@@ -127,10 +126,9 @@ export async function recordAttempt(
 
   return ctx.em.transactional(async (em) => {
     if (!(await write(em))) return { kind: "superseded" };
-    const [endpoint] = await em.execute<{ status: "ENABLED" | "DISABLED" | "DELETED" }[]>(
-      "select status from webhook_endpoints where id = ? for update",
-      [claimed.endpointId],
-    );
+    const [endpoint] = await em.execute<{ status: "ENABLED" | "DISABLED" | "DELETED" }[]>("select status from webhook_endpoints where id = ? for update", [
+      claimed.endpointId,
+    ]);
     if (endpoint?.status === "ENABLED") {
       await em.execute(
         `update webhook_endpoints set status = ?, disabled_reason = ?, disabled_at = ?, updated_at = ?, lease_holder = null, lease_expires_at = null

@@ -51,7 +51,14 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
       const planned = rows.flatMap((event) =>
         endpoints
           .filter((e) => e.merchant_id === event.merchant_id && subscribesTo(e.enabled_events, event.type))
-          .map((e) => ({ id: randomUUID(), merchant_id: event.merchant_id, event_id: event.id, endpoint_id: e.id, event_seq: event.seq, event_created_at: event.created_at })),
+          .map((e) => ({
+            id: randomUUID(),
+            merchant_id: event.merchant_id,
+            event_id: event.id,
+            endpoint_id: e.id,
+            event_seq: event.seq,
+            event_created_at: event.created_at,
+          })),
       );
       const created = planned.length
         ? await em.execute<CreatedDelivery[]>(
@@ -110,5 +117,8 @@ async function enqueueFirstPerEndpoint(queues: Queues, created: CreatedDelivery[
   }
   // First attempts of deliveries just created: no delayed job of theirs can exist (only retries are delayed),
   // so one bulk add, without enqueueDelivery's look for a delayed job to promote.
-  await queues.addBulk(deliverWebhooksKind, [...first.values()].map((d) => ({ endpointId: d.endpoint_id, deliveryId: d.id, attemptNumber: 1 })));
+  await queues.addBulk(
+    deliverWebhooksKind,
+    [...first.values()].map((d) => ({ endpointId: d.endpoint_id, deliveryId: d.id, attemptNumber: 1 })),
+  );
 }

@@ -10,11 +10,7 @@ import { enqueueEndpointDrain } from "./webhook-queue.ts";
  * were pending when it was disabled resume at once; events that occurred while
  * it was disabled were not queued for it (redeliver them if needed).
  */
-export async function enableWebhookEndpoint(
-  ctx: UseCaseContext,
-  queues: Queues,
-  input: { merchantId: string; id: string },
-): Promise<WebhookEndpointRow> {
+export async function enableWebhookEndpoint(ctx: UseCaseContext, queues: Queues, input: { merchantId: string; id: string }): Promise<WebhookEndpointRow> {
   const endpoint = await ctx.em.transactional(async (em) => {
     const endpoint = await findWebhookEndpoint(em, input.merchantId, input.id, { lock: true });
     if (endpoint.status !== "ENABLED") {

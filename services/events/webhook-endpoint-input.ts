@@ -45,5 +45,4 @@ export function checkDescription(value: string | undefined): string | null {
   return value;
 }
 
-export const subscribesTo = (enabledEvents: readonly string[], type: string): boolean =>
-  enabledEvents.includes(ALL_EVENTS) || enabledEvents.includes(type);
+export const subscribesTo = (enabledEvents: readonly string[], type: string): boolean => enabledEvents.includes(ALL_EVENTS) || enabledEvents.includes(type);

@@ -28,6 +28,11 @@ export function signingKey(secret: string): KeyObject {
 export function signatureHeader(secrets: readonly (string | KeyObject)[], id: string, timestampSeconds: number, body: string): string {
   const signed = `${id}.${timestampSeconds}.${body}`;
   return secrets
-    .map((secret) => `v1,${createHmac("sha256", typeof secret === "string" ? signingKey(secret) : secret).update(signed).digest("base64")}`)
+    .map(
+      (secret) =>
+        `v1,${createHmac("sha256", typeof secret === "string" ? signingKey(secret) : secret)
+          .update(signed)
+          .digest("base64")}`,
+    )
     .join(" ");
 }

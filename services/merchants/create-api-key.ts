@@ -6,10 +6,7 @@ import { ApiKey } from "./entities.ts";
 import { generateApiKey } from "./api-key-secret.ts";
 import { getMerchant } from "./get-merchant.ts";
 
-export async function createApiKey(
-  ctx: UseCaseContext,
-  input: { merchantId: string; keyMode: "test" | "live" },
-): Promise<{ id: string; apiKey: string }> {
+export async function createApiKey(ctx: UseCaseContext, input: { merchantId: string; keyMode: "test" | "live" }): Promise<{ id: string; apiKey: string }> {
   await getMerchant(ctx, input.merchantId);
   return ctx.em.transactional(async (em) => issueApiKey(em, ctx.clock, input.merchantId, input.keyMode));
 }

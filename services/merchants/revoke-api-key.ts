@@ -9,15 +9,8 @@ import type { AnnounceRevocation } from "./key-revocations.ts";
  * revocation time. After the commit the revocation is announced so gateways
  * drop their cached lookup of the key.
  */
-export async function revokeApiKey(
-  ctx: UseCaseContext,
-  input: { merchantId: string; keyId: string },
-  announce: AnnounceRevocation,
-): Promise<void> {
-  const key =
-    isUuid(input.keyId) && isUuid(input.merchantId)
-      ? await ctx.em.findOne(ApiKey, { id: input.keyId, merchantId: input.merchantId })
-      : null;
+export async function revokeApiKey(ctx: UseCaseContext, input: { merchantId: string; keyId: string }, announce: AnnounceRevocation): Promise<void> {
+  const key = isUuid(input.keyId) && isUuid(input.merchantId) ? await ctx.em.findOne(ApiKey, { id: input.keyId, merchantId: input.merchantId }) : null;
   if (!key) throw notFound("API_KEY_NOT_FOUND", `API key ${input.keyId} not found`);
   if (!key.revokedAt) {
     key.revokedAt = ctx.clock.now();

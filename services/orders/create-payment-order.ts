@@ -3,7 +3,17 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { conflict, DomainError, invalid } from "../platform/errors.ts";
 import { isCurrency, CURRENCIES } from "../platform/currencies.ts";
-import { exceedsStorage, fitsStorage, formatAmount, formatAtScale, fractionDigits, isZero, MAX_INTEGER_DIGITS, parseAmount, type Amount } from "../platform/money.ts";
+import {
+  exceedsStorage,
+  fitsStorage,
+  formatAmount,
+  formatAtScale,
+  fractionDigits,
+  isZero,
+  MAX_INTEGER_DIGITS,
+  parseAmount,
+  type Amount,
+} from "../platform/money.ts";
 import { recordEvent } from "../events/record-event.ts";
 import { PaymentOrder } from "./entities.ts";
 import { orderRecord } from "./order-record.ts";
@@ -151,14 +161,20 @@ interface Price {
 async function priceInAsset(wallet: WalletPort, asset: RegistryAsset, amount: Amount, currency: string | undefined): Promise<Price> {
   if (currency === undefined) {
     if (fractionDigits(amount) > asset.decimals) {
-      throw invalid("INVALID_REQUEST", `amount: ${asset.code} has ${asset.decimals} decimals; at most ${asset.decimals} fraction digits are allowed without a currency`);
+      throw invalid(
+        "INVALID_REQUEST",
+        `amount: ${asset.code} has ${asset.decimals} decimals; at most ${asset.decimals} fraction digits are allowed without a currency`,
+      );
     }
     return { amountToPay: amount, rate: null, rateAt: null };
   }
   const quote = await wallet.quote({ amount: formatAmount(amount), currency, asset: asset.code });
   // A huge amount converted to a cheap asset can exceed what an amount may be: the merchant's input, a 400.
   if (/^\d+(\.\d+)?$/.test(quote.assetAmount) && exceedsStorage(quote.assetAmount)) {
-    throw invalid("INVALID_REQUEST", `amount: converted to ${asset.code} it is ${quote.assetAmount}, more than the largest amount allowed (less than 10^${MAX_INTEGER_DIGITS})`);
+    throw invalid(
+      "INVALID_REQUEST",
+      `amount: converted to ${asset.code} it is ${quote.assetAmount}, more than the largest amount allowed (less than 10^${MAX_INTEGER_DIGITS})`,
+    );
   }
   const amountToPay = parseAmount(quote.assetAmount);
   if (fractionDigits(amountToPay) > asset.decimals || !fitsStorage(amountToPay)) {
@@ -167,4 +183,3 @@ async function priceInAsset(wallet: WalletPort, asset: RegistryAsset, amount: Am
   if (isZero(amountToPay)) throw invalid("INVALID_REQUEST", `amount: is worth less than the smallest unit of ${asset.code}`);
   return { amountToPay, rate: quote.rate, rateAt: quote.rateAt };
 }
-

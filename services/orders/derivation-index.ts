@@ -21,7 +21,9 @@ export async function allocateDerivationIndex(em: EntityManager, keyId: string):
   } catch (err) {
     // The check constraint stops the counter past the last non-hardened index (2^31 - 1).
     if ((err as { code?: string }).code === "23514" || /check constraint/i.test(String((err as Error).message))) {
-      throw new DomainError("unavailable", "DEPOSIT_ADDRESSES_EXHAUSTED", `every deposit address of key ${keyId} has been used; configure a new key`, { cause: err });
+      throw new DomainError("unavailable", "DEPOSIT_ADDRESSES_EXHAUSTED", `every deposit address of key ${keyId} has been used; configure a new key`, {
+        cause: err,
+      });
     }
     throw err;
   }

@@ -57,7 +57,9 @@ export const PaymentOrder = defineEntity({
      */
     amountRefunded: p
       .decimal("string")
-      .formula((cols) => `(select coalesce(sum(r.amount), 0) from order_refunds r where r.payment_order_id = ${cols}.id and r.status in (${COUNTED_REFUND_SQL}))`)
+      .formula(
+        (cols) => `(select coalesce(sum(r.amount), 0) from order_refunds r where r.payment_order_id = ${cols}.id and r.status in (${COUNTED_REFUND_SQL}))`,
+      )
       .persist(false)
       .nullable(),
   },

@@ -27,7 +27,10 @@ export async function listPaymentOrders(ctx: UseCaseContext, input: ListPaymentO
     ...afterCursor(input.cursor),
   } as FilterQuery<PaymentOrderRow>;
   const page = toPage(await ctx.em.find(PaymentOrder, where, { orderBy: KEYSET_ORDER, limit: limit + 1 }), limit);
-  const payments = await paymentsOf(ctx.em, page.items.map((o) => o.id));
+  const payments = await paymentsOf(
+    ctx.em,
+    page.items.map((o) => o.id),
+  );
   return {
     ...page,
     items: page.items.map((order) => ({ order, payments: payments.filter((p) => p.orderId === order.id) })),

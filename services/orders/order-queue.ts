@@ -37,5 +37,8 @@ export async function scheduleExpiry(queues: Queues, clock: Clock, order: { id: 
 }
 
 export async function scheduleCredits(queues: Queues, creditIds: readonly string[]): Promise<void> {
-  await queues.addBulk(creditMerchantKind, creditIds.map((creditId) => ({ creditId })));
+  await queues.addBulk(
+    creditMerchantKind,
+    creditIds.map((creditId) => ({ creditId })),
+  );
 }

@@ -72,17 +72,21 @@ export function ordersService(deps: ServiceDeps): ServiceImpl<typeof OrdersServi
   const withPayments = (found: OrderWithPayments) => ({ order: orderMessage(found) });
   return {
     async createPaymentOrder(req) {
-      const res = await createPaymentOrder(contextFor(deps), { wallet, addresses }, {
-        merchantId: req.merchantId,
-        externalId: req.externalId,
-        externalCustomerId: req.externalCustomerId,
-        asset: req.asset,
-        amount: req.amount,
-        currency: req.currency,
-        expiresInMinutes: req.expiresInMinutes,
-        metadata: parseMetadataJson(req.metadataJson),
-        underpaymentTolerancePercent: req.underpaymentTolerancePercent,
-      });
+      const res = await createPaymentOrder(
+        contextFor(deps),
+        { wallet, addresses },
+        {
+          merchantId: req.merchantId,
+          externalId: req.externalId,
+          externalCustomerId: req.externalCustomerId,
+          asset: req.asset,
+          amount: req.amount,
+          currency: req.currency,
+          expiresInMinutes: req.expiresInMinutes,
+          metadata: parseMetadataJson(req.metadataJson),
+          underpaymentTolerancePercent: req.underpaymentTolerancePercent,
+        },
+      );
       if (res.created) await scheduleExpiry(deps.queues, deps.clock, res.order);
       return { order: orderMessage(res), created: res.created };
     },

@@ -48,7 +48,11 @@ export function creditCall(wallet: WalletPort, logger: Logger): WalletCall<{ tra
       );
       // The order's own credit settles it; credits of single transfers leave settled_at alone.
       if (credit.idempotencyKey === ledgerKeys.orderCredit(credit.orderId)) {
-        await tx.em.execute(`update payment_orders set settled_at = ?, updated_at = ?, ${BUMP_VERSION} where id = ? and settled_at is null`, [now, now, credit.orderId]);
+        await tx.em.execute(`update payment_orders set settled_at = ?, updated_at = ?, ${BUMP_VERSION} where id = ? and settled_at is null`, [
+          now,
+          now,
+          credit.orderId,
+        ]);
       }
       return "credited";
     },
@@ -74,7 +78,12 @@ const quiet = createLogger("silent");
  * caller holds it; a failure counts on the row and throws (the job retries,
  * the sweep too, with back-off).
  */
-export async function settleCredit(ctx: UseCaseContext, wallet: WalletPort, creditId: string, logger: Logger = quiet): Promise<"credited" | "already_done" | "in_progress" | "missing"> {
+export async function settleCredit(
+  ctx: UseCaseContext,
+  wallet: WalletPort,
+  creditId: string,
+  logger: Logger = quiet,
+): Promise<"credited" | "already_done" | "in_progress" | "missing"> {
   const [row] = await ctx.em.execute<{ status: string }[]>("select status from payment_order_credits where id = ?", [creditId]);
   if (!row) return "missing";
   if (row.status === "DONE") return "already_done";

@@ -54,7 +54,13 @@ export function walletPort(deps: { rpc: RpcClients; config: Config }): WalletPor
       const now = performance.now();
       if (!registry || now - registry.at > REGISTRY_TTL_MS) {
         const assets = call(() => wallet().listAssets({})).then((res) =>
-          res.assets.map((a) => ({ code: a.code, network: a.network, decimals: a.decimals, currency: a.currency, requiredConfirmations: a.requiredConfirmations })),
+          res.assets.map((a) => ({
+            code: a.code,
+            network: a.network,
+            decimals: a.decimals,
+            currency: a.currency,
+            requiredConfirmations: a.requiredConfirmations,
+          })),
         );
         registry = { at: now, assets };
         assets.catch(() => (registry = undefined));

@@ -21,8 +21,7 @@ export interface CreatePayoutInput {
   idempotencyKey?: string | undefined;
 }
 
-export const payoutInProgress = () =>
-  new DomainError("failed_precondition", PAYOUT_ERRORS.inProgress, "this payout is being opened; try again in a moment");
+export const payoutInProgress = () => new DomainError("failed_precondition", PAYOUT_ERRORS.inProgress, "this payout is being opened; try again in a moment");
 
 export const merchantBalanceInsufficient = (asset: string, balance: string, needed: string) =>
   new DomainError(
@@ -72,7 +71,8 @@ export async function createPayout(ctx: UseCaseContext, ports: PayoutPorts, inpu
   }
   // The review decision is made before any lock (a quote is an RPC): worth more than the threshold in USD → IN_REVIEW.
   const threshold = await ports.reviewAbove(input.merchantId);
-  const reviewRequired = threshold !== null && compare(requested, amount(await ports.wallet.quoteDown({ amount: threshold, currency: "USD", asset: asset.code }))) > 0;
+  const reviewRequired =
+    threshold !== null && compare(requested, amount(await ports.wallet.quoteDown({ amount: threshold, currency: "USD", asset: asset.code }))) > 0;
 
   let opened: { id: string; callId: string; generation: number };
   try {

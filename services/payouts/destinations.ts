@@ -28,7 +28,11 @@ export interface CreateDestinationInput {
  * a leaked API key cannot drain the balance to a fresh address before the
  * merchant hears of it.
  */
-export async function createDestination(ctx: UseCaseContext, ports: Pick<PayoutPorts, "wallet" | "addressChain" | "cooldownMinutes">, input: CreateDestinationInput): Promise<PayoutDestinationRow> {
+export async function createDestination(
+  ctx: UseCaseContext,
+  ports: Pick<PayoutPorts, "wallet" | "addressChain" | "cooldownMinutes">,
+  input: CreateDestinationInput,
+): Promise<PayoutDestinationRow> {
   const asset = (await ports.wallet.listAssets()).find((a) => a.code === input.asset);
   if (!asset) throw invalid("INVALID_REQUEST", `asset: must be one of ${(await ports.wallet.listAssets()).map((a) => a.code).join(", ")}`);
   if (input.label !== undefined && characterCount(input.label) > DESTINATION_LABEL_MAX_LENGTH) {
@@ -54,7 +58,10 @@ export async function createDestination(ctx: UseCaseContext, ports: Pick<PayoutP
     });
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
-      throw conflict(PAYOUT_ERRORS.destinationExists, `a ${asset.code} payout destination with this address already exists (remove it first to register it again)`);
+      throw conflict(
+        PAYOUT_ERRORS.destinationExists,
+        `a ${asset.code} payout destination with this address already exists (remove it first to register it again)`,
+      );
     }
     throw err;
   }
@@ -119,7 +126,8 @@ export async function listDestinations(ctx: UseCaseContext, input: ListDestinati
   const where: Record<string, unknown> = { merchantId: input.merchantId, ...afterCursor(input.cursor) };
   if (input.asset !== undefined) where.asset = input.asset;
   if (input.status !== undefined) {
-    if (!(DESTINATION_STATUSES as readonly string[]).includes(input.status)) throw invalid("INVALID_REQUEST", `status: must be one of ${DESTINATION_STATUSES.join(", ")}`);
+    if (!(DESTINATION_STATUSES as readonly string[]).includes(input.status))
+      throw invalid("INVALID_REQUEST", `status: must be one of ${DESTINATION_STATUSES.join(", ")}`);
     const now = ctx.clock.now();
     if (input.status === "REMOVED") where.removedAt = { $ne: null };
     else if (input.status === "ACTIVE") Object.assign(where, { removedAt: null, activatesAt: { $lte: now } });

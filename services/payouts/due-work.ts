@@ -22,11 +22,13 @@ export const payoutDueWork: DueWorkProbe[] = [
   {
     kind: "payout_chain_check",
     group: "payments",
-    oldestDue: (em, now) => oldestOf(em, "select min(next_chain_check_at) as oldest from payouts where status = 'PROCESSING' and next_chain_check_at <= ?", [now]),
+    oldestDue: (em, now) =>
+      oldestOf(em, "select min(next_chain_check_at) as oldest from payouts where status = 'PROCESSING' and next_chain_check_at <= ?", [now]),
   },
   {
     kind: "refund_claim_expiry",
     group: "payments",
-    oldestDue: (em, now) => oldestOf(em, "select min(claim_expires_at) as oldest from order_refunds where status = 'AWAITING_ADDRESS' and claim_expires_at <= ?", [now]),
+    oldestDue: (em, now) =>
+      oldestOf(em, "select min(claim_expires_at) as oldest from order_refunds where status = 'AWAITING_ADDRESS' and claim_expires_at <= ?", [now]),
   },
 ];

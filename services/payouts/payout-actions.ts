@@ -77,7 +77,8 @@ export async function rejectPayout(ctx: UseCaseContext, ports: PayoutPorts, id: 
   const { payout, reversalId } = await ctx.em.transactional(async (em) => {
     const payout = await lockPayout(em, id, undefined);
     payoutMachine.next(payout.status, "rejected");
-    if (await em.findOne(PayoutCall, { payoutId: payout.id, kind: "SUBMIT" })) throw conflict("INVALID_STATUS_TRANSITION", "cannot reject this payout: it was approved");
+    if (await em.findOne(PayoutCall, { payoutId: payout.id, kind: "SUBMIT" }))
+      throw conflict("INVALID_STATUS_TRANSITION", "cannot reject this payout: it was approved");
     const reversal = await failPayout(em, ctx.clock, ports, payout, "rejected", REJECTED_REASON);
     return { payout, reversalId: reversal.id };
   });
@@ -98,11 +99,10 @@ const CHAIN_CHECK_SECONDS = 5;
 export async function observeChain(ctx: UseCaseContext, ports: PayoutPorts, limit = 100, onlyId?: string): Promise<{ paid: number; failed: number }> {
   if (!ports.chain) return { paid: 0, failed: 0 };
   const now = ctx.clock.now();
-  const due = await ctx.em.fork().find(
-    Payout,
-    onlyId ? { id: onlyId, status: "PROCESSING" } : { status: "PROCESSING", nextChainCheckAt: { $lte: now } },
-    { orderBy: { nextChainCheckAt: "asc" }, limit },
-  );
+  const due = await ctx.em.fork().find(Payout, onlyId ? { id: onlyId, status: "PROCESSING" } : { status: "PROCESSING", nextChainCheckAt: { $lte: now } }, {
+    orderBy: { nextChainCheckAt: "asc" },
+    limit,
+  });
   let paid = 0;
   let failed = 0;
   let broken = 0;
@@ -154,7 +154,9 @@ export async function observeChain(ctx: UseCaseContext, ports: PayoutPorts, limi
 /** Pushes a payout's next chain check CHAIN_CHECK_SECONDS later (best effort: if even this fails, the row is retried as it stands). */
 async function deferChainCheck(ctx: UseCaseContext, payoutId: string): Promise<void> {
   try {
-    await ctx.em.fork().nativeUpdate(Payout, { id: payoutId, status: "PROCESSING" }, { nextChainCheckAt: new Date(ctx.clock.now().getTime() + CHAIN_CHECK_SECONDS * 1000) });
+    await ctx.em
+      .fork()
+      .nativeUpdate(Payout, { id: payoutId, status: "PROCESSING" }, { nextChainCheckAt: new Date(ctx.clock.now().getTime() + CHAIN_CHECK_SECONDS * 1000) });
   } catch {
     // The database itself is failing: the next sweep meets the same row.
   }
@@ -162,12 +164,15 @@ async function deferChainCheck(ctx: UseCaseContext, payoutId: string): Promise<v
 
 /** Sandbox: the fake chain reports a PROCESSING payout's transfer failed; the payout FAILS and its money returns. */
 export async function sandboxFailPayout(ctx: UseCaseContext, ports: PayoutPorts, sandbox: boolean, id: string, reason: string): Promise<PayoutRow> {
-  if (!sandbox || ports.chain?.name !== "sandbox") throw new DomainError("failed_precondition", "SANDBOX_DISABLED", "sandbox controls are off in this deployment");
-  if (reason === "" || characterCount(reason) > PAYOUT_FAILURE_REASON_MAX_LENGTH) throw invalid("INVALID_REQUEST", `reason: must be 1 to ${PAYOUT_FAILURE_REASON_MAX_LENGTH} characters`);
+  if (!sandbox || ports.chain?.name !== "sandbox")
+    throw new DomainError("failed_precondition", "SANDBOX_DISABLED", "sandbox controls are off in this deployment");
+  if (reason === "" || characterCount(reason) > PAYOUT_FAILURE_REASON_MAX_LENGTH)
+    throw invalid("INVALID_REQUEST", `reason: must be 1 to ${PAYOUT_FAILURE_REASON_MAX_LENGTH} characters`);
   const payout = await ctx.em.transactional(async (em) => {
     const payout = await lockPayout(em, id, undefined);
     payoutMachine.next(payout.status, "chain_failed");
-    if (payout.status !== "PROCESSING") throw conflict("INVALID_STATUS_TRANSITION", `only a PROCESSING payout can fail on the chain (this one is ${payout.status})`);
+    if (payout.status !== "PROCESSING")
+      throw conflict("INVALID_STATUS_TRANSITION", `only a PROCESSING payout can fail on the chain (this one is ${payout.status})`);
     await em.execute("update payout_sandbox_chain set failed_reason = ? where payout_id = ?", [reason, payout.id]);
     return payout;
   });

@@ -67,13 +67,27 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
       const em = ctx.em.fork();
       const call = await em.findOneOrFail(PayoutCall, { id });
       const payout = await em.findOneOrFail(Payout, { id: call.payoutId });
-      const description = (payout.source === "ORDER_REFUND" ? `order refund ${payout.sourceId} (payout ${payout.id})` : `payout ${payout.id} to ${payout.address}`).slice(0, 500);
+      const description = (
+        payout.source === "ORDER_REFUND" ? `order refund ${payout.sourceId} (payout ${payout.id})` : `payout ${payout.id} to ${payout.address}`
+      ).slice(0, 500);
       if (call.kind === "DEBIT") {
-        const res = await ports.wallet.debit({ idempotencyKey: debitKeyOf(payout), merchantId: payout.merchantId, asset: call.asset, amount: formatAmount(call.amount), description });
+        const res = await ports.wallet.debit({
+          idempotencyKey: debitKeyOf(payout),
+          merchantId: payout.merchantId,
+          asset: call.asset,
+          amount: formatAmount(call.amount),
+          description,
+        });
         return { kind: "DEBIT", ...res };
       }
       if (call.kind === "REVERSAL") {
-        const res = await ports.wallet.reverse({ idempotencyKey: reversalKeyOf(payout), merchantId: payout.merchantId, asset: call.asset, amount: formatAmount(call.amount), description: `reversal of ${description}`.slice(0, 500) });
+        const res = await ports.wallet.reverse({
+          idempotencyKey: reversalKeyOf(payout),
+          merchantId: payout.merchantId,
+          asset: call.asset,
+          amount: formatAmount(call.amount),
+          description: `reversal of ${description}`.slice(0, 500),
+        });
         return { kind: "REVERSAL", transactionId: res.transactionId };
       }
       if (!ports.chain) throw payoutsUnavailable();
@@ -169,7 +183,8 @@ export async function failPayout(
     payout.failureReason = (reason ?? "failed").slice(0, 500);
   }
   // An expired claim's payout was never visible: only the order refund's event tells.
-  if (event !== "claim_expired") recordEvent(em, clock, { merchantId: payout.merchantId, type: event === "cancelled" ? "payout.cancelled" : "payout.failed", data: payoutRecord(payout) });
+  if (event !== "claim_expired")
+    recordEvent(em, clock, { merchantId: payout.merchantId, type: event === "cancelled" ? "payout.cancelled" : "payout.failed", data: payoutRecord(payout) });
   await followPayout(em, clock, ports.claimLinks, payout, event === "claim_expired" ? "claim_expired" : "payout_failed");
   return openCall(em, now, payout, "REVERSAL");
 }

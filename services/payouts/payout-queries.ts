@@ -36,7 +36,8 @@ export async function listPayouts(ctx: UseCaseContext, input: ListPayoutsInput):
     where.merchantId = input.merchantId.toLowerCase();
   }
   if (input.status !== undefined) {
-    if (!(VISIBLE_PAYOUT_STATUSES as readonly string[]).includes(input.status)) throw invalid("INVALID_REQUEST", `status: must be one of ${VISIBLE_PAYOUT_STATUSES.join(", ")}`);
+    if (!(VISIBLE_PAYOUT_STATUSES as readonly string[]).includes(input.status))
+      throw invalid("INVALID_REQUEST", `status: must be one of ${VISIBLE_PAYOUT_STATUSES.join(", ")}`);
     where.status = input.status;
   }
   if (input.destinationId !== undefined) {

@@ -72,7 +72,12 @@ export function payoutPorts(deps: { rpc: RpcClients; config: Config; logger: Log
           if (err instanceof ConnectError && err.code === Code.NotFound) return undefined;
           return call(() => Promise.reject(err));
         }
-        const order = recordOf(res.order) as { id: string; asset: string; requiredConfirmations: number; payments: { amount: string; confirmations: number }[] };
+        const order = recordOf(res.order) as {
+          id: string;
+          asset: string;
+          requiredConfirmations: number;
+          payments: { amount: string; confirmations: number }[];
+        };
         const confirmed = order.payments.filter((p) => p.confirmations >= order.requiredConfirmations).reduce((sum, p) => add(sum, amount(p.amount)), zero());
         return { id: order.id, asset: order.asset, confirmed: formatAmount(confirmed) };
       },
@@ -111,7 +116,8 @@ export function payoutPorts(deps: { rpc: RpcClients; config: Config; logger: Log
       },
       async debit(input) {
         const res = await wallet().debitForPayout(input, { timeoutMs: WALLET_CALL_TIMEOUT_MS });
-        if (res.outcome !== RefundOutcome.SUCCEEDED && res.outcome !== RefundOutcome.MERCHANT_BALANCE_INSUFFICIENT) throw new Error(`wallet answered a payout debit with unknown outcome ${res.outcome}`);
+        if (res.outcome !== RefundOutcome.SUCCEEDED && res.outcome !== RefundOutcome.MERCHANT_BALANCE_INSUFFICIENT)
+          throw new Error(`wallet answered a payout debit with unknown outcome ${res.outcome}`);
         return {
           outcome: res.outcome === RefundOutcome.SUCCEEDED ? "SUCCEEDED" : "MERCHANT_BALANCE_INSUFFICIENT",
           transactionId: res.transactionId ?? null,

@@ -33,7 +33,10 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
   };
   const payoutMessage = (p: PayoutRow, admin = false) => {
     const r = admin ? adminPayoutRecord(p) : payoutRecord(p);
-    return withRecordJson({ id: r.id, merchantId: p.merchantId, status: r.status, asset: r.asset, amount: r.amount, fee: r.fee, txHash: r.txHash ?? undefined }, r);
+    return withRecordJson(
+      { id: r.id, merchantId: p.merchantId, status: r.status, asset: r.asset, amount: r.amount, fee: r.fee, txHash: r.txHash ?? undefined },
+      r,
+    );
   };
   /** A PENDING payout is handed to the chain by a job at once (the sweep if the job is lost). */
   const afterCommit = async (p: PayoutRow) => {
@@ -47,7 +50,12 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
   /** The fees of the refunds' payouts, read in one query (a page of refunds is one round trip, not one per refund). */
   const feesOf = async (refunds: readonly OrderRefundRow[]): Promise<Map<string, string>> => {
     const ids = [...new Set(refunds.map((r) => r.payoutId))];
-    const payouts = ids.length === 0 ? [] : await contextFor(deps).em.fork().find(PayoutEntity, { id: { $in: ids } });
+    const payouts =
+      ids.length === 0
+        ? []
+        : await contextFor(deps)
+            .em.fork()
+            .find(PayoutEntity, { id: { $in: ids } });
     const fees = new Map(payouts.map((p) => [p.id, p.fee]));
     const missing = ids.find((id) => !fees.has(id));
     if (missing !== undefined) throw new Error(`payout ${missing} of an order refund not found`);
@@ -84,7 +92,12 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
       return { refund: refundMessage(refund, payout.fee) };
     },
     async listOrderRefunds(req) {
-      const page = await listOrderRefunds(contextFor(deps), ports, { merchantId: req.merchantId, paymentOrderId: req.paymentOrderId, limit: req.limit, cursor: req.cursor });
+      const page = await listOrderRefunds(contextFor(deps), ports, {
+        merchantId: req.merchantId,
+        paymentOrderId: req.paymentOrderId,
+        limit: req.limit,
+        cursor: req.cursor,
+      });
       const fees = await feesOf(page.items);
       const refunds = page.items.map((r) => refundMessage(r, fees.get(r.payoutId)!));
       return { refunds, hasMore: page.hasMore, nextCursor: page.nextCursor };
@@ -107,7 +120,13 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
       return { destination: destinationMessage(await getDestination(contextFor(deps), req.merchantId, req.id)) };
     },
     async listPayoutDestinations(req) {
-      const page = await listDestinations(contextFor(deps), { merchantId: req.merchantId, status: req.status, asset: req.asset, limit: req.limit, cursor: req.cursor });
+      const page = await listDestinations(contextFor(deps), {
+        merchantId: req.merchantId,
+        status: req.status,
+        asset: req.asset,
+        limit: req.limit,
+        cursor: req.cursor,
+      });
       return { destinations: page.items.map(destinationMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
     async activatePayoutDestination(req) {
@@ -131,7 +150,14 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
       return { payout: payoutMessage(await getPayout(contextFor(deps), req.merchantId, req.id)) };
     },
     async listPayouts(req) {
-      const page = await listPayouts(contextFor(deps), { merchantId: req.merchantId, status: req.status, destinationId: req.destinationId, asset: req.asset, limit: req.limit, cursor: req.cursor });
+      const page = await listPayouts(contextFor(deps), {
+        merchantId: req.merchantId,
+        status: req.status,
+        destinationId: req.destinationId,
+        asset: req.asset,
+        limit: req.limit,
+        cursor: req.cursor,
+      });
       return { payouts: page.items.map((p) => payoutMessage(p)), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
     async cancelPayout(req) {

@@ -49,10 +49,11 @@ export function sandboxChain(): ChainPort {
       return statusOf(row!, now);
     },
     async status(ctx: UseCaseContext, t: ChainTransfer) {
-      const [row] = await ctx.em.fork().execute<ChainRow[]>(
-        "select tx_hash, submitted_at, confirmations_needed, block_seconds, failed_reason from payout_sandbox_chain where payout_id = ?",
-        [t.payoutId],
-      );
+      const [row] = await ctx.em
+        .fork()
+        .execute<ChainRow[]>("select tx_hash, submitted_at, confirmations_needed, block_seconds, failed_reason from payout_sandbox_chain where payout_id = ?", [
+          t.payoutId,
+        ]);
       return row ? statusOf(row, ctx.clock.now()) : undefined;
     },
   };

@@ -24,7 +24,13 @@ export function signerChain(options: { url: string; token?: string | undefined; 
     ...extra,
   });
   const request = async (path: string, init: RequestInit): Promise<ChainStatus | undefined> => {
-    const res = await doFetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(options.timeoutMs ?? WALLET_CALL_TIMEOUT_MS /* the wallet-call timeout: shorter than the lease, so one key is never in two calls */), redirect: "error" });
+    const res = await doFetch(`${base}${path}`, {
+      ...init,
+      signal: AbortSignal.timeout(
+        options.timeoutMs ?? WALLET_CALL_TIMEOUT_MS /* the wallet-call timeout: shorter than the lease, so one key is never in two calls */,
+      ),
+      redirect: "error",
+    });
     const text = await res.text();
     if (res.status === 404 && init.method === "GET") return undefined;
     if (res.status !== 200 && res.status !== 201) throw new Error(`payout signer answered ${res.status} for ${path}: ${text.slice(0, 200)}`);
@@ -33,8 +39,19 @@ export function signerChain(options: { url: string; token?: string | undefined; 
   return {
     name: "signer",
     async submit(_ctx, t: ChainTransfer) {
-      const body = JSON.stringify({ payoutId: t.payoutId, network: t.network, asset: t.asset, address: t.address, amount: t.amount, requiredConfirmations: t.requiredConfirmations });
-      const status = await request("/v1/payouts", { method: "POST", headers: headers({ "content-type": "application/json", "idempotency-key": t.payoutId }), body });
+      const body = JSON.stringify({
+        payoutId: t.payoutId,
+        network: t.network,
+        asset: t.asset,
+        address: t.address,
+        amount: t.amount,
+        requiredConfirmations: t.requiredConfirmations,
+      });
+      const status = await request("/v1/payouts", {
+        method: "POST",
+        headers: headers({ "content-type": "application/json", "idempotency-key": t.payoutId }),
+        body,
+      });
       return status!;
     },
     async status(_ctx, t: ChainTransfer) {
@@ -51,7 +68,8 @@ function parseStatus(text: string): ChainStatus {
     throw new Error("payout signer answered a body that is not JSON");
   }
   const state = body.status;
-  if (typeof state !== "string" || !(STATES as readonly string[]).includes(state)) throw new Error(`payout signer answered an unknown status ${JSON.stringify(state)}`);
+  if (typeof state !== "string" || !(STATES as readonly string[]).includes(state))
+    throw new Error(`payout signer answered an unknown status ${JSON.stringify(state)}`);
   const txHash = typeof body.txHash === "string" && body.txHash !== "" ? body.txHash.slice(0, 100) : null;
   if (state !== "FAILED" && !txHash) throw new Error(`payout signer answered ${state} without a txHash`);
   const confirmations = typeof body.confirmations === "number" && Number.isInteger(body.confirmations) && body.confirmations >= 0 ? body.confirmations : 0;

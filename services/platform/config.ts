@@ -121,7 +121,6 @@ export interface Retention {
 /** `false`: forwarded headers are ignored; a number: that many proxy hops are trusted; a list: those peers are. */
 export type TrustProxy = false | number | readonly string[];
 
-
 export const SERVICE_NAMES = ["merchants", "catalog", "wallet", "subscriptions", "orders", "payouts", "events", "sandbox"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
@@ -176,14 +175,19 @@ export function loadConfig(env: Env = process.env): Config {
       if (!protocols.includes(parsed.protocol)) problems.push(`${name} must use ${protocols.join(" or ")} (got "${parsed.protocol}")`);
     } catch {
       // Never print credentials (SMTP_URL, DATABASE_URL carry a password): a value with userinfo is not shown at all.
-      problems.push(value.includes("@") ? `${name} must be a URL (its value is not shown: it may carry credentials)` : `${name} must be a URL (got "${value}")`);
+      problems.push(
+        value.includes("@") ? `${name} must be a URL (its value is not shown: it may carry credentials)` : `${name} must be a URL (got "${value}")`,
+      );
     }
     return value.replace(/\/+$/, "");
   };
   const list = <T extends string>(name: string, allowed: readonly T[]): T[] => {
     const raw = env[name];
     if (raw === undefined || raw === "" || raw === "all") return [...allowed];
-    const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+    const items = raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const bad = items.filter((i) => !allowed.includes(i as T));
     if (bad.length) problems.push(`${name} has unknown entries ${bad.join(", ")} (allowed: ${allowed.join(", ")})`);
     return items.filter((i) => allowed.includes(i as T)) as T[];
@@ -230,13 +234,15 @@ export function loadConfig(env: Env = process.env): Config {
 
   // Live production must name its own keys: the test keys' addresses are spendable by anyone.
   const liveDeposits = production && !sandbox;
-  const depositXpubs = Object.fromEntries(
-    DEPOSIT_NETWORKS.map((n) => [n, str(DEPOSIT_XPUB_ENV[n], liveDeposits ? "" : TEST_DEPOSIT_XPUBS[n])]),
-  ) as Record<DepositNetwork, string>;
+  const depositXpubs = Object.fromEntries(DEPOSIT_NETWORKS.map((n) => [n, str(DEPOSIT_XPUB_ENV[n], liveDeposits ? "" : TEST_DEPOSIT_XPUBS[n])])) as Record<
+    DepositNetwork,
+    string
+  >;
   for (const n of DEPOSIT_NETWORKS) {
     const value = depositXpubs[n];
     if (value && /^[a-z]prv/.test(value)) problems.push(`${DEPOSIT_XPUB_ENV[n]} must be an extended PUBLIC key, never a private one`);
-    else if (value && !/^[xyztuv]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(value)) problems.push(`${DEPOSIT_XPUB_ENV[n]} must be an extended public key (xpub/zpub/tpub/vpub…)`);
+    else if (value && !/^[xyztuv]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(value))
+      problems.push(`${DEPOSIT_XPUB_ENV[n]} must be an extended public key (xpub/zpub/tpub/vpub…)`);
   }
 
   const defaultServiceUrl = `http://127.0.0.1:${servicesPort}`;
@@ -331,7 +337,10 @@ const PROXY_PRESETS = ["loopback", "linklocal", "uniquelocal"];
 function parseTrustProxy(raw: string, problems: string[]): TrustProxy {
   if (raw === "false" || raw === "0") return false;
   if (/^\d{1,2}$/.test(raw)) return Number(raw);
-  const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const items = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = items.filter((i) => !PROXY_PRESETS.includes(i) && !IPV4_OR_CIDR.test(i) && !IPV6_OR_CIDR.test(i));
   if (items.length === 0 || bad.length) {
     problems.push(`TRUST_PROXY must be false, a hop count (1-99) or comma-separated proxy addresses/CIDRs (got "${raw}")`);
@@ -355,7 +364,10 @@ export function clusterSafePrefix(prefix: string): string {
 
 function clusterNodes(raw: string | undefined, problems: string[]): string[] {
   if (!raw) return [];
-  const nodes = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const nodes = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = nodes.filter((n) => !/^[A-Za-z0-9.\-\[\]:]+:\d{1,5}$/.test(n));
   if (bad.length) problems.push(`REDIS_CLUSTER_NODES must be comma-separated host:port entries (bad: ${bad.join(", ")})`);
   return nodes;

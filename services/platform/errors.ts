@@ -3,14 +3,7 @@
  * turns them into Connect codes and the gateway keeps one table from Connect
  * codes to HTTP. `code` is the merchant-facing error code (PLAN_NOT_FOUND…).
  */
-export type ErrorKind =
-  | "invalid"
-  | "not_found"
-  | "conflict"
-  | "failed_precondition"
-  | "unauthenticated"
-  | "rate_limited"
-  | "unavailable";
+export type ErrorKind = "invalid" | "not_found" | "conflict" | "failed_precondition" | "unauthenticated" | "rate_limited" | "unavailable";
 
 export class DomainError extends Error {
   readonly code: string;

@@ -19,9 +19,7 @@ export function findInexactNumber(rawJson: string, root = ""): NumberProblem | u
   let parsed: unknown;
   try {
     parsed = JSON.parse(rawJson, (_key, value, context?: { source?: string }) =>
-      typeof value === "number" && context?.source !== undefined && !sameDecimal(context.source, String(value))
-        ? new Inexact(context.source, value)
-        : value,
+      typeof value === "number" && context?.source !== undefined && !sameDecimal(context.source, String(value)) ? new Inexact(context.source, value) : value,
     );
   } catch {
     return undefined; // the body parser already answered malformed JSON

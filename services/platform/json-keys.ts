@@ -48,7 +48,8 @@ export function findKeyProblem(json: string, root = ""): KeyProblem | undefined 
         // Escapes (`"\u0061"` is the key "a") are decoded the way JSON.parse decodes them.
         const key = raw.includes("\\") ? (JSON.parse(json.slice(i, end + 1)) as string) : raw;
         const field = join(top.path, key);
-        if (key === "__proto__") return { field, rule: "forbiddenKey", message: `${field}: this key is not allowed (__proto__ names an object's prototype in JavaScript)` };
+        if (key === "__proto__")
+          return { field, rule: "forbiddenKey", message: `${field}: this key is not allowed (__proto__ names an object's prototype in JavaScript)` };
         if (top.keys.has(key)) return { field, rule: "duplicateKey", message: `${field}: this key appears more than once in its object; send it once` };
         top.keys.add(key);
         top.at = key;
@@ -85,4 +86,3 @@ function stringEnd(json: string, start: number): number {
 }
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
-

@@ -14,8 +14,8 @@ export function createLogger(level: string, name = "billing"): Logger {
     mixin: traceFields,
     redact: {
       paths: [
-        "req.headers[\"x-api-key\"]",
-        "req.headers[\"x-admin-key\"]",
+        'req.headers["x-api-key"]',
+        'req.headers["x-admin-key"]',
         "req.headers.authorization",
         "req.headers.cookie",
         "*.password",

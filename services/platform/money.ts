@@ -132,7 +132,8 @@ export function percentOfRounded(value: Amount, percent: string | Amount, decima
 
 /** value × numerator / denominator (whole numbers, e.g. seconds of a period), rounded to `decimals` places with an explicit mode. */
 export function fractionOf(value: Amount, numerator: number, denominator: number, decimals: number, mode: RoundingMode): Amount {
-  if (!Number.isSafeInteger(numerator) || !Number.isSafeInteger(denominator) || denominator <= 0) throw new RangeError("fractionOf needs whole numbers and a positive denominator");
+  if (!Number.isSafeInteger(numerator) || !Number.isSafeInteger(denominator) || denominator <= 0)
+    throw new RangeError("fractionOf needs whole numbers and a positive denominator");
   return value.times(numerator).dividedBy(denominator).toDecimalPlaces(decimals, MODES[mode]);
 }
 
@@ -150,7 +151,8 @@ export function fractionDigits(value: Amount): number {
 export function sumOfFractions(terms: readonly { value: Amount; numerator: number; denominator: number }[], decimals: number, mode: RoundingMode): Amount {
   const byDenominator = new Map<number, Amount>();
   for (const t of terms) {
-    if (!Number.isSafeInteger(t.numerator) || !Number.isSafeInteger(t.denominator) || t.denominator <= 0) throw new RangeError("sumOfFractions needs whole numbers and positive denominators");
+    if (!Number.isSafeInteger(t.numerator) || !Number.isSafeInteger(t.denominator) || t.denominator <= 0)
+      throw new RangeError("sumOfFractions needs whole numbers and positive denominators");
     byDenominator.set(t.denominator, (byDenominator.get(t.denominator) ?? zero()).plus(t.value.times(t.numerator)));
   }
   let total = zero();

@@ -65,17 +65,19 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
               + (select count(*)::int from payouts where debited_at is not null) as charges,
             (select count(*)::int from payment_order_credits where status = 'DONE' or parked_at is not null) as credits`,
   );
-  const rows = await em.execute<{
-    kind: AnomalyKind;
-    owner_type: OwnerType;
-    owner_id: string;
-    wallet_transaction_id: string | null;
-    owner_status: string | null;
-    owner_amount: string | null;
-    owner_asset: string | null;
-    money_amount: string | null;
-    money_asset: string | null;
-  }[]>(
+  const rows = await em.execute<
+    {
+      kind: AnomalyKind;
+      owner_type: OwnerType;
+      owner_id: string;
+      wallet_transaction_id: string | null;
+      owner_status: string | null;
+      owner_amount: string | null;
+      owner_asset: string | null;
+      money_amount: string | null;
+      money_asset: string | null;
+    }[]
+  >(
     `with charge_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.subscriptionCharge)} as owner_id
          from ledger_transactions t where t.idempotency_key like '${K.subscriptionCharge}%'

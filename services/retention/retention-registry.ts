@@ -18,7 +18,6 @@ export interface RetainedTable extends MonthlyPartitionedTable {
   readonly neededRows: readonly string[];
 }
 
-
 /**
  * Dependents first: attempts and deliveries go no later than their events
  * (config refuses RETENTION_WEBHOOK_DELIVERIES_DAYS > RETENTION_EVENTS_DAYS),

@@ -1,7 +1,16 @@
 import type { Retention } from "../platform/config.ts";
 import type { Logger } from "../platform/logger.ts";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { addMonths, dropMonth, ensureMonth, estimatedRows, listMonths, monthStart, partitionName, purgeDefault } from "../platform/database/monthly-partitions.ts";
+import {
+  addMonths,
+  dropMonth,
+  ensureMonth,
+  estimatedRows,
+  listMonths,
+  monthStart,
+  partitionName,
+  purgeDefault,
+} from "../platform/database/monthly-partitions.ts";
 import { RETAINED_TABLES, type RetainedTable } from "./retention-registry.ts";
 
 /** Months created ahead of the current one (by the clock: the sandbox clock moves them too). */

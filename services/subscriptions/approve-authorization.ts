@@ -42,7 +42,6 @@ export interface ApprovalResult {
   message: string;
 }
 
-
 /**
  * The customer approved on the hosted page (the gateway has checked their
  * password and PIN with the wallet). With a trial the subscription starts
@@ -92,7 +91,11 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
   // The period's price (discount, credit: pricing/period-price.ts); the checks above priced the undiscounted amount.
   const price = periodPrice(plan.amount, plan.currency, subscription);
   const priceQuote = price.amount === formatAmount(plan.amount) ? quote : await quotePlan(ports, { amount: price.amount, currency: plan.currency }, asset.code);
-  const terms: FirstChargeTerms = { ...chargeTerms(price, plan.currency, asset.code, priceQuote), interval: planInterval(plan), intervalCount: plan.intervalCount };
+  const terms: FirstChargeTerms = {
+    ...chargeTerms(price, plan.currency, asset.code, priceQuote),
+    interval: planInterval(plan),
+    intervalCount: plan.intervalCount,
+  };
   // The cap is in the plan's currency; plan create refuses a cap below the amount, so this guards later plan changes.
   const capExceeded = exceedsCap(plan);
 
@@ -109,8 +112,13 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
     return openFirstCharge(em, ctx.clock.now(), sub, terms, capExceeded ? "MAXIMUM_CHARGE_EXCEEDED" : undefined);
   });
   if (capExceeded) {
-    return refused(ctx, subscription, "MAXIMUM_CHARGE_EXCEEDED", opened,
-      `The plan amount ${formatAmount(plan.amount)} ${plan.currency} is above its maximum charge of ${plan.maximumChargeAmount} ${plan.currency}.`);
+    return refused(
+      ctx,
+      subscription,
+      "MAXIMUM_CHARGE_EXCEEDED",
+      opened,
+      `The plan amount ${formatAmount(plan.amount)} ${plan.currency} is above its maximum charge of ${plan.maximumChargeAmount} ${plan.currency}.`,
+    );
   }
 
   const settled = await settleCharge(ctx, ports, opened.id, opened.leaseGeneration);
@@ -120,8 +128,13 @@ export async function approveAuthorization(ctx: UseCaseContext, ports: Subscript
   if (charge.failureReason === "ACCOUNT_FROZEN") {
     return refused(ctx, settled.subscription, "ACCOUNT_FROZEN", charge, `Your ${charge.asset} account is frozen. Choose another asset.`);
   }
-  return refused(ctx, settled.subscription, "INSUFFICIENT_FUNDS", charge,
-    `Your ${charge.asset} balance does not cover ${formatAmount(charge.assetAmount ?? "0")} ${charge.asset}. Choose another asset or top up your wallet.`);
+  return refused(
+    ctx,
+    settled.subscription,
+    "INSUFFICIENT_FUNDS",
+    charge,
+    `Your ${charge.asset} balance does not cover ${formatAmount(charge.assetAmount ?? "0")} ${charge.asset}. Choose another asset or top up your wallet.`,
+  );
 }
 
 /** PENDING_APPROVAL → TRIALING: no charge; the first billing date (and the anchor) is the trial's end. */

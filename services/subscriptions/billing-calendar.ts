@@ -37,9 +37,7 @@ function addUtcMonthsClamped(from: Date, months: number): Date {
   const year = Math.floor(totalMonths / 12);
   const month = totalMonths % 12;
   const day = Math.min(from.getUTCDate(), daysInUtcMonth(year, month));
-  return new Date(
-    Date.UTC(year, month, day, from.getUTCHours(), from.getUTCMinutes(), from.getUTCSeconds(), from.getUTCMilliseconds()),
-  );
+  return new Date(Date.UTC(year, month, day, from.getUTCHours(), from.getUTCMinutes(), from.getUTCSeconds(), from.getUTCMilliseconds()));
 }
 
 function daysInUtcMonth(year: number, month: number): number {

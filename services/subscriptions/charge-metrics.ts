@@ -19,7 +19,11 @@ export function chargeMetricsSubscriber(settled: ChargeSettled): EventSubscriber
         const status = (cs.payload as Partial<ChargeRow>).status;
         if (status !== "SUCCEEDED" && status !== "FAILED") continue;
         const row = cs.entity as ChargeRow;
-        settled(chargeKind(row), status === "SUCCEEDED" ? "succeeded" : "failed", status === "SUCCEEDED" ? "none" : (row.failureReason ?? "unknown").toLowerCase());
+        settled(
+          chargeKind(row),
+          status === "SUCCEEDED" ? "succeeded" : "failed",
+          status === "SUCCEEDED" ? "none" : (row.failureReason ?? "unknown").toLowerCase(),
+        );
       }
     },
   };

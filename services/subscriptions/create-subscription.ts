@@ -14,7 +14,6 @@ import { checkDiscountRequest, hasDiscountRequest } from "./pricing/redeem-disco
 import { insertWithDiscount } from "./pricing/create-with-discount.ts";
 import { noteAuditObject } from "../platform/audit/call-context.ts";
 
-
 export interface CreateSubscriptionInput {
   merchantId: string;
   externalReference: string;
@@ -124,7 +123,11 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
   }
   // The outbox's own builder makes the event (on a throwaway entity manager, so no later query can
   // auto-flush it): it is inserted below with the rows.
-  const event = recordEvent(ctx.em.fork(), ctx.clock, { merchantId: input.merchantId, type: "subscription.created", data: subscriptionRecord(subscription, authorization) });
+  const event = recordEvent(ctx.em.fork(), ctx.clock, {
+    merchantId: input.merchantId,
+    type: "subscription.created",
+    data: subscriptionRecord(subscription, authorization),
+  });
   try {
     // One statement, one round trip: the subscription, its authorization and the event commit together.
     await insertNewSubscription(ctx.em, { subscription, authorization, event });
@@ -150,7 +153,10 @@ function validate(input: CreateSubscriptionInput, minutes: number): void {
     throw invalid("INVALID_REQUEST", "walletUserId: at least one of walletUserId or customerEmail is required");
   }
   if (input.walletUserId !== undefined && !isUuid(input.walletUserId)) throw invalid("INVALID_REQUEST", "walletUserId: must be a uuid");
-  for (const [field, value] of [["successUrl", input.successUrl], ["cancelUrl", input.cancelUrl]] as const) {
+  for (const [field, value] of [
+    ["successUrl", input.successUrl],
+    ["cancelUrl", input.cancelUrl],
+  ] as const) {
     if (!isHttpUrl(value)) throw invalid("INVALID_REQUEST", `${field}: must be an absolute http(s) URL of at most ${URL_MAX_LENGTH} characters`);
   }
   if (!Number.isInteger(minutes) || minutes < AUTHORIZATION_MINUTES.min || minutes > AUTHORIZATION_MINUTES.max) {

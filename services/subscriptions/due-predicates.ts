@@ -27,7 +27,8 @@ export const DUE_FOR_RENEWAL = (s = "subscriptions") =>
 export const RENEWAL_DUE_AT = (s = "subscriptions") => `case when ${statusIn(`${s}.status`, RETRIED)} then ${s}.next_retry_at else ${s}.next_billing_at end`;
 
 /** An approval link still open past its expiry (alias `a`; parameter: now). */
-export const AUTHORIZATION_EXPIRED = (a = "subscription_authorizations") => `${statusIn(`${a}.status`, authorizationMachine.statesFrom("expire"))} and ${a}.expires_at <= ?`;
+export const AUTHORIZATION_EXPIRED = (a = "subscription_authorizations") =>
+  `${statusIn(`${a}.status`, authorizationMachine.statesFrom("expire"))} and ${a}.expires_at <= ?`;
 
 /**
  * A scheduled plan change whose billing date has come (aliases `cs` for the

@@ -25,8 +25,9 @@ export async function getAuthorization(ctx: UseCaseContext, ports: SubscriptionP
   ]);
   // Priced as the first charge will be (pricing/period-price.ts): the customer consents to what they will pay.
   const price = periodPrice(plan.amount, plan.currency, subscription);
-  const discount = price.discountAmount !== "0"
-    ? { subtotal: price.subtotal, discountAmount: price.discountAmount, amount: price.amount, periods: subscription.discountPeriodsRemaining ?? null }
-    : undefined;
+  const discount =
+    price.discountAmount !== "0"
+      ? { subtotal: price.subtotal, discountAmount: price.discountAmount, amount: price.amount, periods: subscription.discountPeriodsRemaining ?? null }
+      : undefined;
   return { authorization, status: effectiveStatus(authorization, ctx.clock.now()), subscription, merchantName, plan, ...(discount && { discount }) };
 }

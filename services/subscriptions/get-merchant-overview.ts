@@ -36,7 +36,11 @@ export interface MerchantOverview {
  * a month (price and cadence never change, so the process's plan cache
  * serves them), summed exactly per plan currency and rounded once.
  */
-export async function getMerchantOverview(ctx: UseCaseContext, ports: SubscriptionPorts, input: { merchantId: string; days?: number | undefined }): Promise<MerchantOverview> {
+export async function getMerchantOverview(
+  ctx: UseCaseContext,
+  ports: SubscriptionPorts,
+  input: { merchantId: string; days?: number | undefined },
+): Promise<MerchantOverview> {
   if (!isUuid(input.merchantId)) throw invalid("INVALID_REQUEST", "merchantId: must be a uuid");
   const days = input.days || DEFAULT_OVERVIEW_DAYS;
   if (!Number.isInteger(days) || days < 1 || days > MAX_OVERVIEW_DAYS) throw invalid("INVALID_REQUEST", `days: must be between 1 and ${MAX_OVERVIEW_DAYS}`);
@@ -96,7 +100,8 @@ export async function getMerchantOverview(ctx: UseCaseContext, ports: Subscripti
 function everyDay(start: Date, end: Date, rows: { day: string; currency: string; total: string; n: string }[]) {
   const currencies = [...new Set(rows.map((r) => r.currency))].sort();
   const dates: string[] = [];
-  for (let t = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()); t <= end.getTime(); t += DAY_MS) dates.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()); t <= end.getTime(); t += DAY_MS)
+    dates.push(new Date(t).toISOString().slice(0, 10));
   const found = new Map(rows.map((r) => [`${r.currency}/${r.day}`, r]));
   return currencies.flatMap((currency) =>
     dates.map((date) => {

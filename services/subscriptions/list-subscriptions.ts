@@ -56,5 +56,11 @@ export async function listSubscriptions(
   } as FilterQuery<SubscriptionRow>;
   const rows = await ctx.em.find(Subscription, where, { orderBy: KEYSET_ORDER, limit: limit + 1 });
   const page = toPage(rows, limit);
-  return { ...page, authorizations: await currentAuthorizations(ctx.em, page.items.map((s) => s.id)) };
+  return {
+    ...page,
+    authorizations: await currentAuthorizations(
+      ctx.em,
+      page.items.map((s) => s.id),
+    ),
+  };
 }

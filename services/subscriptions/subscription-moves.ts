@@ -2,7 +2,6 @@ import type { AuthorizationRow, SubscriptionRow } from "./entities.ts";
 import { markAuthorization } from "./authorization-status.ts";
 import type { CancellationReason } from "./contract.ts";
 
-
 /**
  * What every cancel records, wherever it happens (a merchant's or customer's
  * cancel, a declined authorization, retries ending in CANCELLED): the reason,

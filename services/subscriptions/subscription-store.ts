@@ -27,9 +27,7 @@ export type SubscriptionOwner = { merchantId: string } | { walletUserId: string 
  */
 export async function lockSubscription(em: EntityManager, id: string, owner?: string | SubscriptionOwner): Promise<SubscriptionRow> {
   const scope = typeof owner === "string" ? { merchantId: owner } : (owner ?? {});
-  const sub = isUuid(id)
-    ? await em.findOne(Subscription, { id, ...scope }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
-    : null;
+  const sub = isUuid(id) ? await em.findOne(Subscription, { id, ...scope }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true }) : null;
   if (!sub) throw subscriptionNotFound(id);
   // Customer actions name the subscription but not its merchant: the audit entry learns it here.
   noteAuditObject("Subscription", sub);
@@ -120,7 +118,11 @@ export async function readSubscriptionWithAuthorization(
  * selectColumns(…, AUTHORIZATION_PREFIX) names the latter: `returning` or
  * `select` lists for statements that read both at once.
  */
-export function withAuthorizationColumns(em: EntityManager, subscriptionAlias: string, authorizationAlias: string): { subscription: string; authorization: string } {
+export function withAuthorizationColumns(
+  em: EntityManager,
+  subscriptionAlias: string,
+  authorizationAlias: string,
+): { subscription: string; authorization: string } {
   return {
     subscription: selectColumns(em, Subscription, subscriptionAlias),
     authorization: selectColumns(em, SubscriptionAuthorization, authorizationAlias, AUTHORIZATION_PREFIX),

@@ -33,7 +33,8 @@ export async function transitionSubscription(
   spec: TransitionSpec,
 ): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow | null }> {
   return ctx.em.transactional(async (em) => {
-    const owner = spec.merchantId !== undefined ? { merchantId: spec.merchantId } : spec.walletUserId !== undefined ? { walletUserId: spec.walletUserId } : undefined;
+    const owner =
+      spec.merchantId !== undefined ? { merchantId: spec.merchantId } : spec.walletUserId !== undefined ? { walletUserId: spec.walletUserId } : undefined;
     if (!owner) throw new Error("a subscription transition names its merchant or its wallet user");
     const sub = await lockSubscription(em, spec.id, owner);
     const from = sub.status;

@@ -26,10 +26,50 @@ export interface AssetInfo {
 }
 
 export const ASSETS: readonly AssetInfo[] = Object.freeze([
-  { code: "USDT_TRON", network: "TRON", decimals: 6, currency: "USD", name: "Tether USD (TRC-20)", requiredConfirmations: 19, blockSeconds: 3, payoutFee: "1", payoutMinimum: "5" },
-  { code: "USDC_ETH", network: "ETHEREUM", decimals: 6, currency: "USD", name: "USD Coin (ERC-20)", requiredConfirmations: 12, blockSeconds: 12, payoutFee: "2.5", payoutMinimum: "10" },
-  { code: "BTC", network: "BITCOIN", decimals: 8, currency: "BTC", name: "Bitcoin", requiredConfirmations: 2, blockSeconds: 600, payoutFee: "0.00002", payoutMinimum: "0.0001" },
-  { code: "ETH", network: "ETHEREUM", decimals: 18, currency: "ETH", name: "Ether", requiredConfirmations: 12, blockSeconds: 12, payoutFee: "0.0005", payoutMinimum: "0.005" },
+  {
+    code: "USDT_TRON",
+    network: "TRON",
+    decimals: 6,
+    currency: "USD",
+    name: "Tether USD (TRC-20)",
+    requiredConfirmations: 19,
+    blockSeconds: 3,
+    payoutFee: "1",
+    payoutMinimum: "5",
+  },
+  {
+    code: "USDC_ETH",
+    network: "ETHEREUM",
+    decimals: 6,
+    currency: "USD",
+    name: "USD Coin (ERC-20)",
+    requiredConfirmations: 12,
+    blockSeconds: 12,
+    payoutFee: "2.5",
+    payoutMinimum: "10",
+  },
+  {
+    code: "BTC",
+    network: "BITCOIN",
+    decimals: 8,
+    currency: "BTC",
+    name: "Bitcoin",
+    requiredConfirmations: 2,
+    blockSeconds: 600,
+    payoutFee: "0.00002",
+    payoutMinimum: "0.0001",
+  },
+  {
+    code: "ETH",
+    network: "ETHEREUM",
+    decimals: 18,
+    currency: "ETH",
+    name: "Ether",
+    requiredConfirmations: 12,
+    blockSeconds: 12,
+    payoutFee: "0.0005",
+    payoutMinimum: "0.005",
+  },
 ]);
 
 const BY_CODE = new Map<string, AssetInfo>(ASSETS.map((a) => [a.code, a]));

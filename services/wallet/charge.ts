@@ -147,7 +147,18 @@ export async function chargeMany(ctx: UseCaseContext, merchantId: string, checke
         });
       }
       results.push({ outcome, transactionId, balanceAfter: formatAmount(balanceAfter), replayed: false });
-      attempts.push([randomUUID(), c.key, c.walletUserId, merchantId, c.asset, formatAmount(c.value), outcome, formatAmount(balanceAfter), transactionId ?? null, now]);
+      attempts.push([
+        randomUUID(),
+        c.key,
+        c.walletUserId,
+        merchantId,
+        c.asset,
+        formatAmount(c.value),
+        outcome,
+        formatAmount(balanceAfter),
+        transactionId ?? null,
+        now,
+      ]);
     }
     // Last before the commit: the merchant's account is locked from its final statement on only.
     // postTransactions checks the payers' running balances decided above against the database's.

@@ -36,7 +36,13 @@ export async function creditFromOutside(ctx: UseCaseContext, input: CreditInput)
     const replay = await findReplay(em, input.idempotencyKey, input.request, "credit");
     if (!replay) return undefined;
     const [frozen] = await em.execute<{ frozen: boolean }[]>("select frozen from ledger_accounts where id = ?", [replay.accountId]);
-    return { transactionId: replay.transactionId, accountId: replay.accountId, balanceAfter: replay.balanceAfter, frozen: Boolean(frozen?.frozen), replayed: true };
+    return {
+      transactionId: replay.transactionId,
+      accountId: replay.accountId,
+      balanceAfter: replay.balanceAfter,
+      frozen: Boolean(frozen?.frozen),
+      replayed: true,
+    };
   };
   const early = await replayOf(ctx.em);
   if (early) return early;
@@ -48,15 +54,17 @@ export async function creditFromOutside(ctx: UseCaseContext, input: CreditInput)
       const accounts = await lockAccounts(em, [accountId, sourceId]);
       const raced = await replayOf(em);
       if (raced) return raced;
-      const [posted] = await postTransactions(em, ctx.clock, accounts, [{
-        ...input.request,
-        idempotencyKey: input.idempotencyKey ?? null,
-        description: input.description,
-        legs: [
-          { accountId: sourceId, amount: sub(zero(), input.amount) },
-          { accountId, amount: input.amount },
-        ],
-      }]);
+      const [posted] = await postTransactions(em, ctx.clock, accounts, [
+        {
+          ...input.request,
+          idempotencyKey: input.idempotencyKey ?? null,
+          description: input.description,
+          legs: [
+            { accountId: sourceId, amount: sub(zero(), input.amount) },
+            { accountId, amount: input.amount },
+          ],
+        },
+      ]);
       return {
         transactionId: posted!.transactionId,
         accountId,

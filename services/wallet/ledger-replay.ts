@@ -25,12 +25,7 @@ export interface Replay {
  * there is none. Keys share one namespace across Charge, CreditWalletUser and
  * CreditMerchant: a key already used for a different movement is a 409.
  */
-export async function findReplay(
-  em: EntityManager,
-  key: string | undefined,
-  request: MovementRequest,
-  side: "debit" | "credit",
-): Promise<Replay | undefined> {
+export async function findReplay(em: EntityManager, key: string | undefined, request: MovementRequest, side: "debit" | "credit"): Promise<Replay | undefined> {
   if (!key) return undefined;
   return (await findReplays(em, [{ key, request }], side, () => "")).get(key);
 }
@@ -48,7 +43,17 @@ export async function findReplays(
   const replays = new Map<string, Replay>();
   if (wanted.length === 0) return replays;
   const rows = await em.execute<
-    { id: string; idempotency_key: string; kind: string; asset: string; amount: string; wallet_user_id: string | null; merchant_id: string | null; account_id: string; balance_after: string }[]
+    {
+      id: string;
+      idempotency_key: string;
+      kind: string;
+      asset: string;
+      amount: string;
+      wallet_user_id: string | null;
+      merchant_id: string | null;
+      account_id: string;
+      balance_after: string;
+    }[]
   >(
     `select t.id, t.idempotency_key, t.kind, t.asset, t.amount::text as amount, t.wallet_user_id, t.merchant_id, e.account_id, e.balance_after::text as balance_after
        from ledger_transactions t join ledger_entries e on e.transaction_id = t.id and e.amount ${side === "debit" ? "<" : ">"} 0

@@ -64,9 +64,7 @@ export async function lockAccounts(em: EntityManager, ids: string[]): Promise<Ma
      where id in (${unique.map(() => "?").join(", ")}) order by ${LOCK_ORDER} for update`,
     unique,
   );
-  return new Map(
-    rows.map((r) => [r.id, { id: r.id, ownerType: r.owner_type, asset: r.asset, balance: amount(r.balance), frozen: r.frozen }]),
-  );
+  return new Map(rows.map((r) => [r.id, { id: r.id, ownerType: r.owner_type, asset: r.asset, balance: amount(r.balance), frozen: r.frozen }]));
 }
 
 export interface Leg {
@@ -179,7 +177,17 @@ export async function postTransactions(
     const sum = input.legs.reduce((acc, leg) => add(acc, leg.amount), zero());
     if (!isZero(sum) || input.legs.length < 2) throw new Error("ledger transaction legs must be at least two and sum to zero");
     const transactionId = input.transactionId ?? randomUUID();
-    transactions.push([transactionId, input.idempotencyKey, input.kind, input.asset, formatAmount(input.amount), input.walletUserId, input.merchantId, input.description, now]);
+    transactions.push([
+      transactionId,
+      input.idempotencyKey,
+      input.kind,
+      input.asset,
+      formatAmount(input.amount),
+      input.walletUserId,
+      input.merchantId,
+      input.description,
+      now,
+    ]);
     const balancesAfter = new Map<string, string>();
     for (const leg of [...input.legs].sort((a, b) => (a.accountId < b.accountId ? -1 : 1))) {
       if (creditedLast.has(leg.accountId)) {
@@ -222,7 +230,8 @@ export async function postTransactions(
     );
     if (updated.length !== moved.length) throw new Error("ledger batch: an account to update was not found");
     for (const row of updated) {
-      if (!equals(row.balance, running.get(row.id)!)) throw new Error(`account ${row.id} balance ${row.balance} differs from the running balance ${formatAmount(running.get(row.id)!)}`);
+      if (!equals(row.balance, running.get(row.id)!))
+        throw new Error(`account ${row.id} balance ${row.balance} differs from the running balance ${formatAmount(running.get(row.id)!)}`);
     }
     for (const [id, after] of running) lockedAccounts.get(id)!.balance = after;
   }

@@ -65,7 +65,9 @@ export async function listBalanceTransactions(ctx: UseCaseContext, input: ListBa
     if (!(BALANCE_TRANSACTION_TYPES as readonly string[]).includes(input.type)) {
       throw invalid("INVALID_REQUEST", `type: must be one of ${BALANCE_TRANSACTION_TYPES.join(", ")}`);
     }
-    const kinds = Object.entries(TYPE_OF_KIND).filter(([, type]) => type === input.type).map(([kind]) => kind);
+    const kinds = Object.entries(TYPE_OF_KIND)
+      .filter(([, type]) => type === input.type)
+      .map(([kind]) => kind);
     // A type no movement has (ADJUSTMENT today) lists nothing.
     if (kinds.length === 0) where.push("false");
     else {
@@ -84,7 +86,16 @@ export async function listBalanceTransactions(ctx: UseCaseContext, input: ListBa
   }
   const limit = clampLimit(input.limit);
   const rows = await ctx.em.execute<
-    { id: string; transaction_id: string; asset: string; amount: string; balance_after: string; created_at: Date; kind: TransactionKind; idempotency_key: string | null }[]
+    {
+      id: string;
+      transaction_id: string;
+      asset: string;
+      amount: string;
+      balance_after: string;
+      created_at: Date;
+      kind: TransactionKind;
+      idempotency_key: string | null;
+    }[]
   >(
     `select e.id, e.transaction_id, e.asset, e.amount::text as amount, e.balance_after::text as balance_after, e.created_at, t.kind, t.idempotency_key
        from ledger_entries e

@@ -41,7 +41,13 @@ export async function debitForPayout(ctx: UseCaseContext, input: PayoutFundsInpu
   const asset = requireAsset(input.asset);
   const value = parseAssetAmount("amount", input.amount, asset);
   const description = checkDescription(input.description);
-  const request: MovementRequest = { kind: isOrderRefundKey(key) ? "ORDER_REFUND" : "PAYOUT", asset: asset.code, amount: value, walletUserId: null, merchantId };
+  const request: MovementRequest = {
+    kind: isOrderRefundKey(key) ? "ORDER_REFUND" : "PAYOUT",
+    asset: asset.code,
+    amount: value,
+    walletUserId: null,
+    merchantId,
+  };
 
   const replayed = (r: { transactionId: string; balanceAfter: string }) =>
     ({ outcome: "SUCCEEDED", transactionId: r.transactionId, merchantBalanceAfter: r.balanceAfter, replayed: true }) as const;
@@ -56,18 +62,30 @@ export async function debitForPayout(ctx: UseCaseContext, input: PayoutFundsInpu
       if (raced) return replayed(raced);
       const merchant = accounts.get(payerId)!;
       if (compare(merchant.balance, value) < 0) {
-        return { outcome: "MERCHANT_BALANCE_INSUFFICIENT", transactionId: undefined, merchantBalanceAfter: formatAmount(merchant.balance), replayed: false } as const;
+        return {
+          outcome: "MERCHANT_BALANCE_INSUFFICIENT",
+          transactionId: undefined,
+          merchantBalanceAfter: formatAmount(merchant.balance),
+          replayed: false,
+        } as const;
       }
-      const [posted] = await postTransactions(em, ctx.clock, accounts, [{
-        ...request,
-        idempotencyKey: key,
-        description,
-        legs: [
-          { accountId: payerId, amount: sub(zero(), value) },
-          { accountId: payoutsId, amount: value },
-        ],
-      }]);
-      return { outcome: "SUCCEEDED", transactionId: posted!.transactionId, merchantBalanceAfter: posted!.balancesAfter.get(payerId)!, replayed: false } as const;
+      const [posted] = await postTransactions(em, ctx.clock, accounts, [
+        {
+          ...request,
+          idempotencyKey: key,
+          description,
+          legs: [
+            { accountId: payerId, amount: sub(zero(), value) },
+            { accountId: payoutsId, amount: value },
+          ],
+        },
+      ]);
+      return {
+        outcome: "SUCCEEDED",
+        transactionId: posted!.transactionId,
+        merchantBalanceAfter: posted!.balancesAfter.get(payerId)!,
+        replayed: false,
+      } as const;
     });
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
@@ -83,13 +101,22 @@ export async function debitForPayout(ctx: UseCaseContext, input: PayoutFundsInpu
  * to the merchant's (PAYOUT_REVERSAL). Never refused: the money was the
  * merchant's. Idempotent on the key.
  */
-export async function reversePayout(ctx: UseCaseContext, input: PayoutFundsInput): Promise<{ transactionId: string; merchantBalanceAfter: string; replayed: boolean }> {
+export async function reversePayout(
+  ctx: UseCaseContext,
+  input: PayoutFundsInput,
+): Promise<{ transactionId: string; merchantBalanceAfter: string; replayed: boolean }> {
   const idempotencyKey = checkIdempotencyKey(input.idempotencyKey, true);
   const merchantId = requireUuid("merchantId", input.merchantId);
   const asset = requireAsset(input.asset);
   const amount = parseAssetAmount("amount", input.amount, asset);
   const res = await creditFromOutside(ctx, {
-    request: { kind: idempotencyKey && isOrderRefundKey(idempotencyKey) ? "ORDER_REFUND" : "PAYOUT_REVERSAL", asset: asset.code, amount, walletUserId: null, merchantId },
+    request: {
+      kind: idempotencyKey && isOrderRefundKey(idempotencyKey) ? "ORDER_REFUND" : "PAYOUT_REVERSAL",
+      asset: asset.code,
+      amount,
+      walletUserId: null,
+      merchantId,
+    },
     owner: { type: "MERCHANT", id: merchantId },
     source: "PAYOUTS",
     asset,

@@ -59,18 +59,30 @@ export async function refund(ctx: UseCaseContext, input: RefundInput): Promise<R
 
       const merchant = accounts.get(payerId)!;
       if (compare(merchant.balance, value) < 0) {
-        return { outcome: "MERCHANT_BALANCE_INSUFFICIENT", transactionId: undefined, merchantBalanceAfter: formatAmount(merchant.balance), replayed: false } as const;
+        return {
+          outcome: "MERCHANT_BALANCE_INSUFFICIENT",
+          transactionId: undefined,
+          merchantBalanceAfter: formatAmount(merchant.balance),
+          replayed: false,
+        } as const;
       }
-      const [posted] = await postTransactions(em, ctx.clock, accounts, [{
-        ...request,
-        idempotencyKey: key,
-        description,
-        legs: [
-          { accountId: payerId, amount: sub(zero(), value) },
-          { accountId: payeeId, amount: value },
-        ],
-      }]);
-      return { outcome: "SUCCEEDED", transactionId: posted!.transactionId, merchantBalanceAfter: posted!.balancesAfter.get(payerId)!, replayed: false } as const;
+      const [posted] = await postTransactions(em, ctx.clock, accounts, [
+        {
+          ...request,
+          idempotencyKey: key,
+          description,
+          legs: [
+            { accountId: payerId, amount: sub(zero(), value) },
+            { accountId: payeeId, amount: value },
+          ],
+        },
+      ]);
+      return {
+        outcome: "SUCCEEDED",
+        transactionId: posted!.transactionId,
+        merchantBalanceAfter: posted!.balancesAfter.get(payerId)!,
+        replayed: false,
+      } as const;
     });
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {

@@ -110,7 +110,10 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
       });
       // Committed: past-due subscriptions this account funds may be retried now (recurring billing).
       if (!res.replayed) await hooks.accountCredited({ walletUserId: req.walletUserId.toLowerCase(), asset: res.asset, transactionId: res.transactionId });
-      return { transactionId: res.transactionId, account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }) };
+      return {
+        transactionId: res.transactionId,
+        account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }),
+      };
     },
     async charge(req) {
       const res = await charge(contextFor(deps), {
@@ -135,7 +138,10 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         amount: req.amount,
         description: req.description,
       });
-      return { transactionId: res.transactionId, account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }) };
+      return {
+        transactionId: res.transactionId,
+        account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }),
+      };
     },
     async refund(req) {
       const res = await refund(contextFor(deps), {
@@ -156,7 +162,13 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
       };
     },
     async debitForPayout(req) {
-      const res = await debitForPayout(contextFor(deps), { idempotencyKey: req.idempotencyKey, merchantId: req.merchantId, asset: req.asset, amount: req.amount, description: req.description });
+      const res = await debitForPayout(contextFor(deps), {
+        idempotencyKey: req.idempotencyKey,
+        merchantId: req.merchantId,
+        asset: req.asset,
+        amount: req.amount,
+        description: req.description,
+      });
       return {
         outcome: res.outcome === "SUCCEEDED" ? RefundOutcome.SUCCEEDED : RefundOutcome.MERCHANT_BALANCE_INSUFFICIENT,
         transactionId: res.transactionId,
@@ -164,7 +176,13 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
       };
     },
     async reversePayout(req) {
-      const res = await reversePayout(contextFor(deps), { idempotencyKey: req.idempotencyKey, merchantId: req.merchantId, asset: req.asset, amount: req.amount, description: req.description });
+      const res = await reversePayout(contextFor(deps), {
+        idempotencyKey: req.idempotencyKey,
+        merchantId: req.merchantId,
+        asset: req.asset,
+        amount: req.amount,
+        description: req.description,
+      });
       return { transactionId: res.transactionId, merchantBalanceAfter: res.merchantBalanceAfter };
     },
     async listBalanceTransactions(req) {
@@ -177,17 +195,22 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         cursor: req.cursor,
       });
       return {
-        transactions: page.items.map((t) => withRecordJson({
-          id: t.id,
-          type: t.type,
-          asset: t.asset,
-          amount: t.amount,
-          balanceAfter: t.balanceAfter,
-          sourceType: t.sourceType ?? undefined,
-          sourceId: t.sourceId ?? undefined,
-          transactionId: t.transactionId,
-          createdAt: toTimestamp(t.createdAt),
-        }, balanceTransactionRecord(t))),
+        transactions: page.items.map((t) =>
+          withRecordJson(
+            {
+              id: t.id,
+              type: t.type,
+              asset: t.asset,
+              amount: t.amount,
+              balanceAfter: t.balanceAfter,
+              sourceType: t.sourceType ?? undefined,
+              sourceId: t.sourceId ?? undefined,
+              transactionId: t.transactionId,
+              createdAt: toTimestamp(t.createdAt),
+            },
+            balanceTransactionRecord(t),
+          ),
+        ),
         hasMore: page.hasMore,
         nextCursor: page.nextCursor,
       };

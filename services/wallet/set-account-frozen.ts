@@ -12,10 +12,7 @@ import { noteAuditObject } from "../platform/audit/call-context.ts";
  * receives; a charge from it answers ACCOUNT_FROZEN. A flag, not a status
  * machine: setting it twice is harmless.
  */
-export async function setAccountFrozen(
-  ctx: UseCaseContext,
-  input: { holder: AccountHolder; asset: string; frozen: boolean },
-): Promise<AccountView> {
+export async function setAccountFrozen(ctx: UseCaseContext, input: { holder: AccountHolder; asset: string; frozen: boolean }): Promise<AccountView> {
   if (input.holder.type === "WALLET_USER") await getWalletUser(ctx, input.holder.id);
   const ownerId = requireUuid("ownerId", input.holder.id);
   const asset = requireAsset(input.asset);

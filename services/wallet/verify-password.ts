@@ -18,11 +18,7 @@ export async function verifyPassword(ctx: UseCaseContext, input: { email: string
   if (length < 1 || length > PASSWORD_MAX) throw invalid("INVALID_REQUEST", `password: must be 1 to ${PASSWORD_MAX} characters`);
   const throttle = await countLoginAttempt(ctx.em, email, ctx.clock.now());
   if (!throttle.allowed) {
-    throw new DomainError(
-      "rate_limited",
-      "LOGIN_RATE_LIMITED",
-      `too many failed logins for this email; try again after ${throttle.retryAt.toISOString()}`,
-    );
+    throw new DomainError("rate_limited", "LOGIN_RATE_LIMITED", `too many failed logins for this email; try again after ${throttle.retryAt.toISOString()}`);
   }
   const user = await ctx.em.findOne(WalletUser, { email });
   const ok = user ? await verifySecret(user.passwordHash, input.password) : (await burnVerifyTime(input.password), false);

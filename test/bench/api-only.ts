@@ -20,7 +20,11 @@ async function measured(name: string, run: () => Promise<FigureResult>) {
   result.values.cpu_ms_per_req = (used.user + used.system) / 1000 / (result.values.req_per_s! * seconds);
   const mem = process.memoryUsage();
   const mib = (n: number) => Math.round(n / 2 ** 20);
-  console.log(name, JSON.stringify(result), `rss ${mib(mem.rss)} heapUsed ${mib(mem.heapUsed)} heapTotal ${mib(mem.heapTotal)} external ${mib(mem.external)} arrayBuffers ${mib(mem.arrayBuffers)} MiB`);
+  console.log(
+    name,
+    JSON.stringify(result),
+    `rss ${mib(mem.rss)} heapUsed ${mib(mem.heapUsed)} heapTotal ${mib(mem.heapTotal)} external ${mib(mem.external)} arrayBuffers ${mib(mem.arrayBuffers)} MiB`,
+  );
 }
 
 const api = new ApiFigures();

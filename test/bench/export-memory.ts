@@ -112,7 +112,9 @@ try {
   console.log("\nExport of charges.csv (gateway + services in one process, RPC in process)");
   console.log("rows exported | CSV size | time | rows/s | RSS before | peak RSS | peak - before");
   for (const r of results) {
-    console.log(`${r.rows} | ${mb(r.bytes)} | ${r.seconds.toFixed(1)} s | ${Math.round(r.rows / r.seconds)} | ${mb(r.before)} | ${mb(r.peak)} | ${mb(r.peak - r.before)}`);
+    console.log(
+      `${r.rows} | ${mb(r.bytes)} | ${r.seconds.toFixed(1)} s | ${Math.round(r.rows / r.seconds)} | ${mb(r.before)} | ${mb(r.peak)} | ${mb(r.peak - r.before)}`,
+    );
   }
 } finally {
   rpc.close();

@@ -78,7 +78,9 @@ async function runClients(setup: Setup): Promise<string[]> {
   const quiet = apiClient(setup.baseUrl, { "x-api-key": setup.quietKey });
   const noisy = apiClient(setup.baseUrl, { "x-api-key": setup.noisyKey });
   const read = (api: ApiClient, id: string) => async () => (await api.get(`/api/v1/subscription-plans/${id}`)).status;
-  const lines = [`node ${process.version}; quiet merchant ${QUIET_RPS} req/s; noisy merchant limited to ${NOISY_LIMIT}/s, sending ${NOISY_LIMIT * 10}/s; ${SECONDS} s each`];
+  const lines = [
+    `node ${process.version}; quiet merchant ${QUIET_RPS} req/s; noisy merchant limited to ${NOISY_LIMIT}/s, sending ${NOISY_LIMIT * 10}/s; ${SECONDS} s each`,
+  ];
   await paced(QUIET_RPS, 2, read(quiet, setup.quietPlan)); // warm-up
   const alone = await paced(QUIET_RPS, SECONDS, read(quiet, setup.quietPlan));
   lines.push(`quiet alone:           ${summary(alone)}`);

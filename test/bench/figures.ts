@@ -56,16 +56,24 @@ export async function loadChild(spec: { url: string; method: "GET" | "POST"; api
 /** Runs `fn(i)` for i in [0, count) with `concurrency` in flight. */
 export async function pool(count: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    for (let i = next++; i < count; i = next++) await fn(i);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      for (let i = next++; i < count; i = next++) await fn(i);
+    }),
+  );
 }
 
 async function createSubscriptions(api: ApiClient, planId: string, users: WalletUserFixture[], count: number) {
   const made: { id: string; url: string; user: WalletUserFixture }[] = [];
   await pool(count, 20, async (i) => {
     const user = users[i % users.length]!;
-    const res = await api.post("/api/v1/subscriptions", { externalReference: `seed-${i}-${randomUUID().slice(0, 8)}`, planId, walletUserId: user.id, successUrl: "https://merchant.example/ok", cancelUrl: "https://merchant.example/no" });
+    const res = await api.post("/api/v1/subscriptions", {
+      externalReference: `seed-${i}-${randomUUID().slice(0, 8)}`,
+      planId,
+      walletUserId: user.id,
+      successUrl: "https://merchant.example/ok",
+      cancelUrl: "https://merchant.example/no",
+    });
     if (res.status !== 201) throw new Error(`seed create failed: ${res.status} ${res.text}`);
     made.push({ id: res.body.subscriptionId, url: res.body.authorizationUrl, user });
   });
@@ -99,12 +107,21 @@ export class ApiFigures {
   }
 
   async create(): Promise<FigureResult> {
-    const r = await loadChild({ url: `${this.sys.baseUrl}/api/v1/subscriptions`, method: "POST", apiKey: this.apiKey, body: { planId: this.planId, walletUserId: this.userId, successUrl: "https://merchant.example/ok", cancelUrl: "https://merchant.example/no" } });
+    const r = await loadChild({
+      url: `${this.sys.baseUrl}/api/v1/subscriptions`,
+      method: "POST",
+      apiKey: this.apiKey,
+      body: { planId: this.planId, walletUserId: this.userId, successUrl: "https://merchant.example/ok", cancelUrl: "https://merchant.example/no" },
+    });
     const [row] = await this.sys.sql<{ rows: number; refs: number; events: number }>(
       "select count(*)::int as rows, count(distinct external_reference)::int as refs, (select count(*)::int from events where type = 'subscription.created') as events from subscriptions",
     );
     const ok = r.non_2xx === 0 && r.errors === 0 && row!.rows === row!.refs && row!.events === row!.rows;
-    return { values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms!, rss_mib: rss() }, ok, correctness: `non2xx ${r.non_2xx}, errors ${r.errors}, ${row!.rows} rows, dup refs ${row!.rows - row!.refs}, events ${row!.events}` };
+    return {
+      values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms!, rss_mib: rss() },
+      ok,
+      correctness: `non2xx ${r.non_2xx}, errors ${r.errors}, ${row!.rows} rows, dup refs ${row!.rows - row!.refs}, events ${row!.events}`,
+    };
   }
 
   async read(): Promise<FigureResult> {
@@ -155,7 +172,12 @@ export async function expiryFigure(k: number): Promise<FigureResult> {
     );
     const ok = lags.length === k && check!.events === k && check!.auth === k;
     const notes = `B6: lag p50 ${p(0.5).toFixed(0)} ms; the service process used ${((cpu.user + cpu.system) / 1000 / k).toFixed(2)} ms of CPU per expiry`;
-    return { values: { lag_p50_ms: p(0.5), lag_p99_ms: p(0.99) }, ok, notes, correctness: `${lags.length}/${k} expired, ${check!.events} expired events, ${check!.auth} authorizations` };
+    return {
+      values: { lag_p50_ms: p(0.5), lag_p99_ms: p(0.99) },
+      ok,
+      notes,
+      correctness: `${lags.length}/${k} expired, ${check!.events} expired events, ${check!.auth} authorizations`,
+    };
   } finally {
     await sys.close();
   }
@@ -182,7 +204,11 @@ export async function webhooksFigure(events: number, maxInFlight: number): Promi
     const ctx = sys.context();
     await ctx.em.transactional(async (em) => {
       for (let i = 0; i < events; i++) {
-        recordEvent(em, ctx.clock, { merchantId, type: "subscription.charge_succeeded", data: { id: `sub_${i}`, amount: "9.99", currency: "USD", status: "ACTIVE", pad: "x".repeat(700) } });
+        recordEvent(em, ctx.clock, {
+          merchantId,
+          type: "subscription.charge_succeeded",
+          data: { id: `sub_${i}`, amount: "9.99", currency: "USD", status: "ACTIVE", pad: "x".repeat(700) },
+        });
       }
     });
     const stopProfile = await profileWindow("webhooks");
@@ -273,7 +299,12 @@ export async function renewalsFigure(k: number): Promise<FigureResult> {
     const ledger = await sys.admin.get("/admin/v1/ledger/check");
     const ok = c!.n === c!.distinct_periods && c!.n === 2 * k && ledger.body.ok === true;
     const cpuMsPerRenewal = (cpu.user + cpu.system) / 1000 / k;
-    return { values: { seconds }, ok, notes: `B8: the service process used ${cpuMsPerRenewal.toFixed(2)} ms of CPU per renewal (steadier than seconds on a shared machine)`, correctness: `${c!.n} succeeded charges for ${2 * k} periods, duplicates ${c!.n - c!.distinct_periods}, pending ${c!.pending}, ledger ok=${ledger.body.ok}` };
+    return {
+      values: { seconds },
+      ok,
+      notes: `B8: the service process used ${cpuMsPerRenewal.toFixed(2)} ms of CPU per renewal (steadier than seconds on a shared machine)`,
+      correctness: `${c!.n} succeeded charges for ${2 * k} periods, duplicates ${c!.n - c!.distinct_periods}, pending ${c!.pending}, ledger ok=${ledger.body.ok}`,
+    };
   } finally {
     rpc.close();
     await sys.close();

@@ -46,7 +46,14 @@ const VARIANTS: Variant[] = [
   },
   {
     name: "metrics on + tracing (all sampled)",
-    env: (otlp) => ({ BENCH_METRICS: "on", OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_SERVICE_NAME: "billing-bench", OTEL_METRICS_EXPORTER: "none", OTEL_LOGS_EXPORTER: "none" }),
+    env: (otlp) => ({
+      BENCH_METRICS: "on",
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_SERVICE_NAME: "billing-bench",
+      OTEL_METRICS_EXPORTER: "none",
+      OTEL_LOGS_EXPORTER: "none",
+    }),
   },
 ];
 
@@ -87,7 +94,15 @@ async function startBilling(variant: Variant, otlp: string): Promise<{ base: str
     stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${port}`;
-  await eventually(async () => (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) || undefined, 60_000, "billing to listen");
+  await eventually(
+    async () =>
+      (await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )) || undefined,
+    60_000,
+    "billing to listen",
+  );
   return {
     base,
     pid: child.pid!,
@@ -133,7 +148,11 @@ try {
         const merchant = await admin.post("/admin/v1/merchants", { name: "Bench" });
         const api = apiClient(billing.base, { "x-api-key": merchant.body.apiKey });
         const plan = await api.post("/api/v1/subscription-plans", { name: "Bench", amount: "1", currency: "USD", interval: "MONTH" });
-        const user = await admin.post("/admin/v1/wallet-users", { email: `b-${randomBytes(4).toString("hex")}@example.com`, password: "correct horse battery", pin: "246810" });
+        const user = await admin.post("/admin/v1/wallet-users", {
+          email: `b-${randomBytes(4).toString("hex")}@example.com`,
+          password: "correct horse battery",
+          pin: "246810",
+        });
         const sub = await api.post("/api/v1/subscriptions", {
           externalReference: "bench",
           planId: plan.body.id,

@@ -37,13 +37,26 @@ const sys = await startTestSystem({ workerGroups: [], env: { DB_POOL_MAX: "20" }
 try {
   const { api } = await sys.createMerchant("Bench");
   const run = `${Date.now()}`;
-  const body = (i: number, extra: Record<string, unknown>) => ({ externalId: `bench-${run}-${i}-${JSON.stringify(extra)}`, externalCustomerId: `c-${i % 50}`, ...extra });
+  const body = (i: number, extra: Record<string, unknown>) => ({
+    externalId: `bench-${run}-${i}-${JSON.stringify(extra)}`,
+    externalCustomerId: `c-${i % 50}`,
+    ...extra,
+  });
   console.log(`requests ${REQUESTS}, concurrency ${CONCURRENCY}, node ${process.version}`);
   // Warm-up: connections, JIT, the cached asset registry.
   for (let i = 0; i < 50; i++) await api.post("/api/v1/payment-orders", body(-i - 1, { asset: "USDT_TRON", amount: "1" }));
-  await measure("POST payment-orders (asset amount)", async (i) => (await api.post("/api/v1/payment-orders", body(i, { asset: "USDT_TRON", amount: "10" }))).status);
-  await measure("POST payment-orders (USD → BTC quote)", async (i) => (await api.post("/api/v1/payment-orders", body(i, { asset: "BTC", amount: "100", currency: "USD" }))).status);
-  await measure("POST payment-orders (same externalId retry)", async () => (await api.post("/api/v1/payment-orders", body(-1, { asset: "USDT_TRON", amount: "1" }))).status);
+  await measure(
+    "POST payment-orders (asset amount)",
+    async (i) => (await api.post("/api/v1/payment-orders", body(i, { asset: "USDT_TRON", amount: "10" }))).status,
+  );
+  await measure(
+    "POST payment-orders (USD → BTC quote)",
+    async (i) => (await api.post("/api/v1/payment-orders", body(i, { asset: "BTC", amount: "100", currency: "USD" }))).status,
+  );
+  await measure(
+    "POST payment-orders (same externalId retry)",
+    async () => (await api.post("/api/v1/payment-orders", body(-1, { asset: "USDT_TRON", amount: "1" }))).status,
+  );
 } finally {
   await sys.close();
   await dropTemplate();

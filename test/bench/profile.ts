@@ -43,7 +43,10 @@ function countStatements(name: string): () => void {
   return () => {
     proto.query = original;
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
-    const lines = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([s, n]) => `${String(n).padStart(8)}  ${s}`);
+    const lines = [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 40)
+      .map(([s, n]) => `${String(n).padStart(8)}  ${s}`);
     process.stderr.write(`[bench] ${name}: ${total} statements in the window\n${lines.join("\n")}\n`);
   };
 }

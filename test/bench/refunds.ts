@@ -57,7 +57,8 @@ try {
     chargeIds.push(res.charge!.id);
   }
   const s = await createSubscription(api, big.id, users[0]!.id);
-  const oneCharge = (await rpc.client.approveAuthorization({ token: tokenOf(s.authorizationUrl), walletUserId: users[0]!.id, fundingAsset: "USDT_TRON" })).charge!.id;
+  const oneCharge = (await rpc.client.approveAuthorization({ token: tokenOf(s.authorizationUrl), walletUserId: users[0]!.id, fundingAsset: "USDT_TRON" }))
+    .charge!.id;
 
   const total = CHARGES * PER_CHARGE;
   await measure("POST refunds, one merchant, many charges", total, async (i) => {
@@ -90,7 +91,13 @@ try {
   const wallet = rpcClients.client(WalletService, sys.config.serviceUrls.wallet);
   const run = randomUUID();
   await measure("wallet.Refund RPC, one merchant account", total, async (i) => {
-    const res = await wallet.refund({ idempotencyKey: `bench-${run}-${i}`, merchantId, walletUserId: users[i % CUSTOMERS]!.id, asset: "USDT_TRON", amount: "0.000001" });
+    const res = await wallet.refund({
+      idempotencyKey: `bench-${run}-${i}`,
+      merchantId,
+      walletUserId: users[i % CUSTOMERS]!.id,
+      asset: "USDT_TRON",
+      amount: "0.000001",
+    });
     return res.outcome === RefundOutcome.SUCCEEDED;
   });
   rpcClients.close();

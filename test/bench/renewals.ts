@@ -57,7 +57,9 @@ try {
     [`{${users.join(",")}}`, users.length, N, template.subscriptionId],
   );
   await sys.sql("update subscriptions set next_billing_at = now() + interval '1 year' where id = ?", [template.subscriptionId]);
-  console.log(`${N} due subscriptions, ${users.length} wallet users, ${PROCESSES || "in-process"} renewals worker process(es) × concurrency ${CONCURRENCY}, node ${process.version}`);
+  console.log(
+    `${N} due subscriptions, ${users.length} wallet users, ${PROCESSES || "in-process"} renewals worker process(es) × concurrency ${CONCURRENCY}, node ${process.version}`,
+  );
 
   const started = performance.now();
   if (PROCESSES === 0) {
@@ -89,11 +91,15 @@ try {
   let last = 0;
   let lastAt = started;
   for (;;) {
-    const [row] = await sys.sql<{ done: number }>("select count(*)::int as done from subscriptions where next_period_index = 2 and external_reference like 'bench-%'");
+    const [row] = await sys.sql<{ done: number }>(
+      "select count(*)::int as done from subscriptions where next_period_index = 2 and external_reference like 'bench-%'",
+    );
     const done = row!.done;
     const t = performance.now();
     if (t - lastAt >= 5000 || done === N) {
-      console.log(`  ${String(done).padStart(6)} renewed after ${((t - started) / 1000).toFixed(1)} s (${((done - last) / ((t - lastAt) / 1000)).toFixed(0)}/s lately)`);
+      console.log(
+        `  ${String(done).padStart(6)} renewed after ${((t - started) / 1000).toFixed(1)} s (${((done - last) / ((t - lastAt) / 1000)).toFixed(0)}/s lately)`,
+      );
       last = done;
       lastAt = t;
     }

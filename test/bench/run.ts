@@ -90,13 +90,42 @@ try {
     try {
       if (figures.includes("create")) {
         const { before, after, result } = await bracket("create", {}, () => api.create());
-        rows.push({ figure: "B3 POST /subscriptions req/s", baseline: [before.req_per_s!, after.req_per_s!], service: result.values.req_per_s!, sense: "higher", target: 0.3, unit: "req/s", correctness: result.correctness, ok: result.ok });
-        notes.push(`B3 pgbench ceiling: ${before.pgbench_tps} / ${after.pgbench_tps} tps; service p99 ${fmt(result.values.p99_ms!)} ms; RSS after B3 ${result.values.rss_mib} MiB (bench process = service + seeding)`);
+        rows.push({
+          figure: "B3 POST /subscriptions req/s",
+          baseline: [before.req_per_s!, after.req_per_s!],
+          service: result.values.req_per_s!,
+          sense: "higher",
+          target: 0.3,
+          unit: "req/s",
+          correctness: result.correctness,
+          ok: result.ok,
+        });
+        notes.push(
+          `B3 pgbench ceiling: ${before.pgbench_tps} / ${after.pgbench_tps} tps; service p99 ${fmt(result.values.p99_ms!)} ms; RSS after B3 ${result.values.rss_mib} MiB (bench process = service + seeding)`,
+        );
       }
       if (figures.includes("read")) {
         const { before, after, result } = await bracket("read", {}, () => api.read());
-        rows.push({ figure: "B1 GET /subscriptions/{id} req/s", baseline: [before.req_per_s!, after.req_per_s!], service: result.values.req_per_s!, sense: "higher", target: 0.3, unit: "req/s", correctness: result.correctness, ok: result.ok });
-        rows.push({ figure: "B1 p99", baseline: [before.p99_ms!, after.p99_ms!], service: result.values.p99_ms!, sense: "lower", target: 5, unit: "ms", correctness: result.correctness, ok: result.ok });
+        rows.push({
+          figure: "B1 GET /subscriptions/{id} req/s",
+          baseline: [before.req_per_s!, after.req_per_s!],
+          service: result.values.req_per_s!,
+          sense: "higher",
+          target: 0.3,
+          unit: "req/s",
+          correctness: result.correctness,
+          ok: result.ok,
+        });
+        rows.push({
+          figure: "B1 p99",
+          baseline: [before.p99_ms!, after.p99_ms!],
+          service: result.values.p99_ms!,
+          sense: "lower",
+          target: 5,
+          unit: "ms",
+          correctness: result.correctness,
+          ok: result.ok,
+        });
         const v = result.values;
         notes.push(
           `RSS after B1${figures.includes("create") ? " + B3" : ""}: ${v.rss_mib} MiB (target ≤ 350 MiB; bench process = service + seeding; ` +
@@ -111,12 +140,30 @@ try {
   if (figures.includes("expiry")) {
     const env = { BENCH_DELAYED_JOBS: String(EXPIRY), BENCH_QUEUE_JOBS: "2000", BENCH_QUEUE_SEQ_JOBS: "200" };
     const { before, after, result } = await bracket("queue", env, () => expiryFigure(EXPIRY));
-    rows.push({ figure: `B6 expiry lag p99 (${EXPIRY} due at once)`, baseline: [before.lag_p99_ms!, after.lag_p99_ms!], service: result.values.lag_p99_ms!, sense: "absolute", target: 2000, unit: "ms", correctness: result.correctness, ok: result.ok });
+    rows.push({
+      figure: `B6 expiry lag p99 (${EXPIRY} due at once)`,
+      baseline: [before.lag_p99_ms!, after.lag_p99_ms!],
+      service: result.values.lag_p99_ms!,
+      sense: "absolute",
+      target: 2000,
+      unit: "ms",
+      correctness: result.correctness,
+      ok: result.ok,
+    });
   }
   if (figures.includes("webhooks")) {
     const env = { BENCH_WEBHOOKS: String(WEBHOOK_EVENTS) };
     const { before, after, result } = await bracket("webhooks", env, () => webhooksFigure(WEBHOOK_EVENTS, WEBHOOK_MAX_IN_FLIGHT));
-    rows.push({ figure: `B7 webhooks/s (${WEBHOOK_EVENTS} events, 1 endpoint)`, baseline: [before.deliveries_per_s!, after.deliveries_per_s!], service: result.values.deliveries_per_s!, sense: "higher", target: 0.2, unit: "/s", correctness: result.correctness, ok: result.ok });
+    rows.push({
+      figure: `B7 webhooks/s (${WEBHOOK_EVENTS} events, 1 endpoint)`,
+      baseline: [before.deliveries_per_s!, after.deliveries_per_s!],
+      service: result.values.deliveries_per_s!,
+      sense: "higher",
+      target: 0.2,
+      unit: "/s",
+      correctness: result.correctness,
+      ok: result.ok,
+    });
   }
   if (figures.includes("webhooks-split")) {
     const env = { BENCH_WEBHOOKS: String(WEBHOOK_EVENTS) };
@@ -137,7 +184,16 @@ try {
   if (figures.includes("renewals")) {
     const env = { BENCH_RENEWALS: String(RENEWALS) };
     const { before, after, result } = await bracket("renewals", env, () => renewalsFigure(RENEWALS));
-    rows.push({ figure: `B8 renewals seconds (${RENEWALS} due)`, baseline: [before.seconds!, after.seconds!], service: result.values.seconds!, sense: "lower", target: 5, unit: "s", correctness: result.correctness, ok: result.ok });
+    rows.push({
+      figure: `B8 renewals seconds (${RENEWALS} due)`,
+      baseline: [before.seconds!, after.seconds!],
+      service: result.values.seconds!,
+      sense: "lower",
+      target: 5,
+      unit: "s",
+      correctness: result.correctness,
+      ok: result.ok,
+    });
   }
 } finally {
   print();

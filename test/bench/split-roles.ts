@@ -20,7 +20,14 @@ import { apiClient, type ApiClient } from "../support/http.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The npm scripts' node flags (package.json "start:*"). */
-const NODE_ARGS = ["--max-semi-space-size=32", "--heap-growing-percent=50", "--import", "./services/platform/observability/register.ts", "cli/billing.ts", "start"];
+const NODE_ARGS = [
+  "--max-semi-space-size=32",
+  "--heap-growing-percent=50",
+  "--import",
+  "./services/platform/observability/register.ts",
+  "cli/billing.ts",
+  "start",
+];
 const ADMIN_KEY = "bench-admin-key-0123456789";
 
 export type Role = "gateway" | "services" | "workers";
@@ -77,7 +84,11 @@ export class SplitSystem {
   async spawnRole(name: string, role: Role, env: Record<string, string> = {}, profileDir?: string): Promise<RoleProcess> {
     const opsPort = await freePort();
     const args = [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []), ...NODE_ARGS, role];
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...this.env, METRICS_PORT: String(opsPort), ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...this.env, METRICS_PORT: String(opsPort), ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const spawnedAt = Date.now();
@@ -95,7 +106,10 @@ export class SplitSystem {
     this.roles.push(proc);
     for (const deadline = Date.now() + 120_000; ; await sleep(50)) {
       if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${stderr}`);
-      const ok = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return proc;
       if (Date.now() > deadline) throw new Error(`${name} not ready after 120 s: ${stderr}`);
     }

@@ -24,7 +24,11 @@ async function scenario(endpointCount: number, events: number) {
     const ctx = sys.context();
     await ctx.em.transactional(async (em) => {
       for (let i = 0; i < events; i++) {
-        recordEvent(em, ctx.clock, { merchantId, type: "subscription.charge_succeeded", data: { id: `sub_${i}`, amount: "9.99", currency: "USD", status: "ACTIVE" } });
+        recordEvent(em, ctx.clock, {
+          merchantId,
+          type: "subscription.charge_succeeded",
+          data: { id: `sub_${i}`, amount: "9.99", currency: "USD", status: "ACTIVE" },
+        });
       }
     });
     const expected = events * endpointCount;

@@ -23,12 +23,16 @@ describe("hosted authorization page (headless Chromium)", function () {
   let plan: any;
 
   before(async () => {
-    [sys, browser] = await Promise.all([
-      startTestSystem(),
-      chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true }),
-    ]);
+    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
     api = (await sys.createMerchant("Acme Streaming")).api;
-    plan = await createPlan(api, { name: "Pro Monthly", amount: "10.50", currency: "USD", interval: "MONTH", maximumChargeAmount: "15", description: "All channels, HD" });
+    plan = await createPlan(api, {
+      name: "Pro Monthly",
+      amount: "10.50",
+      currency: "USD",
+      interval: "MONTH",
+      maximumChargeAmount: "15",
+      description: "All channels, HD",
+    });
     // The merchant's site, where the customer lands after approving or cancelling.
     merchant = http.createServer((req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
@@ -65,7 +69,10 @@ describe("hosted authorization page (headless Chromium)", function () {
   async function approveWith(page: Page, asset: string, pin: string) {
     await page.check(`[name=fundingAsset][value=${asset}]`);
     await page.fill("input[name=pin]", pin);
-    const [response] = await Promise.all([page.waitForEvent("response", (r) => r.request().method() === "POST"), page.click("button[name=action][value=approve]")]);
+    const [response] = await Promise.all([
+      page.waitForEvent("response", (r) => r.request().method() === "POST"),
+      page.click("button[name=action][value=approve]"),
+    ]);
     await page.waitForLoadState("load");
     return response;
   }
@@ -79,7 +86,8 @@ describe("hosted authorization page (headless Chromium)", function () {
     const first = await page.goto(s.url);
     expect(first!.status()).to.equal(200);
     const text = await page.textContent("body");
-    for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "Maximum per charge", "15.00 USD", "All channels, HD"]) expect(text).to.include(part);
+    for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "Maximum per charge", "15.00 USD", "All channels, HD"])
+      expect(text).to.include(part);
 
     const cookies = await context.cookies();
     expect(cookies).to.have.length(1);
@@ -98,7 +106,7 @@ describe("hosted authorization page (headless Chromium)", function () {
     expect(landed.searchParams.get("order")).to.equal("42");
 
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("39.5");
-    expect((await status(s.subscriptionId))).to.include({ status: "ACTIVE", fundingAsset: "USDT_TRON" });
+    expect(await status(s.subscriptionId)).to.include({ status: "ACTIVE", fundingAsset: "USDT_TRON" });
 
     // The link is single-use: back on it, the customer reads that it was used; nothing moves again.
     const again = await page.goto(s.url);

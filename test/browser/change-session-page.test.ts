@@ -26,10 +26,7 @@ describe("hosted plan change page (headless Chromium)", function () {
   let pro: any;
 
   before(async () => {
-    [sys, browser] = await Promise.all([
-      startTestSystem(),
-      chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true }),
-    ]);
+    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
     api = (await sys.createMerchant("Acme Streaming")).api;
     rpc = subscriptionsRpc(sys);
     basic = await createPlan(api, { name: "Basic Monthly", amount: "10", currency: "USD", interval: "MONTH" });
@@ -54,7 +51,11 @@ describe("hosted plan change page (headless Chromium)", function () {
 
   async function proposal(user: WalletUserFixture, overrides: Record<string, unknown> = {}) {
     const subscriptionId = await approvedSubscription(api, rpc.client, basic.id, user.id);
-    const change = await createChange(api, subscriptionId, pro.id, { successUrl: `${merchantBase}/changed?order=42`, cancelUrl: `${merchantBase}/kept`, ...overrides });
+    const change = await createChange(api, subscriptionId, pro.id, {
+      successUrl: `${merchantBase}/changed?order=42`,
+      cancelUrl: `${merchantBase}/kept`,
+      ...overrides,
+    });
     return { subscriptionId, change, url: localUrl(sys, change.approvalUrl) };
   }
 
@@ -66,7 +67,10 @@ describe("hosted plan change page (headless Chromium)", function () {
 
   async function approveWith(page: Page, pin: string) {
     await page.fill("input[name=pin]", pin);
-    const [response] = await Promise.all([page.waitForEvent("response", (r) => r.request().method() === "POST"), page.click("button[name=action][value=approve]")]);
+    const [response] = await Promise.all([
+      page.waitForEvent("response", (r) => r.request().method() === "POST"),
+      page.click("button[name=action][value=approve]"),
+    ]);
     await page.waitForLoadState("load");
     return response;
   }
@@ -78,7 +82,16 @@ describe("hosted plan change page (headless Chromium)", function () {
     const first = await page.goto(p.url);
     expect(first!.status()).to.equal(200);
     const text = await page.textContent("body");
-    for (const part of ["Acme Streaming", "Change your plan to Pro Monthly", "Basic Monthly · 10.00 USD / month", "Pro Monthly · 25.00 USD / month", "Now", "7.50 USD", "USDT_TRON", "Upgrade to HD"]) {
+    for (const part of [
+      "Acme Streaming",
+      "Change your plan to Pro Monthly",
+      "Basic Monthly · 10.00 USD / month",
+      "Pro Monthly · 25.00 USD / month",
+      "Now",
+      "7.50 USD",
+      "USDT_TRON",
+      "Upgrade to HD",
+    ]) {
       expect(text).to.include(part);
     }
     const cookies = await context.cookies();
@@ -92,7 +105,9 @@ describe("hosted plan change page (headless Chromium)", function () {
     expect(step).to.include("Due now: 7.50 USDT_TRON");
     // The paying asset is fixed, yet [name=fundingAsset] is the same radio of asset codes as on the authorization page:
     // the only one, already checked, so the same browser steps (check it, PIN, approve) work on both pages.
-    const fundingInputs = await page.locator("[name=fundingAsset]").evaluateAll((els) => els.map((e: any) => ({ type: e.type, value: e.value, checked: e.checked })));
+    const fundingInputs = await page
+      .locator("[name=fundingAsset]")
+      .evaluateAll((els) => els.map((e: any) => ({ type: e.type, value: e.value, checked: e.checked })));
     expect(fundingInputs).to.deep.equal([{ type: "radio", value: "USDT_TRON", checked: true }]);
     await page.check("[name=fundingAsset][value=USDT_TRON]");
     expect(await page.textContent("button[name=action][value=approve]")).to.include("Approve and pay 7.50 USD");
@@ -100,7 +115,12 @@ describe("hosted plan change page (headless Chromium)", function () {
     await approveWith(page, PIN);
     await page.waitForURL((url) => url.toString().startsWith(`${merchantBase}/changed`));
     const landed = new URL(page.url());
-    expect(Object.fromEntries(landed.searchParams)).to.deep.equal({ order: "42", subscriptionId: p.subscriptionId, changeSessionId: p.change.id, status: "APPLIED" });
+    expect(Object.fromEntries(landed.searchParams)).to.deep.equal({
+      order: "42",
+      subscriptionId: p.subscriptionId,
+      changeSessionId: p.change.id,
+      status: "APPLIED",
+    });
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("32.5");
     expect((await subscriptionOf(api, p.subscriptionId)).planId).to.equal(pro.id);
 
@@ -213,7 +233,11 @@ describe("hosted plan change page (headless Chromium)", function () {
   for (const { name, viewport, isMobile } of VIEWPORTS) {
     it(`reads well at ${name}: every step has no serious or critical axe violation and nothing wider than the screen`, async () => {
       const user = await createWalletUser(sys, { USDT_TRON: "50" });
-      const p = await proposal(user, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "7.5", reason: "Upgrade to HD: every channel, four screens at once" });
+      const p = await proposal(user, {
+        effectiveMode: "IMMEDIATE",
+        immediateChargeAmount: "7.5",
+        reason: "Upgrade to HD: every channel, four screens at once",
+      });
       const wide = await browser.newContext({ javaScriptEnabled: false, viewport, isMobile });
       try {
         const page = await wide.newPage();

@@ -24,10 +24,7 @@ describe("refund claim page (headless Chromium)", function () {
   let browser: Browser;
 
   before(async () => {
-    [sys, browser] = await Promise.all([
-      startTestSystem(),
-      chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true }),
-    ]);
+    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
     api = (await sys.createMerchant("Acme <Store>")).api;
   });
   after(async () => {
@@ -46,9 +43,19 @@ describe("refund claim page (headless Chromium)", function () {
   /** A claim link of a refund of a paid BTC order, so the customer gives a long (taproot) address. */
   async function btcClaim() {
     const order = await createOrder(api, { asset: "BTC", amount: "0.01", currency: "BTC" });
-    const paid = await sys.admin.post("/admin/v1/deposits", { address: order.address, asset: "BTC", amount: "0.01", txId: `claim-page-btc-${process.pid}-${++btcDeposits}`, confirmations: 2 });
+    const paid = await sys.admin.post("/admin/v1/deposits", {
+      address: order.address,
+      asset: "BTC",
+      amount: "0.01",
+      txId: `claim-page-btc-${process.pid}-${++btcDeposits}`,
+      confirmations: 2,
+    });
     expect(paid.status, paid.text).to.be.oneOf([200, 201]);
-    await eventually(async () => ((await api.get(`/api/v1/payment-orders/${order.id}`)).body.status === "PAID" ? true : undefined), 15_000, "the BTC order paid");
+    await eventually(
+      async () => ((await api.get(`/api/v1/payment-orders/${order.id}`)).body.status === "PAID" ? true : undefined),
+      15_000,
+      "the BTC order paid",
+    );
     const res = await api.post(`/api/v1/payment-orders/${order.id}/refunds`, { amount: "0.005" });
     expect(res.status, res.text).to.equal(201);
     return { order, refund: res.body, url: new URL(new URL(res.body.claimUrl).pathname, sys.baseUrl).toString() };
@@ -89,7 +96,11 @@ describe("refund claim page (headless Chromium)", function () {
 
         const listed = (await api.get(`/api/v1/payment-orders/${order.id}/refunds`)).body.data.find((r: any) => r.id === refund.id);
         expect(listed).to.include({ status: "PROCESSING", address: good, claimUrl: null });
-        await eventually(async () => ((await api.get(`/api/v1/payouts/${listed.payoutId}`)).body.status === "PROCESSING" ? true : undefined), 15_000, "the payout on the chain");
+        await eventually(
+          async () => ((await api.get(`/api/v1/payouts/${listed.payoutId}`)).body.status === "PROCESSING" ? true : undefined),
+          15_000,
+          "the payout on the chain",
+        );
         // the link now only tells where the refund is; posting again changes nothing
         const again = await page.goto(url);
         expect(again!.status()).to.equal(200);
@@ -108,7 +119,11 @@ describe("refund claim page (headless Chromium)", function () {
   it("refuses a form without its CSRF token (403) and moves nothing", async () => {
     const { url } = await claim();
     const before = await available(api);
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `address=${TRON_ADDRESS}&action=claim` });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `address=${TRON_ADDRESS}&action=claim`,
+    });
     expect(res.status).to.equal(403);
     expect(await available(api)).to.equal(before);
   });

@@ -24,7 +24,10 @@ describe("dashboard: audit log and exports (headless Chromium)", function () {
   let subscriptionId: string;
 
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem({ workerGroups: [] }), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    [sys, browser] = await Promise.all([
+      startTestSystem({ workerGroups: [] }),
+      chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true }),
+    ]);
     merchant = await sys.createMerchant("Audited Streaming");
     rpc = subscriptionsRpc(sys);
     subscriptionId = (await approvedSubscription(sys, merchant.api, rpc.client, { plan: { amount: "10", currency: "USD" } })).subscriptionId;
@@ -59,7 +62,13 @@ describe("dashboard: audit log and exports (headless Chromium)", function () {
     expect((await submit(page, `form[data-member-id="${invited.id}"] button[name=action][value=change-role]`)).status()).to.equal(303);
 
     const invitedEntry = (await entries("member.invite")).find((e: any) => e.object_id === invited.id);
-    expect(invitedEntry).to.include({ actor_type: "member", actor_id: owner.id, actor_label: owner.email.toLowerCase(), object_type: "member", object_id: invited.id });
+    expect(invitedEntry).to.include({
+      actor_type: "member",
+      actor_id: owner.id,
+      actor_label: owner.email.toLowerCase(),
+      object_type: "member",
+      object_id: invited.id,
+    });
     expect(invitedEntry.ip).to.be.a("string");
     expect(invitedEntry.user_agent).to.be.a("string").and.not.empty;
     const changed = await entries("member.change_role");
@@ -110,7 +119,9 @@ describe("dashboard: audit log and exports (headless Chromium)", function () {
     expect(await rows.count()).to.be.at.least(5);
     const cancelRow = page.locator('[data-action="subscription.cancel"]');
     expect(await cancelRow.locator("[data-actor-type]").getAttribute("data-actor-type")).to.equal("api_key");
-    expect(await cancelRow.textContent()).to.include(merchant.apiKey.slice(0, 12)).and.include(subscriptionId);
+    expect(await cancelRow.textContent())
+      .to.include(merchant.apiKey.slice(0, 12))
+      .and.include(subscriptionId);
 
     await page.fill("input[name=actor]", owner.email);
     await page.fill("input[name=action]", "member.invite");
@@ -147,7 +158,9 @@ describe("dashboard: audit log and exports (headless Chromium)", function () {
     expect(res.headers()["content-type"]).to.equal("text/csv; charset=utf-8");
     expect(res.headers()["content-disposition"]).to.equal(`attachment; filename="charges-${today}-to-${today}.csv"`);
     const lines = (await res.text()).trim().split("\n");
-    expect(lines[0]).to.equal("id,createdAt,settledAt,subscriptionId,walletUserId,purpose,status,failureReason,currency,amount,asset,assetAmount,rate,amountRefunded,assetAmountRefunded,receiptNumber");
+    expect(lines[0]).to.equal(
+      "id,createdAt,settledAt,subscriptionId,walletUserId,purpose,status,failureReason,currency,amount,asset,assetAmount,rate,amountRefunded,assetAmountRefunded,receiptNumber",
+    );
     expect(lines).to.have.length(2);
     const cells = lines[1]!.split(",");
     expect(cells[3]).to.equal(subscriptionId);

@@ -42,7 +42,9 @@ describe("dashboard: team members and login (headless Chromium)", function () {
       expect((await sys.admin.post(`/admin/v1/merchants/${acme.id}/members`, { email, role: "VIEWER" })).status).to.equal(409);
       expect((await sys.admin.post(`/admin/v1/merchants/${acme.id}/members`, { email: "x@example.com", role: "KING" })).status).to.equal(400);
       expect((await sys.admin.post(`/admin/v1/merchants/${acme.id}/members`, { email: "not-an-email", role: "VIEWER" })).status).to.equal(400);
-      expect((await sys.admin.post(`/admin/v1/merchants/00000000-0000-4000-8000-000000000000/members`, { email: uniqueEmail("x"), role: "VIEWER" })).status).to.equal(404);
+      expect(
+        (await sys.admin.post(`/admin/v1/merchants/00000000-0000-4000-8000-000000000000/members`, { email: uniqueEmail("x"), role: "VIEWER" })).status,
+      ).to.equal(404);
       expect((await sys.http.post(`/admin/v1/merchants/${acme.id}/members`, { email: uniqueEmail("x"), role: "VIEWER" })).status).to.equal(401);
       // Nothing secret is stored in clear: the password hash is argon2id, the TOTP secret sealed, the token a digest.
       const [row] = await sys.sql(`select invite_token_hash, password_hash, totp_secret from members where id = ?`, [res.body.id]);
@@ -63,7 +65,9 @@ describe("dashboard: team members and login (headless Chromium)", function () {
     it("invite → password (common ones refused) → TOTP from [data-totp-secret] → 10 recovery codes; the invite works once", async () => {
       const invited = await invite(sys, acme.id, "OWNER");
       await page.goto(`${sys.baseUrl}${invited.invitePath}`);
-      expect(await page.textContent("main")).to.include("Acme Streaming").and.include(invited.email);
+      expect(await page.textContent("main"))
+        .to.include("Acme Streaming")
+        .and.include(invited.email);
       for (const [weak, why] of [
         ["short pass", "at least 12"],
         ["password1234", "too common"],
@@ -84,7 +88,9 @@ describe("dashboard: team members and login (headless Chromium)", function () {
       expect(row.totp_secret).to.match(/^v1\./).and.not.include(member.secret);
       expect(row.invite_token_hash).to.equal(null);
       const codes = await sys.sql(`select code_hash from member_recovery_codes where member_id = ?`, [member.id]);
-      expect(codes.map((c) => c.code_hash)).to.have.length(10).and.not.include.members(member.recoveryCodes);
+      expect(codes.map((c) => c.code_hash))
+        .to.have.length(10)
+        .and.not.include.members(member.recoveryCodes);
       // Single use: the link now answers 404.
       const again = await page.goto(`${sys.baseUrl}${invited.invitePath}`);
       expect(again!.status()).to.equal(404);
@@ -138,7 +144,11 @@ describe("dashboard: team members and login (headless Chromium)", function () {
       expect(wrongToken.status()).to.equal(403);
       const anonymous = await browser.newContext({ javaScriptEnabled: false });
       try {
-        expect((await (await anonymous.newPage()).request.post(`${sys.baseUrl}/dashboard/login`, { form: { action: "login", email: "a@b.cd", password: "x" } })).status()).to.equal(403);
+        expect(
+          (
+            await (await anonymous.newPage()).request.post(`${sys.baseUrl}/dashboard/login`, { form: { action: "login", email: "a@b.cd", password: "x" } })
+          ).status(),
+        ).to.equal(403);
       } finally {
         await anonymous.close();
       }
@@ -175,7 +185,9 @@ describe("dashboard: team members and login (headless Chromium)", function () {
       // Another merchant's member id in the form: the 404 page.
       const stranger = await invite(sys, acme.id, "VIEWER");
       const csrf = (await page.getAttribute("input[name=csrf]", "value"))!;
-      const foreign = await page.request.post(`${sys.baseUrl}/dashboard/team`, { form: { csrf, action: "remove-member", memberId: stranger.id, totp: "000000" } });
+      const foreign = await page.request.post(`${sys.baseUrl}/dashboard/team`, {
+        form: { csrf, action: "remove-member", memberId: stranger.id, totp: "000000" },
+      });
       expect(foreign.status()).to.equal(404);
       expect((await sys.sql(`select status from members where id = ?`, [stranger.id]))[0].status).to.equal("INVITED");
 
@@ -188,7 +200,9 @@ describe("dashboard: team members and login (headless Chromium)", function () {
         expect(await viewerPage.locator("button[name=action][value=invite-member]").count()).to.equal(0);
         expect(await viewerPage.locator("button[name=action][value=change-role]").count()).to.equal(0);
         const viewerCsrf = (await viewerPage.getAttribute("input[name=csrf]", "value"))!;
-        const refused = await viewerPage.request.post(`${sys.baseUrl}/dashboard/team`, { form: { csrf: viewerCsrf, action: "invite-member", email: uniqueEmail("x"), role: "OWNER" } });
+        const refused = await viewerPage.request.post(`${sys.baseUrl}/dashboard/team`, {
+          form: { csrf: viewerCsrf, action: "invite-member", email: uniqueEmail("x"), role: "OWNER" },
+        });
         expect(refused.status()).to.equal(403);
         expect(await refused.text()).to.include('role="alert"');
       } finally {

@@ -40,7 +40,12 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
   const contexts: BrowserContext[] = [];
 
   /** A member of `merchantId` with `role`, enrolled and logged in, on its own browser context. */
-  async function member(merchantId: string, role: string, viewport = { width: 1280, height: 800 }, isMobile = false): Promise<{ page: Page; member: MemberFixture }> {
+  async function member(
+    merchantId: string,
+    role: string,
+    viewport = { width: 1280, height: 800 },
+    isMobile = false,
+  ): Promise<{ page: Page; member: MemberFixture }> {
     const context = await browser.newContext({ javaScriptEnabled: false, viewport, isMobile });
     contexts.push(context);
     const page = await context.newPage();
@@ -49,7 +54,8 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
 
   const url = (path: string) => `${sys.baseUrl}${path}`;
   const csrfOf = async (page: Page) => (await page.getAttribute("input[name=csrf]", "value"))!;
-  const postForm = async (page: Page, path: string, form: Record<string, string>) => page.request.post(url(path), { form: { csrf: await csrfOf(page), ...form } });
+  const postForm = async (page: Page, path: string, form: Record<string, string>) =>
+    page.request.post(url(path), { form: { csrf: await csrfOf(page), ...form } });
 
   before(async () => {
     [sys, browser, receiver] = await Promise.all([
@@ -76,7 +82,8 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
 
   it("every page is in the navigation with its accessible name and answers 200 to every role", async () => {
     const { page } = await member(acme.id, "VIEWER");
-    for (const name of NAV_NAMES) expect(await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name, exact: true }).count(), name).to.equal(1);
+    for (const name of NAV_NAMES)
+      expect(await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name, exact: true }).count(), name).to.equal(1);
     for (const p of PAGES) {
       const res = await page.goto(url(`/dashboard/${p}`));
       expect(res!.status(), p).to.equal(200);
@@ -123,7 +130,11 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
       expect(await page.textContent("[role=status]")).to.include("revoked");
       expect(await page.locator(`tr[data-key-id="${keyId}"] td[data-label="Status"]`).textContent()).to.include("Revoked");
       expect(await page.locator(`form[data-key-id="${keyId}"]`).count()).to.equal(0);
-      await eventually(async () => ((await sys.http.get("/api/v1/subscription-plans", headers)).status === 401 ? true : undefined), 5_000, "the revoked key refused");
+      await eventually(
+        async () => ((await sys.http.get("/api/v1/subscription-plans", headers)).status === 401 ? true : undefined),
+        5_000,
+        "the revoked key refused",
+      );
     });
 
     it("SUPPORT sees no create or revoke button and a posted create is 403 with [role=alert]; another merchant's key id is the 404 page", async () => {
@@ -168,10 +179,14 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
       const plan = await acme.api.post("/api/v1/subscription-plans", { name: "Hooked", amount: "5", currency: "USD", interval: "MONTH" });
       expect(plan.status, plan.text).to.equal(201);
       await receiver.waitFor((r) => r.length >= 2, 20_000);
-      await eventually(async () => {
-        await page.goto(url(path));
-        return (await page.locator("tr[data-delivery-id] [data-status=SUCCEEDED]").count()) === 1 ? true : undefined;
-      }, 15_000, "the delivery shown as delivered");
+      await eventually(
+        async () => {
+          await page.goto(url(path));
+          return (await page.locator("tr[data-delivery-id] [data-status=SUCCEEDED]").count()) === 1 ? true : undefined;
+        },
+        15_000,
+        "the delivery shown as delivered",
+      );
       expect(await page.content()).not.to.include(secret);
       const delivery = page.locator("tr[data-delivery-id]").first();
       const attempts = delivery.locator("li[data-attempt]");
@@ -193,7 +208,9 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
 
       expect((await submit(page, "button[name=action][value=rotate-webhook-secret]")).status()).to.equal(200);
       const rotated = (await page.textContent("[data-webhook-secret]"))!.trim();
-      expect(rotated).to.match(/^whsec_/).and.not.equal(secret);
+      expect(rotated)
+        .to.match(/^whsec_/)
+        .and.not.equal(secret);
 
       expect((await submit(page, "button[name=action][value=disable-webhook-endpoint]")).status()).to.equal(303);
       expect(await page.getAttribute("dd[data-status]", "data-status")).to.equal("DISABLED");
@@ -216,7 +233,9 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
     it("Events: a type filter, keyset paging, each event's JSON escaped in a <pre>; a VIEWER may not redeliver", async () => {
       const { page } = await member(acme.id, "DEVELOPER");
       for (let i = 0; i < 21; i++) {
-        expect((await acme.api.post("/api/v1/subscription-plans", { name: `${HOSTILE} ${i}`, amount: "5", currency: "USD", interval: "MONTH" })).status).to.equal(201);
+        expect(
+          (await acme.api.post("/api/v1/subscription-plans", { name: `${HOSTILE} ${i}`, amount: "5", currency: "USD", interval: "MONTH" })).status,
+        ).to.equal(201);
       }
       await page.goto(url("/dashboard/events?type=plan.created"));
       const rows = page.locator("tr[data-event-id]");
@@ -246,7 +265,9 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
     it("another merchant's endpoint or event is the 404 page, to read and to act on", async () => {
       const foreign = await globex.api.post("/api/v1/webhook-endpoints", { url: "https://hooks.example.com/x" });
       expect(foreign.status, foreign.text).to.equal(201);
-      expect((await globex.api.post("/api/v1/subscription-plans", { name: "Globex plan", amount: "5", currency: "USD", interval: "MONTH" })).status).to.equal(201);
+      expect((await globex.api.post("/api/v1/subscription-plans", { name: "Globex plan", amount: "5", currency: "USD", interval: "MONTH" })).status).to.equal(
+        201,
+      );
       const foreignEvent = (await globex.api.get("/api/v1/events?limit=1")).body.data[0];
       const { page } = await member(acme.id, "OWNER");
       expect((await page.goto(url(`/dashboard/webhooks/${foreign.body.id}`)))!.status()).to.equal(404);
@@ -329,7 +350,9 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
       expect(await active.count()).to.equal(1);
       const [activated] = await sys.sql(`select type from events where merchant_id = ? and type like 'payout_destination.%' order by created_at`, [acme.id]);
       expect(activated.type).to.equal("payout_destination.created");
-      expect((await sys.sql(`select count(*)::int as n from events where merchant_id = ? and type = 'payout_destination.activated'`, [acme.id]))[0].n).to.equal(1);
+      expect((await sys.sql(`select count(*)::int as n from events where merchant_id = ? and type = 'payout_destination.activated'`, [acme.id]))[0].n).to.equal(
+        1,
+      );
 
       // A second one, left to cool, by another owner; activated afterwards by a third (a member's codes are one per 30-second step).
       const second = await member(acme.id, "OWNER");
@@ -343,7 +366,9 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
       const third = await member(acme.id, "OWNER");
       await third.page.goto(url("/dashboard/payouts"));
       await third.page.fill(`#activate-totp-${pendingId}`, await nextCode(third.member));
-      expect((await submit(third.page, `form[data-destination-id="${pendingId}"] button[name=action][value=activate-payout-destination]`)).status()).to.equal(303);
+      expect((await submit(third.page, `form[data-destination-id="${pendingId}"] button[name=action][value=activate-payout-destination]`)).status()).to.equal(
+        303,
+      );
       expect(await third.page.getAttribute(`tr[data-destination-id="${pendingId}"] td[data-status]`, "data-status")).to.equal("ACTIVE");
       await page.goto(url("/dashboard/payouts"));
 
@@ -386,9 +411,13 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
 
       // Another merchant's payout or destination: the 404 page.
       const globexDest = await globex.api.post("/api/v1/payout-destinations", { asset: "USDT_TRON", address: TRON_ADDRESS });
-      expect((await postForm(page, "/dashboard/payouts", { action: "activate-payout-destination", destinationId: globexDest.body.id, totp: "000000" })).status()).to.equal(404);
+      expect(
+        (await postForm(page, "/dashboard/payouts", { action: "activate-payout-destination", destinationId: globexDest.body.id, totp: "000000" })).status(),
+      ).to.equal(404);
       expect((await globex.api.get(`/api/v1/payout-destinations/${globexDest.body.id}`)).body.status).to.equal("PENDING_ACTIVATION");
-      expect((await postForm(page, "/dashboard/payouts", { action: "cancel-payout", payoutId: "00000000-0000-4000-8000-000000000000" })).status()).to.equal(404);
+      expect((await postForm(page, "/dashboard/payouts", { action: "cancel-payout", payoutId: "00000000-0000-4000-8000-000000000000" })).status()).to.equal(
+        404,
+      );
 
       // A DEVELOPER reads payouts but has no buttons, and a posted payout is 403.
       const { page: dev } = await member(acme.id, "DEVELOPER");
@@ -441,7 +470,10 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
           await page.goto(url(`/dashboard/${p}`));
           // Open every event's JSON, as a reader would.
           for (const d of (await page.locator("details").all()).slice(0, 2)) await d.locator("summary").click();
-          const stage = p.replace(quietEndpointId, "quiet-endpoint").replace(busy?.id ?? "-", "endpoint").replace(/[^a-z]+/g, "-");
+          const stage = p
+            .replace(quietEndpointId, "quiet-endpoint")
+            .replace(busy?.id ?? "-", "endpoint")
+            .replace(/[^a-z]+/g, "-");
           expect(await seriousA11yViolations(page), stage).to.deep.equal([]);
           expect(await overflowingElements(page), stage).to.deep.equal([]);
           await page.screenshot({ path: `/tmp/dash-b-${stage}-${viewport.width}.png`, fullPage: true });

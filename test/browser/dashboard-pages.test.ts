@@ -39,7 +39,12 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     const user = await createWalletUser(sys, { USDT_TRON: credits });
     const s = await createSubscription(m.api, planId, user.id, { customerEmail: user.email });
     const res = await rpc.client.approveAuthorization({ token: tokenOf(s.authorizationUrl), walletUserId: user.id, fundingAsset: "USDT_TRON" });
-    return { id: s.subscriptionId, outcome: res.outcome, user, reference: (await m.api.get(`/api/v1/subscriptions/${s.subscriptionId}`)).body.externalReference as string };
+    return {
+      id: s.subscriptionId,
+      outcome: res.outcome,
+      user,
+      reference: (await m.api.get(`/api/v1/subscriptions/${s.subscriptionId}`)).body.externalReference as string,
+    };
   }
 
   const emails = new Map<Page, string>();
@@ -112,7 +117,9 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     const [failed] = await sys.sql(`select count(*)::int as n from subscription_charges where merchant_id = ? and status = 'FAILED'`, [acme.id]);
     expect(failed.n).to.be.greaterThan(0);
     expect(await metric(admin, "charges-failed-30d")).to.equal(String(failed.n));
-    expect(await admin.textContent("main")).to.include("Monthly recurring revenue (MRR)").and.include("divided by 12");
+    expect(await admin.textContent("main"))
+      .to.include("Monthly recurring revenue (MRR)")
+      .and.include("divided by 12");
     // The chart: an SVG with a title and a description, and the same figures as a table.
     const chart = admin.locator("svg[data-chart]").first();
     expect(await chart.getAttribute("role")).to.equal("img");
@@ -130,7 +137,8 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
   });
 
   it("Subscriptions: search by id, externalReference and customer email; status filter; next and previous pages", async () => {
-    const rowsOf = async () => admin.locator("table[data-list=subscriptions] tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-subscription-id")));
+    const rowsOf = async () =>
+      admin.locator("table[data-list=subscriptions] tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-subscription-id")));
     await admin.goto(`${sys.baseUrl}/dashboard/subscriptions`);
     const firstPage = await rowsOf();
     expect(firstPage).to.have.length(20);
@@ -165,15 +173,24 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
         return (await em.execute<{ "QUERY PLAN": string }[]>(`explain ${sql}`, params)).map((r) => r["QUERY PLAN"]).join("\n");
       });
     const search = "select * from subscriptions where merchant_id = ? and ";
-    expect(await planOf(`${search}lower(customer_email) = ? order by created_at desc, id desc limit 21`, [acme.id, "x@example.com"])).to.include("subscriptions_merchant_email_idx");
-    expect(await planOf(`${search}external_reference = ? order by created_at desc, id desc limit 21`, [acme.id, "x"])).to.include("subscriptions_merchant_external_idx");
-    expect(await planOf("select status, count(*) from subscription_charges where merchant_id = ? and created_at >= now() - interval '30 days' group by status", [acme.id])).to.include(
-      "subscription_charges_merchant_created_idx",
+    expect(await planOf(`${search}lower(customer_email) = ? order by created_at desc, id desc limit 21`, [acme.id, "x@example.com"])).to.include(
+      "subscriptions_merchant_email_idx",
     );
+    expect(await planOf(`${search}external_reference = ? order by created_at desc, id desc limit 21`, [acme.id, "x"])).to.include(
+      "subscriptions_merchant_external_idx",
+    );
+    expect(
+      await planOf("select status, count(*) from subscription_charges where merchant_id = ? and created_at >= now() - interval '30 days' group by status", [
+        acme.id,
+      ]),
+    ).to.include("subscription_charges_merchant_created_idx");
     // A subscription's events: each side of the OR is an index range on its expression.
     await sys.sql("analyze events");
     for (const key of ["id", "subscriptionId"]) {
-      const plan = await planOf(`select * from events where merchant_id = ? and (data->>'${key}') = ? order by created_at desc, id desc limit 101`, [acme.id, acme.id]);
+      const plan = await planOf(`select * from events where merchant_id = ? and (data->>'${key}') = ? order by created_at desc, id desc limit 101`, [
+        acme.id,
+        acme.id,
+      ]);
       expect(plan, key).to.match(new RegExp(`Index Cond: .*data ->> '${key}'`));
     }
   });
@@ -228,7 +245,18 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     // SUPPORT may not manage plans: no form, and a posted one is refused.
     await support.goto(`${sys.baseUrl}/dashboard/plans`);
     expect(await support.locator("button[name=action][value=create-plan]").count()).to.equal(0);
-    const refused = await support.request.post(`${sys.baseUrl}/dashboard/plans`, { form: { csrf: await csrfOf(support), action: "create-plan", name: "x", amount: "1", currency: "USD", interval: "MONTH", intervalCount: "1", trialDays: "0" } });
+    const refused = await support.request.post(`${sys.baseUrl}/dashboard/plans`, {
+      form: {
+        csrf: await csrfOf(support),
+        action: "create-plan",
+        name: "x",
+        amount: "1",
+        currency: "USD",
+        interval: "MONTH",
+        intervalCount: "1",
+        trialDays: "0",
+      },
+    });
     expect(refused.status()).to.equal(403);
     expect(await refused.text()).to.include('role="alert"');
   });
@@ -245,7 +273,9 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
       expect(await res.text()).to.include('role="alert"');
     }
     const [charge] = await sys.sql(`select id from subscription_charges where subscription_id = ?`, [id]);
-    const refund = await viewer.request.post(`${sys.baseUrl}/dashboard/subscriptions/${id}`, { form: { csrf, action: "refund", chargeId: charge.id, amount: "" } });
+    const refund = await viewer.request.post(`${sys.baseUrl}/dashboard/subscriptions/${id}`, {
+      form: { csrf, action: "refund", chargeId: charge.id, amount: "" },
+    });
     expect(refund.status()).to.equal(403);
     expect((await acme.api.get(`/api/v1/subscriptions/${id}`)).body.status).to.equal("ACTIVE");
     expect(await sys.sql(`select id from subscription_refunds where charge_id = ?`, [charge.id])).to.have.length(0);
@@ -277,7 +307,10 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     await admin.fill("input[name=maximumChargeAmount]", "15");
     expect((await submit(admin, "button[name=action][value=create-plan]")).status()).to.equal(303);
     expect(await admin.textContent("[role=status]")).to.include("plan is created");
-    const [row] = await sys.sql(`select id, amount::text as amount, currency, interval, interval_count, trial_days, maximum_charge_amount::text as cap from plans where merchant_id = ? and name = ?`, [acme.id, "Gold <b>tier</b>"]);
+    const [row] = await sys.sql(
+      `select id, amount::text as amount, currency, interval, interval_count, trial_days, maximum_charge_amount::text as cap from plans where merchant_id = ? and name = ?`,
+      [acme.id, "Gold <b>tier</b>"],
+    );
     expect(row).to.include({ currency: "EUR", interval: "WEEK", interval_count: 2, trial_days: 3 });
     expect(Number(row.amount)).to.equal(12.5);
     expect(Number(row.cap)).to.equal(15);
@@ -310,16 +343,15 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     expect(get!.status()).to.equal(404);
     expect((await admin.goto(`${sys.baseUrl}/dashboard/subscriptions/not-a-uuid`))!.status()).to.equal(404);
     expect((await admin.goto(`${sys.baseUrl}/dashboard/plans/${globexPlanId}`))!.status()).to.equal(404);
-    for (const form of [
-      { action: "cancel" },
-      { action: "pause" },
-    ]) {
+    for (const form of [{ action: "cancel" }, { action: "pause" }]) {
       const res = await admin.request.post(`${sys.baseUrl}/dashboard/subscriptions/${globexSubscriptionId}`, { form: { csrf, ...form } });
       expect(res.status(), form.action).to.equal(404);
     }
     const [globexCharge] = await sys.sql(`select id from subscription_charges where subscription_id = ?`, [globexSubscriptionId]);
     // A foreign charge on one's own subscription's page: 404 as well.
-    const refund = await admin.request.post(`${sys.baseUrl}/dashboard/subscriptions/${subs.yearly!.id}`, { form: { csrf, action: "refund", chargeId: globexCharge.id } });
+    const refund = await admin.request.post(`${sys.baseUrl}/dashboard/subscriptions/${subs.yearly!.id}`, {
+      form: { csrf, action: "refund", chargeId: globexCharge.id },
+    });
     expect(refund.status()).to.equal(404);
     const archive = await admin.request.post(`${sys.baseUrl}/dashboard/plans`, { form: { csrf, action: "archive-plan", planId: globexPlanId } });
     expect(archive.status()).to.equal(404);

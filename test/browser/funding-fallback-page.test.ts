@@ -5,7 +5,16 @@ import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
-import { createPlan, createSubscription, createWalletUser, eventsOf, localUrl, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
+import {
+  createPlan,
+  createSubscription,
+  createWalletUser,
+  eventsOf,
+  localUrl,
+  PIN,
+  subscriptionsRpc,
+  type WalletUserFixture,
+} from "../support/subscriptions.ts";
 import { advanceTo, approvedSubscription, DAY } from "../support/billing.ts";
 import { settle } from "../support/sweeps.ts";
 

@@ -60,7 +60,9 @@ describe("queue dashboard (/admin/queues)", function () {
 
   it("loads nothing from outside the deployment (no Google Fonts), under a CSP that allows only itself", async () => {
     const res = await sys.http.get("/admin/queues", { "x-admin-key": ADMIN_KEY });
-    expect(res.text).to.contain("<html").and.not.match(/fonts\.googleapis|fonts\.gstatic|https?:\/\//);
+    expect(res.text)
+      .to.contain("<html")
+      .and.not.match(/fonts\.googleapis|fonts\.gstatic|https?:\/\//);
     const csp = res.headers.get("content-security-policy") ?? "";
     expect(csp).to.contain("default-src 'self'").and.contain("script-src 'self'").and.contain("font-src 'self'");
     expect(csp).not.to.match(/script-src[^;]*unsafe-inline/);

@@ -57,7 +57,18 @@ describe("discounted approval and the receipt page (headless Chromium)", functio
         const page = await context.newPage();
         await page.goto(localUrl(sys, s.authorizationUrl));
         const summary = (await page.textContent(".summary"))!;
-        for (const part of ["Price", "10.50 USD / month", "Discount", "3.15 USD off the first 3 charges", "For the first 3 charges", "7.35 USD", "After that", "Due today", "Maximum per charge", "15.00 USD"]) {
+        for (const part of [
+          "Price",
+          "10.50 USD / month",
+          "Discount",
+          "3.15 USD off the first 3 charges",
+          "For the first 3 charges",
+          "7.35 USD",
+          "After that",
+          "Due today",
+          "Maximum per charge",
+          "15.00 USD",
+        ]) {
           expect(summary).to.include(part);
         }
         expect(summary).to.include("7.35 USD for the first 3 charges, then 10.50 USD every month");
@@ -118,9 +129,25 @@ describe("discounted approval and the receipt page (headless Chromium)", functio
           expect(await page.getAttribute("meta[name=robots]", "content")).to.equal("noindex");
           const text = (await page.textContent("main"))!;
           for (const part of [
-            "Acme Streaming", `Receipt ${charge.receiptNumber}`, "Плюс Annual, every year", "Subtotal", "120.00 USD", "Discount", "10.00 USD",
-            "Amount paid", "110.00 USD", "Paid in", "110.00 USDT_TRON", "Rate", "1 USD = 1.00 USDT_TRON", "Rate time", "UTC",
-            "Ledger transaction", charge.walletTransactionId, "Refunds", "25.00 USD (25.00 USDT_TRON)",
+            "Acme Streaming",
+            `Receipt ${charge.receiptNumber}`,
+            "Плюс Annual, every year",
+            "Subtotal",
+            "120.00 USD",
+            "Discount",
+            "10.00 USD",
+            "Amount paid",
+            "110.00 USD",
+            "Paid in",
+            "110.00 USDT_TRON",
+            "Rate",
+            "1 USD = 1.00 USDT_TRON",
+            "Rate time",
+            "UTC",
+            "Ledger transaction",
+            charge.walletTransactionId,
+            "Refunds",
+            "25.00 USD (25.00 USDT_TRON)",
           ]) {
             expect(text).to.include(part);
           }

@@ -25,10 +25,7 @@ describe("customer self-service page (headless Chromium)", function () {
   let browser: Browser;
 
   before(async () => {
-    [sys, browser] = await Promise.all([
-      startTestSystem(),
-      chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true }),
-    ]);
+    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
     acme = (await sys.createMerchant("Acme Streaming")).api;
     globex = (await sys.createMerchant("Globex News")).api;
     rpc = subscriptionsRpc(sys);
@@ -94,7 +91,10 @@ describe("customer self-service page (headless Chromium)", function () {
         const page = await context.newPage();
         const first = await page.goto(pageUrl());
         expect(first!.status()).to.equal(200);
-        expect(first!.headers()["content-security-policy"]).to.include("default-src 'none'").and.include("form-action 'self'").and.include("frame-ancestors 'none'");
+        expect(first!.headers()["content-security-policy"])
+          .to.include("default-src 'none'")
+          .and.include("form-action 'self'")
+          .and.include("frame-ancestors 'none'");
         expect(first!.headers()["cache-control"]).to.equal("no-store");
         const [cookie] = await context.cookies();
         expect(cookie).to.include({ httpOnly: true, sameSite: "Lax", path: "/wallet/subscriptions" });
@@ -110,17 +110,34 @@ describe("customer self-service page (headless Chromium)", function () {
         const acmeCard = page.locator(`section[data-subscription-id="${acmeSub}"]`);
         const acmeText = (await acmeCard.textContent())!;
         // Words for people, one rule for amounts (at least two decimals, whatever the currency or asset).
-        for (const part of ["Acme Streaming", "Pro Monthly", "10.50 USD / month", "Active", "Pays with", "USDT_TRON", "Next charge", "Maximum per charge", "15.00 USD", "Paid", "10.50 USDT_TRON", "Refunded", "5.00 USD (5.00 USDT_TRON)"]) {
+        for (const part of [
+          "Acme Streaming",
+          "Pro Monthly",
+          "10.50 USD / month",
+          "Active",
+          "Pays with",
+          "USDT_TRON",
+          "Next charge",
+          "Maximum per charge",
+          "15.00 USD",
+          "Paid",
+          "10.50 USDT_TRON",
+          "Refunded",
+          "5.00 USD (5.00 USDT_TRON)",
+        ]) {
           expect(acmeText).to.include(part);
         }
         expect(await acmeCard.getAttribute("data-status")).to.equal("ACTIVE");
         expect(await acmeCard.locator("tbody tr").first().getAttribute("data-status")).to.equal("SUCCEEDED");
         const globexCard = page.locator(`section[data-subscription-id="${globexSub}"]`);
         const globexText = (await globexCard.textContent())!;
-        for (const part of ["Globex News", "Daily Digest", "4.00 USD / week", "Free trial", "Trial ends", "No charges yet"]) expect(globexText).to.include(part);
+        for (const part of ["Globex News", "Daily Digest", "4.00 USD / week", "Free trial", "Trial ends", "No charges yet"])
+          expect(globexText).to.include(part);
         expect(await globexCard.getAttribute("data-status")).to.equal("TRIALING");
         const oldCard = page.locator(`section[data-subscription-id="${old}"]`);
-        expect(await oldCard.textContent()).to.include("Cancelled").and.include(`by Acme Streaming`);
+        expect(await oldCard.textContent())
+          .to.include("Cancelled")
+          .and.include(`by Acme Streaming`);
         expect(await oldCard.getAttribute("data-status")).to.equal("CANCELLED");
         expect(await oldCard.locator("form").count()).to.equal(0);
         // No status or reason code is shown to the customer (they stay in data attributes).
@@ -134,7 +151,9 @@ describe("customer self-service page (headless Chromium)", function () {
         expect(await form.locator("button[name=action][value=cancel-subscription]").count()).to.equal(1);
         expect(await form.locator("button[name=action][value=change-funding-asset]").count()).to.equal(1);
         expect(await form.locator("[name=fundingAsset][value=USDT_TRON]").isChecked()).to.equal(true);
-        expect(await form.textContent()).to.include("Balance: 84.00 USDT_TRON").and.include("Balance: 40.00 USDC_ETH");
+        expect(await form.textContent())
+          .to.include("Balance: 84.00 USDT_TRON")
+          .and.include("Balance: 40.00 USDC_ETH");
 
         if (isMobile) {
           for (const selector of ["button[name=action][value=cancel-subscription]", "input[name=pin]", "[name=fundingAsset]"]) {
@@ -160,7 +179,7 @@ describe("customer self-service page (headless Chromium)", function () {
         const width = viewport.width;
         for (const cell of await card.locator("tbody td").all()) {
           const box = (await cell.boundingBox())!;
-          expect(box.x, await cell.textContent() ?? "").to.be.at.least(0);
+          expect(box.x, (await cell.textContent()) ?? "").to.be.at.least(0);
           expect(box.x + box.width, (await cell.textContent()) ?? "").to.be.at.most(width);
         }
         const refunded = card.locator("tbody td[data-label=Refunded]").first();
@@ -205,7 +224,10 @@ describe("customer self-service page (headless Chromium)", function () {
         expect(await page.locator("[role=alert]").count()).to.equal(0);
         const card = page.locator(`section[data-subscription-id="${acmeSub}"]`);
         expect(await card.getAttribute("data-status")).to.equal("CANCELLED");
-        expect(await card.textContent()).to.include("Cancelled").and.include("by you").and.not.include("CUSTOMER_CANCELLED");
+        expect(await card.textContent())
+          .to.include("Cancelled")
+          .and.include("by you")
+          .and.not.include("CUSTOMER_CANCELLED");
         expect(await seriousA11yViolations(page)).to.deep.equal([]);
         expect(await formOf(page, acmeSub).count()).to.equal(0);
 

@@ -75,7 +75,9 @@ describe("deploy/prometheus and deploy/grafana", () => {
 
   it("no exported metric has a label Prometheus sets itself on scrape (job, instance): it would be stored as exported_*", async () => {
     // prom-client keeps each metric's declared label names on the metric object (not in its typings).
-    const declared = createMetrics().registry.getMetricsAsArray().map((m) => ({ name: m.name, labels: (m as unknown as { labelNames: string[] }).labelNames }));
+    const declared = createMetrics()
+      .registry.getMetricsAsArray()
+      .map((m) => ({ name: m.name, labels: (m as unknown as { labelNames: string[] }).labelNames }));
     expect(declared.find((m) => m.name === "billing_job_duration_seconds")?.labels).to.deep.equal(["job_name", "outcome"]);
     for (const m of declared) for (const reserved of ["job", "instance"]) expect(m.labels, `${m.name} has a ${reserved} label`).not.to.include(reserved);
   });
@@ -87,7 +89,16 @@ describe("deploy/prometheus and deploy/grafana", () => {
     expect(exprs.length).to.be.greaterThan(15);
     for (const expr of exprs) for (const name of metricNames(expr)) expect(exported.has(name), `dashboard uses ${name}`).to.equal(true);
     const all = exprs.join("\n");
-    for (const metric of ["http_server_request_duration_seconds", "rpc_server_call_duration_seconds", "billing_queue_jobs", "billing_due_work_lag_seconds", "billing_charges_total", "billing_webhook_attempts_total", "billing_db_pool_connections", "process_resident_memory_bytes"]) {
+    for (const metric of [
+      "http_server_request_duration_seconds",
+      "rpc_server_call_duration_seconds",
+      "billing_queue_jobs",
+      "billing_due_work_lag_seconds",
+      "billing_charges_total",
+      "billing_webhook_attempts_total",
+      "billing_db_pool_connections",
+      "process_resident_memory_bytes",
+    ]) {
       expect(all, metric).to.contain(metric);
     }
   });

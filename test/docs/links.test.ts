@@ -7,18 +7,30 @@ import { fileURLToPath } from "node:url";
  * `#anchor` at a heading of its target file (GitHub's slugs: lower case, spaces to '-', punctuation but '-' and
  * '_' dropped, repeated headings numbered -1, -2, …). */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const files = ["README.md", "CHANGELOG.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const files = [
+  "README.md",
+  "CHANGELOG.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 function withoutCode(text: string): string[] {
   let fenced = false;
   return text.split("\n").map((line) => {
-    if (/^```/.test(line)) { fenced = !fenced; return ""; }
+    if (/^```/.test(line)) {
+      fenced = !fenced;
+      return "";
+    }
     return fenced ? "" : line.replace(/`[^`]*`/g, "");
   });
 }
 
 export function slug(heading: string): string {
-  return heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
 }
 
 function anchorsOf(path: string): Set<string> {
@@ -26,7 +38,10 @@ function anchorsOf(path: string): Set<string> {
   const anchors = new Set<string>();
   let fenced = false;
   for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (/^```/.test(line)) { fenced = !fenced; continue; }
+    if (/^```/.test(line)) {
+      fenced = !fenced;
+      continue;
+    }
     const m = fenced ? null : /^#{1,6} (.*)$/.exec(line);
     if (!m) continue;
     const base = slug(m[1] ?? "");
@@ -47,7 +62,10 @@ export function brokenLinks(): string[] {
         if (/^[a-z]+:/i.test(target)) continue;
         const [path = "", anchor] = target.split("#");
         const resolved = path === "" ? join(root, file) : resolve(dirname(join(root, file)), path);
-        if (!existsSync(resolved)) { broken.push(`${file}:${i + 1} ${target}: no such file`); continue; }
+        if (!existsSync(resolved)) {
+          broken.push(`${file}:${i + 1} ${target}: no such file`);
+          continue;
+        }
         if (anchor !== undefined && resolved.endsWith(".md") && !anchorsOf(resolved).has(anchor)) {
           broken.push(`${file}:${i + 1} ${target}: no such heading`);
         }

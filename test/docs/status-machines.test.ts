@@ -17,7 +17,9 @@ import { CANCELLATION_REASONS } from "../../services/subscriptions/contract.ts";
 const RECORD_STATUS: Record<string, any> = {
   plan: planSchema.properties.status,
   subscription: subscriptionSchema.properties.status,
-  authorization: (subscriptionSchema.properties.authorization as any).properties?.status ?? (subscriptionSchema.properties.authorization as any).anyOf?.[0]?.properties.status,
+  authorization:
+    (subscriptionSchema.properties.authorization as any).properties?.status ??
+    (subscriptionSchema.properties.authorization as any).anyOf?.[0]?.properties.status,
   charge: chargeSchema.properties.status,
   "change session": changeSessionSchema.properties.status,
   refund: refundSchema.properties.status,

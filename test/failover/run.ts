@@ -146,7 +146,12 @@ const ok = (a: Answer) => a.status >= 200 && a.status < 300;
 const byStatus = (answers: Answer[]) => {
   const counts = new Map<number, number>();
   for (const a of answers) counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(" ") || "none";
+  return (
+    [...counts]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(" ") || "none"
+  );
 };
 
 /** Statuses per second of the requests sent from `from` to `to` (by when they were sent), one line per second. */
@@ -222,7 +227,15 @@ async function main() {
   await inParallel(N, 8, async (i) => {
     const user = (await admin.post("/admin/v1/wallet-users", { email: `c${i}@failover.example`, password: "correct horse battery", pin: "246810" })).body;
     await admin.post(`/admin/v1/wallet-users/${user.id}/credits`, { asset: "USDT_TRON", amount: "100" });
-    const s = (await api.post("/api/v1/subscriptions", { externalReference: `f-${i}`, planId: plan.id, walletUserId: user.id, successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no" })).body;
+    const s = (
+      await api.post("/api/v1/subscriptions", {
+        externalReference: `f-${i}`,
+        planId: plan.id,
+        walletUserId: user.id,
+        successUrl: "https://m.example/ok",
+        cancelUrl: "https://m.example/no",
+      })
+    ).body;
     const token = new URL(s.authorizationUrl).pathname.split("/").pop()!;
     const res = await subsClient.approveAuthorization({ token, walletUserId: user.id, fundingAsset: "USDT_TRON" });
     if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
@@ -246,9 +259,18 @@ async function main() {
     return r.due === 0 && r.pending === 0;
   };
   const periodsPaid = async (period: number) =>
-    (await q(`select count(distinct subscription_id)::int as n from subscription_charges where status = 'SUCCEEDED' and period_index = $1 and change_session_id is null`, [period]))[0].n as number;
+    (
+      await q(
+        `select count(distinct subscription_id)::int as n from subscription_charges where status = 'SUCCEEDED' and period_index = $1 and change_session_id is null`,
+        [period],
+      )
+    )[0].n as number;
   const duplicates = async () =>
-    (await q(`select count(*)::int as n from (select 1 from subscription_charges where status = 'SUCCEEDED' group by subscription_id, period_index, change_session_id having count(*) > 1) d`))[0].n as number;
+    (
+      await q(
+        `select count(*)::int as n from (select 1 from subscription_charges where status = 'SUCCEEDED' group by subscription_id, period_index, change_session_id having count(*) > 1) d`,
+      )
+    )[0].n as number;
   const wrongBalances = async () =>
     (
       await q(
@@ -276,8 +298,12 @@ async function main() {
     await sleep(1_000);
     await advanceDay();
     // The switch lands while the burst is under way: its first charges are opened.
-    await until("renewal burst begun", 60_000, async () =>
-      (await q("select count(*)::int as n from subscription_charges where period_index = $1 and change_session_id is null", [period]))[0].n > 0, 5);
+    await until(
+      "renewal burst begun",
+      60_000,
+      async () => (await q("select count(*)::int as n from subscription_charges where period_index = $1 and change_session_id is null", [period]))[0].n > 0,
+      5,
+    );
     const switchAt = Date.now();
     await cause(from);
     const target = expectedNew(from);
@@ -331,7 +357,11 @@ async function main() {
   };
 
   // ---- 1. kill -9 of the primary node
-  await underLoad("1 kill -9 of the primary", (from) => cluster!.killNode(from), (from) => cluster!.nodes.find((n) => n !== from)!);
+  await underLoad(
+    "1 kill -9 of the primary",
+    (from) => cluster!.killNode(from),
+    (from) => cluster!.nodes.find((n) => n !== from)!,
+  );
   const killed = cluster.nodes.find((n) => !n.patroni)!;
 
   // ---- 2. the killed node comes back as a standby (pg_rewind), the service untouched
@@ -339,11 +369,20 @@ async function main() {
     const t = Date.now();
     await cluster.restartNode(killed);
     const { primary, standby } = await cluster.waitHealthy(180_000);
-    record("2 the killed node rejoins", "as the synchronous standby of the new primary", `${standby.name} streaming from ${primary.name} ${((Date.now() - t) / 1000).toFixed(1)} s after its agent started`, standby.name === killed.name);
+    record(
+      "2 the killed node rejoins",
+      "as the synchronous standby of the new primary",
+      `${standby.name} streaming from ${primary.name} ${((Date.now() - t) / 1000).toFixed(1)} s after its agent started`,
+      standby.name === killed.name,
+    );
   }
 
   // ---- 3. planned switchover back: the primary is demoted to a read-only standby under load
-  await underLoad("3 switchover (primary demoted)", () => cluster!.switchover(killed), () => killed);
+  await underLoad(
+    "3 switchover (primary demoted)",
+    () => cluster!.switchover(killed),
+    () => killed,
+  );
 
   // ---- writes that reached a read-only node (a demoted primary still routed to): PostgreSQL refused each (25006)
   {

@@ -141,7 +141,15 @@ async function main() {
   await pool(N, 8, async (i) => {
     const user = (await admin.post("/admin/v1/wallet-users", { email: `c${i}@faults.example`, password: "correct horse battery", pin: "246810" })).body;
     await admin.post(`/admin/v1/wallet-users/${user.id}/credits`, { asset: "USDT_TRON", amount: "100" });
-    const s = (await api.post("/api/v1/subscriptions", { externalReference: `f-${i}`, planId: plan.id, walletUserId: user.id, successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no" })).body;
+    const s = (
+      await api.post("/api/v1/subscriptions", {
+        externalReference: `f-${i}`,
+        planId: plan.id,
+        walletUserId: user.id,
+        successUrl: "https://m.example/ok",
+        cancelUrl: "https://m.example/no",
+      })
+    ).body;
     const token = new URL(s.authorizationUrl).pathname.split("/").pop()!;
     const res = await subsClient.approveAuthorization({ token, walletUserId: user.id, fundingAsset: "USDT_TRON" });
     if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
@@ -162,7 +170,11 @@ async function main() {
     return r.due === 0 && r.pending === 0;
   };
   const duplicates = async () =>
-    (await q(`select count(*)::int as n from (select 1 from subscription_charges where status = 'SUCCEEDED' group by subscription_id, period_index, change_session_id having count(*) > 1) d`))[0].n as number;
+    (
+      await q(
+        `select count(*)::int as n from (select 1 from subscription_charges where status = 'SUCCEEDED' group by subscription_id, period_index, change_session_id having count(*) > 1) d`,
+      )
+    )[0].n as number;
   const wrongBalances = async () =>
     (
       await q(
@@ -177,7 +189,12 @@ async function main() {
     return { ledgerOk: ledger.ok === true, reconciliation: rec.status as string, anomalies: rec.anomalies?.length ?? -1 };
   };
   const periodsPaid = async (period: number) =>
-    (await q(`select count(distinct subscription_id)::int as n from subscription_charges where status = 'SUCCEEDED' and period_index = $1 and change_session_id is null`, [period]))[0].n as number;
+    (
+      await q(
+        `select count(distinct subscription_id)::int as n from subscription_charges where status = 'SUCCEEDED' and period_index = $1 and change_session_id is null`,
+        [period],
+      )
+    )[0].n as number;
 
   // ---- 1. kill -9 of a workers process every few seconds during renewals
   {
@@ -190,8 +207,7 @@ async function main() {
     const killer = (async () => {
       // The first kill lands as soon as the burst has begun: its first charges opened (a batch renews 100 in one
       // set, well under a second now, so this polls finely), and always happens; the next every 2.5 s while work remains.
-      const begun = async () =>
-        (await q("select count(*)::int as n from subscription_charges where period_index = 1 and change_session_id is null"))[0].n > 0;
+      const begun = async () => (await q("select count(*)::int as n from subscription_charges where period_index = 1 and change_session_id is null"))[0].n > 0;
       const deadline = Date.now() + 60_000;
       while (!(await begun().catch(() => false)) && Date.now() < deadline) await sleep(5);
       for (let k = 0; Date.now() < killUntil; k++) {
@@ -211,8 +227,18 @@ async function main() {
     const dup = await duplicates();
     const wrong = await wrongBalances();
     const b = await books();
-    record("1 kill -9 workers (every 2.5 s)", "one SUCCEEDED charge per subscription and period", `${kills} kills, ${N}/${N} renewed in ${((Date.now() - t0) / 1000).toFixed(1)} s, duplicates = ${dup}`, dup === 0 && kills > 0);
-    record("1 kill -9 workers", "every balance exact; ledger and reconciliation clean", `wrong balances = ${wrong}, ledger ${b.ledgerOk ? "ok" : "BAD"}, reconciliation ${b.reconciliation}`, wrong === 0 && b.ledgerOk && b.reconciliation === "ok");
+    record(
+      "1 kill -9 workers (every 2.5 s)",
+      "one SUCCEEDED charge per subscription and period",
+      `${kills} kills, ${N}/${N} renewed in ${((Date.now() - t0) / 1000).toFixed(1)} s, duplicates = ${dup}`,
+      dup === 0 && kills > 0,
+    );
+    record(
+      "1 kill -9 workers",
+      "every balance exact; ledger and reconciliation clean",
+      `wrong balances = ${wrong}, ledger ${b.ledgerOk ? "ok" : "BAD"}, reconciliation ${b.reconciliation}`,
+      wrong === 0 && b.ledgerOk && b.reconciliation === "ok",
+    );
   }
 
   // ---- 1b. kill -9 of a workers process while payouts are being handed to the chain
@@ -271,36 +297,71 @@ async function main() {
     const after = await availableOf();
     const b = await books();
     const onceEach = chain.rows === ids.length && chain.payouts === ids.length && moves.n === ids.length && paidEvents.n === ids.length;
-    record("1b kill -9 workers during payouts", "each payout once on the chain, one PAYOUT ledger movement, PAID once", `${kills} kills, ${ids.length}/${P} created (refused: ${refused.join(", ") || "none"}), chain rows = ${chain.rows} (${chain.retried} retried submissions), PAYOUT transactions = ${moves.n}, payout.paid = ${paidEvents.n} in ${((Date.now() - t0) / 1000).toFixed(1)} s`, onceEach && kills > 0 && ids.length === P);
-    record("1b kill -9 workers during payouts", "balance exact (6 per payout); ledger and reconciliation clean", `available ${before} → ${after}, ledger ${b.ledgerOk ? "ok" : "BAD"}, reconciliation ${b.reconciliation}`, Math.abs(before - 6 * ids.length - after) < 1e-9 && b.ledgerOk && b.reconciliation === "ok");
+    record(
+      "1b kill -9 workers during payouts",
+      "each payout once on the chain, one PAYOUT ledger movement, PAID once",
+      `${kills} kills, ${ids.length}/${P} created (refused: ${refused.join(", ") || "none"}), chain rows = ${chain.rows} (${chain.retried} retried submissions), PAYOUT transactions = ${moves.n}, payout.paid = ${paidEvents.n} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      onceEach && kills > 0 && ids.length === P,
+    );
+    record(
+      "1b kill -9 workers during payouts",
+      "balance exact (6 per payout); ledger and reconciliation clean",
+      `available ${before} → ${after}, ledger ${b.ledgerOk ? "ok" : "BAD"}, reconciliation ${b.reconciliation}`,
+      Math.abs(before - 6 * ids.length - after) < 1e-9 && b.ledgerOk && b.reconciliation === "ok",
+    );
   }
 
   // ---- 2 and 3. Redis loses its data (FLUSHALL; restart empty) with renewals, expiries and webhooks pending
   for (const [label, lose] of [
-    ["2 Redis FLUSHALL", async () => {
-      const c = new Redis(redis.url);
-      await c.flushall();
-      c.disconnect();
-    }],
-    ["3 Redis restarted empty", async () => {
-      await redis.stop();
-      await redis.start();
-    }],
+    [
+      "2 Redis FLUSHALL",
+      async () => {
+        const c = new Redis(redis.url);
+        await c.flushall();
+        c.disconnect();
+      },
+    ],
+    [
+      "3 Redis restarted empty",
+      async () => {
+        await redis.stop();
+        await redis.start();
+      },
+    ],
   ] as const) {
     // Authorizations that expire at the coming due time, and events to deliver.
     const pendingAuth: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const u = (await admin.post("/admin/v1/wallet-users", { email: `x${label[0]}${i}@faults.example`, password: "correct horse battery", pin: "246810" })).body;
-      pendingAuth.push((await api.post("/api/v1/subscriptions", { externalReference: `x${label[0]}-${i}`, planId: plan.id, walletUserId: u.id, successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no", authorizationExpiresInMinutes: 60 })).body.subscriptionId);
+      const u = (await admin.post("/admin/v1/wallet-users", { email: `x${label[0]}${i}@faults.example`, password: "correct horse battery", pin: "246810" }))
+        .body;
+      pendingAuth.push(
+        (
+          await api.post("/api/v1/subscriptions", {
+            externalReference: `x${label[0]}-${i}`,
+            planId: plan.id,
+            walletUserId: u.id,
+            successUrl: "https://m.example/ok",
+            cancelUrl: "https://m.example/no",
+            authorizationExpiresInMinutes: 60,
+          })
+        ).body.subscriptionId,
+      );
     }
     // A NEXT_BILLING plan change, approved: it takes effect at the coming billing date.
     const changed = subs[label.startsWith("2") ? 0 : 1]!;
     const newPlan = (await api.post("/api/v1/subscription-plans", { name: `Daily v${label[0]}`, amount: "1.5", currency: "USD", interval: "DAY" })).body;
-    const change = (await api.post(`/api/v1/subscriptions/${changed}/change-sessions`, { requestedPlanId: newPlan.id, effectiveMode: "NEXT_BILLING", successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no" })).body;
+    const change = (
+      await api.post(`/api/v1/subscriptions/${changed}/change-sessions`, {
+        requestedPlanId: newPlan.id,
+        effectiveMode: "NEXT_BILLING",
+        successUrl: "https://m.example/ok",
+        cancelUrl: "https://m.example/no",
+      })
+    ).body;
     const owner = (await api.get(`/api/v1/subscriptions/${changed}`)).body.walletUserId as string;
     const approved = await subsClient.approveChangeSession({ token: new URL(change.approvalUrl).pathname.split("/").pop()!, walletUserId: owner });
     if (!approved.approved) throw new Error("change approval refused");
-    const period = ((await q("select max(next_period_index)::int as p from subscriptions where status = 'ACTIVE'"))[0].p as number);
+    const period = (await q("select max(next_period_index)::int as p from subscriptions where status = 'ACTIVE'"))[0].p as number;
     const eventsBefore = (await q("select count(*)::int as n from events"))[0].n as number;
     // The advance runs the due sweeps at once (jobs enqueued), then Redis loses them all.
     await advanceDay();
@@ -318,12 +379,20 @@ async function main() {
       return e.n === pendingAuth.length && r.n === 0 && c.n === 1;
     });
     const done = Date.now();
-    const [undelivered] = await q(
-      `select count(*)::int as n from webhook_deliveries where status not in ('SUCCEEDED','DELIVERED')`,
-    ).catch(() => [{ n: -1 }]);
+    const [undelivered] = await q(`select count(*)::int as n from webhook_deliveries where status not in ('SUCCEEDED','DELIVERED')`).catch(() => [{ n: -1 }]);
     const started = (firstWork - due) / 1000;
-    record(label, `due work resumes within 2 sweep intervals (${(2 * SWEEP_MS) / 1000} s)`, `first renewal ${started.toFixed(1)} s after the loss`, started <= (2 * SWEEP_MS) / 1000 + 1);
-    record(label, "renewals, expiries, a NEXT_BILLING change and event relay all done", `${N} renewals + ${pendingAuth.length} expiries + 1 plan change + ${(await q("select count(*)::int as n from events"))[0].n - eventsBefore} events in ${((done - due) / 1000).toFixed(1)} s; deliveries not yet done = ${undelivered!.n}`, true);
+    record(
+      label,
+      `due work resumes within 2 sweep intervals (${(2 * SWEEP_MS) / 1000} s)`,
+      `first renewal ${started.toFixed(1)} s after the loss`,
+      started <= (2 * SWEEP_MS) / 1000 + 1,
+    );
+    record(
+      label,
+      "renewals, expiries, a NEXT_BILLING change and event relay all done",
+      `${N} renewals + ${pendingAuth.length} expiries + 1 plan change + ${(await q("select count(*)::int as n from events"))[0].n - eventsBefore} events in ${((done - due) / 1000).toFixed(1)} s; deliveries not yet done = ${undelivered!.n}`,
+      true,
+    );
   }
 
   // ---- 4. PostgreSQL stop -m immediate under REST load and renewals
@@ -334,9 +403,12 @@ async function main() {
       (async () => {
         while (loading) {
           const at = Date.now();
-          const res = i % 4 === 0
-            ? await api.post("/api/v1/subscription-plans", { name: `load ${at}`, amount: "2", currency: "USD", interval: "MONTH" }).catch(() => ({ status: 0 }))
-            : await api.get("/api/v1/subscriptions?limit=5").catch(() => ({ status: 0 }));
+          const res =
+            i % 4 === 0
+              ? await api
+                  .post("/api/v1/subscription-plans", { name: `load ${at}`, amount: "2", currency: "USD", interval: "MONTH" })
+                  .catch(() => ({ status: 0 }))
+              : await api.get("/api/v1/subscriptions?limit=5").catch(() => ({ status: 0 }));
           results.push({ at, status: res.status, ms: Date.now() - at });
         }
       })(),
@@ -351,7 +423,13 @@ async function main() {
     while (Date.now() < outageEnd) {
       if ((await admin.get("/readyz")).status === 503) ready.gateway = true;
       if ((await serviceCheck(`http://127.0.0.1:${servicesPort}`, 2000)()) !== "ok") ready.services = true;
-      if ((await fetch(`http://127.0.0.1:${workerHealth[0]}/readyz`).then((r) => r.status, () => 0)) === 503) ready.workers = true;
+      if (
+        (await fetch(`http://127.0.0.1:${workerHealth[0]}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        )) === 503
+      )
+        ready.workers = true;
       await sleep(500);
     }
     // Responses that end before the restart begins are the outage's; start() returns only once PostgreSQL has
@@ -375,9 +453,19 @@ async function main() {
     // Requests cut by the outage (in flight at the stop) and those right after the restart: never a 500.
     const internal = results.filter((r) => r.status >= 500 && r.status !== 503 && r.status !== 504).length;
     const samePids = [...roles.values()].every((r, i) => r.child.pid === pids[i] && r.child.exitCode === null);
-    record("4 PostgreSQL stop -m immediate (10 s)", `every response 503/504 within ${RESPONSE_BOUND_MS / 1000} s`, `${during.length} responses, non-503/504 = ${bad.length}, slowest ${(slowest / 1000).toFixed(2)} s; 500s over the whole run = ${internal}`, bad.length === 0 && slowest <= RESPONSE_BOUND_MS && internal === 0);
+    record(
+      "4 PostgreSQL stop -m immediate (10 s)",
+      `every response 503/504 within ${RESPONSE_BOUND_MS / 1000} s`,
+      `${during.length} responses, non-503/504 = ${bad.length}, slowest ${(slowest / 1000).toFixed(2)} s; 500s over the whole run = ${internal}`,
+      bad.length === 0 && slowest <= RESPONSE_BOUND_MS && internal === 0,
+    );
     record("4 PostgreSQL stop", "/readyz answers 503 (gateway, services, workers)", JSON.stringify(ready), ready.gateway && ready.services && ready.workers);
-    record("4 PostgreSQL stop", "requests succeed within 10 s of the restart, no process restarted", `first success ${firstSuccess ? ((firstSuccess.at + firstSuccess.ms - startAt) / 1000).toFixed(1) : "-"} s, 90 % succeeding ${((recovered - startAt) / 1000).toFixed(1)} s after start; processes unchanged = ${samePids}`, recovered - startAt <= 10_000 && samePids);
+    record(
+      "4 PostgreSQL stop",
+      "requests succeed within 10 s of the restart, no process restarted",
+      `first success ${firstSuccess ? ((firstSuccess.at + firstSuccess.ms - startAt) / 1000).toFixed(1) : "-"} s, 90 % succeeding ${((recovered - startAt) / 1000).toFixed(1)} s after start; processes unchanged = ${samePids}`,
+      recovered - startAt <= 10_000 && samePids,
+    );
     await until("renewals after the outage", 240_000, () => quiet());
     const [missingCreated] = await q(
       `select count(*)::int as n from subscriptions s where not exists (select 1 from events e where e.type = 'subscription.created' and e.data->>'id' = s.id::text)`,
@@ -388,7 +476,12 @@ async function main() {
     );
     const b = await books();
     const dup = await duplicates();
-    record("4 PostgreSQL stop", "no partial writes; exactly once; books clean", `missing created events = ${missingCreated!.n}, SUCCEEDED without ledger = ${missingLedger!.n}, duplicates = ${dup}, reconciliation ${b.reconciliation}`, missingCreated!.n === 0 && missingLedger!.n === 0 && dup === 0 && b.reconciliation === "ok" && b.ledgerOk);
+    record(
+      "4 PostgreSQL stop",
+      "no partial writes; exactly once; books clean",
+      `missing created events = ${missingCreated!.n}, SUCCEEDED without ledger = ${missingLedger!.n}, duplicates = ${dup}, reconciliation ${b.reconciliation}`,
+      missingCreated!.n === 0 && missingLedger!.n === 0 && dup === 0 && b.reconciliation === "ok" && b.ledgerOk,
+    );
   }
 
   // ---- 5. a webhook receiver answering 500, then closed, then 200
@@ -415,7 +508,12 @@ async function main() {
         badSig += 1;
       }
     }
-    record("5 webhook receiver 500 → closed → 200", "every event delivered once it answers 200, signatures valid", `${ids.length}/${ids.length} delivered after ${flaky.failures} failed attempts in ${((Date.now() - t0) / 1000).toFixed(1)} s, bad signatures = ${badSig}`, badSig === 0);
+    record(
+      "5 webhook receiver 500 → closed → 200",
+      "every event delivered once it answers 200, signatures valid",
+      `${ids.length}/${ids.length} delivered after ${flaky.failures} failed attempts in ${((Date.now() - t0) / 1000).toFixed(1)} s, bad signatures = ${badSig}`,
+      badSig === 0,
+    );
     await flaky.close();
     void endpoint;
   }
@@ -423,7 +521,7 @@ async function main() {
   // ---- 6. SIGTERM of each role during load
   {
     await advanceDay();
-    const period = ((await q("select max(next_period_index)::int as p from subscriptions where status = 'ACTIVE'"))[0].p as number);
+    const period = (await q("select max(next_period_index)::int as p from subscriptions where status = 'ACTIVE'"))[0].p as number;
     const exits: string[] = [];
     let clean = true;
     for (const name of ["workers-a", "services", "gateway", "workers-b"]) {
@@ -442,7 +540,12 @@ async function main() {
     const b = await books();
     const dup = await duplicates();
     const wrong = await wrongBalances();
-    record("6 SIGTERM", "nothing lost: all renewed, exactly once, balances and books exact", `duplicates = ${dup}, wrong balances = ${wrong}, reconciliation ${b.reconciliation}`, dup === 0 && wrong === 0 && b.reconciliation === "ok" && b.ledgerOk);
+    record(
+      "6 SIGTERM",
+      "nothing lost: all renewed, exactly once, balances and books exact",
+      `duplicates = ${dup}, wrong balances = ${wrong}, reconciliation ${b.reconciliation}`,
+      dup === 0 && wrong === 0 && b.reconciliation === "ok" && b.ledgerOk,
+    );
   }
   rpc.close();
   await receiver.close();

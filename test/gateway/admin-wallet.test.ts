@@ -164,12 +164,27 @@ describe("operator wallet API over REST", () => {
       const res = await admin.get("/admin/v1/assets");
       expect(res.status).to.equal(200);
       expect(res.body.data.map((a: { code: string }) => a.code)).to.deep.equal(["USDT_TRON", "USDC_ETH", "BTC", "ETH"]);
-      expect(res.body.data[2]).to.deep.equal({ code: "BTC", network: "BITCOIN", decimals: 8, currency: "BTC", name: "Bitcoin", requiredConfirmations: 2, payoutFee: "0.00002", payoutMinimum: "0.0001" });
+      expect(res.body.data[2]).to.deep.equal({
+        code: "BTC",
+        network: "BITCOIN",
+        decimals: 8,
+        currency: "BTC",
+        name: "Bitcoin",
+        requiredConfirmations: 2,
+        payoutFee: "0.00002",
+        payoutMinimum: "0.0001",
+      });
     });
 
     it("documents the operator wallet paths in the OpenAPI document", async () => {
       const doc = (await sys.http.get("/api/v1/openapi.json")).body;
-      for (const path of ["/admin/v1/wallet-users", "/admin/v1/wallet-users/{id}", "/admin/v1/wallet-users/{id}/credits", "/admin/v1/ledger/check", "/admin/v1/assets"]) {
+      for (const path of [
+        "/admin/v1/wallet-users",
+        "/admin/v1/wallet-users/{id}",
+        "/admin/v1/wallet-users/{id}/credits",
+        "/admin/v1/ledger/check",
+        "/admin/v1/assets",
+      ]) {
         expect(doc.paths, path).to.have.property(path);
       }
     });

@@ -44,7 +44,11 @@ describe("GET /api/v1/audit-log", function () {
       userAgent: "siem-test",
     });
     expect(cancelled.requestId).to.equal(cancel.headers.get("x-request-id"));
-    expect(approval).to.deep.include({ action: "subscription.approve", objectId: s.subscriptionId, actor: { type: "customer", id: user.id, label: user.email } });
+    expect(approval).to.deep.include({
+      action: "subscription.approve",
+      objectId: s.subscriptionId,
+      actor: { type: "customer", id: user.id, label: user.email },
+    });
     expect(created).to.deep.include({ action: "subscription.create", actor: { type: "api_key", id: m.apiKeyId, label: m.apiKey.slice(0, 12) } });
     expect(Date.parse(cancelled.at)).to.be.at.least(Date.parse(approval.at));
   });
@@ -92,7 +96,13 @@ describe("GET /api/v1/audit-log", function () {
 
   it("answers 400 naming the field for bad filters, 401 without a key", async () => {
     const m = await sys.createMerchant("Audit bad input");
-    for (const [query, field] of [["limit=0", "limit"], ["from=yesterday", "from"], ["action=DROP%20TABLE", "action"], ["cursor=nope", "cursor"], ["bogus=1", "bogus"]] as const) {
+    for (const [query, field] of [
+      ["limit=0", "limit"],
+      ["from=yesterday", "from"],
+      ["action=DROP%20TABLE", "action"],
+      ["cursor=nope", "cursor"],
+      ["bogus=1", "bogus"],
+    ] as const) {
       const res = await m.api.get(`${LOG}?${query}`);
       expect(res.status, query).to.equal(400);
       expect(res.body.message, query).to.contain(field);

@@ -40,7 +40,13 @@ describe("GET /api/v1/balance and /api/v1/balance-transactions", () => {
     }
     const order = await createOrder(api, { asset: "USDT_TRON", amount: "25", currency: "USD" });
     ids.orderId = order.id;
-    const paid = await sys.admin.post("/admin/v1/deposits", { address: order.address, asset: "USDT_TRON", amount: "25", txId: "balance-tx-1", confirmations: 19 });
+    const paid = await sys.admin.post("/admin/v1/deposits", {
+      address: order.address,
+      asset: "USDT_TRON",
+      amount: "25",
+      txId: "balance-tx-1",
+      confirmations: 19,
+    });
     expect(paid.status, paid.text).to.be.oneOf([200, 201]);
     await eventually(async () => ((await balanceOf(api)).USDT_TRON === "32.75" ? true : undefined), 15_000, "the order's credit");
   });
@@ -59,7 +65,9 @@ describe("GET /api/v1/balance and /api/v1/balance-transactions", () => {
     const items: any[] = [];
     let cursor: string | null = null;
     do {
-      const res: { status: number; body: any; text: string } = await api.get(`/api/v1/balance-transactions?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const res: { status: number; body: any; text: string } = await api.get(
+        `/api/v1/balance-transactions?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       expect(res.status, res.text).to.equal(200);
       expect(compileBody(pageSchema(balanceTransactionSchema))(res.body), res.text).to.equal(true);
       items.push(...res.body.data);
@@ -86,7 +94,15 @@ describe("GET /api/v1/balance and /api/v1/balance-transactions", () => {
   it("every movement, newest first, signed, with the balance after it; per asset they sum to the balance", async () => {
     const items = await allTransactions(merchant.api);
     expect(items).to.have.length(7);
-    expect(items.map((t) => t.type).sort()).to.deep.equal(["PAYMENT_ORDER", "REFUND", "REFUND", "REFUND", "SUBSCRIPTION_CHARGE", "SUBSCRIPTION_CHARGE", "SUBSCRIPTION_CHARGE"]);
+    expect(items.map((t) => t.type).sort()).to.deep.equal([
+      "PAYMENT_ORDER",
+      "REFUND",
+      "REFUND",
+      "REFUND",
+      "SUBSCRIPTION_CHARGE",
+      "SUBSCRIPTION_CHARGE",
+      "SUBSCRIPTION_CHARGE",
+    ]);
     for (const t of items) {
       expect(t.object).to.equal("balance_transaction");
       if (t.type === "REFUND") {
@@ -94,7 +110,8 @@ describe("GET /api/v1/balance and /api/v1/balance-transactions", () => {
         expect(t.sourceType).to.equal("refund");
         expect(ids.refunds).to.include(t.sourceId);
       } else expect(t.amount.startsWith("-")).to.equal(false);
-      if (t.type === "SUBSCRIPTION_CHARGE") expect({ sourceType: t.sourceType, known: ids.charges.includes(t.sourceId) }).to.deep.equal({ sourceType: "subscription_charge", known: true });
+      if (t.type === "SUBSCRIPTION_CHARGE")
+        expect({ sourceType: t.sourceType, known: ids.charges.includes(t.sourceId) }).to.deep.equal({ sourceType: "subscription_charge", known: true });
       if (t.type === "PAYMENT_ORDER") expect(t).to.include({ sourceType: "payment_order", sourceId: ids.orderId, amount: "25" });
     }
     const times = items.map((t) => t.createdAt);
@@ -110,7 +127,9 @@ describe("GET /api/v1/balance and /api/v1/balance-transactions", () => {
       }
       expect(formatAmount(running)).to.equal(balance[asset]);
     }
-    expect(await sys.admin.get(`/admin/v1/merchants/${merchant.id}/balance`).then((r) => r.body)).to.deep.equal(await merchant.api.get("/api/v1/balance").then((r) => r.body));
+    expect(await sys.admin.get(`/admin/v1/merchants/${merchant.id}/balance`).then((r) => r.body)).to.deep.equal(
+      await merchant.api.get("/api/v1/balance").then((r) => r.body),
+    );
   });
 
   it("filters by asset, type and createdAfter; pages by keyset without gaps or repeats", async () => {

@@ -89,10 +89,16 @@ describe("client address and TRUST_PROXY", () => {
 
   it("binds the services port to 127.0.0.1 and limits merchants to 200 / 100 per second unless configured", () => {
     expect(loadConfig({})).to.include({ servicesHost: "127.0.0.1", rateLimitBurst: 200, rateLimitPerSecond: 100 });
-    expect(loadConfig({ SERVICES_HOST: "0.0.0.0", RATE_LIMIT_BURST: "50", RATE_LIMIT_PER_SECOND: "5" })).to.include({ servicesHost: "0.0.0.0", rateLimitBurst: 50, rateLimitPerSecond: 5 });
+    expect(loadConfig({ SERVICES_HOST: "0.0.0.0", RATE_LIMIT_BURST: "50", RATE_LIMIT_PER_SECOND: "5" })).to.include({
+      servicesHost: "0.0.0.0",
+      rateLimitBurst: 50,
+      rateLimitPerSecond: 5,
+    });
     expect(() => loadConfig({ RATE_LIMIT_BURST: "0" })).to.throw(/RATE_LIMIT_BURST/);
     expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: "100001" })).to.throw(/RATE_LIMIT_PER_SECOND/);
-    expect(() => loadConfig({ NODE_ENV: "production", SECRETS_KEY: "ZGV2LXNlY3JldHMta2V5LWNoYW5nZS1tZS0zMmJ5dGU=", SANDBOX: "true" })).to.throw(/INTERNAL_API_TOKEN/);
+    expect(() => loadConfig({ NODE_ENV: "production", SECRETS_KEY: "ZGV2LXNlY3JldHMta2V5LWNoYW5nZS1tZS0zMmJ5dGU=", SANDBOX: "true" })).to.throw(
+      /INTERNAL_API_TOKEN/,
+    );
   });
 });
 

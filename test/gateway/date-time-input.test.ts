@@ -125,7 +125,12 @@ describe("date-time input: one reading for every query and body field", () => {
     let http: ApiClient;
 
     before(async () => {
-      const deps: GatewayDeps = { config: loadConfig({ LOG_LEVEL: "silent" }), logger: createLogger("silent"), clients: {} as GatewayDeps["clients"], readiness: async () => ({}) };
+      const deps: GatewayDeps = {
+        config: loadConfig({ LOG_LEVEL: "silent" }),
+        logger: createLogger("silent"),
+        clients: {} as GatewayDeps["clients"],
+        readiness: async () => ({}),
+      };
       const app = createGatewayApp(deps, { idempotencyStore: undefined as never, routes });
       server = await new Promise((resolve) => {
         const s = app.listen(0, "127.0.0.1", () => resolve(s));

@@ -105,9 +105,9 @@ describe("error responses", () => {
     expect(query.body.message).to.contain("externalReference");
     expectErrorBody(await api.get("/api/v1/payment-orders/by-external-id/%00"), 400, "INVALID_REQUEST");
     // Unicode that is well formed is stored and returned as given.
-    const fine = await api.post(PLANS, { ...plan, name: "Ünïcødé 😀", metadata: { "clé": "värde 😀" } });
+    const fine = await api.post(PLANS, { ...plan, name: "Ünïcødé 😀", metadata: { clé: "värde 😀" } });
     expect(fine.status).to.equal(201);
-    expect(fine.body.metadata).to.deep.equal({ "clé": "värde 😀" });
+    expect(fine.body.metadata).to.deep.equal({ clé: "värde 😀" });
   });
 
   it("health and readiness need no key", async () => {
@@ -155,7 +155,8 @@ describe("error responses", () => {
   it("an unreachable service → 503 without internal addresses; a gateway with the wrong service token → 500, not 401", async () => {
     const merchant = await sys.createMerchant();
     const services = `http://127.0.0.1:${sys.system.servicesPort}`;
-    const urls = (url: string) => Object.fromEntries(["MERCHANTS", "CATALOG", "WALLET", "SUBSCRIPTIONS", "ORDERS", "EVENTS", "SANDBOX"].map((s) => [`${s}_SERVICE_URL`, url]));
+    const urls = (url: string) =>
+      Object.fromEntries(["MERCHANTS", "CATALOG", "WALLET", "SUBSCRIPTIONS", "ORDERS", "EVENTS", "SANDBOX"].map((s) => [`${s}_SERVICE_URL`, url]));
     const base = { DATABASE_URL: sys.config.databaseUrl, REDIS_URL: sys.config.redisUrl, LOG_LEVEL: "silent" };
     for (const [env, status, code] of [
       [{ ...base, ...urls("http://127.0.0.1:1") }, 503, "SERVICE_UNAVAILABLE"],

@@ -37,7 +37,11 @@ describe("Connect errors → HTTP (gateway/http-errors.ts)", () => {
 
   it("a domain code keeps the table: a service's conflict is a 409 with its code and words", () => {
     const verdict = (code: Code, domain: string) => new ConnectError("this refund is being processed", code, { [ERROR_CODE_HEADER]: domain });
-    expect(fromConnectError(verdict(Code.FailedPrecondition, "REFUND_IN_PROGRESS"))).to.include({ status: 409, code: "REFUND_IN_PROGRESS", message: "this refund is being processed" });
+    expect(fromConnectError(verdict(Code.FailedPrecondition, "REFUND_IN_PROGRESS"))).to.include({
+      status: 409,
+      code: "REFUND_IN_PROGRESS",
+      message: "this refund is being processed",
+    });
     expect(fromConnectError(verdict(Code.AlreadyExists, "SUBSCRIPTION_ALREADY_EXISTS"))).to.include({ status: 409 });
     expect(fromConnectError(verdict(Code.NotFound, "PLAN_NOT_FOUND"))).to.include({ status: 404 });
     expect(fromConnectError(verdict(Code.Unavailable, "WALLET_UNAVAILABLE"))).to.include({ status: 503, code: "WALLET_UNAVAILABLE" });

@@ -78,6 +78,11 @@ describe("OpenAPI document", () => {
     const list = doc.paths["/api/v1/subscription-plans"].get.responses;
     expect(list["200"].headers).to.have.keys("RateLimit", "RateLimit-Policy");
     expect(list["429"].headers).to.include.keys("Retry-After");
-    expect(doc.paths["/admin/v1/merchants/{id}"].patch.requestBody.content["application/json"].schema.properties).to.have.keys("rateLimitPerSecond", "rateLimitBurst", "payoutReviewAbove", "receiptPrefix");
+    expect(doc.paths["/admin/v1/merchants/{id}"].patch.requestBody.content["application/json"].schema.properties).to.have.keys(
+      "rateLimitPerSecond",
+      "rateLimitBurst",
+      "payoutReviewAbove",
+      "receiptPrefix",
+    );
   });
 });

@@ -49,10 +49,23 @@ describe("refunds of payment orders over the real stack (sandbox chain)", () => 
     expect(order.amountRefunded).to.equal("0.000000");
     const before = await available(merchant.api);
 
-    const res = await merchant.api.post(`/api/v1/payment-orders/${order.id}/refunds`, { amount: order.overpaidAmount, address: TRON_ADDRESS }, { "idempotency-key": "refund-excess-1" });
+    const res = await merchant.api.post(
+      `/api/v1/payment-orders/${order.id}/refunds`,
+      { amount: order.overpaidAmount, address: TRON_ADDRESS },
+      { "idempotency-key": "refund-excess-1" },
+    );
     expect(res.status, res.text).to.equal(201);
     expect(validRefund(res.body), res.text).to.equal(true);
-    expect(res.body).to.include({ object: "order_refund", paymentOrderId: order.id, asset: "USDT_TRON", amount: "30", fee: "1", status: "PROCESSING", address: TRON_ADDRESS, claimUrl: null });
+    expect(res.body).to.include({
+      object: "order_refund",
+      paymentOrderId: order.id,
+      asset: "USDT_TRON",
+      amount: "30",
+      fee: "1",
+      status: "PROCESSING",
+      address: TRON_ADDRESS,
+      claimUrl: null,
+    });
     expect(res.body.payoutId).to.be.a("string");
     // amount + fee left the balance in one ORDER_REFUND movement
     expect(Number(before) - Number(await available(merchant.api))).to.equal(31);
@@ -60,22 +73,34 @@ describe("refunds of payment orders over the real stack (sandbox chain)", () => 
     expect(moves.body.data.map((t: any) => [t.amount, t.sourceType, t.sourceId])).to.deep.equal([["-31", "order_refund", res.body.id]]);
 
     // the idempotent replay answers the same refund, nothing moves again
-    const replay = await merchant.api.post(`/api/v1/payment-orders/${order.id}/refunds`, { amount: order.overpaidAmount, address: TRON_ADDRESS }, { "idempotency-key": "refund-excess-1" });
+    const replay = await merchant.api.post(
+      `/api/v1/payment-orders/${order.id}/refunds`,
+      { amount: order.overpaidAmount, address: TRON_ADDRESS },
+      { "idempotency-key": "refund-excess-1" },
+    );
     expect(replay.status, replay.text).to.equal(201);
     expect(replay.body.id).to.equal(res.body.id);
     expect((await merchant.api.get("/api/v1/balance-transactions?type=ORDER_REFUND")).body.data).to.have.length(1);
 
-    const payout = await eventually(async () => {
-      const p = (await merchant.api.get(`/api/v1/payouts/${res.body.payoutId}`)).body;
-      return p.status === "PROCESSING" ? p : undefined;
-    }, 15_000, "the refund's payout PROCESSING");
+    const payout = await eventually(
+      async () => {
+        const p = (await merchant.api.get(`/api/v1/payouts/${res.body.payoutId}`)).body;
+        return p.status === "PROCESSING" ? p : undefined;
+      },
+      15_000,
+      "the refund's payout PROCESSING",
+    );
     expect(payout).to.include({ source: "ORDER_REFUND", amount: "30", fee: "1", address: TRON_ADDRESS });
     await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 60 });
     // The workers' clocks re-read the sandbox offset within a second: sweep until the chain's confirmations are seen.
-    await eventually(async () => {
-      await settle(sys, { groups: ["payments"] });
-      return (await refundOf(merchant.api, order.id, res.body.id)).status === "PAID" ? true : undefined;
-    }, 15_000, "the refund PAID once its confirmations passed");
+    await eventually(
+      async () => {
+        await settle(sys, { groups: ["payments"] });
+        return (await refundOf(merchant.api, order.id, res.body.id)).status === "PAID" ? true : undefined;
+      },
+      15_000,
+      "the refund PAID once its confirmations passed",
+    );
     const after = (await merchant.api.get(`/api/v1/payment-orders/${order.id}`)).body;
     expect(validOrder(after), JSON.stringify(after)).to.equal(true);
     expect(after.amountRefunded).to.equal("30.000000");
@@ -138,7 +163,9 @@ describe("refunds of payment orders over the real stack (sandbox chain)", () => 
 
   it("parallel refunds of one order never refund more than it brought in", async () => {
     const order = await paidOrder(sys, merchant.api, "50");
-    const answers = await Promise.all(Array.from({ length: 8 }, () => merchant.api.post(`/api/v1/payment-orders/${order.id}/refunds`, { amount: "10", address: TRON_ADDRESS })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => merchant.api.post(`/api/v1/payment-orders/${order.id}/refunds`, { amount: "10", address: TRON_ADDRESS })),
+    );
     const created = answers.filter((a) => a.status === 201);
     expect(created, answers.map((a) => a.text).join("\n")).to.have.length(5);
     expect(answers.filter((a) => a.status === 409).every((a) => a.body.error === "REFUND_EXCEEDS_PAYMENT")).to.equal(true);
@@ -160,11 +187,15 @@ describe("refunds of payment orders over the real stack (sandbox chain)", () => 
     expect((await refundOf(merchant.api, order.id, res.body.id)).claimUrl).to.equal(res.body.claimUrl);
 
     await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 301 });
-    const expired = await eventually(async () => {
-      await settle(sys, { groups: ["payments"] });
-      const refund = await refundOf(merchant.api, order.id, res.body.id);
-      return refund.status === "EXPIRED" ? refund : undefined;
-    }, 15_000, "the claim EXPIRED once its time passed");
+    const expired = await eventually(
+      async () => {
+        await settle(sys, { groups: ["payments"] });
+        const refund = await refundOf(merchant.api, order.id, res.body.id);
+        return refund.status === "EXPIRED" ? refund : undefined;
+      },
+      15_000,
+      "the claim EXPIRED once its time passed",
+    );
     expect(expired).to.include({ status: "EXPIRED", claimUrl: null });
     expect(await available(merchant.api)).to.equal(before);
     const back = await merchant.api.get("/api/v1/balance-transactions?type=ORDER_REFUND");

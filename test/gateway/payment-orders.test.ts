@@ -172,7 +172,14 @@ describe("payment orders over REST (create, read, list, validation, isolation)",
       const body = { externalId: id, externalCustomerId: "c-9", asset: "BTC", amount: "25.50", currency: "USD", metadata: { a: 1, b: 2 } };
       const first = await api.post("/api/v1/payment-orders", body);
       expect(first.status).to.equal(201);
-      const retry = await api.post("/api/v1/payment-orders", { metadata: { b: 2, a: 1 }, amount: "25.5", currency: "USD", asset: "BTC", externalCustomerId: "c-9", externalId: id });
+      const retry = await api.post("/api/v1/payment-orders", {
+        metadata: { b: 2, a: 1 },
+        amount: "25.5",
+        currency: "USD",
+        asset: "BTC",
+        externalCustomerId: "c-9",
+        externalId: id,
+      });
       expect(retry.status).to.equal(200);
       expect(retry.body).to.deep.equal(first.body);
       expect(Number((await sys.sql("select count(*) as n from payment_orders where external_id = ?", [id]))[0].n)).to.equal(1);
@@ -181,7 +188,13 @@ describe("payment orders over REST (create, read, list, validation, isolation)",
     it("answers 409 PAYMENT_ORDER_ALREADY_EXISTS for the same externalId with a different request", async () => {
       const id = externalId();
       expect((await create({ externalId: id, amount: "10" })).status).to.equal(201);
-      for (const change of [{ amount: "11" }, { asset: "BTC", amount: "10" }, { externalCustomerId: "c-2" }, { expiresInMinutes: 60 }, { metadata: { x: 1 } }]) {
+      for (const change of [
+        { amount: "11" },
+        { asset: "BTC", amount: "10" },
+        { externalCustomerId: "c-2" },
+        { expiresInMinutes: 60 },
+        { metadata: { x: 1 } },
+      ]) {
         const res = await create({ externalId: id, ...change });
         expect(res.status, JSON.stringify(change)).to.equal(409);
         expect(res.body.error).to.equal("PAYMENT_ORDER_ALREADY_EXISTS");
@@ -264,7 +277,11 @@ describe("payment orders over REST (create, read, list, validation, isolation)",
         expect(res.status, path).to.equal(404);
         expect(res.body.error).to.equal("PAYMENT_ORDER_NOT_FOUND");
       }
-      for (const path of ["/api/v1/payment-orders/00000000-0000-4000-8000-000000000000", "/api/v1/payment-orders/not-a-uuid/status", "/api/v1/payment-orders/by-external-id/nope"]) {
+      for (const path of [
+        "/api/v1/payment-orders/00000000-0000-4000-8000-000000000000",
+        "/api/v1/payment-orders/not-a-uuid/status",
+        "/api/v1/payment-orders/by-external-id/nope",
+      ]) {
         const res = await api.get(path);
         expect(res.status, path).to.equal(404);
         expect(res.body.error).to.equal("PAYMENT_ORDER_NOT_FOUND");

@@ -19,7 +19,13 @@ let deposits = 0;
 async function fund(sys: TestSystem, api: ApiClient, amount: string): Promise<void> {
   const before = (await balances(api)).available.USDT_TRON ?? "0";
   const order = await createOrder(api, { asset: "USDT_TRON", amount, currency: "USD" });
-  const paid = await sys.admin.post("/admin/v1/deposits", { address: order.address, asset: "USDT_TRON", amount, txId: `payout-fund-${process.pid}-${++deposits}`, confirmations: 19 });
+  const paid = await sys.admin.post("/admin/v1/deposits", {
+    address: order.address,
+    asset: "USDT_TRON",
+    amount,
+    txId: `payout-fund-${process.pid}-${++deposits}`,
+    confirmations: 19,
+  });
   expect(paid.status, paid.text).to.be.oneOf([200, 201]);
   await eventually(async () => ((await balances(api)).available.USDT_TRON !== before ? true : undefined), 15_000, "the order's credit");
 }
@@ -47,10 +53,14 @@ async function payoutOf(api: ApiClient, id: string) {
 }
 
 const waitStatus = (api: ApiClient, id: string, status: string) =>
-  eventually(async () => {
-    const p = await payoutOf(api, id);
-    return p.status === status ? p : undefined;
-  }, 15_000, `payout ${id} ${status}`);
+  eventually(
+    async () => {
+      const p = await payoutOf(api, id);
+      return p.status === status ? p : undefined;
+    },
+    15_000,
+    `payout ${id} ${status}`,
+  );
 
 async function booksClean(sys: TestSystem) {
   const ledger = await sys.admin.get("/admin/v1/ledger/check");
@@ -80,7 +90,14 @@ describe("payouts over the real stack (sandbox chain)", () => {
       const res = await merchant.api.post("/api/v1/payout-destinations", { asset: "USDT_TRON", address: TRON_ADDRESS, label: "cold wallet" });
       expect(res.status, res.text).to.equal(201);
       expect(validDestination(res.body), res.text).to.equal(true);
-      expect(res.body).to.include({ object: "payout_destination", asset: "USDT_TRON", network: "TRON", address: TRON_ADDRESS, label: "cold wallet", status: "PENDING_ACTIVATION" });
+      expect(res.body).to.include({
+        object: "payout_destination",
+        asset: "USDT_TRON",
+        network: "TRON",
+        address: TRON_ADDRESS,
+        label: "cold wallet",
+        status: "PENDING_ACTIVATION",
+      });
       expect(new Date(res.body.activatesAt).getTime() - new Date(res.body.createdAt).getTime()).to.equal(60 * 60_000);
       const events = await sys.sql("select type, data from events where data->>'id' = ?", [res.body.id]);
       expect(events.map((e: any) => e.type)).to.deep.equal(["payout_destination.created"]);
@@ -152,7 +169,12 @@ describe("payouts over the real stack (sandbox chain)", () => {
   describe("payouts", () => {
     it("refuses a bad amount with 400 naming amount (zero, decimals, the minimum stated) and too much with 409 MERCHANT_BALANCE_INSUFFICIENT, nothing moved", async () => {
       const before = await balances(merchant.api);
-      for (const [amount, rule] of [["0", /greater than 0/], ["5.1234567", /at most 6 decimals/], ["4.99", /minimum of 5/], ["-1", /.*/]] as const) {
+      for (const [amount, rule] of [
+        ["0", /greater than 0/],
+        ["5.1234567", /at most 6 decimals/],
+        ["4.99", /minimum of 5/],
+        ["-1", /.*/],
+      ] as const) {
         const res = await merchant.api.post("/api/v1/payouts", { destinationId, amount });
         expect(res.status, res.text).to.equal(400);
         expect(res.body.message).to.match(/amount/);
@@ -171,11 +193,27 @@ describe("payouts over the real stack (sandbox chain)", () => {
       const res = await merchant.api.post("/api/v1/payouts", { destinationId, amount: "20", metadata: { invoice: "P-1" } }, { "idempotency-key": "payout-1" });
       expect(res.status, res.text).to.equal(201);
       expect(validPayout(res.body), res.text).to.equal(true);
-      expect(res.body).to.include({ object: "payout", status: "PENDING", destinationId, asset: "USDT_TRON", network: "TRON", address: TRON_ADDRESS, amount: "20", fee: "1", txHash: null, failureReason: null, paidAt: null });
+      expect(res.body).to.include({
+        object: "payout",
+        status: "PENDING",
+        destinationId,
+        asset: "USDT_TRON",
+        network: "TRON",
+        address: TRON_ADDRESS,
+        amount: "20",
+        fee: "1",
+        txHash: null,
+        failureReason: null,
+        paidAt: null,
+      });
       expect(res.body.metadata).to.deep.equal({ invoice: "P-1" });
       expect(await balances(merchant.api)).to.deep.equal({ available: { USDT_TRON: "79" }, pending: { USDT_TRON: "21" } });
 
-      const replay = await merchant.api.post("/api/v1/payouts", { destinationId, amount: "20", metadata: { invoice: "P-1" } }, { "idempotency-key": "payout-1" });
+      const replay = await merchant.api.post(
+        "/api/v1/payouts",
+        { destinationId, amount: "20", metadata: { invoice: "P-1" } },
+        { "idempotency-key": "payout-1" },
+      );
       expect(replay.body.id).to.equal(res.body.id);
 
       const processing = await waitStatus(merchant.api, res.body.id, "PROCESSING");
@@ -292,9 +330,14 @@ describe("reconciliation of payouts", () => {
     await sys.sql("update payouts set amount = amount - 1 where id = ?", [res.body.id]);
     // A payout PAID twice (a second payout.paid for it).
     const [event] = await sys.sql("select merchant_id, data from events where type = 'payout.paid' and data->>'id' = ?", [res.body.id]);
-    await sys.sql("insert into events (id, merchant_id, type, data, created_at) values (gen_random_uuid(), ?, 'payout.paid', ?::jsonb, now())", [event.merchant_id, JSON.stringify(event.data)]);
+    await sys.sql("insert into events (id, merchant_id, type, data, created_at) values (gen_random_uuid(), ?, 'payout.paid', ?::jsonb, now())", [
+      event.merchant_id,
+      JSON.stringify(event.data),
+    ]);
     expect(await kinds()).to.deep.equal(["PAYOUT_PAID_TWICE/payout"]);
-    await sys.sql("delete from events where id in (select id from events where type = 'payout.paid' and data->>'id' = ? order by seq desc limit 1)", [res.body.id]);
+    await sys.sql("delete from events where id in (select id from events where type = 'payout.paid' and data->>'id' = ? order by seq desc limit 1)", [
+      res.body.id,
+    ]);
     // A debited row whose money is missing: a second row claiming a debit no ledger transaction made.
     await sys.sql(
       `insert into payouts (id, merchant_id, destination_id, asset, network, address, amount, fee, status, tx_hash, metadata, debited_at, paid_at, created_at, updated_at)
@@ -335,7 +378,11 @@ describe("payouts held before the chain (no payouts jobs): cancel, review, appro
     expect(again.status).to.equal(409);
     expect(again.body.error).to.equal("INVALID_STATUS_TRANSITION");
     const calls = await sys.sql("select kind, status from payout_calls where payout_id = ? order by kind", [res.body.id]);
-    expect(calls).to.deep.equal([{ kind: "DEBIT", status: "DONE" }, { kind: "REVERSAL", status: "DONE" }, { kind: "SUBMIT", status: "VOID" }]);
+    expect(calls).to.deep.equal([
+      { kind: "DEBIT", status: "DONE" },
+      { kind: "REVERSAL", status: "DONE" },
+      { kind: "SUBMIT", status: "VOID" },
+    ]);
     const events = await sys.sql("select type from events where data->>'id' = ? order by seq", [res.body.id]);
     expect(events.map((e: any) => e.type)).to.deep.equal(["payout.created", "payout.cancelled"]);
   });

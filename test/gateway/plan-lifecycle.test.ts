@@ -33,7 +33,15 @@ describe("plan lifecycle: edit, archive, unarchive", () => {
       const plan = await createPlan(api, { description: "old", externalReference: "ref-1", metadata: { a: 1 } });
       const res = await patch(`${PLANS}/${plan.id}`, { name: "Renamed", description: "new words", externalReference: "ref-2", metadata: { b: [1, "x"] } });
       expect(res.status, res.text).to.equal(200);
-      expect(res.body).to.include({ id: plan.id, name: "Renamed", description: "new words", externalReference: "ref-2", amount: plan.amount, currency: "USD", status: "ACTIVE" });
+      expect(res.body).to.include({
+        id: plan.id,
+        name: "Renamed",
+        description: "new words",
+        externalReference: "ref-2",
+        amount: plan.amount,
+        currency: "USD",
+        status: "ACTIVE",
+      });
       expect(res.body.metadata).to.deep.equal({ b: [1, "x"] });
       expect((await api.get(`${PLANS}/${plan.id}`)).body).to.deep.equal(res.body);
       expect(await eventTypes(plan.id)).to.deep.equal(["plan.created", "plan.updated"]);

@@ -32,7 +32,16 @@ describe("subscription plans over REST", () => {
   describe("create", () => {
     it("applies defaults and returns the amount in canonical form", async () => {
       const plan = await expectCreated(valid);
-      expect(plan).to.include({ object: "plan", name: "Pro", amount: "10.5", currency: "USD", interval: "MONTH", intervalCount: 1, trialDays: 0, status: "ACTIVE" });
+      expect(plan).to.include({
+        object: "plan",
+        name: "Pro",
+        amount: "10.5",
+        currency: "USD",
+        interval: "MONTH",
+        intervalCount: 1,
+        trialDays: 0,
+        status: "ACTIVE",
+      });
       expect(plan.metadata).to.deep.equal({});
       expect(plan.maximumChargeAmount).to.equal(null);
       expect(plan.externalReference).to.equal(null);
@@ -57,7 +66,16 @@ describe("subscription plans over REST", () => {
         maximumChargeAmount: "150.00",
         metadata: { tier: 3, nested: { a: [1, "x"] }, big: 12345678901234567890 },
       });
-      expect(plan).to.include({ externalReference: "gold-2026", description: "All features", amount: "99.99", currency: "EUR", interval: "YEAR", intervalCount: 2, trialDays: 14, maximumChargeAmount: "150" });
+      expect(plan).to.include({
+        externalReference: "gold-2026",
+        description: "All features",
+        amount: "99.99",
+        currency: "EUR",
+        interval: "YEAR",
+        intervalCount: 2,
+        trialDays: 14,
+        maximumChargeAmount: "150",
+      });
       expect(plan.metadata).to.deep.equal({ tier: 3, nested: { a: [1, "x"] }, big: 12345678901234567890 });
     });
 

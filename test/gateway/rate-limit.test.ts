@@ -8,7 +8,13 @@ const PLANS = "/api/v1/subscription-plans";
 
 /** Parses `"merchant";r=3;t=1` into its parameters. */
 const params = (header: string | null) =>
-  Object.fromEntries((header ?? "").split(";").slice(1).map((p) => p.split("=") as [string, string]).map(([k, v]) => [k, Number(v)]));
+  Object.fromEntries(
+    (header ?? "")
+      .split(";")
+      .slice(1)
+      .map((p) => p.split("=") as [string, string])
+      .map(([k, v]) => [k, Number(v)]),
+  );
 
 describe("per-merchant rate limits (token bucket in Redis)", () => {
   let sys: TestSystem;

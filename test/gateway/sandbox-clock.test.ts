@@ -55,11 +55,19 @@ describe("sandbox clock endpoints", () => {
 
       const advanced = await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: DAY + 60 });
       expect(advanced.status).to.equal(200);
-      await eventually(async () => ((await subscriptionOf(api, pending.subscriptionId)).status === "EXPIRED" ? true : undefined), 5_000, "expiry after the advance");
-      const charges = await eventually(async () => {
-        const rows = await chargesOf(sys, renewing.subscriptionId);
-        return rows.length === 2 && rows.every((c) => c.status === "SUCCEEDED") ? rows : undefined;
-      }, 5_000, "the renewal after the advance");
+      await eventually(
+        async () => ((await subscriptionOf(api, pending.subscriptionId)).status === "EXPIRED" ? true : undefined),
+        5_000,
+        "expiry after the advance",
+      );
+      const charges = await eventually(
+        async () => {
+          const rows = await chargesOf(sys, renewing.subscriptionId);
+          return rows.length === 2 && rows.every((c) => c.status === "SUCCEEDED") ? rows : undefined;
+        },
+        5_000,
+        "the renewal after the advance",
+      );
       expect(charges.map((c) => c.period_index)).to.deep.equal([0, 1]);
     });
   });

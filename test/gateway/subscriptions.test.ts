@@ -2,14 +2,7 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import {
-  createPlan,
-  createSubscription,
-  createWalletUser,
-  eventsOf,
-  subscriptionBody,
-  type WalletUserFixture,
-} from "../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, eventsOf, subscriptionBody, type WalletUserFixture } from "../support/subscriptions.ts";
 
 describe("subscriptions over REST", () => {
   let sys: TestSystem;
@@ -31,7 +24,7 @@ describe("subscriptions over REST", () => {
 
   describe("create", () => {
     it("answers 201 with the authorization result and stores every field", async () => {
-      const req = body({ serviceReference: "svc-1", metadata: { tier: "gold", n: 1.50 } });
+      const req = body({ serviceReference: "svc-1", metadata: { tier: "gold", n: 1.5 } });
       const res = await api.post("/api/v1/subscriptions", req);
       expect(res.status).to.equal(201);
       expect(Object.keys(res.body).sort()).to.deep.equal(["authorizationExpiresAt", "authorizationUrl", "status", "subscriptionId"]);
@@ -253,7 +246,12 @@ describe("subscriptions over REST", () => {
       const mine = await createSubscription(api, plan.id, customer.id);
       for (const id of [randomUUID(), "not-a-uuid", mine.subscriptionId]) {
         const client = id === mine.subscriptionId ? other : api;
-        for (const [method, path] of [["GET", ""], ["POST", "/pause"], ["POST", "/resume"], ["POST", "/cancel"]] as const) {
+        for (const [method, path] of [
+          ["GET", ""],
+          ["POST", "/pause"],
+          ["POST", "/resume"],
+          ["POST", "/cancel"],
+        ] as const) {
           const res = await client.request(method, `/api/v1/subscriptions/${id}${path}`);
           expect(res.status, `${method} ${path} ${id}`).to.equal(404);
           expect(res.body.error).to.equal("SUBSCRIPTION_NOT_FOUND");
@@ -269,7 +267,8 @@ describe("subscriptions over REST", () => {
       const p2 = await createPlan(m.api, { name: "Basic" });
       const u2 = await createWalletUser(sys);
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await createSubscription(m.api, i % 2 ? p2.id : p1.id, i === 4 ? u2.id : customer.id, { externalReference: `L-${i}` })).subscriptionId);
+      for (let i = 0; i < 5; i++)
+        ids.push((await createSubscription(m.api, i % 2 ? p2.id : p1.id, i === 4 ? u2.id : customer.id, { externalReference: `L-${i}` })).subscriptionId);
       await m.api.post(`/api/v1/subscriptions/${ids[0]}/cancel`);
 
       const page1 = await m.api.get("/api/v1/subscriptions?limit=2");

@@ -54,7 +54,12 @@ describe("events API (polling)", () => {
     expect(activated.body.data.map((e: { id: string }) => e.id)).to.have.members([ids[4], ids[3]]);
     const third = await merchant.api.get(`/api/v1/events/${ids[2]}`);
     const after = await merchant.api.get(`/api/v1/events?createdAfter=${encodeURIComponent(third.body.createdAt)}`);
-    const expected = (await sys.sql<{ id: string }>("select id from events where merchant_id = ? and created_at > ? order by created_at desc, id desc", [merchant.id, third.body.createdAt])).map((r) => r.id);
+    const expected = (
+      await sys.sql<{ id: string }>("select id from events where merchant_id = ? and created_at > ? order by created_at desc, id desc", [
+        merchant.id,
+        third.body.createdAt,
+      ])
+    ).map((r) => r.id);
     expect(after.body.data.map((e: { id: string }) => e.id)).to.deep.equal(expected);
     expect(expected).to.not.include(ids[2]);
     const both = await merchant.api.get(`/api/v1/events?type=subscription.created&createdAfter=${encodeURIComponent("2000-01-01T00:00:00Z")}`);

@@ -36,10 +36,14 @@ describe("webhook SSRF rule in production mode", () => {
     }
     await emitEvents(sys, merchantId, 1);
     for (const ep of endpoints) {
-      const failed = await eventually(async () => {
-        const res = await api.get(`/api/v1/webhook-endpoints/${ep.id}/deliveries`);
-        return res.body.data[0]?.status === "FAILED" ? res.body.data[0] : undefined;
-      }, 10_000, `delivery to ${ep.url} failed`);
+      const failed = await eventually(
+        async () => {
+          const res = await api.get(`/api/v1/webhook-endpoints/${ep.id}/deliveries`);
+          return res.body.data[0]?.status === "FAILED" ? res.body.data[0] : undefined;
+        },
+        10_000,
+        `delivery to ${ep.url} failed`,
+      );
       expect(failed.attempts).to.have.length(2); // first attempt + one retry (WEBHOOK_RETRY_SCHEDULE=0.1)
       for (const a of failed.attempts) {
         expect(a.outcome).to.equal("FAILED");

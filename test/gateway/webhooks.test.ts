@@ -169,10 +169,14 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     receiver.respond = (r) => (r.body.includes('"slowpoke"') ? { status: 200, delayMs: 2000 } : { status: 200 });
     const [eventId] = await emitEvents(sys, merchant.id, 1, "plan.created", () => ({ tag: "slowpoke" }));
     // 1 attempt + 3 retries (WEBHOOK_RETRY_SCHEDULE has 3 entries), then FAILED.
-    const failed = await eventually(async () => {
-      const res = await merchant.api.get(`/api/v1/webhook-endpoints/${ep.id}/deliveries?status=FAILED`);
-      return res.body.data[0];
-    }, 20_000, "delivery failed");
+    const failed = await eventually(
+      async () => {
+        const res = await merchant.api.get(`/api/v1/webhook-endpoints/${ep.id}/deliveries?status=FAILED`);
+        return res.body.data[0];
+      },
+      20_000,
+      "delivery failed",
+    );
     expect(failed.attemptCount).to.equal(4);
     expect(failed.attempts).to.have.length(4);
     for (const a of failed.attempts) {
@@ -236,7 +240,9 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     const ep = await endpoint("rotate", { enabledEvents: ["subscription.paused"] });
     const rotated = await merchant.api.post(`/api/v1/webhook-endpoints/${ep.id}/rotate-secret`);
     expect(rotated.status).to.equal(200);
-    expect(rotated.body.secret).to.match(/^whsec_/).and.not.equal(ep.secret);
+    expect(rotated.body.secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(ep.secret);
     const grace = Date.parse(rotated.body.previousSecretExpiresAt) - Date.parse(rotated.body.updatedAt);
     expect(grace).to.equal(24 * 3600 * 1000);
     expect((await merchant.api.get(`/api/v1/webhook-endpoints/${ep.id}`)).body).to.not.have.property("secret");
@@ -278,10 +284,14 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     const ids = await emitEvents(sys, merchant.id, 8, "subscription.resumed");
     await receiver.waitFor((r) => r.filter((x) => ids.includes(String(x.headers["webhook-id"]))).length >= 9);
     // Every delivery has succeeded and nothing is left to run: no further request can come.
-    await eventually(async () => {
-      const rows = await sys.sql<{ status: string }>("select status from webhook_deliveries where endpoint_id = ?", [ep.id]);
-      return rows.length === 8 && rows.every((r) => r.status === "SUCCEEDED");
-    }, 15_000, "every delivery succeeded");
+    await eventually(
+      async () => {
+        const rows = await sys.sql<{ status: string }>("select status from webhook_deliveries where endpoint_id = ?", [ep.id]);
+        return rows.length === 8 && rows.every((r) => r.status === "SUCCEEDED");
+      },
+      15_000,
+      "every delivery succeeded",
+    );
     await settle(sys);
     const order = receiver.received.filter((x) => ids.includes(String(x.headers["webhook-id"]))).map((x) => ids.indexOf(String(x.headers["webhook-id"])));
     // First attempts in creation order, one at a time.
@@ -322,7 +332,10 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
       return { status: 200, delayMs: 150 };
     };
     const ids = await emitEvents(sys, merchant.id, 12, "subscription.unpaid");
-    await receiver.waitFor((r) => ["/hooks/wide", "/hooks/single"].every((p) => ids.every((id) => r.some((x) => x.path === p && x.headers["webhook-id"] === id))), 20_000);
+    await receiver.waitFor(
+      (r) => ["/hooks/wide", "/hooks/single"].every((p) => ids.every((id) => r.some((x) => x.path === p && x.headers["webhook-id"] === id))),
+      20_000,
+    );
     expect(peak["/hooks/wide"]).to.be.above(1).and.at.most(4);
     expect(peak["/hooks/single"]).to.equal(1);
     const singleOrder = receiver.received.filter((x) => x.path === "/hooks/single").map((x) => ids.indexOf(String(x.headers["webhook-id"])));
@@ -354,7 +367,9 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     const [ignored] = await emitEvents(sys, merchant.id, 1, "subscription.activated");
     const [wanted] = await emitEvents(sys, merchant.id, 1, "subscription.expired");
     await receiver.waitFor((r) => r.some((x) => x.headers["webhook-id"] === wanted));
-    expect((await merchant.api.get(`/api/v1/webhook-endpoints/${ep.id}/deliveries`)).body.data.map((d: { eventId: string }) => d.eventId)).to.deep.equal([wanted]);
+    expect((await merchant.api.get(`/api/v1/webhook-endpoints/${ep.id}/deliveries`)).body.data.map((d: { eventId: string }) => d.eventId)).to.deep.equal([
+      wanted,
+    ]);
     expect(receiver.received.some((x) => x.headers["webhook-id"] === ignored)).to.equal(false);
     const del = await merchant.api.delete(`/api/v1/webhook-endpoints/${ep.id}`);
     expect(del.status).to.equal(204);

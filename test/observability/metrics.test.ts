@@ -49,7 +49,12 @@ describe("operations: Prometheus metrics", () => {
       expect(m.families.has(name), name).to.equal(true);
     }
     expect(m.value("process_resident_memory_bytes")).to.be.greaterThan(0);
-    expect(m.labelSets("billing_db_pool_connections").map((l) => l.state).sort()).to.deep.equal(["idle", "used", "waiting"]);
+    expect(
+      m
+        .labelSets("billing_db_pool_connections")
+        .map((l) => l.state)
+        .sort(),
+    ).to.deep.equal(["idle", "used", "waiting"]);
     expect(m.value("billing_db_pool_connections", { state: "idle" }) + m.value("billing_db_pool_connections", { state: "used" })).to.be.greaterThan(0);
     expect(m.labelSets("billing_queue_jobs")).to.have.length(20); // 5 queues × waiting, delayed, active, failed
   });
@@ -85,7 +90,9 @@ describe("operations: Prometheus metrics", () => {
     const after = await metrics();
     expect(after.value("http_server_request_duration_seconds", httpLabels) - before.value("http_server_request_duration_seconds", httpLabels)).to.equal(1);
     expect(after.value("rpc_server_call_duration_seconds", rpcLabels) - before.value("rpc_server_call_duration_seconds", rpcLabels)).to.equal(1);
-    expect(after.value("http_server_request_duration_seconds", { http_route: "/api/v1/subscriptions/:id", http_response_status_code: "404" })).to.be.at.least(1);
+    expect(after.value("http_server_request_duration_seconds", { http_route: "/api/v1/subscriptions/:id", http_response_status_code: "404" })).to.be.at.least(
+      1,
+    );
     expect(after.value("rpc_server_call_duration_seconds", { rpc_method: "GetSubscription", rpc_status_code: "NOT_FOUND" })).to.be.at.least(1);
     expect(after.families.get("http_server_request_duration_seconds")!.type).to.equal("HISTOGRAM");
     // Bounded labels: templates, never a path with an id in it.
@@ -97,8 +104,20 @@ describe("operations: Prometheus metrics", () => {
     const json = { "content-type": "application/json" };
     const cases = [
       { method: "POST", path: "/api/v1/subscription-plans", raw: "{not json", route: "/api/v1/subscription-plans", status: 400 },
-      { method: "POST", path: "/api/v1/subscriptions/00000000-0000-4000-8000-000000000000/discount", raw: "{", route: "/api/v1/subscriptions/:id/discount", status: 400 },
-      { method: "POST", path: "/api/v1/subscription-plans", raw: JSON.stringify({ name: "x".repeat(200_000) }), route: "/api/v1/subscription-plans", status: 413 },
+      {
+        method: "POST",
+        path: "/api/v1/subscriptions/00000000-0000-4000-8000-000000000000/discount",
+        raw: "{",
+        route: "/api/v1/subscriptions/:id/discount",
+        status: 400,
+      },
+      {
+        method: "POST",
+        path: "/api/v1/subscription-plans",
+        raw: JSON.stringify({ name: "x".repeat(200_000) }),
+        route: "/api/v1/subscription-plans",
+        status: 413,
+      },
       // A hosted page's form, parsed by the same parser (another router).
       { method: "POST", path: "/claims/no-such-token", raw: `a=${"x".repeat(200_000)}`, route: "/claims/:token", status: 413, form: true },
       { method: "POST", path: "/api/v1/no-such-route", raw: "{not json", route: "unmatched", status: 400 },
@@ -143,7 +162,8 @@ describe("operations: Prometheus metrics", () => {
 
   it("webhook attempts count by outcome: 2xx, an answered 500, a timeout, a closed port", async () => {
     const merchant = await sys.createMerchant("Hooks");
-    receiver.respond = (req) => (req.path.endsWith("/failing") ? { status: 500 } : req.path.endsWith("/slow") ? { status: 200, delayMs: 2000 } : { status: 200 });
+    receiver.respond = (req) =>
+      req.path.endsWith("/failing") ? { status: 500 } : req.path.endsWith("/slow") ? { status: 200, delayMs: 2000 } : { status: 200 };
     const closedPort = await freePort();
     for (const url of [`${receiver.url}/ok`, `${receiver.url}/failing`, `${receiver.url}/slow`, `http://127.0.0.1:${closedPort}/nobody`]) {
       const res = await merchant.api.post("/api/v1/webhook-endpoints", { url });
@@ -152,13 +172,22 @@ describe("operations: Prometheus metrics", () => {
     const before = await metrics();
     await createPlan(merchant.api); // records an event every endpoint of this merchant receives
     const outcomes = ["succeeded", "failed", "timeout", "refused"];
-    await eventually(async () => {
-      const m = await metrics();
-      const moved = (outcome: string) => m.value("billing_webhook_attempts_total", { outcome }) > before.value("billing_webhook_attempts_total", { outcome });
-      return outcomes.every(moved) ? true : undefined;
-    }, 20_000, "an attempt of every outcome");
+    await eventually(
+      async () => {
+        const m = await metrics();
+        const moved = (outcome: string) => m.value("billing_webhook_attempts_total", { outcome }) > before.value("billing_webhook_attempts_total", { outcome });
+        return outcomes.every(moved) ? true : undefined;
+      },
+      20_000,
+      "an attempt of every outcome",
+    );
     const m = await metrics();
-    expect(m.labelSets("billing_webhook_attempts_total").map((l) => l.outcome).sort()).to.deep.equal([...outcomes].sort());
+    expect(
+      m
+        .labelSets("billing_webhook_attempts_total")
+        .map((l) => l.outcome)
+        .sort(),
+    ).to.deep.equal([...outcomes].sort());
   });
 });
 
@@ -179,9 +208,23 @@ describe("operations: due-work lag and queue depth", () => {
   it("a renewal left undone raises billing_due_work_lag_seconds{kind=renewal}; other kinds stay 0", async () => {
     const merchant = await sys.createMerchant("Lagging");
     const before = await scrape(sys.system.metricsPort!);
-    expect(before.labelSets("billing_due_work_lag_seconds").map((l) => l.kind).sort()).to.deep.equal(
-      ["authorization_expiry", "customer_email", "event_relay", "order_expiry", "payout_call", "payout_chain_check", "plan_change", "refund_claim_expiry", "renewal", "webhook_delivery"],
-    );
+    expect(
+      before
+        .labelSets("billing_due_work_lag_seconds")
+        .map((l) => l.kind)
+        .sort(),
+    ).to.deep.equal([
+      "authorization_expiry",
+      "customer_email",
+      "event_relay",
+      "order_expiry",
+      "payout_call",
+      "payout_chain_check",
+      "plan_change",
+      "refund_claim_expiry",
+      "renewal",
+      "webhook_delivery",
+    ]);
     expect(before.value("billing_due_work_lag_seconds", { kind: "renewal" })).to.equal(0);
     await approvedSubscription(sys, merchant.api, rpc.client, { plan: { amount: "5", interval: "DAY" } });
     await advanceBy(sys, DAY + 3600);
@@ -225,7 +268,12 @@ describe("operations: every role serves the operations port", () => {
           expect(ready.status).to.equal(200);
         }
         if (role === "a worker group") {
-          expect(m.labelSets("billing_due_work_lag_seconds").map((l) => l.kind).sort()).to.deep.equal(["event_relay", "webhook_delivery"]);
+          expect(
+            m
+              .labelSets("billing_due_work_lag_seconds")
+              .map((l) => l.kind)
+              .sort(),
+          ).to.deep.equal(["event_relay", "webhook_delivery"]);
         }
       } finally {
         await sys.close();
@@ -239,7 +287,13 @@ describe("operations: a busy METRICS_PORT", () => {
     const holder = await startTestSystem({ services: [], workerGroups: [] });
     try {
       const busy = holder.system.metricsPort!;
-      const second = await startSystem(holder.config, createLogger("silent"), { services: [], gateway: true, workerGroups: [], gatewayPort: 0, metricsPort: busy });
+      const second = await startSystem(holder.config, createLogger("silent"), {
+        services: [],
+        gateway: true,
+        workerGroups: [],
+        gatewayPort: 0,
+        metricsPort: busy,
+      });
       try {
         expect(second.metricsPort).to.equal(undefined);
         expect((await fetch(`http://127.0.0.1:${second.gatewayPort}/healthz`)).status).to.equal(200);

@@ -63,7 +63,15 @@ describe("operations: OpenTelemetry traces", () => {
       buffered = lines.pop() ?? "";
       for (const line of lines) if (line.trim()) logLines.push(JSON.parse(line));
     });
-    await eventually(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) || undefined, 45_000, "the traced process to listen");
+    await eventually(
+      async () =>
+        (await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )) || undefined,
+      45_000,
+      "the traced process to listen",
+    );
   });
 
   after(async () => {
@@ -78,35 +86,56 @@ describe("operations: OpenTelemetry traces", () => {
 
   it("one trace: the caller's traceparent → gateway → Connect → services → pg → the job it enqueued", async () => {
     const admin = apiClient(`http://127.0.0.1:${port}`, { "x-admin-key": ADMIN_KEY });
-    const user = await admin.post("/admin/v1/wallet-users", { email: `t-${randomBytes(4).toString("hex")}@example.com`, password: "correct horse battery", pin: "246810" });
+    const user = await admin.post("/admin/v1/wallet-users", {
+      email: `t-${randomBytes(4).toString("hex")}@example.com`,
+      password: "correct horse battery",
+      pin: "246810",
+    });
     expect(user.status).to.equal(201);
 
     const traceId = randomBytes(16).toString("hex");
     const callerSpanId = randomBytes(8).toString("hex");
     // A credit enqueues renewals.account-credited (retry what the new balance can pay).
-    const credited = await admin.post(`/admin/v1/wallet-users/${user.body.id}/credits`, { asset: "USDT_TRON", amount: "25" }, { traceparent: `00-${traceId}-${callerSpanId}-01` });
+    const credited = await admin.post(
+      `/admin/v1/wallet-users/${user.body.id}/credits`,
+      { asset: "USDT_TRON", amount: "25" },
+      { traceparent: `00-${traceId}-${callerSpanId}-01` },
+    );
     expect(credited.status).to.equal(201);
 
-    const spans = await eventually(async () => {
-      const inTrace = receiver.spans.filter((s) => s.traceId === traceId);
-      return inTrace.some(isJobSpan) && inTrace.some(isPgSpan) ? inTrace : undefined;
-    }, 20_000, "gateway, services, pg and job spans in the trace");
+    const spans = await eventually(
+      async () => {
+        const inTrace = receiver.spans.filter((s) => s.traceId === traceId);
+        return inTrace.some(isJobSpan) && inTrace.some(isPgSpan) ? inTrace : undefined;
+      },
+      20_000,
+      "gateway, services, pg and job spans in the trace",
+    );
 
     const gatewayServer = spans.find((s) => s.kind === SERVER && s.scope.includes("instrumentation-http"));
     expect(gatewayServer, "the gateway's HTTP server span").to.not.equal(undefined);
     expect(gatewayServer!.parentSpanId, "the incoming traceparent is honoured").to.equal(callerSpanId);
-    expect(spans.some((s) => s.scope.includes("instrumentation-koa")), "koa spans").to.equal(true);
+    expect(
+      spans.some((s) => s.scope.includes("instrumentation-koa")),
+      "koa spans",
+    ).to.equal(true);
     const rpcClient = spans.find((s) => s.kind === CLIENT && s.attributes["rpc.service"] === "billing.wallet.v1.WalletService");
     const rpcServer = spans.find((s) => s.kind === SERVER && s.attributes["rpc.service"] === "billing.wallet.v1.WalletService");
     expect(rpcClient, "the gateway's Connect client span").to.not.equal(undefined);
     expect(rpcServer, "the services' Connect server span").to.not.equal(undefined);
     expect(rpcServer!.parentSpanId, "traceparent crossed HTTP/2").to.equal(rpcClient!.spanId);
-    expect(spans.filter(isPgSpan).some((s) => hasAncestor(spans, s, rpcServer!)), "pg spans under the service call").to.equal(true);
+    expect(
+      spans.filter(isPgSpan).some((s) => hasAncestor(spans, s, rpcServer!)),
+      "pg spans under the service call",
+    ).to.equal(true);
     const job = spans.find(isJobSpan)!;
     expect(job.name).to.contain("renewals");
     expect(hasAncestor(spans, job, rpcServer!), "the job continues the trace that enqueued it").to.equal(true);
     expect(spans.every((s) => s.serviceName === "billing-trace-test")).to.equal(true);
-    expect([...receiver.contentTypes].every((t) => t.startsWith("application/json")), "OTLP over http/json").to.equal(true);
+    expect(
+      [...receiver.contentTypes].every((t) => t.startsWith("application/json")),
+      "OTLP over http/json",
+    ).to.equal(true);
 
     // pino lines written inside the spans carry their ids.
     const access = logLines.find((l) => l.trace_id === traceId && l.msg === "request");
@@ -115,7 +144,8 @@ describe("operations: OpenTelemetry traces", () => {
   });
 });
 
-const isPgSpan = (s: ReceivedSpan) => s.scope.includes("instrumentation-pg") && s.attributes["db.system"] !== undefined || s.attributes["db.system.name"] === "postgresql";
+const isPgSpan = (s: ReceivedSpan) =>
+  (s.scope.includes("instrumentation-pg") && s.attributes["db.system"] !== undefined) || s.attributes["db.system.name"] === "postgresql";
 const isJobSpan = (s: ReceivedSpan) => s.scope === "billing" && /^process /.test(s.name);
 
 function hasAncestor(spans: ReceivedSpan[], span: ReceivedSpan, ancestor: ReceivedSpan): boolean {

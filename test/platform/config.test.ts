@@ -24,7 +24,12 @@ describe("config", () => {
 
   it("reads retention (RETENTION_EVENTS_DAYS, RETENTION_WEBHOOK_DELIVERIES_DAYS, RETENTION_IDEMPOTENCY_HOURS, RETENTION_AUDIT_ENTRIES_DAYS)", () => {
     expect(loadConfig({}).retention).to.deep.equal({ eventsDays: 90, webhookDeliveriesDays: 30, idempotencyHours: 24, auditEntriesDays: 400 });
-    const set = loadConfig({ RETENTION_EVENTS_DAYS: "30", RETENTION_WEBHOOK_DELIVERIES_DAYS: "14", RETENTION_IDEMPOTENCY_HOURS: "48", RETENTION_AUDIT_ENTRIES_DAYS: "730" });
+    const set = loadConfig({
+      RETENTION_EVENTS_DAYS: "30",
+      RETENTION_WEBHOOK_DELIVERIES_DAYS: "14",
+      RETENTION_IDEMPOTENCY_HOURS: "48",
+      RETENTION_AUDIT_ENTRIES_DAYS: "730",
+    });
     expect(set.retention).to.deep.equal({ eventsDays: 30, webhookDeliveriesDays: 14, idempotencyHours: 48, auditEntriesDays: 730 });
     expect(Object.isFrozen(set.retention)).to.equal(true);
     expect(() => loadConfig({ RETENTION_EVENTS_DAYS: "6" })).to.throw(ConfigError, /RETENTION_EVENTS_DAYS must be an integer from 7/);

@@ -44,7 +44,8 @@ describe("database outage: pool slots survive a crash mid-transaction", function
       all.push(
         em.transactional(async (tx) => {
           await tx.execute("select 1");
-          if (i % 3 === 0) await tx.execute("select pg_sleep(30)"); // in flight at the stop
+          if (i % 3 === 0)
+            await tx.execute("select pg_sleep(30)"); // in flight at the stop
           else await gate; // idle in transaction at the stop; the next statement meets a dead socket
           await tx.execute("select 2");
         }),
@@ -89,13 +90,15 @@ describe("database outage: pool slots survive a crash mid-transaction", function
     try {
       let open!: () => void;
       const gate = new Promise<void>((resolve) => (open = resolve));
-      const all = Promise.allSettled(Array.from({ length: POOL }, () =>
-        unguarded.em.fork().transactional(async (tx) => {
-          await tx.execute("select 1");
-          await gate;
-          await tx.execute("select 2");
-        }),
-      ));
+      const all = Promise.allSettled(
+        Array.from({ length: POOL }, () =>
+          unguarded.em.fork().transactional(async (tx) => {
+            await tx.execute("select 1");
+            await gate;
+            await tx.execute("select 2");
+          }),
+        ),
+      );
       const pool = (await unguarded.em.getConnection().getNativeClient()) as unknown as pg.Pool;
       while (pool.totalCount < POOL || pool.idleCount > 0) await new Promise((r) => setTimeout(r, 20));
       await server!.stopImmediate();
@@ -103,7 +106,13 @@ describe("database outage: pool slots survive a crash mid-transaction", function
       await all;
       await server!.start();
       expect(pool.totalCount, "slots still held by dead connections").to.equal(POOL);
-      const wedged = await unguarded.em.fork().execute("select 1").then(() => false, (e: Error) => /timeout/i.test(e.message));
+      const wedged = await unguarded.em
+        .fork()
+        .execute("select 1")
+        .then(
+          () => false,
+          (e: Error) => /timeout/i.test(e.message),
+        );
       expect(wedged, "the next query finds no slot").to.equal(true);
     } finally {
       // pool.end() waits for the lost slots forever: do not wait for it.
@@ -139,7 +148,13 @@ describe("database outage: pool slots survive a crash mid-transaction", function
       RPC_TIMEOUT_MS: "4000",
       SWEEP_INTERVAL_MS: "200",
     });
-    const system = await startSystem(config, createLogger("silent"), { services: SERVICE_NAMES, gateway: true, workerGroups: WORKER_GROUP_NAMES, gatewayPort: 0, servicesPort: 0 });
+    const system = await startSystem(config, createLogger("silent"), {
+      services: SERVICE_NAMES,
+      gateway: true,
+      workerGroups: WORKER_GROUP_NAMES,
+      gatewayPort: 0,
+      servicesPort: 0,
+    });
     let closed = false;
     try {
       const admin = apiClient(`http://127.0.0.1:${system.gatewayPort}`, { "x-admin-key": "outage-admin-key" });
@@ -148,7 +163,10 @@ describe("database outage: pool slots survive a crash mid-transaction", function
       await server!.stopImmediate();
       const started = Date.now();
       const answers = await Promise.all(Array.from({ length: 10 }, () => admin.post("/admin/v1/merchants", { name: "During" })));
-      expect(answers.map((a) => a.status).every((s) => s === 503 || s === 504), JSON.stringify(answers.map((a) => a.status))).to.equal(true);
+      expect(
+        answers.map((a) => a.status).every((s) => s === 503 || s === 504),
+        JSON.stringify(answers.map((a) => a.status)),
+      ).to.equal(true);
       expect(answers[0]!.body.error).to.match(/SERVICE_UNAVAILABLE|TIMEOUT/);
       expect(Date.now() - started).to.be.lessThan(5_000);
       const ready = await admin.get("/readyz");

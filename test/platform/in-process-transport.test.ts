@@ -98,7 +98,14 @@ describe("in-process RPC transport", () => {
   });
 
   it("answers UNIMPLEMENTED for a method the process does not serve", async () => {
-    const client = createClient(MerchantService, createInProcessTransport(serviceWith(async () => ({})), serverInterceptors, { token: TOKEN }));
+    const client = createClient(
+      MerchantService,
+      createInProcessTransport(
+        serviceWith(async () => ({})),
+        serverInterceptors,
+        { token: TOKEN },
+      ),
+    );
     const err = (await client.createApiKey({ merchantId: "m6" }).catch((e: unknown) => e)) as ConnectError;
     expect(err.code).to.equal(Code.Unimplemented);
   });

@@ -1,5 +1,17 @@
 import { expect } from "chai";
-import { compare, convert, convertInverse, equals, formatAmount, formatAtScale, formatForPeople, InvalidAmountError, parseAmount, percentOf, sumOfFractions } from "../../services/platform/money.ts";
+import {
+  compare,
+  convert,
+  convertInverse,
+  equals,
+  formatAmount,
+  formatAtScale,
+  formatForPeople,
+  InvalidAmountError,
+  parseAmount,
+  percentOf,
+  sumOfFractions,
+} from "../../services/platform/money.ts";
 
 describe("money", () => {
   it("parses the spec's pattern and formats the canonical form", () => {

@@ -52,7 +52,11 @@ describe("migration 0032 (monthly partitions) on a database with rows", () => {
     const events: { id: string; at: Date }[] = [];
     for (const at of [old, now]) {
       const id = randomUUID();
-      await db.query("insert into events (id, merchant_id, type, data, created_at, relayed_at) values ($1, $2, 'plan.created', '{}', $3, $3)", [id, merchant, at]);
+      await db.query("insert into events (id, merchant_id, type, data, created_at, relayed_at) values ($1, $2, 'plan.created', '{}', $3, $3)", [
+        id,
+        merchant,
+        at,
+      ]);
       const delivery = randomUUID();
       await db.query(
         `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, created_at, updated_at)
@@ -103,11 +107,17 @@ describe("migration 0032 (monthly partitions) on a database with rows", () => {
 
   it("monthlyPartitionedTableSql makes a table the sweep can keep (key `at`, <table>_YYYY_MM and a default), registered in one line", async () => {
     await db.query(
-      monthlyPartitionedTableSql({ table: "retention_probe_entries", column: "at", columns: "id uuid not null, at timestamptz not null, action text not null, primary key (id, at)" }),
+      monthlyPartitionedTableSql({
+        table: "retention_probe_entries",
+        column: "at",
+        columns: "id uuid not null, at timestamptz not null, action text not null, primary key (id, at)",
+      }),
     );
-    const parts = (await db.query("select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'retention_probe_entries'::regclass order by 1")).rows.map(
-      (r: { relname: string }) => r.relname,
-    );
+    const parts = (
+      await db.query(
+        "select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'retention_probe_entries'::regclass order by 1",
+      )
+    ).rows.map((r: { relname: string }) => r.relname);
     const month = monthStart(new Date());
     expect(parts).to.include.members([partitionName("retention_probe_entries", month), "retention_probe_entries_default"]);
     expect(parts).to.have.length(5);

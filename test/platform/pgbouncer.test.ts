@@ -82,7 +82,10 @@ describe("PgBouncer in transaction pooling (DB_PREPARED_STATEMENTS=false)", func
     const users = await Promise.all(Array.from({ length: 4 }, () => createWalletUser(sys, { USDT_TRON: "100" })));
     const created = await Promise.all(Array.from({ length: 24 }, (_, i) => createSubscription(merchant.api, plan.id, users[i % users.length]!.id)));
     const reads = await Promise.all(created.flatMap((s) => [1, 2, 3].map(() => merchant.api.get(`/api/v1/subscriptions/${s.subscriptionId}`))));
-    expect(reads.map((r) => r.status).filter((s) => s !== 200), JSON.stringify(reads.find((r) => r.status !== 200)?.body)).to.deep.equal([]);
+    expect(
+      reads.map((r) => r.status).filter((s) => s !== 200),
+      JSON.stringify(reads.find((r) => r.status !== 200)?.body),
+    ).to.deep.equal([]);
     const plans = await Promise.all(Array.from({ length: 20 }, () => merchant.api.get(`/api/v1/subscription-plans/${plan.id}`)));
     expect(plans.map((r) => r.status).filter((s) => s !== 200)).to.deep.equal([]);
 
@@ -116,7 +119,10 @@ describe("PgBouncer in transaction pooling (DB_PREPARED_STATEMENTS=false)", func
       idleInTransactionTimeoutMs: IDLE_IN_TRANSACTION_MS,
     });
     const started = Date.now();
-    const err = await sys.sql(`select pg_sleep(${(STATEMENT_TIMEOUT_MS * 2) / 1000})`).then(() => undefined, (e: unknown) => e);
+    const err = await sys.sql(`select pg_sleep(${(STATEMENT_TIMEOUT_MS * 2) / 1000})`).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(codeOf(err), String(err)).to.equal("57014");
     expect(Date.now() - started).to.be.lessThan(STATEMENT_TIMEOUT_MS * 2);
   });
@@ -146,7 +152,10 @@ describe("PgBouncer in transaction pooling (DB_PREPARED_STATEMENTS=false)", func
     it("named statements fail through transaction pooling (why DB_PREPARED_STATEMENTS=false exists); unnamed ones do not", async () => {
       const failed = await concurrentNamedReads(true);
       expect(failed.length, "some reads meet a server session that has, or lacks, the statement").to.be.greaterThan(0);
-      expect(failed.every((code) => code === "42P05" || code === "26000"), failed.join(",")).to.equal(true);
+      expect(
+        failed.every((code) => code === "42P05" || code === "26000"),
+        failed.join(","),
+      ).to.equal(true);
       await orm!.close(true);
       expect(await concurrentNamedReads(false)).to.deep.equal([]);
     });

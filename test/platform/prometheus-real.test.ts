@@ -23,7 +23,9 @@ interface Query {
 }
 
 const alertQueries = (): Query[] =>
-  parse(readFileSync(ALERTS, "utf8")).groups.flatMap((g: { rules: { alert: string; expr: string }[] }) => g.rules.map((r) => ({ source: `alert ${r.alert}`, expr: r.expr })));
+  parse(readFileSync(ALERTS, "utf8")).groups.flatMap((g: { rules: { alert: string; expr: string }[] }) =>
+    g.rules.map((r) => ({ source: `alert ${r.alert}`, expr: r.expr })),
+  );
 
 /** Panel queries with Grafana's variables as the dashboard fills them ($job: every scrape job). */
 function dashboardQueries(): Query[] {
@@ -105,7 +107,9 @@ describe("operations: alerts and dashboards under a real Prometheus", function (
     rpc = subscriptionsRpc(services);
     await approvedSubscription({ ...services, admin }, api, rpc.client, { plan: { amount: "5" } });
     expect((await api.get("/api/v1/subscriptions/00000000-0000-4000-8000-000000000000")).status).to.equal(404);
-    expect((await api.request("POST", "/api/v1/subscription-plans", { raw: "{not json", headers: { "content-type": "application/json" } })).status).to.equal(400);
+    expect((await api.request("POST", "/api/v1/subscription-plans", { raw: "{not json", headers: { "content-type": "application/json" } })).status).to.equal(
+      400,
+    );
     await receiver.waitFor((r) => r.length > 0, 20_000);
 
     prometheus = await startPrometheus({

@@ -45,23 +45,31 @@ describe("a write that reaches a read-only node", function () {
     const plan = await createPlan(merchant.api);
     await readOnly(true);
     // The first requests after the cut may meet a dead pooled connection (503 too); then every write meets 25006.
-    const refused = await eventually(async () => {
-      const res = await merchant.api.post("/api/v1/subscription-plans", { name: "Refused", amount: "1", currency: "USD", interval: "MONTH" });
-      expect(res.status, res.text).to.equal(503);
-      const read = await merchant.api.get(`/api/v1/subscription-plans/${plan.id}`);
-      return read.status === 200 ? res : undefined;
-    }, 10_000, "reads served while writes are refused");
+    const refused = await eventually(
+      async () => {
+        const res = await merchant.api.post("/api/v1/subscription-plans", { name: "Refused", amount: "1", currency: "USD", interval: "MONTH" });
+        expect(res.status, res.text).to.equal(503);
+        const read = await merchant.api.get(`/api/v1/subscription-plans/${plan.id}`);
+        return read.status === 200 ? res : undefined;
+      },
+      10_000,
+      "reads served while writes are refused",
+    );
     expect(refused.body).to.include({ error: "SERVICE_UNAVAILABLE" });
     expect(refused.text).not.to.match(/read-only|25006/);
     const [row] = await sys.sql<{ n: number }>("select count(*)::int as n from plans where name = 'Refused'");
     expect(row!.n).to.equal(0);
 
     await readOnly(false);
-    const created = await eventually(async () => {
-      const res = await merchant.api.post("/api/v1/subscription-plans", { name: "Written", amount: "1", currency: "USD", interval: "MONTH" });
-      expect([201, 503], res.text).to.include(res.status);
-      return res.status === 201 ? res : undefined;
-    }, 10_000, "writes succeed again");
+    const created = await eventually(
+      async () => {
+        const res = await merchant.api.post("/api/v1/subscription-plans", { name: "Written", amount: "1", currency: "USD", interval: "MONTH" });
+        expect([201, 503], res.text).to.include(res.status);
+        return res.status === 201 ? res : undefined;
+      },
+      10_000,
+      "writes succeed again",
+    );
     expect(created.body.name).to.equal("Written");
   });
 });

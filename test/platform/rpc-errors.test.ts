@@ -17,7 +17,11 @@ describe("domain errors → Connect errors (the one translator)", () => {
   });
 
   it("turns an unreachable or restarting database into a retryable UNAVAILABLE without details", () => {
-    for (const cause of [Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:5432"), { code: "ECONNREFUSED" }), Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }), new ConnectionException(new Error("pool closed"))]) {
+    for (const cause of [
+      Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:5432"), { code: "ECONNREFUSED" }),
+      Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }),
+      new ConnectionException(new Error("pool closed")),
+    ]) {
       const err = toConnectError(cause, logger, "CreatePlan");
       expect(err.code).to.equal(Code.Unavailable);
       expect(errorCodeOf(err)).to.equal("SERVICE_UNAVAILABLE");

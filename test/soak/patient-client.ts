@@ -12,10 +12,16 @@ import type { ApiClient, ApiResponse } from "../support/http.ts";
  * doing the work), so a retry may need that long.
  */
 export function patientClient(client: ApiClient, retries: { count: number }, attempts = 24): ApiClient {
-  const request = async <T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}): Promise<ApiResponse<T>> => {
+  const request = async <T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string>; raw?: string } = {},
+  ): Promise<ApiResponse<T>> => {
     const headers = method === "POST" ? { "idempotency-key": randomUUID(), ...options.headers } : options.headers;
     for (let attempt = 1; ; attempt++) {
-      const res = await client.request<T>(method, path, { ...options, headers }).catch(() => ({ status: 0, body: undefined as T, headers: new Headers(), text: "connection failed" }));
+      const res = await client
+        .request<T>(method, path, { ...options, headers })
+        .catch(() => ({ status: 0, body: undefined as T, headers: new Headers(), text: "connection failed" }));
       const again = res.status === 0 || res.status === 503 || res.status === 504 || (res.status === 409 && res.text.includes("IDEMPOTENCY_KEY_IN_USE"));
       if (!again || attempt >= attempts) return res;
       retries.count += 1;

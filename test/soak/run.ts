@@ -219,7 +219,14 @@ async function sampleMonth(month: number, day: number, simNow: Date, wallS: numb
   const ledger = must(await admin.get("/admin/v1/ledger/check"), "ledger check");
   const rec = must(await admin.get("/admin/v1/reconciliation"), "reconciliation");
   return {
-    month, day, simNow: simNow.toISOString(), wallS, memory, queues, lag, tables,
+    month,
+    day,
+    simNow: simNow.toISOString(),
+    wallS,
+    memory,
+    queues,
+    lag,
+    tables,
     ledgerOk: ledger.ok === true,
     reconciliation: rec.status,
     anomalies: rec.anomalies?.length ?? -1,
@@ -236,10 +243,16 @@ function printMonth(s: MonthSample) {
       .map(([g, c]) => `${g} ${c.waiting ?? 0}/${c.delayed ?? 0}/${c.active ?? 0}/${c.failed ?? 0}`)
       .join("  ")}`,
   );
-  console.log(`lag (s): ${Object.entries(s.lag).map(([k, v]) => `${k} ${v.toFixed(0)}`).join("  ")}`);
+  console.log(
+    `lag (s): ${Object.entries(s.lag)
+      .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+      .join("  ")}`,
+  );
   console.log("postgres (MiB total = table + indexes; live / dead tuples):");
   for (const t of s.tables.slice(0, 10)) {
-    console.log(`  ${t.name.padEnd(28)} ${mib(t.total).padStart(8)} = ${mib(t.table).padStart(7)} + ${mib(t.index).padStart(7)}  ${String(t.live).padStart(8)} / ${String(t.dead).padStart(7)}`);
+    console.log(
+      `  ${t.name.padEnd(28)} ${mib(t.total).padStart(8)} = ${mib(t.table).padStart(7)} + ${mib(t.index).padStart(7)}  ${String(t.live).padStart(8)} / ${String(t.dead).padStart(7)}`,
+    );
   }
   const dead = s.tables.reduce((a, t) => a + t.dead, 0);
   const total = s.tables.reduce((a, t) => a + t.total, 0);
@@ -253,11 +266,14 @@ function printSummary(samples: MonthSample[]) {
     const sum = (states: string[]) => Object.values(s.queues).reduce((a, c) => a + states.reduce((b, st) => b + (c[st] ?? 0), 0), 0);
     const [lagKind, lagS] = Object.entries(s.lag).sort((a, b) => b[1] - a[1])[0] ?? ["-", 0];
     return [
-      String(s.month), String(s.day),
+      String(s.month),
+      String(s.day),
       ...ROLES.map((r) => `${mib(s.memory[r].rss)}/${mib(s.memory[r].heap)}`),
-      String(sum(["waiting", "delayed"])), String(sum(["failed"])),
+      String(sum(["waiting", "delayed"])),
+      String(sum(["failed"])),
       `${lagS.toFixed(0)} (${lagS > 0 ? lagKind : "-"})`,
-      mib(s.tables.reduce((a, t) => a + t.total, 0)), String(s.tables.reduce((a, t) => a + t.dead, 0)),
+      mib(s.tables.reduce((a, t) => a + t.total, 0)),
+      String(s.tables.reduce((a, t) => a + t.dead, 0)),
       s.ledgerOk && s.reconciliation === "ok" && s.anomalies === 0 ? "clean" : "FINDINGS",
     ];
   });
@@ -300,7 +316,8 @@ async function main() {
     RATE_LIMIT_BURST: "100000",
     RATE_LIMIT_PER_SECOND: "100000",
   };
-  for (const key of ["TEST_DATABASE_URL", "TEST_REDIS_URL", "METRICS_PORT", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "SMTP_URL"]) delete env[key];
+  for (const key of ["TEST_DATABASE_URL", "TEST_REDIS_URL", "METRICS_PORT", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "SMTP_URL"])
+    delete env[key];
   const migrate = spawn(process.execPath, [BILLING, "migrate"], { env, stdio: "ignore" });
   if ((await exited(migrate)) !== 0) throw new Error("migrate failed");
   db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
@@ -316,7 +333,10 @@ async function main() {
 
   let simNow = new Date(must(await admin.get("/admin/v1/sandbox/clock"), "clock").now);
   const startedAt = simNow;
-  sink = await startWebhookSink((i, now) => webhookFailing(i, startedAt, now), () => simNow);
+  sink = await startWebhookSink(
+    (i, now) => webhookFailing(i, startedAt, now),
+    () => simNow,
+  );
 
   // ---- arrangement
   const merchants: MerchantSetup[] = [];
@@ -352,7 +372,11 @@ async function main() {
     // and the soak takes another address (the first user stays, unused).
     let user: { id: string } | undefined;
     for (let attempt = 0; !user; attempt++) {
-      const res = await admin.post("/admin/v1/wallet-users", { email: `${poor ? "p" : "r"}${u}.${attempt}@soak.example`, password: "correct horse battery", pin: "246810" });
+      const res = await admin.post("/admin/v1/wallet-users", {
+        email: `${poor ? "p" : "r"}${u}.${attempt}@soak.example`,
+        password: "correct horse battery",
+        pin: "246810",
+      });
       if (res.status === 409 && attempt < 5) continue;
       user = must(res, "wallet user");
     }
@@ -402,7 +426,13 @@ async function main() {
     let s: any;
     for (let attempt = 0; !s; attempt++) {
       const externalReference = attempt === 0 ? `soak-${i}` : `soak-${i}-${attempt}`;
-      const res = await merchant.api.post("/api/v1/subscriptions", { externalReference, planId, walletUserId, successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no" });
+      const res = await merchant.api.post("/api/v1/subscriptions", {
+        externalReference,
+        planId,
+        walletUserId,
+        successUrl: "https://m.example/ok",
+        cancelUrl: "https://m.example/no",
+      });
       if (res.status === 409 && res.body?.error === "SUBSCRIPTION_ALREADY_EXISTS" && attempt < 3) {
         // A retry after a 504 whose first attempt went through: the Idempotency-Key was released, the database refuses
         // the duplicate, and the authorization URL (shown only at create) is lost. The soak cancels the orphan and
@@ -419,7 +449,9 @@ async function main() {
     subs[i] = { id: s.subscriptionId, merchant: merchant.index, kind, walletUserId, lifecycle: lifecycleOf(i, kind) };
     if ((i + 1) % 500 === 0) console.log(`  ${i + 1} subscriptions (${wall().toFixed(0)} s)`);
   });
-  console.log(`arranged ${N} subscriptions (${approvalRetries} approvals and ${httpRetries.count} REST calls retried, ${orphanedCreates} creates answered 409 on retry) in ${wall().toFixed(0)} s`);
+  console.log(
+    `arranged ${N} subscriptions (${approvalRetries} approvals and ${httpRetries.count} REST calls retried, ${orphanedCreates} creates answered 409 on retry) in ${wall().toFixed(0)} s`,
+  );
 
   // ---- the year
   const quiet = async (now: Date) => {
@@ -443,15 +475,24 @@ async function main() {
     const api = merchants[sub.merchant]!.api;
     const { pauseDay, cancelDay, changeDay, refundDay } = sub.lifecycle;
     on(pauseDay, async () => void must(await api.post(`/api/v1/subscriptions/${sub.id}/pause`), "pause", [200, 409]));
-    on(pauseDay === undefined ? undefined : pauseDay + PAUSE_LENGTH_DAYS, async () => void must(await api.post(`/api/v1/subscriptions/${sub.id}/resume`), "resume", [200, 409]));
+    on(
+      pauseDay === undefined ? undefined : pauseDay + PAUSE_LENGTH_DAYS,
+      async () => void must(await api.post(`/api/v1/subscriptions/${sub.id}/resume`), "resume", [200, 409]),
+    );
     on(cancelDay, async () => void must(await api.post(`/api/v1/subscriptions/${sub.id}/cancel`), "cancel", [200, 409]));
     on(changeDay, async () => {
       const res = await api.post(`/api/v1/subscriptions/${sub.id}/change-sessions`, {
-        requestedPlanId: merchants[sub.merchant]!.plans.premium, effectiveMode: "NEXT_BILLING", successUrl: "https://m.example/ok", cancelUrl: "https://m.example/no",
+        requestedPlanId: merchants[sub.merchant]!.plans.premium,
+        effectiveMode: "NEXT_BILLING",
+        successUrl: "https://m.example/ok",
+        cancelUrl: "https://m.example/no",
       });
       if (res.status === 409) return; // cancelled or paused by then
       const session = must(res, "change session");
-      const approved = await subsClient.approveChangeSession({ token: new URL(session.approvalUrl).pathname.split("/").pop()!, walletUserId: sub.walletUserId });
+      const approved = await subsClient.approveChangeSession({
+        token: new URL(session.approvalUrl).pathname.split("/").pop()!,
+        walletUserId: sub.walletUserId,
+      });
       if (!approved.approved) throw new Error("change approval refused");
     });
     on(refundDay, async () => {
@@ -473,9 +514,37 @@ async function main() {
   for (let day = 3; day <= DAYS; day += 7) {
     on(day, async () => {
       for (const m of merchants) {
-        const paid = must(await m.api.post("/api/v1/payment-orders", { externalId: `soak-${day}-paid`, externalCustomerId: `c-${m.index}`, asset: "USDT_TRON", amount: "25", currency: "USD" }), "order");
-        must(await admin.post("/admin/v1/deposits", { address: paid.address, asset: "USDT_TRON", amount: paid.amountToPay, txId: `soak-tx-${++deposits}`, confirmations: 19 }), "deposit");
-        must(await m.api.post("/api/v1/payment-orders", { externalId: `soak-${day}-unpaid`, externalCustomerId: `c-${m.index}`, asset: "USDT_TRON", amount: "5", currency: "USD", expiresInMinutes: 60 }), "order");
+        const paid = must(
+          await m.api.post("/api/v1/payment-orders", {
+            externalId: `soak-${day}-paid`,
+            externalCustomerId: `c-${m.index}`,
+            asset: "USDT_TRON",
+            amount: "25",
+            currency: "USD",
+          }),
+          "order",
+        );
+        must(
+          await admin.post("/admin/v1/deposits", {
+            address: paid.address,
+            asset: "USDT_TRON",
+            amount: paid.amountToPay,
+            txId: `soak-tx-${++deposits}`,
+            confirmations: 19,
+          }),
+          "deposit",
+        );
+        must(
+          await m.api.post("/api/v1/payment-orders", {
+            externalId: `soak-${day}-unpaid`,
+            externalCustomerId: `c-${m.index}`,
+            asset: "USDT_TRON",
+            amount: "5",
+            currency: "USD",
+            expiresInMinutes: 60,
+          }),
+          "order",
+        );
       }
     });
   }
@@ -493,7 +562,10 @@ async function main() {
     }
     const done = await until(`day ${day}'s due work`, DAY_TIMEOUT_MS, () => quiet(simNow), 250);
     if (!done) stalledDays.push(day);
-    if (day % 10 === 0) console.log(`day ${day}: ${((Date.now() - tYear) / 1000).toFixed(0)} s into the year, sink ${sink.delivered} delivered / ${sink.refused} refused, REST retries ${httpRetries.count}`);
+    if (day % 10 === 0)
+      console.log(
+        `day ${day}: ${((Date.now() - tYear) / 1000).toFixed(0)} s into the year, sink ${sink.delivered} delivered / ${sink.refused} refused, REST retries ${httpRetries.count}`,
+      );
     if (day % MONTH_DAYS === 0) {
       const s = await sampleMonth(day / MONTH_DAYS, day, simNow, wall(), admin);
       samples.push(s);
@@ -516,7 +588,11 @@ async function main() {
     for (const role of ROLES) {
       for (const what of ["rss", "heap"] as const) {
         const g = growth(a.memory[role][what], b.memory[role][what]);
-        check(`${role} ${what === "rss" ? "RSS" : "heap used"} grows at most 5 % from month ${months.from} to month ${months.to}`, g <= MEMORY_GROWTH_LIMIT, `${mib(a.memory[role][what])} → ${mib(b.memory[role][what])} MiB (${(g * 100).toFixed(1)} %)`);
+        check(
+          `${role} ${what === "rss" ? "RSS" : "heap used"} grows at most 5 % from month ${months.from} to month ${months.to}`,
+          g <= MEMORY_GROWTH_LIMIT,
+          `${mib(a.memory[role][what])} → ${mib(b.memory[role][what])} MiB (${(g * 100).toFixed(1)} %)`,
+        );
       }
     }
   } else {
@@ -536,10 +612,22 @@ async function main() {
     check(`lag of ${k} does not keep growing`, !keepsGrowing(series, LAG_FLOOR_S), series.map((v) => v.toFixed(0)).join(" → "));
   }
   for (const s of samples) {
-    check(`month ${s.month}: ledger check and reconciliation clean`, s.ledgerOk && s.reconciliation === "ok" && s.anomalies === 0, `ledger ${s.ledgerOk ? "ok" : "NOT OK"}, reconciliation ${s.reconciliation}, ${s.anomalies} anomalies of ${s.checked} checked`);
+    check(
+      `month ${s.month}: ledger check and reconciliation clean`,
+      s.ledgerOk && s.reconciliation === "ok" && s.anomalies === 0,
+      `ledger ${s.ledgerOk ? "ok" : "NOT OK"}, reconciliation ${s.reconciliation}, ${s.anomalies} anomalies of ${s.checked} checked`,
+    );
   }
-  check("every day's due work done within the day's bound", stalledDays.length === 0, stalledDays.length ? `stalled days: ${stalledDays.slice(0, 10).join(", ")}` : `${DAYS} days, bound ${DAY_TIMEOUT_MS / 1000} s`);
-  check("every scheduled merchant action answered as expected", actionFailures.length === 0, actionFailures.length ? actionFailures.slice(0, 3).join("; ") : "pauses, resumes, cancels, plan changes, refunds, top-ups, orders");
+  check(
+    "every day's due work done within the day's bound",
+    stalledDays.length === 0,
+    stalledDays.length ? `stalled days: ${stalledDays.slice(0, 10).join(", ")}` : `${DAYS} days, bound ${DAY_TIMEOUT_MS / 1000} s`,
+  );
+  check(
+    "every scheduled merchant action answered as expected",
+    actionFailures.length === 0,
+    actionFailures.length ? actionFailures.slice(0, 3).join("; ") : "pauses, resumes, cancels, plan changes, refunds, top-ups, orders",
+  );
 
   // Charges against periods.
   const [dup] = await q(
@@ -565,7 +653,9 @@ async function main() {
     const expected = periodsDue(new Date(r.billing_anchor), r.interval as Interval, r.interval_count, simNow);
     return r.status !== "ACTIVE" || r.anchor_period_index !== 0 || r.paid !== expected || r.last_period !== expected - 1;
   });
-  const example = wrong[0] ? `e.g. ${wrong[0].id} ${wrong[0].status} paid ${wrong[0].paid} (last period ${wrong[0].last_period}), expected ${periodsDue(new Date(wrong[0].billing_anchor), wrong[0].interval, wrong[0].interval_count, simNow)}` : "";
+  const example = wrong[0]
+    ? `e.g. ${wrong[0].id} ${wrong[0].status} paid ${wrong[0].paid} (last period ${wrong[0].last_period}), expected ${periodsDue(new Date(wrong[0].billing_anchor), wrong[0].interval, wrong[0].interval_count, simNow)}`
+    : "";
   const paidTotal = rows.reduce((a, r) => a + r.paid, 0);
   check(
     "every never-paused, never-changed funded subscription paid exactly its periods (anchor to now, by the calendar)",
@@ -578,7 +668,9 @@ async function main() {
     [poorUsers],
   );
   const statuses = await q(`select status, count(*)::int as n from subscriptions group by status order by status`);
-  console.log(`  mix at the end: ${statuses.map((r) => `${r.status} ${r.n}`).join(", ")}; ${dunning.failed} failed charges over ${dunning.subs} short subscriptions; webhooks ${sink.delivered} delivered, ${sink.refused} refused`);
+  console.log(
+    `  mix at the end: ${statuses.map((r) => `${r.status} ${r.n}`).join(", ")}; ${dunning.failed} failed charges over ${dunning.subs} short subscriptions; webhooks ${sink.delivered} delivered, ${sink.refused} refused`,
+  );
   check("the mix happened: failures went through dunning", dunning.failed > 0 || DAYS < 70, `${dunning.failed} failed charges`);
 }
 

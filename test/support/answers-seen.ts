@@ -31,7 +31,9 @@ export function undocumentedAnswers(): string[] {
     const match = candidates.find((o) => o.literal) ?? candidates.sort((a, b) => b.template.length - a.template.length)[0];
     if (!match) continue; // not a documented operation (unknown path, hosted pages, health)
     if (!(String(answer.status) in match.op.responses)) {
-      problems.push(`${answer.method.toUpperCase()} ${match.template} answered ${answer.status} (e.g. ${answer.path}) but the document lists ${Object.keys(match.op.responses).join(", ")}`);
+      problems.push(
+        `${answer.method.toUpperCase()} ${match.template} answered ${answer.status} (e.g. ${answer.path}) but the document lists ${Object.keys(match.op.responses).join(", ")}`,
+      );
     }
   }
   return problems;

@@ -81,7 +81,8 @@ export async function waitForCharges(sys: TestSystem, subscriptionId: string, co
   for (;;) {
     const charges = await chargesOf(sys, subscriptionId);
     if (charges.length === count && charges.every((c) => c.status !== "PENDING")) return charges;
-    if (Date.now() > deadline) throw new Error(`subscription ${subscriptionId} has ${charges.length} charges (${charges.map((c) => c.status).join(",")}), not ${count}`);
+    if (Date.now() > deadline)
+      throw new Error(`subscription ${subscriptionId} has ${charges.length} charges (${charges.map((c) => c.status).join(",")}), not ${count}`);
     await sleep(50);
   }
 }

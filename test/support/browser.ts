@@ -35,7 +35,9 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
     await copy.setContent(html, { waitUntil: "load" });
     await copy.addScriptTag({ path: AXE });
     const violations = await copy.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact?: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+      const axe = (
+        globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact?: string; help: string; nodes: { target: string[] }[] }[] }> } }
+      ).axe;
       return (await axe.run()).violations;
     });
     return violations
@@ -59,7 +61,8 @@ export async function overflowingElements(page: Page): Promise<string[]> {
     const { document, getComputedStyle } = globalThis as any;
     const width: number = document.documentElement.clientWidth;
     const found: string[] = [];
-    const name = (el: any) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${typeof el.className === "string" && el.className ? `.${el.className.trim().split(/\s+/).join(".")}` : ""}`;
+    const name = (el: any) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${typeof el.className === "string" && el.className ? `.${el.className.trim().split(/\s+/).join(".")}` : ""}`;
     if (document.documentElement.scrollWidth > width) found.push(`the document is ${document.documentElement.scrollWidth} px wide in a ${width} px viewport`);
     const hidden = (el: any): boolean => !!el && (getComputedStyle(el).clipPath !== "none" || hidden(el.parentElement));
     for (const el of document.querySelectorAll("body *")) {

@@ -48,9 +48,9 @@ export const subscriptionOf = async (api: ApiClient, id: string) => (await api.g
 
 /** Event types of a change session, oldest first. */
 export async function changeEventTypes(sys: TestSystem, changeSessionId: string): Promise<string[]> {
-  const rows = await sys.sql<{ type: string }>(
-    "select type from events where data->>'id' = ? or data->>'changeSessionId' = ? order by seq",
-    [changeSessionId, changeSessionId],
-  );
+  const rows = await sys.sql<{ type: string }>("select type from events where data->>'id' = ? or data->>'changeSessionId' = ? order by seq", [
+    changeSessionId,
+    changeSessionId,
+  ]);
   return rows.map((r) => r.type);
 }

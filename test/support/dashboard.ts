@@ -53,7 +53,12 @@ export async function submit(page: Page, selector: string) {
 }
 
 /** Invite page → password → enrolment (code from [data-totp-secret]) → recovery codes → the dashboard. */
-export async function acceptInviteAndEnrol(page: Page, sys: TestSystem, invited: { id: string; email: string; invitePath: string }, check?: (stage: string) => Promise<void>): Promise<MemberFixture> {
+export async function acceptInviteAndEnrol(
+  page: Page,
+  sys: TestSystem,
+  invited: { id: string; email: string; invitePath: string },
+  check?: (stage: string) => Promise<void>,
+): Promise<MemberFixture> {
   await page.goto(`${sys.baseUrl}${invited.invitePath}`);
   await check?.("invite");
   await page.fill("input[name=password]", PASSWORD);

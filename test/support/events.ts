@@ -29,7 +29,9 @@ export async function emitEvents(
 export async function waitUntilRelayed(sys: TestSystem, eventIds: readonly string[], timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await sys.sql<{ n: string }>("select count(*) as n from events where id = any(?::uuid[]) and relayed_at is null", [`{${eventIds.join(",")}}`]);
+    const [row] = await sys.sql<{ n: string }>("select count(*) as n from events where id = any(?::uuid[]) and relayed_at is null", [
+      `{${eventIds.join(",")}}`,
+    ]);
     if (Number(row!.n) === 0) return;
     if (Date.now() > deadline) throw new Error(`${row!.n} of ${eventIds.length} events not relayed within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));

@@ -52,5 +52,10 @@ export function hostedPage(sys: TestSystem, path: string): HostedPage {
 /** The text of a page's alert (error or notice), unescaped enough to compare. */
 export function alertOf(html: string): string | undefined {
   const text = /role="alert">([^<]*)</.exec(html)?.[1];
-  return text?.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  return text
+    ?.replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 }

@@ -2,8 +2,7 @@ import { expect } from "chai";
 
 /** Text that tries to become markup on a page: out of text (`<script>`, `<img onerror>`) and out of both kinds of attribute quotes. */
 export const HOSTILE = `<script>alert("x")</script>' onmouseover='alert(1)' "><img src=x onerror=alert(2)>&amp;`;
-export const escaped = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+export const escaped = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /**
  * What is left of the page once every escaped copy of HOSTILE is taken out must hold no piece of it:

@@ -9,7 +9,13 @@ let deposits = 0;
 export async function paidOrder(sys: TestSystem, api: ApiClient, amount: string, paid = amount) {
   const before = await available(api);
   const order = await createOrder(api, { asset: "USDT_TRON", amount, currency: "USD" });
-  const res = await sys.admin.post("/admin/v1/deposits", { address: order.address, asset: "USDT_TRON", amount: paid, txId: `order-refund-${process.pid}-${++deposits}`, confirmations: 19 });
+  const res = await sys.admin.post("/admin/v1/deposits", {
+    address: order.address,
+    asset: "USDT_TRON",
+    amount: paid,
+    txId: `order-refund-${process.pid}-${++deposits}`,
+    confirmations: 19,
+  });
   expect(res.status, res.text).to.be.oneOf([200, 201]);
   await eventually(async () => ((await available(api)) !== before ? true : undefined), 15_000, "the order's credit");
   return (await api.get(`/api/v1/payment-orders/${order.id}`)).body;
@@ -19,4 +25,3 @@ export async function available(api: ApiClient): Promise<string> {
   const res = await api.get("/api/v1/balance");
   return res.body.available.find((b: any) => b.asset === "USDT_TRON")?.amount ?? "0";
 }
-

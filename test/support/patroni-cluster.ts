@@ -56,7 +56,12 @@ const BIN = "/usr/lib/postgresql/15/bin";
 
 export async function startPatroniCluster(options: { logDir?: string } = {}): Promise<PatroniCluster> {
   for (const tool of ["etcd", "patroni", "haproxy"]) {
-    if (!(await run("sh", ["-c", `command -v ${tool}`]).then(() => true, () => false))) {
+    if (
+      !(await run("sh", ["-c", `command -v ${tool}`]).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       throw new Error(`${tool} is missing: apt-get install -y patroni etcd-server etcd-client haproxy`);
     }
   }
@@ -84,17 +89,31 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
   // ---- etcd: one member, the DCS Patroni keeps its leader key in
   const [etcdClient, etcdPeer] = [await freePort(), await freePort()];
   const etcdDir = join(dir, "etcd");
-  startProcess("etcd", "etcd", [
-    "--name", "etcd1",
-    "--data-dir", etcdDir,
-    "--listen-client-urls", `http://127.0.0.1:${etcdClient}`,
-    "--advertise-client-urls", `http://127.0.0.1:${etcdClient}`,
-    "--listen-peer-urls", `http://127.0.0.1:${etcdPeer}`,
-    "--initial-advertise-peer-urls", `http://127.0.0.1:${etcdPeer}`,
-    "--initial-cluster", `etcd1=http://127.0.0.1:${etcdPeer}`,
-    "--initial-cluster-token", scope,
-    "--initial-cluster-state", "new",
-  ], false);
+  startProcess(
+    "etcd",
+    "etcd",
+    [
+      "--name",
+      "etcd1",
+      "--data-dir",
+      etcdDir,
+      "--listen-client-urls",
+      `http://127.0.0.1:${etcdClient}`,
+      "--advertise-client-urls",
+      `http://127.0.0.1:${etcdClient}`,
+      "--listen-peer-urls",
+      `http://127.0.0.1:${etcdPeer}`,
+      "--initial-advertise-peer-urls",
+      `http://127.0.0.1:${etcdPeer}`,
+      "--initial-cluster",
+      `etcd1=http://127.0.0.1:${etcdPeer}`,
+      "--initial-cluster-token",
+      scope,
+      "--initial-cluster-state",
+      "new",
+    ],
+    false,
+  );
   await until("etcd answers", 20_000, async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok);
 
   // ---- two Patroni nodes
@@ -161,7 +180,9 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
         const logs = join(node.dataDir, "log");
         if (!existsSync(logs)) continue;
         for (const file of readdirSync(logs)) {
-          count += readFileSync(join(logs, file), "utf8").split("\n").filter((line) => pattern.test(line)).length;
+          count += readFileSync(join(logs, file), "utf8")
+            .split("\n")
+            .filter((line) => pattern.test(line)).length;
         }
       }
       return count;
@@ -172,11 +193,16 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
     async switchover(candidate) {
       const primary = await cluster.primary();
       if (!primary) throw new Error("no primary to switch over from");
-      const res = await rest(primary, "/switchover", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ leader: primary.name, candidate: candidate.name }),
-      }, 60_000);
+      const res = await rest(
+        primary,
+        "/switchover",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ leader: primary.name, candidate: candidate.name }),
+        },
+        60_000,
+      );
       if (!res || res.status !== 200) throw new Error(`switchover refused: ${res?.status} ${await res?.text()}`);
     },
     async stop() {
@@ -184,13 +210,14 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
         const postmaster = postmasterPid(node.dataDir);
         node.patroni?.kill("SIGKILL");
         node.patroni = undefined;
-        if (postmaster) for (const pid of [postmaster, ...descendants(postmaster)]) {
-          try {
-            process.kill(pid, "SIGKILL");
-          } catch {
-            // already gone
+        if (postmaster)
+          for (const pid of [postmaster, ...descendants(postmaster)]) {
+            try {
+              process.kill(pid, "SIGKILL");
+            } catch {
+              // already gone
+            }
           }
-        }
       }
       for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once("exit", r)))));
@@ -204,7 +231,7 @@ export async function startPatroniCluster(options: { logDir?: string } = {}): Pr
     await until("node1 primary", 60_000, async () => (await rest(nodes[0]!, "/primary"))?.status === 200);
     startAgent(nodes[1]!);
     await cluster.waitHealthy();
-    await until("HAProxy routes to the primary", 20_000, async () => (await haproxyRoutes(proxyPort)));
+    await until("HAProxy routes to the primary", 20_000, async () => await haproxyRoutes(proxyPort));
   } catch (err) {
     await cluster.stop();
     throw err;

@@ -102,7 +102,11 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
       const client = new pg.Client({ connectionString: url("pgbouncer"), connectionTimeoutMillis: 1_000 });
       client.on("error", () => {});
       const up = await client.connect().then(
-        () => client.query("show version").then(() => true, () => true),
+        () =>
+          client.query("show version").then(
+            () => true,
+            () => true,
+          ),
         () => false,
       );
       await client.end().catch(() => {});

@@ -86,7 +86,10 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
       const failed = await Promise.race([spawnFailed, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
       if (failed) throw failed;
       if (child.exitCode !== null) throw new Error(`prometheus exited: ${output}`);
-      const ready = await fetch(`${url}/-/ready`).then((r) => r.status === 200, () => false);
+      const ready = await fetch(`${url}/-/ready`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ready) break;
       if (Date.now() > deadline) throw new Error(`prometheus did not start: ${output}`);
     }

@@ -29,8 +29,7 @@ export function parseScrape(text: string): Scrape {
     else series.set(f.name, f);
   }
   const seriesOf = (name: string) => (families.get(name)?.type === "HISTOGRAM" ? series.get(`${name}_count`) : series.get(name))?.metrics ?? [];
-  const matches = (name: string, labels: Record<string, string>) =>
-    seriesOf(name).filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+  const matches = (name: string, labels: Record<string, string>) => seriesOf(name).filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
   return {
     text,
     families,

@@ -20,7 +20,22 @@ export interface Grouping {
 }
 
 const AGGREGATIONS = new Set(["sum", "min", "max", "avg", "group", "stddev", "stdvar", "count", "count_values", "bottomk", "topk", "quantile"]);
-const KEYWORDS = new Set([...AGGREGATIONS, "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset", "inf", "nan"]);
+const KEYWORDS = new Set([
+  ...AGGREGATIONS,
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "bool",
+  "and",
+  "or",
+  "unless",
+  "offset",
+  "inf",
+  "nan",
+]);
 
 interface Token {
   kind: "ident" | "open" | "close" | "braces" | "other";
@@ -35,7 +50,8 @@ function tokenize(expr: string): Token[] {
   while (i < expr.length) {
     const c = expr[i]!;
     if (/\s/.test(c)) i++;
-    else if (c === "[") i = expr.indexOf("]", i) + 1; // a range or subquery: durations and Grafana's $__rate_interval
+    else if (c === "[")
+      i = expr.indexOf("]", i) + 1; // a range or subquery: durations and Grafana's $__rate_interval
     else if (c === "{") {
       // Matchers: quoted values may hold anything, braces included.
       let j = i + 1;

@@ -36,8 +36,22 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
       const port = await freePort();
       const child = spawn(
         "redis-server",
-        ["--port", String(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", join(dir, `nodes-${port}.conf`),
-          "--dir", dir, "--save", "", "--appendonly", "no"],
+        [
+          "--port",
+          String(port),
+          "--bind",
+          "127.0.0.1",
+          "--cluster-enabled",
+          "yes",
+          "--cluster-config-file",
+          join(dir, `nodes-${port}.conf`),
+          "--dir",
+          dir,
+          "--save",
+          "",
+          "--appendonly",
+          "no",
+        ],
         { stdio: "ignore" },
       );
       children.push(child);
@@ -55,7 +69,10 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
 
 async function cli(node: string, ...args: string[]): Promise<string> {
   const [host, port] = node.split(":") as [string, string];
-  return run("redis-cli", ["-h", host, "-p", port, ...args]).then((r) => r.stdout, () => "");
+  return run("redis-cli", ["-h", host, "-p", port, ...args]).then(
+    (r) => r.stdout,
+    () => "",
+  );
 }
 
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {

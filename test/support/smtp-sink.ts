@@ -47,10 +47,18 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       stream.on("end", () => {
         const raw = Buffer.concat(chunks).toString("utf8");
         const accept = () => {
-          sink.received.push({ ...parseMessage(raw), to: session.envelope.rcptTo.map((r) => r.address), from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "" });
+          sink.received.push({
+            ...parseMessage(raw),
+            to: session.envelope.rcptTo.map((r) => r.address),
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          });
           callback();
         };
-        if (sink.holdData) void sink.holdData(raw).then(() => callback(new Error("not accepted")), () => callback(new Error("not accepted")));
+        if (sink.holdData)
+          void sink.holdData(raw).then(
+            () => callback(new Error("not accepted")),
+            () => callback(new Error("not accepted")),
+          );
         else accept();
       });
     },

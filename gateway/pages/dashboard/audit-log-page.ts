@@ -39,7 +39,13 @@ function dayStart(value: string, next = false): Date | undefined {
 export function auditLogPage(router: Router, deps: DashboardDeps): void {
   dashboardRoute(router, deps, AUDIT_LOG_PATH, {
     async get(ctx, signed) {
-      const filters: Filters = { actor: text(ctx.query.actor), action: text(ctx.query.action), objectId: text(ctx.query.objectId), from: text(ctx.query.from), to: text(ctx.query.to) };
+      const filters: Filters = {
+        actor: text(ctx.query.actor),
+        action: text(ctx.query.action),
+        objectId: text(ctx.query.objectId),
+        from: text(ctx.query.from),
+        to: text(ctx.query.to),
+      };
       const cursor = text(ctx.query.cursor) || undefined;
       const errors: string[] = [];
       const from = filters.from ? dayStart(filters.from) : undefined;
@@ -69,8 +75,7 @@ export function auditLogPage(router: Router, deps: DashboardDeps): void {
           errors.push("This page of the log is no longer valid. Start again from the newest entries.");
         }
       }
-      const query = (extra: Record<string, string>) =>
-        new URLSearchParams(Object.entries({ ...filters, ...extra }).filter(([, v]) => v !== "")).toString();
+      const query = (extra: Record<string, string>) => new URLSearchParams(Object.entries({ ...filters, ...extra }).filter(([, v]) => v !== "")).toString();
       deps.pages.page(ctx, errors.length ? 400 : 200, "dashboard/audit-log", {
         frame: signed.frame("Audit log", AUDIT_LOG_PATH),
         filters,

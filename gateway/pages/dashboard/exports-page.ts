@@ -46,12 +46,46 @@ const iso = (t: Timestamp | undefined) => (t ? timestampDate(t).toISOString() : 
 
 const CHARGES: ExportKind<ExportedCharge> = {
   name: "charges",
-  columns: ["id", "createdAt", "settledAt", "subscriptionId", "walletUserId", "purpose", "status", "failureReason", "currency", "amount", "asset", "assetAmount", "rate", "amountRefunded", "assetAmountRefunded", "receiptNumber"],
+  columns: [
+    "id",
+    "createdAt",
+    "settledAt",
+    "subscriptionId",
+    "walletUserId",
+    "purpose",
+    "status",
+    "failureReason",
+    "currency",
+    "amount",
+    "asset",
+    "assetAmount",
+    "rate",
+    "amountRefunded",
+    "assetAmountRefunded",
+    "receiptNumber",
+  ],
   async batch(deps, merchantId, from, to, after) {
     const res = await deps.clients.subscriptions.exportCharges({ merchantId, from, to, after, limit: BATCH });
     return { rows: res.charges, next: res.next };
   },
-  cells: (c) => [c.id, iso(c.createdAt), iso(c.settledAt), c.subscriptionId, c.walletUserId, c.purpose, c.status, c.failureReason, c.currency, c.amount, c.asset, c.assetAmount, c.rate, c.amountRefunded, c.assetAmountRefunded, c.receiptNumber],
+  cells: (c) => [
+    c.id,
+    iso(c.createdAt),
+    iso(c.settledAt),
+    c.subscriptionId,
+    c.walletUserId,
+    c.purpose,
+    c.status,
+    c.failureReason,
+    c.currency,
+    c.amount,
+    c.asset,
+    c.assetAmount,
+    c.rate,
+    c.amountRefunded,
+    c.assetAmountRefunded,
+    c.receiptNumber,
+  ],
 };
 
 const BALANCE: ExportKind<BalanceTransaction> = {

@@ -75,7 +75,9 @@ export function payoutsPage(router: Router, deps: DashboardDeps): void {
       canManage,
       canActivateNow: canManage,
       destinations,
-      payable: destinations.filter((d) => d.status === "ACTIVE").map((d) => ({ id: d.id, label: `${d.asset}: ${addressOf.get(d.id)}`, selected: d.id === form.destinationId })),
+      payable: destinations
+        .filter((d) => d.status === "ACTIVE")
+        .map((d) => ({ id: d.id, label: `${d.asset}: ${addressOf.get(d.id)}`, selected: d.id === form.destinationId })),
       assets: ASSET_CODES.map((a) => ({ value: a, selected: a === form.asset })),
       statuses: VISIBLE_PAYOUT_STATUSES.map((s) => ({ value: s, label: payoutStatusText(s), selected: s === status })),
       payouts: (page?.payouts ?? []).map((p) => {

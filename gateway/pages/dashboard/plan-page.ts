@@ -45,7 +45,12 @@ export function planPage(router: Router, deps: DashboardDeps): void {
     }
   }
 
-  function render(ctx: Ctx, signed: Signed, plan: Plan, screen: { status?: number; form?: DashboardPlanModel["form"]; error?: DashboardPlanModel["error"]; notice?: string } = {}) {
+  function render(
+    ctx: Ctx,
+    signed: Signed,
+    plan: Plan,
+    screen: { status?: number; form?: DashboardPlanModel["form"]; error?: DashboardPlanModel["error"]; notice?: string } = {},
+  ) {
     deps.pages.page(ctx, screen.status ?? 200, "dashboard/plan", {
       frame: signed.frame(`Plan ${plan.name}`, PLANS_PATH),
       id: plan.id,

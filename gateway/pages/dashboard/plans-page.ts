@@ -48,9 +48,19 @@ declare module "../views.ts" {
 }
 
 const one = (value: unknown) => (typeof value === "string" ? value : "");
-const EMPTY_FORM: PlanFields = { name: "", description: "", amount: "", currency: "USD", interval: "MONTH", intervalCount: "1", trialDays: "0", maximumChargeAmount: "" };
+const EMPTY_FORM: PlanFields = {
+  name: "",
+  description: "",
+  amount: "",
+  currency: "USD",
+  interval: "MONTH",
+  intervalCount: "1",
+  trialDays: "0",
+  maximumChargeAmount: "",
+};
 
-export const priceText = (plan: Plan) => `${amountText(plan.amount, plan.currency)} every ${every(enumName(IntervalSchema, plan.interval), plan.intervalCount)}`;
+export const priceText = (plan: Plan) =>
+  `${amountText(plan.amount, plan.currency)} every ${every(enumName(IntervalSchema, plan.interval), plan.intervalCount)}`;
 
 /** A whole number typed in a form, or -1 (which the service refuses naming the field) when it is not one. */
 const wholeNumber = (text: string) => (/^\d{1,6}$/.test(text.trim()) ? Number(text.trim()) : -1);
@@ -71,8 +81,19 @@ export function plansPage(router: Router, deps: DashboardDeps): void {
     deps.pages.page(ctx, screen.status ?? 200, "dashboard/plans", {
       frame: signed.frame("Plans", PLANS_PATH),
       status,
-      statuses: [{ value: "", label: "Any status", selected: status === "" }, ...[...PLAN_STATUS_TEXT].map(([value, label]) => ({ value, label, selected: value === status }))],
-      rows: res.plans.map((p) => ({ id: p.id, href: `${PLANS_PATH}/${p.id}`, name: p.name, price: priceText(p), status: p.status, statusText: planStatusWords(p.status), archived: p.status === "ARCHIVED" })),
+      statuses: [
+        { value: "", label: "Any status", selected: status === "" },
+        ...[...PLAN_STATUS_TEXT].map(([value, label]) => ({ value, label, selected: value === status })),
+      ],
+      rows: res.plans.map((p) => ({
+        id: p.id,
+        href: `${PLANS_PATH}/${p.id}`,
+        name: p.name,
+        price: priceText(p),
+        status: p.status,
+        statusText: planStatusWords(p.status),
+        archived: p.status === "ARCHIVED",
+      })),
       nextHref: res.hasMore && res.nextCursor ? `${PLANS_PATH}?${new URLSearchParams({ ...(status && { status }), cursor: res.nextCursor })}` : undefined,
       canManage: signed.may("plans.manage"),
       form,
@@ -90,7 +111,8 @@ export function plansPage(router: Router, deps: DashboardDeps): void {
     },
     async post(ctx, signed, form) {
       const action = form.action ?? "";
-      if (!["create-plan", "archive-plan", "unarchive-plan"].includes(action)) return render(ctx, signed, { status: 400, error: { field: undefined, message: "Choose what to do." } });
+      if (!["create-plan", "archive-plan", "unarchive-plan"].includes(action))
+        return render(ctx, signed, { status: 400, error: { field: undefined, message: "Choose what to do." } });
       if (!signed.may("plans.manage")) return refuse(deps, ctx, signed, PLANS_PATH);
       if (action !== "create-plan") return setArchived(deps, ctx, signed, form, PLANS_PATH);
       const typed = Object.fromEntries(PLAN_FIELDS.map((f) => [f, (form[f] ?? "").slice(0, 4000)])) as PlanFields;

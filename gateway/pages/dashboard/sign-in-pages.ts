@@ -126,7 +126,8 @@ export function signInPages(deps: DashboardDeps): Router {
   });
 
   // The invite: the token in the URL is checked on every request (single use, 7 days).
-  const inviteGone = (ctx: Ctx) => pages.statusPage(ctx, 404, "This invite is not valid", "The link is unknown, was already used or has expired. Ask whoever invited you for a new one.");
+  const inviteGone = (ctx: Ctx) =>
+    pages.statusPage(ctx, 404, "This invite is not valid", "The link is unknown, was already used or has expired. Ask whoever invited you for a new one.");
   async function invitePage(ctx: Ctx, session: DashboardSession, token: string, status = 200, error?: string) {
     let member;
     try {

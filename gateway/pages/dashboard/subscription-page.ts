@@ -88,7 +88,10 @@ export function subscriptionPage(router: Router, deps: DashboardDeps): void {
       events.listEvents({ merchantId, objectId: s.id, limit: LIST_LIMIT }),
       planNames(deps, merchantId, [s.planId]),
     ]);
-    const plan = await catalog.getPlan({ merchantId, id: s.planId }).then((r) => r.plan, () => undefined);
+    const plan = await catalog.getPlan({ merchantId, id: s.planId }).then(
+      (r) => r.plan,
+      () => undefined,
+    );
     const a = s.authorization;
     const canManage = signed.may("subscriptions.manage");
     deps.pages.page(ctx, screen.status ?? 200, "dashboard/subscription", {
@@ -101,12 +104,19 @@ export function subscriptionPage(router: Router, deps: DashboardDeps): void {
         { label: "Id", value: s.id },
         { label: "Reference", value: s.externalReference },
         { label: "Customer", value: s.customerEmail ?? s.walletUserId },
-        { label: "Plan", value: plan ? `${plan.name}: ${amountText(plan.amount, plan.currency)} every ${every(enumName(IntervalSchema, plan.interval), plan.intervalCount)}` : (plans.get(s.planId) ?? s.planId) },
+        {
+          label: "Plan",
+          value: plan
+            ? `${plan.name}: ${amountText(plan.amount, plan.currency)} every ${every(enumName(IntervalSchema, plan.interval), plan.intervalCount)}`
+            : (plans.get(s.planId) ?? s.planId),
+        },
         { label: "Paid with", value: s.fundingAsset ?? "—" },
         { label: "Current period", value: s.currentPeriodStart && s.currentPeriodEnd ? `${at(s.currentPeriodStart)} to ${at(s.currentPeriodEnd)}` : "—" },
         { label: "Next charge", value: at(s.nextBillingAt) || "—" },
         { label: "Created", value: at(s.createdAt) },
-        ...(s.cancelledAt ? [{ label: "Cancelled", value: `${at(s.cancelledAt)}${s.cancellationReason ? `, ${cancellationWords(s.cancellationReason)}` : ""}` }] : []),
+        ...(s.cancelledAt
+          ? [{ label: "Cancelled", value: `${at(s.cancelledAt)}${s.cancellationReason ? `, ${cancellationWords(s.cancellationReason)}` : ""}` }]
+          : []),
       ],
       authorization: a
         ? [
@@ -133,7 +143,12 @@ export function subscriptionPage(router: Router, deps: DashboardDeps): void {
         currency: c.currency,
         refunds: refundList.refunds
           .filter((r) => r.chargeId === c.id)
-          .map((r) => ({ date: at(r.createdAt), amount: amountText(r.amount, r.currency), assetAmount: amountText(r.assetAmount, r.asset), statusText: refundStatusWords(r.status) })),
+          .map((r) => ({
+            date: at(r.createdAt),
+            amount: amountText(r.amount, r.currency),
+            assetAmount: amountText(r.assetAmount, r.asset),
+            statusText: refundStatusWords(r.status),
+          })),
       })),
       events: eventList.events.map((e) => ({ id: e.id, type: e.type, date: at(e.createdAt), json: prettyJson(e.recordJson) })),
       error: screen.error,
@@ -223,7 +238,6 @@ const ACTIONS = [
   { value: "resume", label: "Resume" },
   { value: "cancel", label: "Cancel subscription" },
 ];
-
 
 function prettyJson(text: string): string {
   try {

@@ -45,7 +45,10 @@ export function subscriptionsPage(router: Router, deps: DashboardDeps): void {
       const q = one(ctx.query.q).trim().slice(0, 254);
       const status = SUBSCRIPTION_STATUS_TEXT.has(one(ctx.query.status)) ? one(ctx.query.status) : "";
       const cursor = CURSOR.test(one(ctx.query.cursor)) ? one(ctx.query.cursor) : "";
-      const trail = one(ctx.query.trail).split(".").filter((c) => c === "-" || CURSOR.test(c)).slice(-TRAIL_MAX);
+      const trail = one(ctx.query.trail)
+        .split(".")
+        .filter((c) => c === "-" || CURSOR.test(c))
+        .slice(-TRAIL_MAX);
       return render(ctx, signed, { q, status, cursor, trail });
     },
   });
@@ -66,7 +69,11 @@ export function subscriptionsPage(router: Router, deps: DashboardDeps): void {
       const refusal = refusalOf(err);
       return deps.pages.page(ctx, refusal.status, "dashboard/subscriptions", { ...base, error: refusal.message });
     }
-    const plans = await planNames(deps, merchantId, res.subscriptions.map((s) => s.planId));
+    const plans = await planNames(
+      deps,
+      merchantId,
+      res.subscriptions.map((s) => s.planId),
+    );
     const link = (params: Record<string, string>) => {
       const search = new URLSearchParams(Object.entries({ q: view.q, status: view.status, ...params }).filter(([, v]) => v !== ""));
       const text = search.toString();
@@ -86,12 +93,16 @@ export function subscriptionsPage(router: Router, deps: DashboardDeps): void {
         created: s.createdAt ? formatUtc(timestampDate(s.createdAt)) : "",
       })),
       // "-" stands for the first page (no cursor) in the trail.
-      nextHref: res.hasMore && res.nextCursor ? link({ cursor: res.nextCursor, trail: [...view.trail, view.cursor || "-"].slice(-TRAIL_MAX).join(".") }) : undefined,
+      nextHref:
+        res.hasMore && res.nextCursor ? link({ cursor: res.nextCursor, trail: [...view.trail, view.cursor || "-"].slice(-TRAIL_MAX).join(".") }) : undefined,
       previousHref: view.cursor ? link({ cursor: previous && previous !== "-" ? previous : "", trail: view.trail.slice(0, -1).join(".") }) : undefined,
     });
   }
 }
 
 function statusOptions(selected: string) {
-  return [{ value: "", label: "Any status", selected: selected === "" }, ...[...SUBSCRIPTION_STATUS_TEXT].map(([value, label]) => ({ value, label, selected: value === selected }))];
+  return [
+    { value: "", label: "Any status", selected: selected === "" },
+    ...[...SUBSCRIPTION_STATUS_TEXT].map(([value, label]) => ({ value, label, selected: value === selected })),
+  ];
 }

@@ -36,7 +36,14 @@ export function teamPage(router: Router, deps: DashboardDeps): void {
     pages.page(ctx, screen.status ?? 200, "dashboard/team", {
       frame: signed.frame("Team", PATH),
       canManage: signed.may("team.manage"),
-      members: list.map((m) => ({ id: m.id, email: m.email, role: m.role, roleText: roleText(m.role), statusText: memberStatusText(m.status), self: m.id === signed.member.id })),
+      members: list.map((m) => ({
+        id: m.id,
+        email: m.email,
+        role: m.role,
+        roleText: roleText(m.role),
+        statusText: memberStatusText(m.status),
+        self: m.id === signed.member.id,
+      })),
       roles: ROLE_DESCRIPTIONS,
       inviteEmail: screen.inviteEmail ?? "",
       inviteUrl: screen.invited?.url,
@@ -52,7 +59,8 @@ export function teamPage(router: Router, deps: DashboardDeps): void {
       return render(ctx, signed, { ...(done && { notice: done }) });
     },
     async post(ctx, signed, form) {
-      if (!["invite-member", "change-role", "remove-member"].includes(form.action ?? "")) return render(ctx, signed, { status: 400, error: "Choose what to do." });
+      if (!["invite-member", "change-role", "remove-member"].includes(form.action ?? ""))
+        return render(ctx, signed, { status: 400, error: "Choose what to do." });
       if (!signed.may("team.manage")) return refuse(deps, ctx, signed, PATH);
       try {
         if (form.action === "invite-member") return await invite(ctx, signed, form);
@@ -64,7 +72,8 @@ export function teamPage(router: Router, deps: DashboardDeps): void {
         const target = team.find((m) => m.id === memberId);
         if (!target) return notFoundPage(deps, ctx);
         const owners = team.filter((m) => m.role === "OWNER" && m.status === "ACTIVE" && m.id !== target.id).length;
-        if (target.role === "OWNER" && owners === 0 && (form.action === "remove-member" || role !== "OWNER")) return render(ctx, signed, { status: 409, error: LAST_OWNER });
+        if (target.role === "OWNER" && owners === 0 && (form.action === "remove-member" || role !== "OWNER"))
+          return render(ctx, signed, { status: 409, error: LAST_OWNER });
         const codeProblem = await checkFreshCode(deps, ctx, signed, form);
         if (codeProblem) return render(ctx, signed, { status: 401, error: codeProblem });
         if (form.action === "change-role") {
@@ -78,8 +87,10 @@ export function teamPage(router: Router, deps: DashboardDeps): void {
         const code = errorCodeOf(err);
         if (code === "MEMBER_NOT_FOUND") return notFoundPage(deps, ctx);
         if (code === "LAST_OWNER") return render(ctx, signed, { status: 409, error: LAST_OWNER });
-        if (code === "MEMBER_EXISTS") return render(ctx, signed, { status: 409, error: "A member with this email already exists.", inviteEmail: form.email ?? "" });
-        if (err.code === Code.InvalidArgument) return render(ctx, signed, { status: 422, error: "Enter an email address and choose a role.", inviteEmail: form.email ?? "" });
+        if (code === "MEMBER_EXISTS")
+          return render(ctx, signed, { status: 409, error: "A member with this email already exists.", inviteEmail: form.email ?? "" });
+        if (err.code === Code.InvalidArgument)
+          return render(ctx, signed, { status: 422, error: "Enter an email address and choose a role.", inviteEmail: form.email ?? "" });
         throw err;
       }
     },

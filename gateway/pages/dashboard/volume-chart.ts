@@ -33,7 +33,14 @@ export function volumeCharts(days: readonly { date: string; currency: string; am
     const bars = series.map((d, i) => {
       const h = isZero(top) ? 0 : Number(formatAmount(convertInverse(convert(amount(d.amount), String(PLOT), 6, "half-even"), top, 1, "half-even")));
       const height = compare(amount(d.amount), zero()) > 0 ? Math.max(h, 1) : 0;
-      return { x: Math.round(i * step * 10) / 10 + 1, y: HEIGHT - 2 - height, width: Math.max(Math.round((step - 2) * 10) / 10, 1), height, date: d.date, text: amountText(d.amount, currency) };
+      return {
+        x: Math.round(i * step * 10) / 10 + 1,
+        y: HEIGHT - 2 - height,
+        width: Math.max(Math.round((step - 2) * 10) / 10, 1),
+        height,
+        date: d.date,
+        text: amountText(d.amount, currency),
+      };
     });
     const first = series[0]?.date ?? "";
     const last = series.at(-1)?.date ?? "";

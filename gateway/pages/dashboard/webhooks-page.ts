@@ -160,7 +160,10 @@ export function webhooksPage(router: Router, deps: DashboardDeps): void {
         try {
           if (action === "rotate-webhook-secret") {
             const res = await events.rotateWebhookSecret({ merchantId, id });
-            return await renderEndpoint(ctx, signed, id, { secret: res.secret, notice: "The secret is replaced. The previous one keeps signing alongside it for 24 hours." });
+            return await renderEndpoint(ctx, signed, id, {
+              secret: res.secret,
+              notice: "The secret is replaced. The previous one keeps signing alongside it for 24 hours.",
+            });
           }
           if (action === "enable-webhook-endpoint") await events.enableWebhookEndpoint({ merchantId, id });
           else if (action === "disable-webhook-endpoint") await events.disableWebhookEndpoint({ merchantId, id });

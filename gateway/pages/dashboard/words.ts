@@ -57,13 +57,33 @@ export const authorizationStatusWords = wordsFor(
   ]),
 );
 
-export const chargeStatusWords = wordsFor(new Map([["PENDING", "Processing"], ["SUCCEEDED", "Succeeded"], ["FAILED", "Failed"]]));
-export const refundStatusWords = wordsFor(new Map([["PENDING", "Processing"], ["SUCCEEDED", "Refunded"], ["FAILED", "Failed"]]));
+export const chargeStatusWords = wordsFor(
+  new Map([
+    ["PENDING", "Processing"],
+    ["SUCCEEDED", "Succeeded"],
+    ["FAILED", "Failed"],
+  ]),
+);
+export const refundStatusWords = wordsFor(
+  new Map([
+    ["PENDING", "Processing"],
+    ["SUCCEEDED", "Refunded"],
+    ["FAILED", "Failed"],
+  ]),
+);
 
-export const PLAN_STATUS_TEXT = new Map([["ACTIVE", "Active"], ["ARCHIVED", "Archived"]]);
+export const PLAN_STATUS_TEXT = new Map([
+  ["ACTIVE", "Active"],
+  ["ARCHIVED", "Archived"],
+]);
 export const planStatusWords = wordsFor(PLAN_STATUS_TEXT);
 
-export const INTERVAL_TEXT = new Map([["DAY", "Day"], ["WEEK", "Week"], ["MONTH", "Month"], ["YEAR", "Year"]]);
+export const INTERVAL_TEXT = new Map([
+  ["DAY", "Day"],
+  ["WEEK", "Week"],
+  ["MONTH", "Month"],
+  ["YEAR", "Year"],
+]);
 
 export const cancellationWords = wordsFor(
   new Map([
@@ -75,10 +95,26 @@ export const cancellationWords = wordsFor(
 );
 
 /** Statuses on the API keys, webhooks, events, refunds, balance and payouts pages. */
-export const endpointStatusText = wordsFor(new Map([["ENABLED", "Enabled"], ["DISABLED", "Disabled"]]));
-export const deliveryStatusText = wordsFor(new Map([["PENDING", "Pending"], ["SUCCEEDED", "Delivered"], ["FAILED", "Failed"]]));
+export const endpointStatusText = wordsFor(
+  new Map([
+    ["ENABLED", "Enabled"],
+    ["DISABLED", "Disabled"],
+  ]),
+);
+export const deliveryStatusText = wordsFor(
+  new Map([
+    ["PENDING", "Pending"],
+    ["SUCCEEDED", "Delivered"],
+    ["FAILED", "Failed"],
+  ]),
+);
 export const attemptOutcomeText = wordsFor(
-  new Map([["IN_PROGRESS", "In progress"], ["SUCCEEDED", "Succeeded"], ["FAILED", "Failed"], ["INTERRUPTED", "Interrupted (the worker stopped)"]]),
+  new Map([
+    ["IN_PROGRESS", "In progress"],
+    ["SUCCEEDED", "Succeeded"],
+    ["FAILED", "Failed"],
+    ["INTERRUPTED", "Interrupted (the worker stopped)"],
+  ]),
 );
 export const balanceTypeText = wordsFor(
   new Map([
@@ -91,9 +127,22 @@ export const balanceTypeText = wordsFor(
     ["ADJUSTMENT", "Adjustment"],
   ]),
 );
-export const destinationStatusText = wordsFor(new Map([["PENDING_ACTIVATION", "Cooling period"], ["ACTIVE", "Active"], ["REMOVED", "Removed"]]));
+export const destinationStatusText = wordsFor(
+  new Map([
+    ["PENDING_ACTIVATION", "Cooling period"],
+    ["ACTIVE", "Active"],
+    ["REMOVED", "Removed"],
+  ]),
+);
 export const payoutStatusText = wordsFor(
-  new Map([["PENDING", "Pending"], ["IN_REVIEW", "In review"], ["PROCESSING", "Processing"], ["PAID", "Paid"], ["FAILED", "Failed"], ["CANCELLED", "Cancelled"]]),
+  new Map([
+    ["PENDING", "Pending"],
+    ["IN_REVIEW", "In review"],
+    ["PROCESSING", "Processing"],
+    ["PAID", "Paid"],
+    ["FAILED", "Failed"],
+    ["CANCELLED", "Cancelled"],
+  ]),
 );
 
 /**

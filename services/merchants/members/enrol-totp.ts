@@ -9,7 +9,10 @@ import { RECOVERY_CODE_COUNT } from "./contract.ts";
 import { matchingStep, newTotpSecret, totpUri } from "./totp.ts";
 
 export const totpContext = (memberId: string) => `member-totp:${memberId}`;
-export const recoveryCodeHash = (code: string) => createHash("sha256").update(`member-recovery:${code.replace(/[^A-Z2-7]/gi, "").toUpperCase()}`).digest("hex");
+export const recoveryCodeHash = (code: string) =>
+  createHash("sha256")
+    .update(`member-recovery:${code.replace(/[^A-Z2-7]/gi, "").toUpperCase()}`)
+    .digest("hex");
 
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 /** 80 random bits as four groups of four base32 characters (like API keys, high entropy: a SHA-256 digest suffices). */
@@ -47,7 +50,11 @@ export async function getTotpEnrolment(ctx: UseCaseContext, key: Buffer, memberI
  * step is spent, and 10 recovery codes are made (returned only here, stored
  * as digests).
  */
-export async function enableTotp(ctx: UseCaseContext, key: Buffer, input: { memberId: string; code: string }): Promise<{ member: MemberRow; recoveryCodes: string[] }> {
+export async function enableTotp(
+  ctx: UseCaseContext,
+  key: Buffer,
+  input: { memberId: string; code: string },
+): Promise<{ member: MemberRow; recoveryCodes: string[] }> {
   return ctx.em.transactional(async (em) => {
     const member = await pendingMember({ ...ctx, em }, input.memberId, true);
     if (!member.totpSecret) throw invalid("TOTP_CODE_INVALID", "code: start the enrolment first");

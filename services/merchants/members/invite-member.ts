@@ -17,7 +17,10 @@ export function checkRole(role: string): void {
  * An INVITED member and its invite token (returned once; only its digest is
  * kept). The invite is used up by accept-invite and lapses after 7 days.
  */
-export async function inviteMember(ctx: UseCaseContext, input: { merchantId: string; email: string; role: string }): Promise<{ member: MemberRow; token: string; merchantName: string }> {
+export async function inviteMember(
+  ctx: UseCaseContext,
+  input: { merchantId: string; email: string; role: string },
+): Promise<{ member: MemberRow; token: string; merchantName: string }> {
   const email = memberEmail(input.email);
   checkRole(input.role);
   const merchant = await getMerchant(ctx, input.merchantId);

@@ -25,7 +25,12 @@ export async function listMembers(ctx: UseCaseContext, merchantId: string): Prom
  * Role changes and removals of one merchant are serialized on its merchant
  * row, so two owners demoting each other at once cannot leave none.
  */
-async function changeTeam(ctx: UseCaseContext, merchantId: string, memberId: string, change: (member: MemberRow, otherOwners: number) => void): Promise<MemberRow> {
+async function changeTeam(
+  ctx: UseCaseContext,
+  merchantId: string,
+  memberId: string,
+  change: (member: MemberRow, otherOwners: number) => void,
+): Promise<MemberRow> {
   return ctx.em.transactional(async (em) => {
     await em.findOneOrFail(Merchant, { id: merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     // Another merchant's member answers as a missing one.

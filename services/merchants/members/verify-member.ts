@@ -62,7 +62,11 @@ export async function verifyMemberCode(ctx: UseCaseContext, key: Buffer, input: 
       return { ok: true, recoveryCodeUsed: false, recoveryCodesLeft: await unused(em, member.id) };
     }
     if (code.length > 40) return codeRefused(em, member);
-    const used = await em.nativeUpdate(MemberRecoveryCode, { memberId: member.id, codeHash: recoveryCodeHash(code), usedAt: null }, { usedAt: ctx.clock.now() });
+    const used = await em.nativeUpdate(
+      MemberRecoveryCode,
+      { memberId: member.id, codeHash: recoveryCodeHash(code), usedAt: null },
+      { usedAt: ctx.clock.now() },
+    );
     if (used !== 1) return codeRefused(em, member);
     return { ok: true, recoveryCodeUsed: true, recoveryCodesLeft: await unused(em, member.id) };
   });

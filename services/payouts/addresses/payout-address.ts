@@ -81,7 +81,9 @@ function bitcoinAddress(address: string, chain: Chain): string {
   }
   const versions = chain === "mainnet" ? [0x00, 0x05] : [0x6f, 0xc4];
   if (payload.length !== 21 || !versions.includes(payload[0]!)) {
-    throw bad(`must be a Bitcoin ${chain} P2PKH or P2SH address (base58check version ${versions.map((v) => `0x${v.toString(16).padStart(2, "0")}`).join(" or ")}, 20-byte hash)`);
+    throw bad(
+      `must be a Bitcoin ${chain} P2PKH or P2SH address (base58check version ${versions.map((v) => `0x${v.toString(16).padStart(2, "0")}`).join(" or ")}, 20-byte hash)`,
+    );
   }
   return address;
 }

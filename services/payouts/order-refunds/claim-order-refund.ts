@@ -46,7 +46,12 @@ export const claimUsed = () => conflict("CLAIM_USED", "this refund was already c
  * hand-over after commit), the refund PROCESSING. A claim past its time is
  * expired instead (the money returns) and answered CLAIM_EXPIRED.
  */
-export async function claimOrderRefund(ctx: UseCaseContext, ports: PayoutPorts, token: string, rawAddress: string): Promise<{ refund: OrderRefundRow; payout: PayoutRow } | undefined> {
+export async function claimOrderRefund(
+  ctx: UseCaseContext,
+  ports: PayoutPorts,
+  token: string,
+  rawAddress: string,
+): Promise<{ refund: OrderRefundRow; payout: PayoutRow } | undefined> {
   const found = await readClaim(ctx, ports, token);
   if (!found) return undefined;
   if (found.refund.status === "EXPIRED") throw claimExpired();

@@ -7,13 +7,7 @@ import { isUuid } from "../../platform/ids.ts";
 import { parseAmountField } from "../../platform/amount-input.ts";
 import { amount, compare, equals, formatAmount, fractionDigits, isZero, sub, zero } from "../../platform/money.ts";
 import { takeLease } from "../../platform/wallet-calls/wallet-call.ts";
-import {
-  CLAIM_EXPIRES_DEFAULT_MINUTES,
-  CLAIM_EXPIRES_MAX_MINUTES,
-  CLAIM_EXPIRES_MIN_MINUTES,
-  PAYOUT_ERRORS,
-  COUNTED_REFUND_STATUSES,
-} from "../contract.ts";
+import { CLAIM_EXPIRES_DEFAULT_MINUTES, CLAIM_EXPIRES_MAX_MINUTES, CLAIM_EXPIRES_MIN_MINUTES, PAYOUT_ERRORS, COUNTED_REFUND_STATUSES } from "../contract.ts";
 import { OrderRefund, Payout, type OrderRefundRow } from "../entities.ts";
 import { canonicalPayoutAddress } from "../addresses/payout-address.ts";
 import type { PayoutPorts } from "../payout-ports.ts";
@@ -79,7 +73,8 @@ export async function createOrderRefund(ctx: UseCaseContext, ports: PayoutPorts,
   if (!order) throw orderNotFound(input.paymentOrderId);
   const asset = await assetOf(ports, order.asset);
   const address = input.address === undefined ? null : canonicalPayoutAddress(asset.network, input.address, ports.addressChain);
-  if (requested && fractionDigits(requested) > asset.decimals) throw invalid("INVALID_REQUEST", `amount: must have at most ${asset.decimals} decimals for ${asset.code}`);
+  if (requested && fractionDigits(requested) > asset.decimals)
+    throw invalid("INVALID_REQUEST", `amount: must have at most ${asset.decimals} decimals for ${asset.code}`);
   if (isZero(amount(order.confirmed))) {
     throw conflict(PAYOUT_ERRORS.orderNotRefundable, `payment order ${order.id} has no confirmed payment to refund`);
   }
@@ -98,7 +93,10 @@ export async function createOrderRefund(ctx: UseCaseContext, ports: PayoutPorts,
         );
       }
       if (compare(value, amount(asset.payoutMinimum)) < 0) {
-        throw invalid("INVALID_REQUEST", `amount: must be at least the ${asset.code} payout minimum of ${asset.payoutMinimum} (the refund is ${formatAmount(value)})`);
+        throw invalid(
+          "INVALID_REQUEST",
+          `amount: must be at least the ${asset.code} payout minimum of ${asset.payoutMinimum} (the refund is ${formatAmount(value)})`,
+        );
       }
       const now = ctx.clock.now();
       const refundId = randomUUID();

@@ -25,11 +25,13 @@ export async function expireClaim(ctx: UseCaseContext, ports: PayoutPorts, refun
 
 /** The sweep's part: claims past their time on the service clock, found in Postgres (nothing in Redis has to survive). */
 export async function expireDueClaims(ctx: UseCaseContext, ports: PayoutPorts, limit = 100): Promise<number> {
-  const due = await ctx.em.fork().find(
-    OrderRefund,
-    { status: "AWAITING_ADDRESS", claimExpiresAt: { $lte: ctx.clock.now() } },
-    { orderBy: { claimExpiresAt: "asc" }, limit, fields: ["id"] },
-  );
+  const due = await ctx.em
+    .fork()
+    .find(
+      OrderRefund,
+      { status: "AWAITING_ADDRESS", claimExpiresAt: { $lte: ctx.clock.now() } },
+      { orderBy: { claimExpiresAt: "asc" }, limit, fields: ["id"] },
+    );
   let expired = 0;
   for (const r of due) if (await expireClaim(ctx, ports, r.id)) expired += 1;
   return expired;

@@ -21,7 +21,13 @@ const EVENT_OF: Partial<Record<OrderRefundEvent, EventType>> = {
  * order: the payout, then its refund), and records its event there too.
  * A payout that is not an order refund's is left alone.
  */
-export async function followPayout(em: EntityManager, clock: Clock, links: ClaimLinks, payout: PayoutRow, event: OrderRefundEvent): Promise<OrderRefundRow | null> {
+export async function followPayout(
+  em: EntityManager,
+  clock: Clock,
+  links: ClaimLinks,
+  payout: PayoutRow,
+  event: OrderRefundEvent,
+): Promise<OrderRefundRow | null> {
   if (payout.source !== "ORDER_REFUND" || !payout.sourceId) return null;
   const refund = await em.findOneOrFail(OrderRefund, { id: payout.sourceId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   refund.status = orderRefundMachine.next(refund.status, event);

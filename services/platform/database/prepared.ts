@@ -116,12 +116,7 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
  * statement (one round trip). `signature` names the shape, for the
  * statement's name.
  */
-export function insertRow(
-  em: EntityManager,
-  entity: EntityName,
-  row: object,
-  firstParam = 1,
-): { sql: string; values: unknown[]; signature: string } {
+export function insertRow(em: EntityManager, entity: EntityName, row: object, firstParam = 1): { sql: string; values: unknown[]; signature: string } {
   const { table, columns: all } = insertableColumns(em, entity);
   const columns: string[] = [];
   const placeholders: string[] = [];

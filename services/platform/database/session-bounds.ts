@@ -24,9 +24,11 @@ export interface SessionBounds {
 export async function checkSessionBounds(orm: Orm, statementTimeoutMs: number, logger: Logger): Promise<SessionBounds | undefined> {
   let bounds: SessionBounds;
   try {
-    const rows = await orm.em.fork().execute<{ name: string; setting: string }[]>(
-      "select name, setting from pg_settings where name in ('statement_timeout', 'idle_in_transaction_session_timeout')",
-    );
+    const rows = await orm.em
+      .fork()
+      .execute<{ name: string; setting: string }[]>(
+        "select name, setting from pg_settings where name in ('statement_timeout', 'idle_in_transaction_session_timeout')",
+      );
     const ms = (name: string) => Number(rows.find((r) => r.name === name)?.setting ?? 0);
     bounds = { statementTimeoutMs: ms("statement_timeout"), idleInTransactionTimeoutMs: ms("idle_in_transaction_session_timeout") };
   } catch {
@@ -38,7 +40,10 @@ export async function checkSessionBounds(orm: Orm, statementTimeoutMs: number, l
       "PostgreSQL does not bound statements or idle transactions on this process's connections (behind a pooler in transaction mode, set statement_timeout and idle_in_transaction_session_timeout on the role: see docs/operations.md, Behind PgBouncer)",
     );
   } else if (bounds.statementTimeoutMs !== statementTimeoutMs) {
-    logger.info({ ...bounds, expectedStatementTimeoutMs: statementTimeoutMs }, "PostgreSQL's statement_timeout differs from DB_STATEMENT_TIMEOUT_MS (set on the role or by a pooler)");
+    logger.info(
+      { ...bounds, expectedStatementTimeoutMs: statementTimeoutMs },
+      "PostgreSQL's statement_timeout differs from DB_STATEMENT_TIMEOUT_MS (set on the role or by a pooler)",
+    );
   }
   return bounds;
 }

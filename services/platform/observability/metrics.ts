@@ -1,7 +1,18 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** Due work that a worker group exists to do; its lag is what that group scales on. */
-export const DUE_WORK_KINDS = ["renewal", "authorization_expiry", "plan_change", "order_expiry", "event_relay", "webhook_delivery", "customer_email", "payout_call", "payout_chain_check", "refund_claim_expiry"] as const;
+export const DUE_WORK_KINDS = [
+  "renewal",
+  "authorization_expiry",
+  "plan_change",
+  "order_expiry",
+  "event_relay",
+  "webhook_delivery",
+  "customer_email",
+  "payout_call",
+  "payout_chain_check",
+  "refund_claim_expiry",
+] as const;
 export type DueWorkKind = (typeof DUE_WORK_KINDS)[number];
 
 export const QUEUE_STATES = ["waiting", "delayed", "active", "failed"] as const;

@@ -69,7 +69,13 @@ export class Queues {
   }
 
   #options<P>(kind: JobKind<P>, payload: P, delay?: number) {
-    return { removeOnComplete: 1000, removeOnFail: 5000, ...kind.options, jobId: kind.id(payload), ...(delay !== undefined && delay > 0 && { delay: Math.ceil(delay) }) };
+    return {
+      removeOnComplete: 1000,
+      removeOnFail: 5000,
+      ...kind.options,
+      jobId: kind.id(payload),
+      ...(delay !== undefined && delay > 0 && { delay: Math.ceil(delay) }),
+    };
   }
 
   async #attempt(name: string, enqueue: () => Promise<unknown>): Promise<boolean> {

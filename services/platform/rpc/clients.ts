@@ -31,7 +31,10 @@ export class RpcClients {
 
   /** Calls to `baseUrl` go to these routes in this process (the composition root says so once). */
   serveInProcess(baseUrl: string, routes: (router: ConnectRouter) => void, serverInterceptors: Interceptor[]): void {
-    this.#inProcess.set(baseUrl, createInProcessTransport(routes, serverInterceptors, { token: this.#token, clientInterceptors: this.#interceptors, defaultTimeoutMs: this.#timeoutMs }));
+    this.#inProcess.set(
+      baseUrl,
+      createInProcessTransport(routes, serverInterceptors, { token: this.#token, clientInterceptors: this.#interceptors, defaultTimeoutMs: this.#timeoutMs }),
+    );
     for (const key of this.#clients.keys()) if (key.endsWith(` ${baseUrl}`)) this.#clients.delete(key);
   }
 

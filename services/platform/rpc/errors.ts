@@ -5,7 +5,6 @@ import type { Logger } from "../logger.ts";
 import { OutageLog } from "../outage-log.ts";
 import { ERROR_CODE_HEADER } from "./error-code.ts";
 
-
 const CODE_BY_KIND: Record<ErrorKind, Code> = {
   invalid: Code.InvalidArgument,
   not_found: Code.NotFound,
@@ -49,7 +48,6 @@ export function errorInterceptor(logger: Logger): Interceptor {
     }
   };
 }
-
 
 /**
  * Postgres unreachable, restarting, or out of connections: a retry can succeed.

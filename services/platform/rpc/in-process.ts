@@ -82,7 +82,11 @@ export function createInProcessTransport(
     stream(...args) {
       streaming ??= createRouterTransport(routes, {
         router: { interceptors: serverInterceptors },
-        transport: { useBinaryFormat: true, ...(options.defaultTimeoutMs ? { defaultTimeoutMs: options.defaultTimeoutMs } : {}), interceptors: clientInterceptors },
+        transport: {
+          useBinaryFormat: true,
+          ...(options.defaultTimeoutMs ? { defaultTimeoutMs: options.defaultTimeoutMs } : {}),
+          interceptors: clientInterceptors,
+        },
       });
       return streaming.stream(...args);
     },
@@ -140,7 +144,14 @@ async function callImplementation(req: UnaryRequest, methods: Methods, serverInt
         url: r.url,
       };
       const output = await spec.impl(r.message as never, context);
-      return { stream: false, service: req.service, method, header: responseHeader, trailer: responseTrailer, message: create(method.output, output as never) } as UnaryResponse;
+      return {
+        stream: false,
+        service: req.service,
+        method,
+        header: responseHeader,
+        trailer: responseTrailer,
+        message: create(method.output, output as never),
+      } as UnaryResponse;
     }, serverInterceptors);
     const res = (await next(serverReq)) as UnaryResponse;
     return { ...res, message: clone(method.output, res.message) };

@@ -15,11 +15,7 @@ export interface ServicesServer {
  * An unstarted HTTP/2 (h2c) server that speaks gRPC and Connect for the given
  * routes. Open sessions are tracked because http2's close() waits for them.
  */
-export function createServicesServer(
-  routes: (router: ConnectRouter) => void,
-  interceptors: Interceptor[],
-  readiness: ReadinessChecks = {},
-): ServicesServer {
+export function createServicesServer(routes: (router: ConnectRouter) => void, interceptors: Interceptor[], readiness: ReadinessChecks = {}): ServicesServer {
   // GET /healthz and /readyz share the RPC port (unauthenticated, no data): what the gateway and probes ask.
   const handler = connectNodeAdapter({
     routes,

@@ -98,7 +98,12 @@ export function fenceOf(row: { status: string; leaseGeneration: number }, genera
  * (generation 1) in an insert: `lease_until, lease_generation` and
  * `now() + make_interval(secs => ?), 1` with LEASE_SECONDS as the parameter.
  */
-export const LEASED_INSERT = { columns: "lease_until, lease_generation", values: "now() + make_interval(secs => ?), 1", param: LEASE_SECONDS, generation: 1 } as const;
+export const LEASED_INSERT = {
+  columns: "lease_until, lease_generation",
+  values: "now() + make_interval(secs => ?), 1",
+  param: LEASE_SECONDS,
+  generation: 1,
+} as const;
 
 /**
  * Claims a PENDING row for one caller until the lease (database time) runs
@@ -140,7 +145,12 @@ export async function renewLeases(em: EntityManager, table: string, rows: readon
  * on the row (step 4) and is thrown as SERVICE_UNAVAILABLE: the row stays
  * PENDING and the caller's retry (the same key) or the sweep finishes it.
  */
-export async function runWalletCall<A, L, R, W extends FencedRow>(ctx: UseCaseContext, kind: WalletCall<A, L, R, W>, id: string, held?: number): Promise<CallOutcome<R>> {
+export async function runWalletCall<A, L, R, W extends FencedRow>(
+  ctx: UseCaseContext,
+  kind: WalletCall<A, L, R, W>,
+  id: string,
+  held?: number,
+): Promise<CallOutcome<R>> {
   const generation = held ?? (await takeLease(ctx.em, kind.table, id));
   if (generation === null) {
     const em = ctx.em.fork();
@@ -154,12 +164,20 @@ export async function runWalletCall<A, L, R, W extends FencedRow>(ctx: UseCaseCo
   } catch (err) {
     await recordFailures(ctx.em.fork(), kind, [{ id, generation }], err);
     if (err instanceof DomainError) throw err;
-    throw new DomainError("unavailable", "SERVICE_UNAVAILABLE", `the wallet could not complete this ${kind.what} now; it is retried, try again in a moment`, { cause: err });
+    throw new DomainError("unavailable", "SERVICE_UNAVAILABLE", `the wallet could not complete this ${kind.what} now; it is retried, try again in a moment`, {
+      cause: err,
+    });
   }
 }
 
 /** Step 3, fenced: one transaction, what precedes the row locked first, then the row. */
-export async function settleAnswer<A, L, R, W extends FencedRow>(ctx: UseCaseContext, kind: WalletCall<A, L, R, W>, id: string, generation: number, answer: A): Promise<CallOutcome<R>> {
+export async function settleAnswer<A, L, R, W extends FencedRow>(
+  ctx: UseCaseContext,
+  kind: WalletCall<A, L, R, W>,
+  id: string,
+  generation: number,
+  answer: A,
+): Promise<CallOutcome<R>> {
   return ctx.em.fork().transactional(async (em): Promise<CallOutcome<R>> => {
     const locked = await kind.lockBefore(em, id);
     const row = await kind.lockRow(em, id);
@@ -168,7 +186,10 @@ export async function settleAnswer<A, L, R, W extends FencedRow>(ctx: UseCaseCon
     if (fence === "settled") return { state: "settled", result: await kind.settled(em, id) };
     if (fence === "taken_over") {
       // A newer holder took the lease while this settle stalled; its outcome (same key) wins.
-      kind.logger.warn({ id, what: kind.what, held: generation, current: Number(row.leaseGeneration) }, "wallet call settle fenced off: the lease was taken over");
+      kind.logger.warn(
+        { id, what: kind.what, held: generation, current: Number(row.leaseGeneration) },
+        "wallet call settle fenced off: the lease was taken over",
+      );
       return { state: "in_progress" };
     }
     return { state: "settled", result: await kind.record({ em, clock: ctx.clock }, row, answer, locked) };
@@ -182,7 +203,12 @@ export async function settleAnswer<A, L, R, W extends FencedRow>(ctx: UseCaseCon
  * lease was taken over meanwhile is its new holder's to count. Best effort:
  * when the database itself is what failed, the lease runs out instead.
  */
-export async function recordFailures(em: EntityManager, kind: Pick<WalletCall<unknown, unknown, unknown>, "table" | "what" | "logger">, rows: { id: string; generation: number }[], err: unknown): Promise<void> {
+export async function recordFailures(
+  em: EntityManager,
+  kind: Pick<WalletCall<unknown, unknown, unknown>, "table" | "what" | "logger">,
+  rows: { id: string; generation: number }[],
+  err: unknown,
+): Promise<void> {
   if (rows.length === 0) return;
   const message = String((err as Error)?.message ?? err).slice(0, 500);
   // Old values on the right: the n-th failure waits backoffSeconds(n).
@@ -215,7 +241,11 @@ export async function recordFailures(em: EntityManager, kind: Pick<WalletCall<un
  * never tried first, each finished with its own key. Returns how many were
  * settled and how many failed again (their failure is counted on the row).
  */
-export async function sweepWalletCalls<A, L, R, W extends FencedRow>(ctx: UseCaseContext, kind: WalletCall<A, L, R, W>, limit = SWEEP_BATCH): Promise<{ settled: number; failed: number }> {
+export async function sweepWalletCalls<A, L, R, W extends FencedRow>(
+  ctx: UseCaseContext,
+  kind: WalletCall<A, L, R, W>,
+  limit = SWEEP_BATCH,
+): Promise<{ settled: number; failed: number }> {
   const due = await ctx.em.fork().execute<{ id: string }[]>(
     `select id from ${kind.table}
       where status = 'PENDING' and parked_at is null

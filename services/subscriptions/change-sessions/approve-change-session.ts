@@ -86,7 +86,14 @@ async function approveOnce(ctx: UseCaseContext, ports: SubscriptionPorts, input:
   const user = await fetchWalletUserById(ports, input.walletUserId);
   if (user.pinLocked) throw new DomainError("failed_precondition", "PIN_LOCKED", "the payment PIN is locked after too many wrong tries");
   if (user.status !== "ACTIVE") {
-    return { approved: false, refusal: "ACCOUNT_FROZEN", message: "Your wallet account is frozen, so it cannot approve changes.", session, subscription, charge: undefined };
+    return {
+      approved: false,
+      refusal: "ACCOUNT_FROZEN",
+      message: "Your wallet account is frozen, so it cannot approve changes.",
+      session,
+      subscription,
+      charge: undefined,
+    };
   }
 
   // PRORATE (pricing/proration.ts): the immediate charge is what the change comes to now; a credit is written under the lock below.
@@ -162,15 +169,21 @@ async function approveWithCharge(
     const refused = changeableRefusal(row, sub);
     if (refused) return { refused, row, sub };
     // Quoted for the asset read before the lock: a charge is only ever opened in the asset it was quoted for.
-    if (sub.fundingAsset !== asset) throw new DomainError("failed_precondition", "SUBSCRIPTION_CHANGED", "the subscription's funding asset changed meanwhile; try again");
+    if (sub.fundingAsset !== asset)
+      throw new DomainError("failed_precondition", "SUBSCRIPTION_CHANGED", "the subscription's funding asset changed meanwhile; try again");
     const terms = { amount: chargeAmount, currency: requested.currency, asset, assetAmount: quote.assetAmount, rate: quote.rate, rateAt: quote.rateAt };
     if (row.proration === "PRORATE") row.prorationAmount = chargeAmount;
     return { charge: await openChangeCharge(em, ctx.clock.now(), sub, row, terms, capExceeded ? "MAXIMUM_CHARGE_EXCEEDED" : undefined) };
   });
   if ("refused" in opened) return { approved: false, ...opened.refused!, session: opened.row!, subscription: opened.sub!, charge: undefined };
   if (capExceeded) {
-    return refusedWith(ctx, token, "MAXIMUM_CHARGE_EXCEEDED", opened.charge,
-      `The charge of ${chargeAmount} ${requested.currency} is above the plan's maximum charge of ${requested.maximumChargeAmount} ${requested.currency}.`);
+    return refusedWith(
+      ctx,
+      token,
+      "MAXIMUM_CHARGE_EXCEEDED",
+      opened.charge,
+      `The charge of ${chargeAmount} ${requested.currency} is above the plan's maximum charge of ${requested.maximumChargeAmount} ${requested.currency}.`,
+    );
   }
 
   const settled = await settleCharge(ctx, ports, opened.charge.id, opened.charge.leaseGeneration);
@@ -180,8 +193,13 @@ async function approveWithCharge(
   if (charge.failureReason === "ACCOUNT_FROZEN") {
     return refusedWith(ctx, token, "ACCOUNT_FROZEN", charge, `Your ${charge.asset} account is frozen, so the change cannot be paid. Nothing was charged.`);
   }
-  return refusedWith(ctx, token, "INSUFFICIENT_FUNDS", charge,
-    `Your ${charge.asset} balance does not cover ${formatAmount(charge.assetAmount ?? "0")} ${charge.asset}. Top up your wallet and approve again; nothing was charged or changed.`);
+  return refusedWith(
+    ctx,
+    token,
+    "INSUFFICIENT_FUNDS",
+    charge,
+    `Your ${charge.asset} balance does not cover ${formatAmount(charge.assetAmount ?? "0")} ${charge.asset}. Top up your wallet and approve again; nothing was charged or changed.`,
+  );
 }
 
 /**
@@ -199,7 +217,10 @@ async function afterPaid(ctx: UseCaseContext, ports: SubscriptionPorts, token: s
   } catch (err) {
     ports.logger.warn({ err, chargeId: charge.id }, "could not settle the refund of a plan change not applied; the sweep retries");
   }
-  const why = changeableRefusal(session, subscription) ?? { refusal: "SUBSCRIPTION_NOT_CHANGEABLE" as const, message: "This change no longer applies to your subscription." };
+  const why = changeableRefusal(session, subscription) ?? {
+    refusal: "SUBSCRIPTION_NOT_CHANGEABLE" as const,
+    message: "This change no longer applies to your subscription.",
+  };
   const paid = `${formatAmount(charge.assetAmount ?? "0")} ${charge.asset}`;
   const message = `${why.message} Your payment of ${paid} ${refunded ? "has been refunded" : "is being refunded"}.`;
   return { approved: false, refusal: why.refusal, message, session, subscription, charge };

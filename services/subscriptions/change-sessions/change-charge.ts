@@ -40,7 +40,10 @@ export async function openChangeCharge(
     ),
   ]);
   const start = sub.currentPeriodStart ?? now;
-  const end = sub.currentPeriodEnd && sub.currentPeriodEnd > start ? sub.currentPeriodEnd : periodEnd(start, session.requestedInterval, session.requestedIntervalCount, 1);
+  const end =
+    sub.currentPeriodEnd && sub.currentPeriodEnd > start
+      ? sub.currentPeriodEnd
+      : periodEnd(start, session.requestedInterval, session.requestedIntervalCount, 1);
   return insertChargeAttempt(em, now, sub, {
     purpose: "PLAN_CHANGE",
     period: { index: Number(periods[0]?.period ?? 0), start, end },

@@ -127,7 +127,12 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
     async listChangeFundingOptions(req) {
       const options = await listChangeFundingOptions(contextFor(deps), ports(), { token: req.token, walletUserId: req.walletUserId });
       return {
-        options: options.map((o) => ({ ...o, balance: formatAmount(o.balance), amountDue: formatAmount(o.amountDue), rate: o.rate ? formatAmount(o.rate) : "" })),
+        options: options.map((o) => ({
+          ...o,
+          balance: formatAmount(o.balance),
+          amountDue: formatAmount(o.amountDue),
+          rate: o.rate ? formatAmount(o.rate) : "",
+        })),
       };
     },
     async approveChangeSession(req) {

@@ -16,7 +16,10 @@ export type ChangeRefusal = FailureReason | "SUBSCRIPTION_NOT_CHANGEABLE" | "PLA
  */
 export function changeableRefusal(session: ChangeSessionRow, sub: SubscriptionRow): { refusal: ChangeRefusal; message: string } | undefined {
   if (!CHANGEABLE_STATUSES.includes(sub.status)) {
-    return { refusal: "SUBSCRIPTION_NOT_CHANGEABLE", message: `This subscription is ${sub.status.toLowerCase().replace("_", " ")}, so its plan cannot change now.` };
+    return {
+      refusal: "SUBSCRIPTION_NOT_CHANGEABLE",
+      message: `This subscription is ${sub.status.toLowerCase().replace("_", " ")}, so its plan cannot change now.`,
+    };
   }
   if (sub.planId !== session.currentPlanId) {
     return { refusal: "PLAN_CHANGED", message: "The subscription's plan has changed since this request was made. Ask the merchant for a new link." };

@@ -78,7 +78,10 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
   if (mode === "IMMEDIATE" && !isZero(amount(charge))) {
     const chargePriced = await quoteFunding(ports, { amount: formatAmount(charge), currency: requested.currency }, sub.fundingAsset!);
     if (chargePriced.kind === "too_large") {
-      throw conflict(ASSET_AMOUNT_TOO_LARGE, `immediateChargeAmount: ${tooLargeForAsset({ amount: charge, currency: requested.currency }, sub.fundingAsset!, chargePriced.assetAmount)}`);
+      throw conflict(
+        ASSET_AMOUNT_TOO_LARGE,
+        `immediateChargeAmount: ${tooLargeForAsset({ amount: charge, currency: requested.currency }, sub.fundingAsset!, chargePriced.assetAmount)}`,
+      );
     }
   }
   if (requested.maximumChargeAmount !== undefined && compare(amount(charge), amount(requested.maximumChargeAmount)) > 0) {
@@ -90,7 +93,10 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
   const current = await fetchPlan(ports, input.merchantId, sub.planId);
   const otherCredit = sub.creditCurrency != null && sub.creditCurrency !== requested.currency && !isZero(amount(sub.creditBalance ?? "0"));
   if (proration === "PRORATE" && (current.currency !== requested.currency || otherCredit)) {
-    throw conflict("PRORATION_CURRENCY_MISMATCH", `requestedPlanId: proration needs both plans in one currency (the current plan is in ${current.currency}, the requested one in ${requested.currency})`);
+    throw conflict(
+      "PRORATION_CURRENCY_MISMATCH",
+      `requestedPlanId: proration needs both plans in one currency (the current plan is in ${current.currency}, the requested one in ${requested.currency})`,
+    );
   }
 
   const id = randomUUID();
@@ -107,7 +113,10 @@ export async function createChangeSession(ctx: UseCaseContext, ports: Subscripti
       if (open) {
         // One whose time ran out but whose expiry job has not run yet no longer blocks: expire it here.
         if (open.expiresAt.getTime() > now.getTime()) {
-          throw conflict("CHANGE_SESSION_ALREADY_OPEN", `change session ${open.id} is still awaiting the customer's approval (until ${open.expiresAt.toISOString()})`);
+          throw conflict(
+            "CHANGE_SESSION_ALREADY_OPEN",
+            `change session ${open.id} is still awaiting the customer's approval (until ${open.expiresAt.toISOString()})`,
+          );
         }
         expireChangeSessionNow(em, ctx.clock, open);
         await em.flush();
@@ -163,7 +172,10 @@ function validate(input: CreateChangeSessionInput): EffectiveMode {
   if (mode === "NEXT_BILLING" && !isZero(amount(charge))) {
     throw invalid("INVALID_REQUEST", "immediateChargeAmount: must be 0 when effectiveMode is NEXT_BILLING (only an IMMEDIATE change charges at approval)");
   }
-  for (const [field, value] of [["successUrl", input.successUrl], ["cancelUrl", input.cancelUrl]] as const) {
+  for (const [field, value] of [
+    ["successUrl", input.successUrl],
+    ["cancelUrl", input.cancelUrl],
+  ] as const) {
     if (!isHttpUrl(value)) throw invalid("INVALID_REQUEST", `${field}: must be an absolute http(s) URL of at most ${URL_MAX_LENGTH} characters`);
   }
   if (input.reason !== undefined && input.reason.length > REASON_MAX_LENGTH) {
@@ -177,7 +189,10 @@ function validateProration(input: CreateChangeSessionInput, mode: EffectiveMode)
   const proration = (input.proration || "NONE") as Proration;
   if (!PRORATIONS.includes(proration)) throw invalid("INVALID_REQUEST", `proration: must be one of ${PRORATIONS.join(", ")}`);
   if (proration === "PRORATE" && mode === "IMMEDIATE" && input.immediateChargeAmount) {
-    throw invalid("INVALID_REQUEST", "immediateChargeAmount: must be absent with proration PRORATE and effectiveMode IMMEDIATE (it is computed when the change applies)");
+    throw invalid(
+      "INVALID_REQUEST",
+      "immediateChargeAmount: must be absent with proration PRORATE and effectiveMode IMMEDIATE (it is computed when the change applies)",
+    );
   }
   return proration;
 }

@@ -151,16 +151,36 @@ export async function openLeasedCharges(
   // The caller sends a subscription whose period has had its attempts to the one-by-one path (openPeriodCharge); this is the guard.
   const over = specs.find((s) => !withinBudget(s.attempt, s.maxAttempts));
   if (over) throw new Error(`subscription ${over.sub.id}: attempt ${over.attempt} of period ${over.period.index} is over its budget of ${over.maxAttempts}`);
-  const rows = specs.map((spec) => ({ ...chargeAttemptRow({ ...spec, purpose: "RENEWAL", changeSessionId: null }, now), leaseGeneration: LEASED_INSERT.generation }));
+  const rows = specs.map((spec) => ({
+    ...chargeAttemptRow({ ...spec, purpose: "RENEWAL", changeSessionId: null }, now),
+    leaseGeneration: LEASED_INSERT.generation,
+  }));
   await em.execute(
     `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
        amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose,
        subtotal, discount_amount, credit_applied, coupon_id, rate_at, ${LEASED_INSERT.columns})
      values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, 'PENDING', ?, ?, 'RENEWAL', ?::numeric, ?::numeric, ?::numeric, ?::uuid, ?, ${LEASED_INSERT.values})`).join(", ")}`,
     rows.flatMap((r) => [
-      r.id, r.subscriptionId, r.merchantId, r.walletUserId, r.periodIndex, r.periodStart, r.periodEnd,
-      r.amount, r.currency, r.asset, r.assetAmount, r.rate, r.attempt, r.createdAt,
-      r.subtotal, r.discountAmount, r.creditApplied, r.couponId, r.rateAt, LEASED_INSERT.param,
+      r.id,
+      r.subscriptionId,
+      r.merchantId,
+      r.walletUserId,
+      r.periodIndex,
+      r.periodStart,
+      r.periodEnd,
+      r.amount,
+      r.currency,
+      r.asset,
+      r.assetAmount,
+      r.rate,
+      r.attempt,
+      r.createdAt,
+      r.subtotal,
+      r.discountAmount,
+      r.creditApplied,
+      r.couponId,
+      r.rateAt,
+      LEASED_INSERT.param,
     ]),
   );
   return rows;

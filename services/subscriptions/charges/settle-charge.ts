@@ -5,7 +5,15 @@ import type { Clock } from "../../platform/clock.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { CHARGE_BATCH_MAX, ledgerKeys } from "../../wallet/contract.ts";
 import { amount, formatAmount, isZero } from "../../platform/money.ts";
-import { renewLeases, runWalletCall, settleAnswer, sweepWalletCalls, WALLET_CALL_TIMEOUT_MS, type CallOutcome, type WalletCall } from "../../platform/wallet-calls/wallet-call.ts";
+import {
+  renewLeases,
+  runWalletCall,
+  settleAnswer,
+  sweepWalletCalls,
+  WALLET_CALL_TIMEOUT_MS,
+  type CallOutcome,
+  type WalletCall,
+} from "../../platform/wallet-calls/wallet-call.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { Subscription, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { chargeRecord } from "../subscription-record.ts";
@@ -23,9 +31,7 @@ import { needsReceipt, numberReceipts, type ReceiptToNumber } from "./receipt-nu
  * hands the outcome to its purpose's handler (charge-ports.ts).
  */
 
-export type SettleResult =
-  | { state: "in_progress" }
-  | { state: "settled"; charge: ChargeRow; subscription: SubscriptionRow };
+export type SettleResult = { state: "in_progress" } | { state: "settled"; charge: ChargeRow; subscription: SubscriptionRow };
 
 /** What the wallet answered for a charge's key. */
 export interface WalletAnswer {
@@ -111,7 +117,11 @@ export async function chargeWalletBatch(em: EntityManager, ports: ChargePorts, c
   for (const [merchantId, items] of byMerchant) {
     for (let i = 0; i < items.length; i += CHARGE_BATCH_MAX) {
       // Later chunks are called long after the leases were taken: renewed first, and a row taken over meanwhile is left out (no answer).
-      const held = await renewLeases(em, CHARGES_TABLE, items.slice(i, i + CHARGE_BATCH_MAX).map((c) => ({ id: c.charge.id, generation: c.charge.leaseGeneration })));
+      const held = await renewLeases(
+        em,
+        CHARGES_TABLE,
+        items.slice(i, i + CHARGE_BATCH_MAX).map((c) => ({ id: c.charge.id, generation: c.charge.leaseGeneration })),
+      );
       const chunk = items.slice(i, i + CHARGE_BATCH_MAX).filter((c) => held.has(c.charge.id));
       if (chunk.length === 0) continue;
       const { results } = await ports.wallet.chargeBatch({ merchantId, charges: chunk.map((c) => c.request) }, { timeoutMs: WALLET_CALL_TIMEOUT_MS });

@@ -12,12 +12,20 @@ import { cancelSubscriptionForCustomer } from "./cancel-subscription-for-custome
 import { changeFundingAsset } from "./change-funding-asset.ts";
 import { setFundingFallback } from "./set-funding-fallback.ts";
 
-const fundingOptionMessage = (o: FundingOption) => ({ ...o, balance: formatAmount(o.balance), amountDue: formatAmount(o.amountDue), rate: formatAmount(o.rate) });
+const fundingOptionMessage = (o: FundingOption) => ({
+  ...o,
+  balance: formatAmount(o.balance),
+  amountDue: formatAmount(o.amountDue),
+  rate: formatAmount(o.rate),
+});
 
 const toMessage = (s: { subscription: SubscriptionRow; authorization: AuthorizationRow | null }) =>
   subscriptionMessage(s.subscription.merchantId, subscriptionRecord(s.subscription, s.authorization));
 
-type CustomerMethods = Pick<ServiceImpl<typeof SubscriptionsService>, "listCustomerSubscriptions" | "cancelSubscriptionForCustomer" | "changeFundingAsset" | "setFundingFallback">;
+type CustomerMethods = Pick<
+  ServiceImpl<typeof SubscriptionsService>,
+  "listCustomerSubscriptions" | "cancelSubscriptionForCustomer" | "changeFundingAsset" | "setFundingFallback"
+>;
 
 /** The customer's RPCs (wallet app, self-service page): keyed by wallet user id, never by merchant. */
 export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): CustomerMethods {
@@ -43,11 +51,19 @@ export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPort
       return { subscription: toMessage(await cancelSubscriptionForCustomer(contextFor(deps), ports(), req.walletUserId, req.subscriptionId)) };
     },
     async changeFundingAsset(req) {
-      const result = await changeFundingAsset(contextFor(deps), ports(), { walletUserId: req.walletUserId, subscriptionId: req.subscriptionId, asset: req.asset });
+      const result = await changeFundingAsset(contextFor(deps), ports(), {
+        walletUserId: req.walletUserId,
+        subscriptionId: req.subscriptionId,
+        asset: req.asset,
+      });
       return { subscription: toMessage(result), retried: result.retried };
     },
     async setFundingFallback(req) {
-      return { subscription: toMessage(await setFundingFallback(contextFor(deps), ports(), { walletUserId: req.walletUserId, subscriptionId: req.subscriptionId, assets: req.assets })) };
+      return {
+        subscription: toMessage(
+          await setFundingFallback(contextFor(deps), ports(), { walletUserId: req.walletUserId, subscriptionId: req.subscriptionId, assets: req.assets }),
+        ),
+      };
     },
   };
 }

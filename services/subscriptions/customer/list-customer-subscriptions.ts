@@ -91,7 +91,10 @@ export async function listCustomerSubscriptions(
     }
   }
   const last = rows.at(-1);
-  const authorizations = await currentAuthorizations(ctx.em, rows.map((r) => r.row.id));
+  const authorizations = await currentAuthorizations(
+    ctx.em,
+    rows.map((r) => r.row.id),
+  );
   // Each merchant, plan, the customer's accounts and each plan's options are fetched once per page.
   const names = new Map<string, Promise<string>>();
   const plans = new Map<string, Promise<Plan>>();
@@ -103,14 +106,20 @@ export async function listCustomerSubscriptions(
     if (!names.has(row.merchantId)) names.set(row.merchantId, settleLater(fetchMerchantName(ports, row.merchantId)));
     if (!plans.has(row.planId)) plans.set(row.planId, settleLater(fetchPlan(ports, row.merchantId, row.planId)));
   }
-  const chargesOf = await newestCharges(ctx, rows.map((r) => r.row.id));
+  const chargesOf = await newestCharges(
+    ctx,
+    rows.map((r) => r.row.id),
+  );
   const items: CustomerSubscription[] = [];
   for (const { group, row } of rows) {
     const plan = await plans.get(row.planId)!;
     const changeable = (FUNDING_CHANGEABLE_STATUSES as readonly string[]).includes(row.status);
     if (changeable && !options.has(plan.id)) {
       holdings ??= walletHoldings(ports, input.walletUserId);
-      options.set(plan.id, holdings.then((h) => fundingOptionsFrom(ports, plan, h)));
+      options.set(
+        plan.id,
+        holdings.then((h) => fundingOptionsFrom(ports, plan, h)),
+      );
     }
     const charges = chargesOf.get(row.id) ?? [];
     items.push({

@@ -30,7 +30,8 @@ export async function validateFallbackAssets(
   field: string,
 ): Promise<string[]> {
   checkFallbackShape(assets, field);
-  if (fundingAsset && assets.includes(fundingAsset)) throw invalid("INVALID_REQUEST", `${field}: ${fundingAsset} is the funding asset; a fallback must be another asset`);
+  if (fundingAsset && assets.includes(fundingAsset))
+    throw invalid("INVALID_REQUEST", `${field}: ${fundingAsset} is the funding asset; a fallback must be another asset`);
   if (assets.length === 0) return [];
   const options = await fundingOptionsForPlan(ports, plan, walletUserId);
   assets.forEach((a, i) => {

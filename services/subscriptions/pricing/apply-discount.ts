@@ -25,7 +25,13 @@ const ENDED = ["CANCELLED", "EXPIRED"];
  * subscription lock. A charge in flight is settled first (as pause and cancel
  * do), so no charge is priced with one discount and settled with another.
  */
-export async function applyDiscount(ctx: UseCaseContext, ports: SubscriptionPorts, merchantId: string, id: string, request: DiscountRequest): Promise<DiscountedSubscription> {
+export async function applyDiscount(
+  ctx: UseCaseContext,
+  ports: SubscriptionPorts,
+  merchantId: string,
+  id: string,
+  request: DiscountRequest,
+): Promise<DiscountedSubscription> {
   const known = await findSubscription(ctx.em.fork(), id, merchantId);
   // The plan's currency and id decide what applies; read before the lock (no RPC in a transaction), checked again under it.
   const plan = await fetchPlanPricing(ports, merchantId, known.planId);

@@ -16,7 +16,13 @@ export type DiscountEndReason = "PERIODS_USED" | "REMOVED" | "REPLACED";
  * it (subscription.discount_ended, reason PERIODS_USED). A failed charge uses
  * nothing: its retry is priced the same.
  */
-export async function consumePrice(em: EntityManager, clock: Clock, sub: SubscriptionRow, charge: ChargeRow, authorization?: AuthorizationRow | null): Promise<void> {
+export async function consumePrice(
+  em: EntityManager,
+  clock: Clock,
+  sub: SubscriptionRow,
+  charge: ChargeRow,
+  authorization?: AuthorizationRow | null,
+): Promise<void> {
   if (charge.status !== "SUCCEEDED") return;
   const now = clock.now();
   const credit = amount(charge.creditApplied ?? "0");

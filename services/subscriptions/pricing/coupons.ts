@@ -38,7 +38,8 @@ export const couponNotFound = (id: string) => notFound("COUPON_NOT_FOUND", `coup
  */
 export async function createCoupon(ctx: UseCaseContext, input: CreateCouponInput): Promise<CouponRow> {
   const name = input.name.trim();
-  if (name.length < 1 || [...input.name].length > COUPON_NAME_MAX) throw invalid("INVALID_REQUEST", `name: must be 1 to ${COUPON_NAME_MAX} characters (not only spaces)`);
+  if (name.length < 1 || [...input.name].length > COUPON_NAME_MAX)
+    throw invalid("INVALID_REQUEST", `name: must be 1 to ${COUPON_NAME_MAX} characters (not only spaces)`);
   const hasPercent = input.percentOff !== undefined;
   const hasAmount = input.amountOff !== undefined;
   if (hasPercent && hasAmount) throw invalid("INVALID_REQUEST", "percentOff: send either percentOff or amountOff, not both");
@@ -55,7 +56,8 @@ export async function createCoupon(ctx: UseCaseContext, input: CreateCouponInput
     if (input.currency === undefined) throw invalid("INVALID_REQUEST", "currency: is required with amountOff");
     if (!isCurrency(input.currency)) throw invalid("INVALID_REQUEST", `currency: ${input.currency} is not a supported currency`);
   }
-  if (!(COUPON_DURATIONS as readonly string[]).includes(input.duration)) throw invalid("INVALID_REQUEST", `duration: must be one of ${COUPON_DURATIONS.join(", ")}`);
+  if (!(COUPON_DURATIONS as readonly string[]).includes(input.duration))
+    throw invalid("INVALID_REQUEST", `duration: must be one of ${COUPON_DURATIONS.join(", ")}`);
   const duration = input.duration as CouponDuration;
   if (duration === "REPEATING") {
     const n = input.durationInPeriods;
@@ -66,7 +68,10 @@ export async function createCoupon(ctx: UseCaseContext, input: CreateCouponInput
   } else if (input.durationInPeriods !== undefined) {
     throw invalid("INVALID_REQUEST", `durationInPeriods: only with duration REPEATING (${duration} has no period count)`);
   }
-  if (input.maxRedemptions !== undefined && (!Number.isInteger(input.maxRedemptions) || input.maxRedemptions < 1 || input.maxRedemptions > MAX_REDEMPTIONS_LIMIT)) {
+  if (
+    input.maxRedemptions !== undefined &&
+    (!Number.isInteger(input.maxRedemptions) || input.maxRedemptions < 1 || input.maxRedemptions > MAX_REDEMPTIONS_LIMIT)
+  ) {
     throw invalid("INVALID_REQUEST", `maxRedemptions: must be an integer from 1 to ${MAX_REDEMPTIONS_LIMIT}`);
   }
   const now = ctx.clock.now();
@@ -74,7 +79,8 @@ export async function createCoupon(ctx: UseCaseContext, input: CreateCouponInput
   let planIds: string[] | null = null;
   if (input.appliesToPlanIds !== undefined) {
     const ids = input.appliesToPlanIds;
-    if (ids.length < 1 || ids.length > APPLIES_TO_PLANS_MAX) throw invalid("INVALID_REQUEST", `appliesToPlanIds: must list 1 to ${APPLIES_TO_PLANS_MAX} plan ids`);
+    if (ids.length < 1 || ids.length > APPLIES_TO_PLANS_MAX)
+      throw invalid("INVALID_REQUEST", `appliesToPlanIds: must list 1 to ${APPLIES_TO_PLANS_MAX} plan ids`);
     ids.forEach((id, k) => {
       if (!isUuid(id)) throw invalid("INVALID_REQUEST", `appliesToPlanIds.${k}: must be a uuid`);
     });
@@ -112,7 +118,10 @@ export async function getCoupon(ctx: UseCaseContext, merchantId: string, id: str
   return coupon;
 }
 
-export async function listCoupons(ctx: UseCaseContext, input: { merchantId: string; limit?: number | undefined; cursor?: string | undefined }): Promise<Page<CouponRow>> {
+export async function listCoupons(
+  ctx: UseCaseContext,
+  input: { merchantId: string; limit?: number | undefined; cursor?: string | undefined },
+): Promise<Page<CouponRow>> {
   const limit = clampLimit(input.limit);
   const where = { merchantId: input.merchantId, ...afterCursor(input.cursor) } as FilterQuery<CouponRow>;
   return toPage(await ctx.em.find(Coupon, where, { orderBy: KEYSET_ORDER, limit: limit + 1 }), limit);

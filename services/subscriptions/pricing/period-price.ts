@@ -56,7 +56,6 @@ export function periodPrice(subtotal: string, currency: string, sub: PricedSubsc
 /** Two prices that charge the same (a quote made for one is valid for the other). */
 export const sameAmount = (a: PeriodPrice, b: PeriodPrice): boolean => a.amount === b.amount;
 
-
 /** The columns a price reads, for set-based reads of plain rows (the batch renewal's one statement for its set). */
 export const PRICED_COLUMNS =
   "discount_coupon_id, discount_percent_off::text as discount_percent_off, discount_amount_off::text as discount_amount_off, discount_currency, credit_balance::text as credit_balance, credit_currency";

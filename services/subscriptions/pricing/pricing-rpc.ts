@@ -74,7 +74,9 @@ export function pricingService(deps: ServiceDeps): ServiceImpl<typeof PricingSer
       return { promotionCodes: page.items.map(codeMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
     async applyDiscount(req) {
-      return discounted(await applyDiscount(contextFor(deps), ports(), req.merchantId, req.subscriptionId, { couponId: req.couponId, promotionCode: req.promotionCode }));
+      return discounted(
+        await applyDiscount(contextFor(deps), ports(), req.merchantId, req.subscriptionId, { couponId: req.couponId, promotionCode: req.promotionCode }),
+      );
     },
     async removeDiscount(req) {
       return discounted(await removeDiscount(contextFor(deps), ports(), req.merchantId, req.subscriptionId));
@@ -86,7 +88,8 @@ export function pricingService(deps: ServiceDeps): ServiceImpl<typeof PricingSer
       const ctx = contextFor(deps);
       let receipt;
       if (req.token !== undefined) receipt = await getReceipt(ctx, ports(), { token: req.token });
-      else if (req.merchantId !== undefined && req.chargeId !== undefined) receipt = await getReceipt(ctx, ports(), { merchantId: req.merchantId, chargeId: req.chargeId });
+      else if (req.merchantId !== undefined && req.chargeId !== undefined)
+        receipt = await getReceipt(ctx, ports(), { merchantId: req.merchantId, chargeId: req.chargeId });
       else throw invalid("INVALID_REQUEST", "token: either token, or merchant_id and charge_id, is required");
       return { receiptNumber: receipt.receiptNumber, recordJson: JSON.stringify(receipt) };
     },

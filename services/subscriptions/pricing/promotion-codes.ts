@@ -30,7 +30,10 @@ export const promotionCodeNotFound = (what: string) => notFound("PROMOTION_CODE_
  */
 export async function createPromotionCode(ctx: UseCaseContext, input: CreatePromotionCodeInput): Promise<PromotionCodeRow> {
   if (!CODE.test(input.code)) throw invalid("INVALID_REQUEST", "code: must be 3 to 50 of A-Z, 0-9 and - (case-insensitive)");
-  if (input.maxRedemptions !== undefined && (!Number.isInteger(input.maxRedemptions) || input.maxRedemptions < 1 || input.maxRedemptions > MAX_REDEMPTIONS_LIMIT)) {
+  if (
+    input.maxRedemptions !== undefined &&
+    (!Number.isInteger(input.maxRedemptions) || input.maxRedemptions < 1 || input.maxRedemptions > MAX_REDEMPTIONS_LIMIT)
+  ) {
     throw invalid("INVALID_REQUEST", `maxRedemptions: must be an integer from 1 to ${MAX_REDEMPTIONS_LIMIT}`);
   }
   const now = ctx.clock.now();
@@ -55,7 +58,8 @@ export async function createPromotionCode(ctx: UseCaseContext, input: CreateProm
      values (?, ?, ?, ?, ?, 0, ?, ?, ?) on conflict (merchant_id, upper(code)) do nothing returning id`,
     [row.id, row.merchantId, row.couponId, row.code, row.maxRedemptions, row.expiresAt, row.active, row.createdAt],
   );
-  if (inserted.length === 0) throw conflict("PROMOTION_CODE_EXISTS", `code: the promotion code ${input.code} already exists (codes are unique whatever their case)`);
+  if (inserted.length === 0)
+    throw conflict("PROMOTION_CODE_EXISTS", `code: the promotion code ${input.code} already exists (codes are unique whatever their case)`);
   return row as PromotionCodeRow;
 }
 

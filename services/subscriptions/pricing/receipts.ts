@@ -39,7 +39,11 @@ export async function getReceipt(ctx: UseCaseContext, ports: SubscriptionPorts, 
   }
   const [merchantName, plan, refunds] = await Promise.all([
     fetchMerchantName(ports, charge.merchantId),
-    fetchPlan(ports, charge.merchantId, (await ctx.em.fork().execute<{ plan_id: string }[]>("select plan_id from subscriptions where id = ?", [charge.subscriptionId]))[0]!.plan_id).catch(() => null),
+    fetchPlan(
+      ports,
+      charge.merchantId,
+      (await ctx.em.fork().execute<{ plan_id: string }[]>("select plan_id from subscriptions where id = ?", [charge.subscriptionId]))[0]!.plan_id,
+    ).catch(() => null),
     ctx.em.fork().find(SubscriptionRefund, { chargeId: charge.id, status: "SUCCEEDED" }, { orderBy: { createdAt: "asc", id: "asc" } }),
   ]);
   return {
@@ -65,7 +69,12 @@ export async function getReceipt(ctx: UseCaseContext, ports: SubscriptionPorts, 
     rate: charge.rate == null ? null : formatAmount(charge.rate),
     rateAt: isoOrNull(charge.rateAt),
     walletTransactionId: charge.walletTransactionId ?? null,
-    refunds: refunds.map((r) => ({ id: r.id, amount: formatAmount(r.amount), assetAmount: formatAmount(r.assetAmount), date: iso(r.settledAt ?? r.createdAt) })),
+    refunds: refunds.map((r) => ({
+      id: r.id,
+      amount: formatAmount(r.amount),
+      assetAmount: formatAmount(r.assetAmount),
+      date: iso(r.settledAt ?? r.createdAt),
+    })),
     amountRefunded: formatAmount(charge.amountRefunded ?? "0"),
     assetAmountRefunded: formatAmount(charge.assetAmountRefunded ?? "0"),
   };
@@ -81,7 +90,8 @@ export const RECEIPT_PREFIX_PATTERN = /^[A-Z0-9][A-Z0-9-]{0,19}$/;
  * afterwards). Same value again: 200, idempotent.
  */
 export async function setReceiptPrefix(ctx: UseCaseContext, merchantId: string, prefix: string): Promise<string> {
-  if (!RECEIPT_PREFIX_PATTERN.test(prefix)) throw invalid("INVALID_REQUEST", "receiptPrefix: must be 1 to 20 of A-Z, 0-9 and -, starting with a letter or digit");
+  if (!RECEIPT_PREFIX_PATTERN.test(prefix))
+    throw invalid("INVALID_REQUEST", "receiptPrefix: must be 1 to 20 of A-Z, 0-9 and -, starting with a letter or digit");
   return ctx.em.fork().transactional(async (em) => {
     await em.execute("insert into receipt_counters (merchant_id, prefix, last_number) values (?, ?, 0) on conflict (merchant_id) do nothing", [
       merchantId,
@@ -92,7 +102,11 @@ export async function setReceiptPrefix(ctx: UseCaseContext, merchantId: string, 
       [merchantId],
     );
     if (row!.prefix === prefix) return prefix;
-    if (row!.last_number !== "0") throw conflict("RECEIPT_PREFIX_LOCKED", `receiptPrefix: receipts were already numbered with ${row!.prefix}; the prefix can only be set before the first receipt`);
+    if (row!.last_number !== "0")
+      throw conflict(
+        "RECEIPT_PREFIX_LOCKED",
+        `receiptPrefix: receipts were already numbered with ${row!.prefix}; the prefix can only be set before the first receipt`,
+      );
     await em.execute("update receipt_counters set prefix = ? where merchant_id = ?", [prefix, merchantId]);
     return prefix;
   });

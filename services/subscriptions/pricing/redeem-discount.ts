@@ -47,7 +47,10 @@ export async function redeemDiscount(
   checkDiscountRequest(request, true);
   let code: PromotionCodeRow | null = null;
   if (request.promotionCode !== undefined) {
-    const [row] = await em.execute<{ id: string }[]>("select id from promotion_codes where merchant_id = ? and upper(code) = upper(?)", [merchantId, request.promotionCode]);
+    const [row] = await em.execute<{ id: string }[]>("select id from promotion_codes where merchant_id = ? and upper(code) = upper(?)", [
+      merchantId,
+      request.promotionCode,
+    ]);
     code = row ? await em.findOne(PromotionCode, { id: row.id }, { refresh: true }) : null;
     if (!code) throw promotionCodeNotFound(request.promotionCode);
   }

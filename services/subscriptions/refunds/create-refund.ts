@@ -145,7 +145,8 @@ async function findByKey(ctx: UseCaseContext, input: CreateRefundInput): Promise
   if (input.idempotencyKey === undefined) return null;
   const row = await ctx.em.fork().findOne(SubscriptionRefund, { merchantId: input.merchantId, idempotencyKey: input.idempotencyKey });
   if (!row) return null;
-  const same = row.chargeId === input.chargeId.toLowerCase() && (input.amount === undefined || input.amount === "" || equals(amount(row.amount), amount(input.amount)));
+  const same =
+    row.chargeId === input.chargeId.toLowerCase() && (input.amount === undefined || input.amount === "" || equals(amount(row.amount), amount(input.amount)));
   if (!same) throw conflict("IDEMPOTENCY_KEY_REUSED", "Idempotency-Key was already used for a different refund");
   return row;
 }

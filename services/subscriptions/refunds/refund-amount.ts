@@ -55,7 +55,10 @@ export function refundAmounts(charge: RefundableCharge, requested: Amount | unde
   const converted = convert(value, charge.rate, assetDecimals, "down");
   const assetAmount = compare(converted, remainingAsset) > 0 ? remainingAsset : converted;
   if (isZero(assetAmount)) {
-    throw invalid("INVALID_REQUEST", `amount: ${formatAmount(value)} ${charge.currency} is worth less than the smallest unit of ${charge.asset} at this charge's rate`);
+    throw invalid(
+      "INVALID_REQUEST",
+      `amount: ${formatAmount(value)} ${charge.currency} is worth less than the smallest unit of ${charge.asset} at this charge's rate`,
+    );
   }
   return { amount: value, assetAmount };
 }

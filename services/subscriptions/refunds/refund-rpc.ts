@@ -15,19 +15,22 @@ import { listRefunds } from "./list-refunds.ts";
 
 /** The RPC message: typed fields for internal callers, and the record (refund-record.ts) itself for the edge. */
 export function refundMessage(r: RefundRecord) {
-  return withRecordJson({
-    id: r.id,
-    chargeId: r.chargeId,
-    subscriptionId: r.subscriptionId,
-    amount: r.amount,
-    currency: r.currency,
-    asset: r.asset,
-    assetAmount: r.assetAmount,
-    status: r.status,
-    reason: r.reason ?? undefined,
-    metadataJson: JSON.stringify(r.metadata),
-    createdAt: toTimestamp(r.createdAt),
-  }, r);
+  return withRecordJson(
+    {
+      id: r.id,
+      chargeId: r.chargeId,
+      subscriptionId: r.subscriptionId,
+      amount: r.amount,
+      currency: r.currency,
+      asset: r.asset,
+      assetAmount: r.assetAmount,
+      status: r.status,
+      reason: r.reason ?? undefined,
+      metadataJson: JSON.stringify(r.metadata),
+      createdAt: toTimestamp(r.createdAt),
+    },
+    r,
+  );
 }
 
 const toMessage = (r: RefundRow) => refundMessage(refundRecord(r));
@@ -50,14 +53,19 @@ export function refundsService(deps: ServiceDeps): ServiceImpl<typeof RefundsSer
   };
   return {
     async createRefund(req) {
-      const res = await createRefund(contextFor(deps), ports(), {
-        merchantId: req.merchantId,
-        chargeId: req.chargeId,
-        amount: req.amount,
-        reason: req.reason,
-        metadata: parseMetadataJson(req.metadataJson),
-        idempotencyKey: req.idempotencyKey,
-      }, decimals);
+      const res = await createRefund(
+        contextFor(deps),
+        ports(),
+        {
+          merchantId: req.merchantId,
+          chargeId: req.chargeId,
+          amount: req.amount,
+          reason: req.reason,
+          metadata: parseMetadataJson(req.metadataJson),
+          idempotencyKey: req.idempotencyKey,
+        },
+        decimals,
+      );
       return { refund: toMessage(res.refund), charge: chargeMessage(chargeRecord(res.charge)) };
     },
     async getRefund(req) {

@@ -18,8 +18,7 @@ import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
 import { refundRecord } from "./refund-record.ts";
 import { refundMachine } from "./refund-status.ts";
 
-export const refundInProgress = () =>
-  new DomainError("failed_precondition", REFUND_ERRORS.inProgress, "this refund is being processed; try again in a moment");
+export const refundInProgress = () => new DomainError("failed_precondition", REFUND_ERRORS.inProgress, "this refund is being processed; try again in a moment");
 
 export const merchantBalanceInsufficient = (asset: string, balance: string) =>
   new DomainError(

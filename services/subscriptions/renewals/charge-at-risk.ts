@@ -38,7 +38,13 @@ export async function assessCoverage(ports: SubscriptionPorts, sub: Subscription
   const fundingCovers = quote !== undefined && compare(amount(usable), amount(quote.assetAmount)) >= 0;
   let covered = fundingCovers;
   if (!covered && quote && sub.fallbackAssets.length > 0) {
-    const paying = await choosePayingAsset(ports, plan, { walletUserId: sub.walletUserId, fundingAsset: sub.fundingAsset!, fallbackAssets: sub.fallbackAssets }, quote, wallet);
+    const paying = await choosePayingAsset(
+      ports,
+      plan,
+      { walletUserId: sub.walletUserId, fundingAsset: sub.fundingAsset!, fallbackAssets: sub.fallbackAssets },
+      quote,
+      wallet,
+    );
     covered = paying.fundedByFallback;
   }
   const shortfall = !quote || fundingCovers ? "0" : formatAmount(subtract(amount(quote.assetAmount), amount(usable)));

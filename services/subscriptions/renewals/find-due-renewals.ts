@@ -35,11 +35,7 @@ export interface DueRenewal {
  * under `lookahead`, so a large backlog is enqueued once and drained before
  * any claim runs out. Returns how many were claimed.
  */
-export async function claimDueRenewals(
-  ctx: UseCaseContext,
-  enqueue: (due: DueRenewal[]) => Promise<void>,
-  lookahead = RENEWAL_LOOKAHEAD,
-): Promise<number> {
+export async function claimDueRenewals(ctx: UseCaseContext, enqueue: (due: DueRenewal[]) => Promise<void>, lookahead = RENEWAL_LOOKAHEAD): Promise<number> {
   let claimed = 0;
   let room = lookahead - (await liveRenewalClaims(ctx));
   while (room > 0) {
@@ -61,7 +57,17 @@ export async function claimDueRenewals(
     claimed += rows.length;
     room -= rows.length;
     // Grouped by merchant and payer: consecutive jobs then charge mostly disjoint wallet accounts, so their locks rarely meet.
-    rows.sort((a, b) => (a.merchant_id === b.merchant_id ? (a.wallet_user_id < b.wallet_user_id ? -1 : a.wallet_user_id > b.wallet_user_id ? 1 : 0) : a.merchant_id < b.merchant_id ? -1 : 1));
+    rows.sort((a, b) =>
+      a.merchant_id === b.merchant_id
+        ? a.wallet_user_id < b.wallet_user_id
+          ? -1
+          : a.wallet_user_id > b.wallet_user_id
+            ? 1
+            : 0
+        : a.merchant_id < b.merchant_id
+          ? -1
+          : 1,
+    );
     await enqueue(rows.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index, attempt: r.retry_count + 1 })));
     if (rows.length < RENEWAL_BATCH) break;
   }
@@ -78,10 +84,10 @@ const DUE = "((status in ('ACTIVE','TRIALING') and next_billing_at <= ?) or (sta
  */
 async function liveRenewalClaims(ctx: UseCaseContext): Promise<number> {
   const now = ctx.clock.now();
-  const [row] = await ctx.em.execute<{ n: number }[]>(
-    `select count(*)::int as n from subscriptions where ${DUE} and renewal_claimed_until >= now()`,
-    [now, now],
-  );
+  const [row] = await ctx.em.execute<{ n: number }[]>(`select count(*)::int as n from subscriptions where ${DUE} and renewal_claimed_until >= now()`, [
+    now,
+    now,
+  ]);
   return Number(row?.n ?? 0);
 }
 

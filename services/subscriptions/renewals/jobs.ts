@@ -21,7 +21,10 @@ export const renewalJobs = [
       return deps.queues.addBulk(renewBatchKind, sets).then(() => {});
     });
     const upcoming = await findUpcomingCharges(contextFor(deps), deps.config.chargeNoticeDays);
-    await deps.queues.addBulk(notifyUpcomingChargeKind, upcoming.map((u) => ({ subscriptionId: u.subscriptionId, periodIndex: u.periodIndex })));
+    await deps.queues.addBulk(
+      notifyUpcomingChargeKind,
+      upcoming.map((u) => ({ subscriptionId: u.subscriptionId, periodIndex: u.periodIndex })),
+    );
   }),
   handleJob(renewBatchKind, async (deps, payload) => {
     await deps.clock.sync();
@@ -52,4 +55,3 @@ export const renewalJobs = [
     await recheckChargesAtRisk(contextFor(deps), processSubscriptionPorts(deps), payload.walletUserId, payload.asset);
   }),
 ];
-

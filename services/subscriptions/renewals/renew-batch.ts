@@ -64,12 +64,21 @@ export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, 
     if (opened.length === 0) break;
     // An RPC failure counts on each row (back-off) and throws: the rows stay PENDING for the stale-charge sweep.
     const answers = await chargeWalletBatch(ctx.em.fork(), ports, opened).catch(async (err: unknown) => {
-      await recordFailures(ctx.em.fork(), chargeCall(ports), opened.map((c) => ({ id: c.id, generation: c.leaseGeneration })), err);
+      await recordFailures(
+        ctx.em.fork(),
+        chargeCall(ports),
+        opened.map((c) => ({ id: c.id, generation: c.leaseGeneration })),
+        err,
+      );
       throw err;
     });
     const settled = await settleCharges(ctx, ports, opened, answers);
     // Committed: the accounts debited that also pay an announced charge of another subscription have it assessed again.
-    await enqueueRechecksAfterDebits(ctx, ports, opened.map((c) => ({ ...c, status: answers.get(c.id)?.outcome === ChargeOutcome.SUCCEEDED ? "SUCCEEDED" : "FAILED" })));
+    await enqueueRechecksAfterDebits(
+      ctx,
+      ports,
+      opened.map((c) => ({ ...c, status: answers.get(c.id)?.outcome === ChargeOutcome.SUCCEEDED ? "SUCCEEDED" : "FAILED" })),
+    );
     result.paid += settled.paid;
     result.failed += settled.failed;
     ids = settled.stillDue;
@@ -102,7 +111,9 @@ const quoteKey = (planId: string, asset: string, priced: string) => `${planId}/$
 /** Plans and quotes for the due subscriptions, read before any transaction: no RPC is made while one is open. */
 async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: string[], oneByOne: Set<string>): Promise<Terms> {
   // Only what names the terms (the locked rows are checked against them later): no entity to build.
-  const subs = await ctx.em.execute<({ id: string; merchant_id: string; plan_id: string; funding_asset: string | null; has_fallback: boolean } & Record<string, unknown>)[]>(
+  const subs = await ctx.em.execute<
+    ({ id: string; merchant_id: string; plan_id: string; funding_asset: string | null; has_fallback: boolean } & Record<string, unknown>)[]
+  >(
     `select id, merchant_id, plan_id, funding_asset, cardinality(fallback_assets) > 0 as has_fallback, ${PRICED_COLUMNS} from subscriptions
       where id in (${ids.map(() => "?").join(", ")}) and status in ('ACTIVE', 'TRIALING', 'PAST_DUE') and funding_asset is not null`,
     ids,
@@ -139,11 +150,20 @@ async function openCharges(ctx: UseCaseContext, ports: SubscriptionPorts, ids: s
     const now = ctx.clock.now();
     const due = subs.filter((s) => isDue(s, now) && !oneByOne.has(s.id));
     if (due.length === 0) return [];
-    const scheduled = await withScheduledChange(em, due.map((s) => s.id));
-    const charging = await withChargeInFlight(em, due.map((s) => s.id));
+    const scheduled = await withScheduledChange(
+      em,
+      due.map((s) => s.id),
+    );
+    const charging = await withChargeInFlight(
+      em,
+      due.map((s) => s.id),
+    );
     const attempts = await nextPeriodAttempts(em, due);
     // One settings query per batch for all its merchants (the settle below then reads them from the process's cache).
-    const policies = await ports.policies.load(em, due.map((s) => s.merchantId));
+    const policies = await ports.policies.load(
+      em,
+      due.map((s) => s.merchantId),
+    );
 
     const toOpen: Parameters<typeof openLeasedCharges>[2] = [];
     for (const sub of due) {
@@ -190,10 +210,23 @@ async function settleCharges(
   answers: Map<string, WalletAnswer>,
 ): Promise<{ paid: number; failed: number; stillDue: string[] }> {
   return ctx.em.fork().transactional(async (em) => {
-    const subs = new Map((await lockSet(em, opened.map((c) => c.subscriptionId))).map((s) => [s.id, s]));
+    const subs = new Map(
+      (
+        await lockSet(
+          em,
+          opened.map((c) => c.subscriptionId),
+        )
+      ).map((s) => [s.id, s]),
+    );
     // The rows as they are now, locked (after their subscriptions): their generation is the fence.
     const rows = new Map(
-      (await em.find(SubscriptionCharge, { id: { $in: opened.map((c) => c.id) } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" }, refresh: true })).map((r) => [r.id, r]),
+      (
+        await em.find(
+          SubscriptionCharge,
+          { id: { $in: opened.map((c) => c.id) } },
+          { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" }, refresh: true },
+        )
+      ).map((r) => [r.id, r]),
     );
     const authorizations = await currentAuthorizations(em, [...subs.keys()]);
     const receipts: ReceiptToNumber[] = [];
@@ -209,7 +242,11 @@ async function settleCharges(
       const fence = fenceOf(row, charge.leaseGeneration);
       if (fence !== "held") {
         // Settled or taken over by another holder of the same key: its outcome is the one recorded.
-        if (fence === "taken_over") ports.logger.warn({ chargeId: row.id, held: charge.leaseGeneration, current: row.leaseGeneration }, "charge settle fenced off: the lease was taken over");
+        if (fence === "taken_over")
+          ports.logger.warn(
+            { chargeId: row.id, held: charge.leaseGeneration, current: row.leaseGeneration },
+            "charge settle fenced off: the lease was taken over",
+          );
         continue;
       }
       await recordAnswer(em, ctx.clock, ports, sub, row, answer, authorizations.get(sub.id) ?? null, receipts);

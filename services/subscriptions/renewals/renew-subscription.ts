@@ -92,7 +92,12 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
     const chosenPlan = plan;
     // With fallbacks, the asset this attempt charges is chosen now, from balances read just before: the row is opened in it and never re-pointed.
     const priced = { ...plan, amount: price.amount };
-    const paying = await choosePayingAsset(ports, priced, { walletUserId: sub.walletUserId, fundingAsset: quotedAsset, fallbackAssets: fallbacks }, await quotePlan(ports, priced, quotedAsset));
+    const paying = await choosePayingAsset(
+      ports,
+      priced,
+      { walletUserId: sub.walletUserId, fundingAsset: quotedAsset, fallbackAssets: fallbacks },
+      await quotePlan(ports, priced, quotedAsset),
+    );
     const quote = paying.quote;
 
     const step = await ctx.em.fork().transactional(async (em) => {
@@ -106,7 +111,12 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       await applyDuePlanChange(em, ctx.clock, locked);
       // The plan or the funding asset changed (just now, or since the quote): quote again and start over.
       const lockedPrice = periodPrice(chosenPlan.amount, chosenPlan.currency, locked);
-      if (locked.planId !== chosenPlan.id || locked.fundingAsset !== quotedAsset || locked.fallbackAssets.join(",") !== fallbacks.join(",") || !sameAmount(lockedPrice, price)) {
+      if (
+        locked.planId !== chosenPlan.id ||
+        locked.fundingAsset !== quotedAsset ||
+        locked.fallbackAssets.join(",") !== fallbacks.join(",") ||
+        !sameAmount(lockedPrice, price)
+      ) {
         return { kind: "again" } as const;
       }
       const policy = await ports.policies.forMerchant(em, locked.merchantId);
@@ -114,11 +124,7 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
       const cadence = { interval: planInterval(chosenPlan), count: chosenPlan.intervalCount };
       if (anchorFor(locked, cadence)) touch(locked, now);
       const period = duePeriod(locked, cadence);
-      const refusal: PeriodFailureReason | undefined = !quote
-        ? "CONVERSION_UNAVAILABLE"
-        : exceedsCap(chosenPlan)
-          ? "MAXIMUM_CHARGE_EXCEEDED"
-          : undefined;
+      const refusal: PeriodFailureReason | undefined = !quote ? "CONVERSION_UNAVAILABLE" : exceedsCap(chosenPlan) ? "MAXIMUM_CHARGE_EXCEEDED" : undefined;
       const charge = await openPeriodCharge(
         em,
         now,
@@ -169,4 +175,3 @@ export async function renewSubscription(ctx: UseCaseContext, ports: Subscription
   }
   return stop("limit");
 }
-

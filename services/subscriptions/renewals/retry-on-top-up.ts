@@ -16,11 +16,13 @@ import { renewSubscription } from "./renew-subscription.ts";
  * Returns how many subscriptions were retried.
  */
 export async function retryPastDueOnTopUp(ctx: UseCaseContext, ports: SubscriptionPorts, walletUserId: string, asset: string): Promise<number> {
-  const pastDue = await ctx.em.fork().find(
-    Subscription,
-    { walletUserId, fundingAsset: asset, status: "PAST_DUE" },
-    { orderBy: { pastDueSince: "asc", id: "asc" }, fields: ["id", "merchantId", "planId"] },
-  );
+  const pastDue = await ctx.em
+    .fork()
+    .find(
+      Subscription,
+      { walletUserId, fundingAsset: asset, status: "PAST_DUE" },
+      { orderBy: { pastDueSince: "asc", id: "asc" }, fields: ["id", "merchantId", "planId"] },
+    );
   let retried = 0;
   for (const sub of pastDue) {
     // The merchant's setting (retryOnTopUp false: only the schedule retries).

@@ -4,7 +4,14 @@ import { isUuid } from "../../platform/ids.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { BILLING_SETTINGS_LIMITS, DUNNING_FINAL_STATUSES, type DunningFinalStatus } from "../contract.ts";
 import type { BillingPolicies } from "./billing-policies.ts";
-import { billingSettingsRecord, effectiveSettings, readStoredSettings, writeStoredSettings, type CustomerEmails, type EffectiveBillingSettings } from "./billing-settings.ts";
+import {
+  billingSettingsRecord,
+  effectiveSettings,
+  readStoredSettings,
+  writeStoredSettings,
+  type CustomerEmails,
+  type EffectiveBillingSettings,
+} from "./billing-settings.ts";
 
 /** A partial update: only the fields given change (customerEmails too is merged key by key). */
 export interface BillingSettingsPatch {

@@ -3,7 +3,7 @@ import { safeCell } from "../../../gateway/pages/dashboard/csv-cells.ts";
 
 describe("CSV cells (OWASP CSV injection)", () => {
   it("prefixes a cell a spreadsheet would run as a formula with a single quote", () => {
-    for (const formula of ["=HYPERLINK(\"http://x\")", "+1+2", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "-", "=", "-1e5"]) {
+    for (const formula of ['=HYPERLINK("http://x")', "+1+2", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "-", "=", "-1e5"]) {
       expect(safeCell(formula), formula).to.equal(`'${formula}`);
     }
   });

@@ -125,7 +125,10 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
   "dashboard/api-keys": {
     frame,
     canManage: true,
-    keys: [{ id: "i", prefix: "p", created: "c", lastUsed: "l", revoked: "r" }, { id: "j", prefix: "p", created: "c", lastUsed: "l" }],
+    keys: [
+      { id: "i", prefix: "p", created: "c", lastUsed: "l", revoked: "r" },
+      { id: "j", prefix: "p", created: "c", lastUsed: "l" },
+    ],
     createdKey: "k",
     createdKeyId: "i",
     nextUrl: "/n",
@@ -133,7 +136,17 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
     error: "e",
     notice: "n",
   },
-  "dashboard/webhooks": { frame, canManage: true, endpoints: [endpoint], secret: "s", url: "u", description: "d", enabledEvents: "e", nextUrl: "/n", error: "e" },
+  "dashboard/webhooks": {
+    frame,
+    canManage: true,
+    endpoints: [endpoint],
+    secret: "s",
+    url: "u",
+    description: "d",
+    enabledEvents: "e",
+    nextUrl: "/n",
+    error: "e",
+  },
   "dashboard/webhook-endpoint": {
     frame,
     canManage: true,
@@ -160,7 +173,15 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
     error: "e",
     notice: "n",
   },
-  "dashboard/events": { frame, canRedeliver: true, types: [{ value: "v", selected: true }], events: [{ id: "i", type: "t", created: "c", json: "j" }], nextUrl: "/n", error: "e", notice: "n" },
+  "dashboard/events": {
+    frame,
+    canRedeliver: true,
+    types: [{ value: "v", selected: true }],
+    events: [{ id: "i", type: "t", created: "c", json: "j" }],
+    nextUrl: "/n",
+    error: "e",
+    notice: "n",
+  },
   "dashboard/refunds": {
     frame,
     filters: { chargeId: "c", subscriptionId: "s" },
@@ -233,7 +254,17 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
     choices: [choice, { ...choice, checked: false, disabled: true }],
     approveLabel: "a",
     cancelLabel: "c",
-    fallbacks: [{ name: "fallbackAsset1", id: "f", label: "l", options: [{ value: "", label: "None", selected: false }, { value: "v", label: "l", selected: true }] }],
+    fallbacks: [
+      {
+        name: "fallbackAsset1",
+        id: "f",
+        label: "l",
+        options: [
+          { value: "", label: "None", selected: false },
+          { value: "v", label: "l", selected: true },
+        ],
+      },
+    ],
   },
   "self-service-login": { action: "/a", csrf: "c", error: "e", email: "e" },
   claim: { action: "/a", csrf: "c", summary, network: "n", hint: "h", address: "a", error: "e", claimLabel: "c" },
@@ -259,7 +290,17 @@ const MODELS: { [K in keyof PageModels]: PageModels[K] } = {
         charges: [{ status: "s", date: "d", amount: "a", paid: "p", statusText: "s", refunded: "r", receiptUrl: "https://r.example/receipts/t" }],
         error: "e",
         choices: [choice],
-        fallbacks: [{ name: "fallbackAsset1", id: "f", label: "l", options: [{ value: "", label: "None", selected: true }, { value: "v", label: "l", selected: false }] }],
+        fallbacks: [
+          {
+            name: "fallbackAsset1",
+            id: "f",
+            label: "l",
+            options: [
+              { value: "", label: "None", selected: true },
+              { value: "v", label: "l", selected: false },
+            ],
+          },
+        ],
         atRisk: "a",
       },
     ],

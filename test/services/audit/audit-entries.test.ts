@@ -4,8 +4,7 @@ import { startTestSystem, type TestSystem } from "../../support/system.ts";
 const PLANS = "/api/v1/subscription-plans";
 const plan = { name: "Basic", amount: "5", currency: "USD", interval: "WEEK" };
 
-const entriesOf = (sys: TestSystem, merchantId: string) =>
-  sys.sql("select * from audit_entries where merchant_id = ? order by at, id", [merchantId]);
+const entriesOf = (sys: TestSystem, merchantId: string) => sys.sql("select * from audit_entries where merchant_id = ? order by at, id", [merchantId]);
 
 describe("audit entries: one per successful action, in its transaction", () => {
   let sys: TestSystem;
@@ -78,7 +77,9 @@ describe("audit entries: one per successful action, in its transaction", () => {
 
   it("only the partition maintenance, holding the table's lock, may move strays out of the default partition", async () => {
     const conn = sys.system.orm!.em.fork();
-    await sys.sql("insert into audit_entries (at, actor_type, actor_id, actor_label, action, object_type) values ('2001-01-01', 'operator', 'x', 'x', 'x.y', 'x')");
+    await sys.sql(
+      "insert into audit_entries (at, actor_type, actor_id, actor_label, action, object_type) values ('2001-01-01', 'operator', 'x', 'x', 'x.y', 'x')",
+    );
     let refused: unknown;
     try {
       await sys.sql("delete from audit_entries_default where at = '2001-01-01'");

@@ -36,7 +36,12 @@ describe("recurring billing: period rules (UTC calendar, anchored)", () => {
   it("yearly from 29 February: 28 February in common years, 29 February in leap years", () => {
     const yearly: Cadence = { interval: "YEAR", count: 1 };
     const s = sub({ anchor: "2028-02-29T00:00:00.000Z", nextPeriodIndex: 1, nextBillingAt: "2029-02-28T00:00:00.000Z" });
-    expect([1, 2, 3, 4].map((n) => periodStart(s, yearly, n).toISOString().slice(0, 10))).to.deep.equal(["2029-02-28", "2030-02-28", "2031-02-28", "2032-02-29"]);
+    expect([1, 2, 3, 4].map((n) => periodStart(s, yearly, n).toISOString().slice(0, 10))).to.deep.equal([
+      "2029-02-28",
+      "2030-02-28",
+      "2031-02-28",
+      "2032-02-29",
+    ]);
   });
 
   it("a plan change to another cadence re-anchors at the next billing date and keeps counting periods", () => {

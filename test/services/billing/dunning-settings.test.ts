@@ -52,7 +52,11 @@ describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
 
       const changed = await patch(a.api, { dunningRetryDays: [2, 4], customerEmails: { receipt: false } });
       expect(changed.status).to.equal(200);
-      expect(changed.body).to.deep.equal({ ...defaults, dunningRetryDays: [2, 4], customerEmails: { upcomingCharge: true, paymentFailed: true, receipt: false } });
+      expect(changed.body).to.deep.equal({
+        ...defaults,
+        dunningRetryDays: [2, 4],
+        customerEmails: { upcomingCharge: true, paymentFailed: true, receipt: false },
+      });
       const again = await patch(a.api, { dunningFinalStatus: "CANCELLED", chargeNoticeDays: 0, retryOnTopUp: false });
       expect(again.body).to.deep.equal({
         ...defaults,
@@ -65,7 +69,9 @@ describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
       expect((await a.api.get("/api/v1/settings/billing")).body).to.deep.equal(again.body);
       expect((await b.api.get("/api/v1/settings/billing")).body).to.deep.equal(defaults);
 
-      const events = await sys.sql<{ merchant_id: string; data: any }>("select merchant_id, data from events where type = 'billing_settings.updated' order by seq");
+      const events = await sys.sql<{ merchant_id: string; data: any }>(
+        "select merchant_id, data from events where type = 'billing_settings.updated' order by seq",
+      );
       expect(events.map((e) => e.merchant_id)).to.deep.equal([a.id, a.id]);
       expect(events[1]!.data).to.deep.equal(again.body);
     });
@@ -119,7 +125,10 @@ describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
       await patch(b.api, { dunningRetryDays: [2], dunningFinalStatus: "CANCELLED" });
       const subA = await approvedSubscription(sys, a.api, client, { plan: { amount: "10", interval: "MONTH" }, credits: { USDT_TRON: "10" } });
       const subB = await approvedSubscription(sys, b.api, client, { plan: { amount: "10", interval: "MONTH" }, credits: { USDT_TRON: "10" } });
-      const due = Math.max(Date.parse((await subscriptionOf(a.api, subA.subscriptionId)).nextBillingAt), Date.parse((await subscriptionOf(b.api, subB.subscriptionId)).nextBillingAt));
+      const due = Math.max(
+        Date.parse((await subscriptionOf(a.api, subA.subscriptionId)).nextBillingAt),
+        Date.parse((await subscriptionOf(b.api, subB.subscriptionId)).nextBillingAt),
+      );
       await advanceTo(sys, new Date(due + 60_000));
       const pa = await waitForStatus(a.api, subA.subscriptionId, "PAST_DUE");
       const pb = await waitForStatus(b.api, subB.subscriptionId, "PAST_DUE");
@@ -131,7 +140,10 @@ describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
       expect(cancelled.cancellationReason).to.equal("PAYMENT_FAILED");
       expect(await chargesOf(sys, subB.subscriptionId)).to.have.length(3); // period 0 + its 2 attempts (budget 1 + 1)
       await waitForCharges(sys, subA.subscriptionId, 3); // period 0 + first failure + the day-1 retry
-      expect(await subscriptionOf(a.api, subA.subscriptionId)).to.include({ status: "PAST_DUE", nextRetryAt: new Date(Date.parse(pa.pastDueSince) + 3 * DAY_MS).toISOString() });
+      expect(await subscriptionOf(a.api, subA.subscriptionId)).to.include({
+        status: "PAST_DUE",
+        nextRetryAt: new Date(Date.parse(pa.pastDueSince) + 3 * DAY_MS).toISOString(),
+      });
     });
 
     it("a change mid-dunning keeps the retry already scheduled, then the new schedule and budget decide", async () => {
@@ -181,7 +193,10 @@ describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
         close();
       }
       const period1 = (await chargesOf(sys, subscriptionId)).filter((c) => c.period_index === 1);
-      expect(period1.map((c) => [c.attempt, c.status])).to.deep.equal([[1, "FAILED"], [2, "FAILED"]]);
+      expect(period1.map((c) => [c.attempt, c.status])).to.deep.equal([
+        [1, "FAILED"],
+        [2, "FAILED"],
+      ]);
       expect((await subscriptionOf(m.api, subscriptionId)).status).to.equal("UNPAID");
     });
 
@@ -238,7 +253,15 @@ describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
       const m = await sys.createMerchant("Fallback approval");
       const user = await createWalletUser(sys, { USDT_TRON: "100", USDC_ETH: "5" });
       const plan = (await m.api.post("/api/v1/subscription-plans", { name: "P", amount: "10", currency: "USD", interval: "MONTH" })).body;
-      const created = (await m.api.post("/api/v1/subscriptions", { planId: plan.id, walletUserId: user.id, externalReference: "x", successUrl: "https://example.com/s", cancelUrl: "https://example.com/c" })).body;
+      const created = (
+        await m.api.post("/api/v1/subscriptions", {
+          planId: plan.id,
+          walletUserId: user.id,
+          externalReference: "x",
+          successUrl: "https://example.com/s",
+          cancelUrl: "https://example.com/c",
+        })
+      ).body;
       const token = new URL(created.authorizationUrl).pathname.split("/").pop()!;
       const res = await client.approveAuthorization({ token, walletUserId: user.id, fundingAsset: "USDT_TRON", fallbackAssets: ["USDC_ETH"] });
       expect(res.subscription!.fallbackAssets).to.deep.equal(["USDC_ETH"]);
@@ -270,7 +293,10 @@ describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
     it("a fallback above the maximum per charge (at its own quote) is not used: the attempt fails with the funding asset's reason", async () => {
       const m = await sys.createMerchant("Fallback cap");
       const user = await createWalletUser(sys, { USDT_TRON: "10.01", BTC: "1" });
-      const { subscriptionId } = await approvedSubscription(sys, m.api, client, { plan: { amount: "10.01", maximumChargeAmount: "10.01", interval: "MONTH" }, user });
+      const { subscriptionId } = await approvedSubscription(sys, m.api, client, {
+        plan: { amount: "10.01", maximumChargeAmount: "10.01", interval: "MONTH" },
+        user,
+      });
       // The precondition: in BTC the price rounded up is more than the maximum rounded down (not an exact conversion).
       const { ports, close } = portsFor(sys);
       try {
@@ -286,7 +312,9 @@ describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
       await waitForStatus(m.api, subscriptionId, "PAST_DUE");
       const last = (await chargesOf(sys, subscriptionId)).at(-1)!;
       expect(last).to.include({ status: "FAILED", failure_reason: "INSUFFICIENT_FUNDS" });
-      const [row] = await sys.sql<{ asset: string; funded_by_fallback: boolean }>("select asset, funded_by_fallback from subscription_charges where id = ?", [last.id]);
+      const [row] = await sys.sql<{ asset: string; funded_by_fallback: boolean }>("select asset, funded_by_fallback from subscription_charges where id = ?", [
+        last.id,
+      ]);
       expect(row).to.deep.equal({ asset: "USDT_TRON", funded_by_fallback: false });
     });
   });
@@ -304,8 +332,18 @@ describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
       const atRisk = async () => (await eventsOf(sys, subscriptionId)).filter((e) => e.type === "subscription.charge_at_risk");
       const recorded = await atRisk();
       expect(recorded).to.have.length(1);
-      expect(recorded[0]!.data).to.include({ subscriptionId, periodIndex: 1, date: active.nextBillingAt, amount: "10", currency: "USD", asset: "USDT_TRON", assetAmount: "10", shortfall: "10" });
-      const listed = async () => (await client.listCustomerSubscriptions({ walletUserId: user.id })).subscriptions.find((s) => s.subscription!.id === subscriptionId)!;
+      expect(recorded[0]!.data).to.include({
+        subscriptionId,
+        periodIndex: 1,
+        date: active.nextBillingAt,
+        amount: "10",
+        currency: "USD",
+        asset: "USDT_TRON",
+        assetAmount: "10",
+        shortfall: "10",
+      });
+      const listed = async () =>
+        (await client.listCustomerSubscriptions({ walletUserId: user.id })).subscriptions.find((s) => s.subscription!.id === subscriptionId)!;
       expect(await listed()).to.include({ atRisk: true, shortfall: "10" });
 
       // A top-up that does not cover it: still at risk, the shortfall follows, no second event.

@@ -76,7 +76,10 @@ describe("recurring billing: dunning", () => {
 
   it("after the last failed retry (day 5) the subscription is UNPAID and nothing is charged any more; cancel still works", async () => {
     const { subscriptionId, since } = await pastDue();
-    for (const [day, attempts] of [[1, 3], [3, 4]] as const) {
+    for (const [day, attempts] of [
+      [1, 3],
+      [3, 4],
+    ] as const) {
       await advanceTo(sys, new Date(since + day * DAY_MS + 1000));
       await waitForCharges(sys, subscriptionId, attempts);
     }
@@ -85,7 +88,12 @@ describe("recurring billing: dunning", () => {
     const unpaid = await waitForStatus(api, subscriptionId, "UNPAID");
     expect(unpaid).to.include({ nextRetryAt: null, pastDueSince: new Date(since).toISOString() });
     expect(unpaid.unpaidAt).to.be.a("string");
-    expect((await chargesOf(sys, subscriptionId)).filter((c) => c.period_index === 1).map((c) => c.status)).to.deep.equal(["FAILED", "FAILED", "FAILED", "FAILED"]);
+    expect((await chargesOf(sys, subscriptionId)).filter((c) => c.period_index === 1).map((c) => c.status)).to.deep.equal([
+      "FAILED",
+      "FAILED",
+      "FAILED",
+      "FAILED",
+    ]);
     expect((await types(subscriptionId)).slice(-2)).to.deep.equal(["subscription.charge_failed", "subscription.unpaid"]);
 
     await advanceBy(sys, 40 * DAY);
@@ -144,7 +152,10 @@ describe("recurring billing: dunning", () => {
 
     it("the last failed retry cancels the subscription (reason PAYMENT_FAILED)", async () => {
       const m = await other.createMerchant("Strict");
-      const { subscriptionId } = await approvedSubscription(other, m.api, otherRpc.client, { plan: { amount: "10", interval: "WEEK" }, credits: { USDT_TRON: "10" } });
+      const { subscriptionId } = await approvedSubscription(other, m.api, otherRpc.client, {
+        plan: { amount: "10", interval: "WEEK" },
+        credits: { USDT_TRON: "10" },
+      });
       await advanceBy(other, 7 * DAY + 60);
       const sub = await waitForStatus(m.api, subscriptionId, "PAST_DUE");
       expect(sub.nextRetryAt).to.equal(new Date(Date.parse(sub.pastDueSince) + 2 * DAY_MS).toISOString());

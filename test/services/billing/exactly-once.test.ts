@@ -10,7 +10,18 @@ import { renewSubscription } from "../../../services/subscriptions/renewals/rene
 import { renewSubscriptionKind } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
-import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, debitsOf, portsFor, subscriptionOf, waitForCharges, waitForQuiet } from "../../support/billing.ts";
+import {
+  advanceBy,
+  advanceTo,
+  approvedSubscription,
+  chargesOf,
+  DAY,
+  debitsOf,
+  portsFor,
+  subscriptionOf,
+  waitForCharges,
+  waitForQuiet,
+} from "../../support/billing.ts";
 
 describe("recurring billing: exactly one charge per period", () => {
   describe("the use case raced against itself (no workers running)", () => {
@@ -31,7 +42,10 @@ describe("recurring billing: exactly one charge per period", () => {
 
     it("eight concurrent runs on one subscription with three periods due: three charges, each debited once", async () => {
       const { api } = await sys.createMerchant();
-      const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "7", interval: "MONTH" }, credits: { USDT_TRON: "100" } });
+      const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, {
+        plan: { amount: "7", interval: "MONTH" },
+        credits: { USDT_TRON: "100" },
+      });
       const active = await subscriptionOf(api, subscriptionId);
       await advanceTo(sys, new Date(Date.parse(active.billingAnchor) + 95 * DAY * 1000)); // months 1, 2 and 3 are due
 
@@ -57,7 +71,10 @@ describe("recurring billing: exactly one charge per period", () => {
 
     it("a charge left PENDING after the wallet debited it is finished with the same key by the next run: no second debit", async () => {
       const { api, id: merchantId } = await sys.createMerchant();
-      const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "4", interval: "DAY" }, credits: { USDT_TRON: "10" } });
+      const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, {
+        plan: { amount: "4", interval: "DAY" },
+        credits: { USDT_TRON: "10" },
+      });
       const active = await subscriptionOf(api, subscriptionId);
       await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
       // What a worker killed between the debit and the settle leaves: the PENDING row (lease run out) and the wallet's transaction.
@@ -113,7 +130,10 @@ describe("recurring billing: exactly one charge per period", () => {
 
     it("the stale-charge sweep finishes its charge with the same key: the customer is debited once and the period advances", async () => {
       const { api } = await sys.createMerchant();
-      const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "6", interval: "WEEK" }, credits: { USDT_TRON: "20" } });
+      const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, {
+        plan: { amount: "6", interval: "WEEK" },
+        credits: { USDT_TRON: "20" },
+      });
       const active = await subscriptionOf(api, subscriptionId);
       await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
 
@@ -187,7 +207,8 @@ describe("recurring billing: exactly one charge per period", () => {
       const { api } = await sys.createMerchant();
       const user = await createWalletUser(sys, { USDT_TRON: "1000" });
       const subs: string[] = [];
-      for (let i = 0; i < 12; i++) subs.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "2", interval: "DAY" }, user })).subscriptionId);
+      for (let i = 0; i < 12; i++)
+        subs.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "2", interval: "DAY" }, user })).subscriptionId);
       await advanceBy(sys, 5 * DAY + 60); // five periods due for each
       // Besides the sweeps' jobs, extra jobs under other ids: both processes work on the same subscriptions at once.
       for (const id of subs) {

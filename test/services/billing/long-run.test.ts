@@ -52,7 +52,8 @@ describe("recurring billing: a long simulated run", () => {
         const plan: Record<string, unknown> = { currency: "USD", ...c.plan };
         // Enough for every charge of 200 days, or exactly `fundedFor` of them (plus dust): rates are the sandbox's fixed ones.
         const perCharge = c.asset === "BTC" ? "0.00045" : plan.currency === "GBP" ? "15.24" : String(plan.amount);
-        const credited = c.fundedFor === undefined ? (c.asset === "BTC" ? "1" : "10000") : formatAmount(add(amount(perCharge).times(c.fundedFor), amount("0.01")));
+        const credited =
+          c.fundedFor === undefined ? (c.asset === "BTC" ? "1" : "10000") : formatAmount(add(amount(perCharge).times(c.fundedFor), amount("0.01")));
         const user = await createWalletUser(sys, { [c.asset]: credited });
         const { subscriptionId } = await approvedSubscription(sys, merchant.api, rpc.client, { plan, user, asset: c.asset });
         subs.push({ id: subscriptionId, c, userId: user.id, credited, merchantId: merchant.id });
@@ -71,7 +72,10 @@ describe("recurring billing: a long simulated run", () => {
       const sub = await subscriptionOf(merchants.find((m) => m.id === s.merchantId)!.api, s.id);
       const charges = await chargesOf(sys, s.id);
       const paid = charges.filter((c) => c.status === "SUCCEEDED");
-      expect(charges.filter((c) => c.status === "PENDING"), s.id).to.have.length(0);
+      expect(
+        charges.filter((c) => c.status === "PENDING"),
+        s.id,
+      ).to.have.length(0);
       // Periods paid in order, each once, each at its anchor date.
       expect(paid.map((c) => c.period_index)).to.deep.equal(paid.map((_, k) => k));
       const anchor = new Date(sub.billingAnchor);
@@ -98,7 +102,10 @@ describe("recurring billing: a long simulated run", () => {
     }
     for (const [key, total] of merchantTotals) {
       const [merchantId, asset] = key.split("/");
-      const [row] = await sys.sql<{ balance: string }>("select balance::text from ledger_accounts where owner_type = 'MERCHANT' and owner_id = ? and asset = ?", [merchantId, asset]);
+      const [row] = await sys.sql<{ balance: string }>(
+        "select balance::text from ledger_accounts where owner_type = 'MERCHANT' and owner_id = ? and asset = ?",
+        [merchantId, asset],
+      );
       expect(formatAmount(row!.balance), key).to.equal(formatAmount(total));
     }
     const [row] = await sys.sql<{ n: number }>("select count(*)::int as n from subscription_charges where status = 'SUCCEEDED'");

@@ -67,7 +67,11 @@ describe("money under races (200 at once)", function () {
   it(`${N} PAST_DUE subscriptions, each with a top-up retry racing a funding-asset change: every charge is its own asset's quote`, async () => {
     const plan = await createPlan(api, { amount: "12.34", currency: "USD", interval: "DAY" });
     // The first payment spends the USDT; the BTC covers a retry in BTC.
-    const users = await inParallel(Array.from({ length: N }, (_, i) => i), 8, async () => createWalletUser(sys, { USDT_TRON: "12.34", BTC: "0.01" }));
+    const users = await inParallel(
+      Array.from({ length: N }, (_, i) => i),
+      8,
+      async () => createWalletUser(sys, { USDT_TRON: "12.34", BTC: "0.01" }),
+    );
     const made = await inParallel(users, 8, async (r) => {
       const user = (r as PromiseFulfilledResult<Awaited<ReturnType<typeof createWalletUser>>>).value;
       const s = await createSubscription(api, plan.id, user.id);
@@ -80,7 +84,9 @@ describe("money under races (200 at once)", function () {
     const [next] = await sys.sql<{ at: Date }>("select max(next_billing_at) as at from subscriptions where id = any(?::uuid[])", [`{${ids.join(",")}}`]);
     await advanceTo(sys, new Date(new Date(next!.at).getTime() + 60_000));
     await renewBatch(sys.context(), real.ports, ids);
-    const [pastDue] = await sys.sql<{ n: number }>("select count(*)::int as n from subscriptions where status = 'PAST_DUE' and id = any(?::uuid[])", [`{${ids.join(",")}}`]);
+    const [pastDue] = await sys.sql<{ n: number }>("select count(*)::int as n from subscriptions where status = 'PAST_DUE' and id = any(?::uuid[])", [
+      `{${ids.join(",")}}`,
+    ]);
     expect(pastDue!.n).to.equal(N);
 
     // The race, N times at once: a USDT top-up and its retry against a change to BTC (whose own retry then runs).
@@ -109,7 +115,9 @@ describe("money under races (200 at once)", function () {
     expect(wrong, "charges not at their own asset's quote").to.deep.equal([]);
     expect(charges.filter((c) => c.status === "PENDING")).to.deep.equal([]);
     // Each subscription paid its period once (in one asset or the other) and is ACTIVE again.
-    const [active] = await sys.sql<{ n: number }>("select count(*)::int as n from subscriptions where status = 'ACTIVE' and id = any(?::uuid[])", [`{${ids.join(",")}}`]);
+    const [active] = await sys.sql<{ n: number }>("select count(*)::int as n from subscriptions where status = 'ACTIVE' and id = any(?::uuid[])", [
+      `{${ids.join(",")}}`,
+    ]);
     expect(active!.n).to.equal(N);
     const cancelled = await api.post(`/api/v1/subscriptions/${ids[0]}/cancel`, {});
     expect(cancelled.status, cancelled.text).to.equal(200);
@@ -118,16 +126,23 @@ describe("money under races (200 at once)", function () {
 
   it(`${N} approvals landing at their authorization's expiry instant, the expiry sweep looping: no expired subscription keeps a payment`, async () => {
     const plan = await createPlan(api, { amount: "3", currency: "USD", interval: "MONTH" });
-    const made = await inParallel(Array.from({ length: N }, (_, i) => i), 8, async () => {
-      const user = await createWalletUser(sys, { USDT_TRON: "10" });
-      const s = await createSubscription(api, plan.id, user.id);
-      return { subscriptionId: s.subscriptionId as string, userId: user.id, token: tokenOf(s.authorizationUrl) };
-    });
+    const made = await inParallel(
+      Array.from({ length: N }, (_, i) => i),
+      8,
+      async () => {
+        const user = await createWalletUser(sys, { USDT_TRON: "10" });
+        const s = await createSubscription(api, plan.id, user.id);
+        return { subscriptionId: s.subscriptionId as string, userId: user.id, token: tokenOf(s.authorizationUrl) };
+      },
+    );
     const subs = made.map((r) => (r as PromiseFulfilledResult<{ subscriptionId: string; userId: string; token: string }>).value);
     const ids = subs.map((s) => s.subscriptionId);
     // Every authorization expires in about a second of service time: the approvals below straddle that instant.
     const now = await serviceNow(sys);
-    await sys.sql("update subscription_authorizations set expires_at = ? where subscription_id = any(?::uuid[])", [new Date(now.getTime() + 1_000), `{${ids.join(",")}}`]);
+    await sys.sql("update subscription_authorizations set expires_at = ? where subscription_id = any(?::uuid[])", [
+      new Date(now.getTime() + 1_000),
+      `{${ids.join(",")}}`,
+    ]);
 
     let sweeping = true;
     let sweeps = 0;
@@ -137,7 +152,9 @@ describe("money under races (200 at once)", function () {
         sweeps += 1;
       }
     })();
-    await inParallel(subs, 20, (s) => rpc.client.approveAuthorization({ token: s.token, walletUserId: s.userId, fundingAsset: "USDT_TRON" }).catch(() => undefined));
+    await inParallel(subs, 20, (s) =>
+      rpc.client.approveAuthorization({ token: s.token, walletUserId: s.userId, fundingAsset: "USDT_TRON" }).catch(() => undefined),
+    );
     sweeping = false;
     await sweep;
     await expireDueAuthorizations(sys.context());
@@ -149,10 +166,19 @@ describe("money under races (200 at once)", function () {
       [`{${ids.join(",")}}`],
     );
     expect(bad!.n, "EXPIRED subscriptions owning a SUCCEEDED charge").to.equal(0);
-    const states = await sys.sql<{ status: string; n: number }>("select status, count(*)::int as n from subscriptions where id = any(?::uuid[]) group by status", [`{${ids.join(",")}}`]);
+    const states = await sys.sql<{ status: string; n: number }>(
+      "select status, count(*)::int as n from subscriptions where id = any(?::uuid[]) group by status",
+      [`{${ids.join(",")}}`],
+    );
     expect(states.reduce((a, s) => a + s.n, 0)).to.equal(N);
-    expect(states.map((s) => s.status).every((s) => s === "ACTIVE" || s === "EXPIRED"), JSON.stringify(states)).to.equal(true);
-    const [pending] = await sys.sql<{ n: number }>("select count(*)::int as n from subscription_charges where status = 'PENDING' and subscription_id = any(?::uuid[])", [`{${ids.join(",")}}`]);
+    expect(
+      states.map((s) => s.status).every((s) => s === "ACTIVE" || s === "EXPIRED"),
+      JSON.stringify(states),
+    ).to.equal(true);
+    const [pending] = await sys.sql<{ n: number }>(
+      "select count(*)::int as n from subscription_charges where status = 'PENDING' and subscription_id = any(?::uuid[])",
+      [`{${ids.join(",")}}`],
+    );
     expect(pending!.n).to.equal(0);
     await assertClean();
   });

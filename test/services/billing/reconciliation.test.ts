@@ -40,7 +40,8 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
       [id, amount, amount, status, subscriptionId],
     );
     // As a settle does: a paid period is billed (the subscription moves past it), else it is CHARGE_WITHOUT_BILLED_PERIOD too.
-    if (status === "SUCCEEDED") await sys.sql("update subscriptions set next_period_index = greatest(next_period_index, ?) where id = ?", [period + 1, subscriptionId]);
+    if (status === "SUCCEEDED")
+      await sys.sql("update subscriptions set next_period_index = greatest(next_period_index, ?) where id = ?", [period + 1, subscriptionId]);
     return id;
   }
 
@@ -167,7 +168,16 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
         `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status, failure_reason, wallet_transaction_id, metadata, created_at, settled_at)
          values (?, ?, ?, ?, ?, 1, 'USD', 'USDT_TRON', 1, ?, ?, ?, '{}', now(), now())`,
         // A SUCCEEDED row names a wallet transaction (here one that does not exist).
-        [id, merchantId, paid!.id, subscriptionId, user.id, status, status === "FAILED" ? "MERCHANT_BALANCE_INSUFFICIENT" : null, status === "SUCCEEDED" ? randomUUID() : null],
+        [
+          id,
+          merchantId,
+          paid!.id,
+          subscriptionId,
+          user.id,
+          status,
+          status === "FAILED" ? "MERCHANT_BALANCE_INSUFFICIENT" : null,
+          status === "SUCCEEDED" ? randomUUID() : null,
+        ],
       );
       return id;
     };
@@ -176,7 +186,11 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     const clients = new RpcClients(sys.config.internalApiToken);
     try {
       const moved = await clients.client(WalletService, sys.config.serviceUrls.wallet).refund({
-        idempotencyKey: `refund-${failedButMoved}`, merchantId, walletUserId: user.id, asset: "USDT_TRON", amount: "1",
+        idempotencyKey: `refund-${failedButMoved}`,
+        merchantId,
+        walletUserId: user.id,
+        asset: "USDT_TRON",
+        amount: "1",
       });
       expect(moved.transactionId).to.be.a("string").and.not.equal("");
     } finally {

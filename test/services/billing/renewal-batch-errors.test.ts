@@ -62,18 +62,29 @@ describe("recurring billing: one subscription that cannot be renewed does not fa
     expect(claimed).to.equal(3);
     const runs = async () => {
       const { values } = await sys.system.metrics!.jobDuration.get();
-      const count = (outcome: string) => values.find((v) => v.metricName?.endsWith("_count") && v.labels.job_name === renewBatchKind.name && v.labels.outcome === outcome)?.value ?? 0;
+      const count = (outcome: string) =>
+        values.find((v) => v.metricName?.endsWith("_count") && v.labels.job_name === renewBatchKind.name && v.labels.outcome === outcome)?.value ?? 0;
       return { completed: count("completed"), failed: count("failed") };
     };
-    const ran = await eventually(async () => {
-      const r = await runs();
-      return r.completed + r.failed > 0 ? r : undefined;
-    }, 20_000, "the renewal job to end");
+    const ran = await eventually(
+      async () => {
+        const r = await runs();
+        return r.completed + r.failed > 0 ? r : undefined;
+      },
+      20_000,
+      "the renewal job to end",
+    );
     expect(ran).to.deep.equal({ completed: 1, failed: 0 });
 
     // The others are renewed in that run: the plain one in the set step, the in-flight one one by one after the bad one.
-    expect((await chargesOf(sys, plain.subscriptionId)).map((c) => [c.period_index, c.status])).to.deep.equal([[0, "SUCCEEDED"], [1, "SUCCEEDED"]]);
-    expect((await chargesOf(sys, inFlight!.subscriptionId)).map((c) => [c.period_index, c.status])).to.deep.equal([[0, "SUCCEEDED"], [1, "SUCCEEDED"]]);
+    expect((await chargesOf(sys, plain.subscriptionId)).map((c) => [c.period_index, c.status])).to.deep.equal([
+      [0, "SUCCEEDED"],
+      [1, "SUCCEEDED"],
+    ]);
+    expect((await chargesOf(sys, inFlight!.subscriptionId)).map((c) => [c.period_index, c.status])).to.deep.equal([
+      [0, "SUCCEEDED"],
+      [1, "SUCCEEDED"],
+    ]);
     expect((await chargesOf(sys, bad!.subscriptionId)).map((c) => [c.period_index, c.status])).to.deep.equal([[0, "SUCCEEDED"]]);
     expect(await subscriptionOf(api, bad!.subscriptionId)).to.include({ status: "ACTIVE" });
 
@@ -83,10 +94,7 @@ describe("recurring billing: one subscription that cannot be renewed does not fa
     const errors = (await sys.system.metrics!.renewalErrors.get()).values;
     expect(errors.map((v) => v.value)).to.deep.equal([1]);
     // Every claim of the set released: the next sweep may take the bad one again (and the others when next due).
-    const claims = await sys.sql<{ renewal_claimed_until: Date | null }>(
-      `select renewal_claimed_until from subscriptions where id in (?, ?, ?)`,
-      ids,
-    );
+    const claims = await sys.sql<{ renewal_claimed_until: Date | null }>(`select renewal_claimed_until from subscriptions where id in (?, ?, ?)`, ids);
     expect(claims.map((c) => c.renewal_claimed_until)).to.deep.equal([null, null, null]);
   });
 });

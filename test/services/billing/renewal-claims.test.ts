@@ -96,7 +96,14 @@ describe("renewal sweep: claims", () => {
       sys = await startTestSystem({ workerGroups: ["renewals"], jobs: handlersOf(renewBatchKind), env: { WORKER_CONCURRENCY: "1", CHARGE_NOTICE_DAYS: "0" } });
       rpc = subscriptionsRpc(sys);
       clients = new RpcClients(sys.config.internalApiToken);
-      const deps: JobDeps = { orm: sys.system.orm!, clock: sys.system.clock!.clock, config: sys.config, logger: createLogger("silent"), queues: sys.system.queues!, rpc: clients };
+      const deps: JobDeps = {
+        orm: sys.system.orm!,
+        clock: sys.system.clock!.clock,
+        config: sys.config,
+        logger: createLogger("silent"),
+        queues: sys.system.queues!,
+        rpc: clients,
+      };
       // What the watchdog does when the sweep's scheduler is missing or stuck (workers/sweep-watchdog.ts): the handler, in its process.
       const handler = handlersOf(renewalsSweep)[0] as SweepHandler;
       sweep = () => handler.handle(deps);
@@ -135,7 +142,15 @@ describe("renewal sweep: claims", () => {
         await skip.end();
 
         // The batch opened its charges and waits on the wallet: a job is active, none waits.
-        await eventually(async () => ((await db.query("select count(*)::int as n from subscription_charges where status = 'PENDING' and subscription_id = any($1)", [running])).rows[0].n === 2 ? true : undefined), 10_000, "the batch to open its charges");
+        await eventually(
+          async () =>
+            (await db.query("select count(*)::int as n from subscription_charges where status = 'PENDING' and subscription_id = any($1)", [running])).rows[0]
+              .n === 2
+              ? true
+              : undefined,
+          10_000,
+          "the batch to open its charges",
+        );
         const queue = sys.system.queues!.queue("renewals");
         expect(await queue.getJobCounts("active", "waiting")).to.deep.equal({ active: 1, waiting: 0 });
         const claimsBefore = await claimsOf(sys, running);
@@ -155,7 +170,11 @@ describe("renewal sweep: claims", () => {
 
       // Let go, everything is renewed once, and every claim released.
       await waitForQuiet(sys);
-      for (const id of [...running, later]) expect((await chargesOf(sys, id)).map((c) => [c.period_index, c.status])).to.deep.equal([[0, "SUCCEEDED"], [1, "SUCCEEDED"]]);
+      for (const id of [...running, later])
+        expect((await chargesOf(sys, id)).map((c) => [c.period_index, c.status])).to.deep.equal([
+          [0, "SUCCEEDED"],
+          [1, "SUCCEEDED"],
+        ]);
       await eventually(async () => ((await claimsOf(sys, [...running, later])).every((c) => c.until === null) ? true : undefined), 10_000, "claims released");
     });
   });

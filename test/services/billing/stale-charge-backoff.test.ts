@@ -54,14 +54,19 @@ describe("stale-charge sweep: back-off and parking", () => {
 
     // First sweep: the oldest batch, all failing; each backs off.
     expect(await settleStaleCharges(sys.context(), ports)).to.equal(0);
-    const [backedOff] = await sys.sql<{ n: number }>("select count(*)::int as n from subscription_charges where settle_failures = 1 and next_settle_at is not null");
+    const [backedOff] = await sys.sql<{ n: number }>(
+      "select count(*)::int as n from subscription_charges where settle_failures = 1 and next_settle_at is not null",
+    );
     expect(backedOff!.n).to.equal(STALE_CHARGE_BATCH);
     // Second sweep: rows never tried come first, so the newer row settles whatever the failing ones do.
     expect(await settleStaleCharges(sys.context(), ports)).to.equal(1);
     expect((await chargesOf(sys, subscriptionId)).find((c) => c.id === good)!.status).to.equal("SUCCEEDED");
 
     // A row that keeps failing is parked after MAX_SETTLE_FAILURES and reported by reconciliation (time passes: back-off and leases run out).
-    await sys.sql("update subscription_charges set settle_failures = ?, next_settle_at = null, lease_until = now() - interval '1 second' where status = 'PENDING'", [MAX_SETTLE_FAILURES - 1]);
+    await sys.sql(
+      "update subscription_charges set settle_failures = ?, next_settle_at = null, lease_until = now() - interval '1 second' where status = 'PENDING'",
+      [MAX_SETTLE_FAILURES - 1],
+    );
     await settleStaleCharges(sys.context(), ports);
     const [parked] = await sys.sql<{ n: number }>("select count(*)::int as n from subscription_charges where parked_at is not null");
     expect(parked!.n).to.equal(STALE_CHARGE_BATCH);

@@ -69,7 +69,9 @@ describe("wallet calls: the review's cases", function () {
               const other = subs.find((s) => s.merchantId !== args[0].merchantId);
               if (!other) throw new Error("the batch called a merchant the test does not know");
               toppedUp = other;
-              await sys.sql("update subscription_charges set lease_until = now() - interval '1 second' where subscription_id = ? and status = 'PENDING'", [other.subscriptionId]);
+              await sys.sql("update subscription_charges set lease_until = now() - interval '1 second' where subscription_id = ? and status = 'PENDING'", [
+                other.subscriptionId,
+              ]);
               expect(await settleStaleCharges(sys.context(), plain.ports)).to.equal(1);
               await credit(sys, other.userId, "USDT_TRON", "10");
             }
@@ -77,7 +79,11 @@ describe("wallet calls: the review's cases", function () {
           };
         },
       });
-      await renewBatch(sys.context(), { ...batch.ports, wallet }, subs.map((s) => s.subscriptionId));
+      await renewBatch(
+        sys.context(),
+        { ...batch.ports, wallet },
+        subs.map((s) => s.subscriptionId),
+      );
       for (const s of subs) await retryPastDueOnTopUp(sys.context(), plain.ports, s.userId, "USDT_TRON");
       toppedUpId = toppedUp?.userId;
     } finally {

@@ -40,7 +40,16 @@ describe("catalog service over gRPC (@grpc/grpc-js)", () => {
     return md;
   };
 
-  const request = { merchantId: "", name: "gRPC plan", amount: "12.340", currency: "USD", interval: "INTERVAL_MONTH", intervalCount: 1, trialDays: 0, metadataJson: "{}" };
+  const request = {
+    merchantId: "",
+    name: "gRPC plan",
+    amount: "12.340",
+    currency: "USD",
+    interval: "INTERVAL_MONTH",
+    intervalCount: 1,
+    trialDays: 0,
+    metadataJson: "{}",
+  };
 
   it("refuses a call without the service token (UNAUTHENTICATED)", async () => {
     const err = await call("CreatePlan", { ...request, merchantId }).catch((e) => e);

@@ -35,7 +35,19 @@ describe("catalog plan lifecycle over gRPC (@grpc/grpc-js)", () => {
     return new Promise<any>((resolve, reject) => client[method](request, md, (err: grpc.ServiceError | null, res: any) => (err ? reject(err) : resolve(res))));
   };
   const create = async () =>
-    (await call("CreatePlan", { merchantId, name: "Base", description: "d", amount: "5", currency: "USD", interval: "INTERVAL_MONTH", intervalCount: 1, trialDays: 0, metadataJson: "{}" })).plan;
+    (
+      await call("CreatePlan", {
+        merchantId,
+        name: "Base",
+        description: "d",
+        amount: "5",
+        currency: "USD",
+        interval: "INTERVAL_MONTH",
+        intervalCount: 1,
+        trialDays: 0,
+        metadataJson: "{}",
+      })
+    ).plan;
 
   it("updates only the fields given, clears with the clear flags, keeps the price", async () => {
     const plan = await create();

@@ -60,7 +60,11 @@ describe("customer emails over SMTP", function () {
       const receipt = await mailOf(user, "receipt");
       expect(receipt.subject).to.equal(`${NAME}: receipt ${charge.receiptNumber} for Pro Monthly`);
       expect(receipt.from).to.equal("billing@wallet.example");
-      expect(receipt.text).to.include(`View your receipt: ${charge.receiptUrl}`).and.include(`${charge.receiptUrl}.pdf`).and.include("Amount paid: 10.00 USD").and.include(NAME);
+      expect(receipt.text)
+        .to.include(`View your receipt: ${charge.receiptUrl}`)
+        .and.include(`${charge.receiptUrl}.pdf`)
+        .and.include("Amount paid: 10.00 USD")
+        .and.include(NAME);
       expect(receipt.html).to.include(`href="${charge.receiptUrl}"`).and.include(NAME_IN_HTML).and.not.include("<b>");
 
       const active = (await m.api.get(`/api/v1/subscriptions/${subscriptionId}`)).body;
@@ -143,7 +147,10 @@ describe("customer emails over SMTP", function () {
       await approvedSubscription(sys, m.api, client, { plan: { amount: "10", interval: "MONTH" }, user: refused });
       await approvedSubscription(sys, m.api, client, { plan: { amount: "10", interval: "MONTH" }, user: later });
       const rowOf = (user: WalletUserFixture) =>
-        sys.sql<{ status: string; attempt_count: number; last_error: string | null }>("select status, attempt_count, last_error from customer_emails where recipient = ?", [user.email]);
+        sys.sql<{ status: string; attempt_count: number; last_error: string | null }>(
+          "select status, attempt_count, last_error from customer_emails where recipient = ?",
+          [user.email],
+        );
       const parked = await eventually(async () => (await rowOf(refused)).find((r) => r.status === "PARKED"), 20_000, "parked");
       expect(parked.attempt_count).to.equal(1);
       expect(parked.last_error).to.include("550");
@@ -235,10 +242,14 @@ describe("customer emails over SMTP", function () {
       // The claim's lease (60 s) runs out on the service clock; a new worker takes over.
       await advanceBy(sys, 61);
       await emailsWorker();
-      const rows = await eventually(async () => {
-        const r = await sys.sql<{ status: string; recipient: string }>("select status, recipient from customer_emails where merchant_id = ?", [m.id]);
-        return r.length === 2 && r.every((x) => x.status === "SENT") ? r : undefined;
-      }, 30_000, "both sent");
+      const rows = await eventually(
+        async () => {
+          const r = await sys.sql<{ status: string; recipient: string }>("select status, recipient from customer_emails where merchant_id = ?", [m.id]);
+          return r.length === 2 && r.every((x) => x.status === "SENT") ? r : undefined;
+        },
+        30_000,
+        "both sent",
+      );
       expect(rows.map((r) => r.recipient).sort()).to.deep.equal(users.map((u) => u.email).sort());
       expect(sink.received.map((mail) => mail.to[0]).sort()).to.deep.equal(users.map((u) => u.email).sort());
       expect(new Set(sink.received.map((mail) => mail.messageId)).size).to.equal(2);

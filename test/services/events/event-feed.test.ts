@@ -54,10 +54,10 @@ describe("event feed (GET /api/v1/events?sequenceAfter=)", () => {
     try {
       // A change that started first (earlier createdAt) but commits last.
       await client.query("begin");
-      await client.query(
-        "insert into events (id, merchant_id, type, data, created_at) values ($1, $2, 'plan.created', '{}', now() - interval '1 minute')",
-        [lateId, merchantId],
-      );
+      await client.query("insert into events (id, merchant_id, type, data, created_at) values ($1, $2, 'plan.created', '{}', now() - interval '1 minute')", [
+        lateId,
+        merchantId,
+      ]);
       const [early] = await emitEvents(sys, merchantId, 1);
       await relay();
       const seen = (await feed(0)).data;

@@ -31,7 +31,9 @@ describe("recordEvent (transactional outbox)", () => {
   it("commits the event with the change, unrelayed, stamped with the service clock", async () => {
     const ctx = sys.context();
     const before = ctx.clock.now();
-    const id = await ctx.em.transactional(async (em) => recordEvent(em, ctx.clock, { merchantId, type: "subscription.paused", data: { id: "sub_2", status: "PAUSED" } }).id);
+    const id = await ctx.em.transactional(
+      async (em) => recordEvent(em, ctx.clock, { merchantId, type: "subscription.paused", data: { id: "sub_2", status: "PAUSED" } }).id,
+    );
     const row = await sys.context().em.findOneOrFail(Event, id);
     expect(row).to.include({ merchantId, type: "subscription.paused", relayedAt: null });
     expect(row.data).to.deep.equal({ id: "sub_2", status: "PAUSED" });
@@ -75,7 +77,9 @@ describe("recordEvent (transactional outbox)", () => {
       expect((failure as Error).message).to.equal("the state change failed");
       expect(await sys.sql("select id from events where data->>'id' = ?", [ref])).to.deep.equal([]);
 
-      const outside = await recordEvents(ctx.em.fork(), ctx.clock, [{ merchantId, type: "subscription.expired", data: { id: ref } }]).catch((err: Error) => err);
+      const outside = await recordEvents(ctx.em.fork(), ctx.clock, [{ merchantId, type: "subscription.expired", data: { id: ref } }]).catch(
+        (err: Error) => err,
+      );
       expect((outside as Error).message).to.match(/outside a transaction/);
       expect(await sys.sql("select id from events where data->>'id' = ?", [ref])).to.deep.equal([]);
     });

@@ -36,14 +36,18 @@ describe("webhooks across a Redis outage", () => {
     const during = await emitEvents(sys, merchantId, 3);
     // The relay's job cannot be fetched now; run the relay by hand instead: it makes the deliveries in Postgres,
     // cannot queue them, and sends nothing (a relay run already in flight may hold its lock: try until they are relayed).
-    const pending = await eventually(async () => {
-      await relayEvents(sys.context(), sys.system.queues!);
-      const rows = await sys.sql<{ status: string; attempt_count: number }>(
-        "select d.status, d.attempt_count from webhook_deliveries d where d.event_id = any(?::uuid[])",
-        [`{${during.join(",")}}`],
-      );
-      return rows.length === 3 ? rows : undefined;
-    }, 10_000, "the relay during the outage");
+    const pending = await eventually(
+      async () => {
+        await relayEvents(sys.context(), sys.system.queues!);
+        const rows = await sys.sql<{ status: string; attempt_count: number }>(
+          "select d.status, d.attempt_count from webhook_deliveries d where d.event_id = any(?::uuid[])",
+          [`{${during.join(",")}}`],
+        );
+        return rows.length === 3 ? rows : undefined;
+      },
+      10_000,
+      "the relay during the outage",
+    );
     expect(pending.every((d) => d.status === "PENDING" && d.attempt_count === 0)).to.equal(true);
     // This one waits in the outbox for the next relay run (the watchdog's, or the queue's once Redis is back).
     const plan = await api.post("/api/v1/subscription-plans", { name: "During outage", amount: "1", currency: "USD", interval: "MONTH" });

@@ -24,7 +24,9 @@ describe("relay poke (a committed event reaches the relay without its period)", 
     expect((await api.post("/api/v1/webhook-endpoints", { url: receiver.url })).status).to.equal(201);
     const ids = await emitEvents(sys, merchantId, 3);
     await receiver.waitFor((r) => ids.every((id) => r.some((x) => x.headers["webhook-id"] === id)));
-    const relayed = await sys.sql<{ n: number }>("select count(*)::int as n from events where relayed_at is not null and id = any(?::uuid[])", [`{${ids.join(",")}}`]);
+    const relayed = await sys.sql<{ n: number }>("select count(*)::int as n from events where relayed_at is not null and id = any(?::uuid[])", [
+      `{${ids.join(",")}}`,
+    ]);
     expect(relayed[0]!.n).to.equal(3);
   });
 
@@ -33,7 +35,13 @@ describe("relay poke (a committed event reaches the relay without its period)", 
     expect((await api.post("/api/v1/webhook-endpoints", { url: receiver.url })).status).to.equal(201);
     const ctx = sys.context();
     const refs = [0, 1, 2].map((i) => `set-${i}-${Date.now()}`);
-    await ctx.em.fork().transactional((em) => recordEvents(em, ctx.clock, refs.map((ref) => ({ merchantId, type: "plan.created" as const, data: { ref } }))));
+    await ctx.em.fork().transactional((em) =>
+      recordEvents(
+        em,
+        ctx.clock,
+        refs.map((ref) => ({ merchantId, type: "plan.created" as const, data: { ref } })),
+      ),
+    );
     const rows = await sys.sql<{ id: string }>("select id from events where data->>'ref' = any(?::text[])", [`{${refs.join(",")}}`]);
     expect(rows).to.have.length(3);
     await receiver.waitFor((r) => rows.every(({ id }) => r.some((x) => x.headers["webhook-id"] === id)));

@@ -69,13 +69,20 @@ describe("webhooks when a worker process is killed mid-batch", () => {
     expect(await sys.sql("select id from webhook_deliveries where status = 'PENDING'")).to.not.have.length(0);
 
     worker = startWorkerProcess();
-    await eventually(async () => {
-      const pending = await sys.sql("select id from webhook_deliveries where status <> 'SUCCEEDED'");
-      return pending.length === 0;
-    }, 25_000, "every delivery succeeded");
+    await eventually(
+      async () => {
+        const pending = await sys.sql("select id from webhook_deliveries where status <> 'SUCCEEDED'");
+        return pending.length === 0;
+      },
+      25_000,
+      "every delivery succeeded",
+    );
     await kill(worker);
 
-    for (const [path, inFlight] of [["/hooks/one", 1], ["/hooks/two", 4]] as const) {
+    for (const [path, inFlight] of [
+      ["/hooks/one", 1],
+      ["/hooks/two", 4],
+    ] as const) {
       const got = receiver.received.filter((x) => x.path === path).map((x) => String(x.headers["webhook-id"]));
       expect(new Set(got), path).to.deep.equal(new Set(ids)); // every event, at least once
       expect(got.length - ids.length, `${path} duplicates`).to.be.at.most(inFlight); // only those in flight at the kill

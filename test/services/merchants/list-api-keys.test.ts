@@ -15,7 +15,12 @@ describe("MerchantService.ListApiKeys and the last use of a key", () => {
 
   before(async () => {
     sys = await startTestSystem({ workerGroups: [] });
-    const definition = protoLoader.loadSync(path.resolve("proto/billing/merchants/v1/merchants.proto"), { includeDirs: [path.resolve("proto")], longs: String, enums: String, defaults: true });
+    const definition = protoLoader.loadSync(path.resolve("proto/billing/merchants/v1/merchants.proto"), {
+      includeDirs: [path.resolve("proto")],
+      longs: String,
+      enums: String,
+      defaults: true,
+    });
     const pkg = grpc.loadPackageDefinition(definition) as any;
     merchants = new pkg.billing.merchants.v1.MerchantService(`127.0.0.1:${sys.system.servicesPort}`, grpc.credentials.createInsecure());
   });

@@ -40,7 +40,10 @@ describe("deposit addresses under concurrency", () => {
       expect(row.derivation_key).to.equal(source.keyId);
       expect(row.address).to.equal(source.address(row.derivation_index));
     }
-    const ethereum = rows.filter((r) => r.network === "ETHEREUM").map((r) => r.derivation_index).sort((a, b) => a - b);
+    const ethereum = rows
+      .filter((r) => r.network === "ETHEREUM")
+      .map((r) => r.derivation_index)
+      .sort((a, b) => a - b);
     expect(ethereum).to.have.length(100);
     expect(new Set(ethereum).size).to.equal(100);
   });
@@ -77,7 +80,9 @@ describe("merchant credits are exactly once (crash recovery)", () => {
     return order;
   };
   const creditOf = async (orderId: string) =>
-    (await sys.sql<{ id: string; status: string; amount: string }>("select id, status, amount::text from payment_order_credits where order_id = ?", [orderId]))[0]!;
+    (
+      await sys.sql<{ id: string; status: string; amount: string }>("select id, status, amount::text from payment_order_credits where order_id = ?", [orderId])
+    )[0]!;
 
   it("leaves a PAID order's credit PENDING in the same commit, and the sweep settles it with the order's key", async () => {
     const before = await merchantBalance(clients.wallet, merchant.id, "USDT_TRON");

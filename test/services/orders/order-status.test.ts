@@ -5,7 +5,9 @@ import { ORDER_STATUSES, orderMachine, transition } from "../../../services/orde
 describe("payment order status table", () => {
   it("allows exactly the documented moves and names the event each emits", () => {
     const allowed = ORDER_STATUSES.flatMap((from) =>
-      (["partial_payment", "paid_unconfirmed", "paid_confirmed", "expire"] as const).filter((e) => orderMachine.can(from, e)).map((e) => `${from} -${e}-> ${transition(from, e).to} (${transition(from, e).emits})`),
+      (["partial_payment", "paid_unconfirmed", "paid_confirmed", "expire"] as const)
+        .filter((e) => orderMachine.can(from, e))
+        .map((e) => `${from} -${e}-> ${transition(from, e).to} (${transition(from, e).emits})`),
     );
     expect(allowed).to.deep.equal([
       "PENDING -partial_payment-> UNDERPAID (payment_order.underpaid)",
@@ -21,7 +23,12 @@ describe("payment order status table", () => {
   });
 
   it("refuses an illegal move with one typed error (409 at the edge)", () => {
-    for (const [from, event] of [["PAID", "expire"], ["EXPIRED", "paid_confirmed"], ["CONFIRMING", "expire"], ["CONFIRMING", "partial_payment"]] as const) {
+    for (const [from, event] of [
+      ["PAID", "expire"],
+      ["EXPIRED", "paid_confirmed"],
+      ["CONFIRMING", "expire"],
+      ["CONFIRMING", "partial_payment"],
+    ] as const) {
       try {
         transition(from, event);
         expect.fail(`${from} -${event}-> should be refused`);

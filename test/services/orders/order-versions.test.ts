@@ -26,7 +26,10 @@ describe("record versions: payment orders", () => {
 
   /** [event type, version in its data] of an order, in commit order. */
   const versions = async (orderId: string) =>
-    (await sys.sql<{ type: string; data: any }>("select type, data from events where data->>'id' = ? order by seq", [orderId])).map((r) => [r.type, r.data.version]);
+    (await sys.sql<{ type: string; data: any }>("select type, data from events where data->>'id' = ? order by seq", [orderId])).map((r) => [
+      r.type,
+      r.data.version,
+    ]);
   const report = (order: { address: string }, confirmations: number) =>
     clients.orders.reportDeposit({ address: order.address, asset: "USDT_TRON", amount: "10", txId: "version-tx", confirmations });
 
@@ -37,10 +40,14 @@ describe("record versions: payment orders", () => {
     await report(order, 0); // DUPLICATE: no change
     await report(order, 19);
 
-    const settled = await eventually(async () => {
-      const body = (await api.get(`/api/v1/payment-orders/${order.id}`)).body;
-      return body.settledAt ? body : undefined;
-    }, 10_000, "settledAt");
+    const settled = await eventually(
+      async () => {
+        const body = (await api.get(`/api/v1/payment-orders/${order.id}`)).body;
+        return body.settledAt ? body : undefined;
+      },
+      10_000,
+      "settledAt",
+    );
     // Crediting the merchant stamps settledAt in a set-based update: a change without an event of its own.
     expect(settled).to.include({ status: "PAID", version: 4 });
     expect(await versions(order.id)).to.deep.equal([
@@ -57,10 +64,14 @@ describe("record versions: payment orders", () => {
     const order = await createOrder(api, { expiresInMinutes: 5 });
     const res = await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 5 * 60 + 1 });
     expect(res.status).to.equal(200);
-    const expired = await eventually(async () => {
-      const body = (await api.get(`/api/v1/payment-orders/${order.id}`)).body;
-      return body.status === "EXPIRED" ? body : undefined;
-    }, 10_000, "expired");
+    const expired = await eventually(
+      async () => {
+        const body = (await api.get(`/api/v1/payment-orders/${order.id}`)).body;
+        return body.status === "EXPIRED" ? body : undefined;
+      },
+      10_000,
+      "expired",
+    );
     expect(expired.version).to.equal(2);
     expect(await versions(order.id)).to.deep.equal([
       ["payment_order.created", 1],

@@ -59,7 +59,13 @@ describe("payouts: exactly once through crashes (the payouts sweep finishes what
   async function fundedShop(amount: string) {
     const shop = await sys.createMerchant(`Payout crash shop ${++deposits}`);
     const order = await createOrder(shop.api, { asset: "USDT_TRON", amount, currency: "USD" });
-    const paid = await sys.admin.post("/admin/v1/deposits", { address: order.address, asset: "USDT_TRON", amount, txId: `payout-crash-${process.pid}-${deposits}`, confirmations: 19 });
+    const paid = await sys.admin.post("/admin/v1/deposits", {
+      address: order.address,
+      asset: "USDT_TRON",
+      amount,
+      txId: `payout-crash-${process.pid}-${deposits}`,
+      confirmations: 19,
+    });
     expect(paid.status, paid.text).to.be.oneOf([200, 201]);
     await eventually(async () => ((await balances(shop.api)).available.USDT_TRON === amount ? true : undefined), 15_000, "the order's credit");
     const dest = await shop.api.post("/api/v1/payout-destinations", { asset: "USDT_TRON", address: TRON_ADDRESS });
@@ -69,21 +75,25 @@ describe("payouts: exactly once through crashes (the payouts sweep finishes what
 
   /** Runs the dying payouts worker until it has made its external call, then SIGKILLs it; returns what it printed. */
   async function killedAfter(mode: "debit" | "submit", merchantId: string, destinationId: string, amount: string): Promise<string> {
-    const child = spawn(process.execPath, [fileURLToPath(new URL("./fixtures/payout-then-hang.ts", import.meta.url)), merchantId, destinationId, amount, mode], {
-      env: {
-        ...process.env,
-        DATABASE_URL: sys.config.databaseUrl,
-        REDIS_URL: sys.config.redisUrl,
-        QUEUE_PREFIX: sys.config.queuePrefix,
-        INTERNAL_API_TOKEN: sys.config.internalApiToken,
-        WALLET_SERVICE_URL: sys.config.serviceUrls.wallet,
-        MERCHANTS_SERVICE_URL: sys.config.serviceUrls.merchants,
-        ORDERS_SERVICE_URL: sys.config.serviceUrls.orders,
-        SANDBOX: "true",
-        LOG_LEVEL: "silent",
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(new URL("./fixtures/payout-then-hang.ts", import.meta.url)), merchantId, destinationId, amount, mode],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: sys.config.databaseUrl,
+          REDIS_URL: sys.config.redisUrl,
+          QUEUE_PREFIX: sys.config.queuePrefix,
+          INTERNAL_API_TOKEN: sys.config.internalApiToken,
+          WALLET_SERVICE_URL: sys.config.serviceUrls.wallet,
+          MERCHANTS_SERVICE_URL: sys.config.serviceUrls.merchants,
+          ORDERS_SERVICE_URL: sys.config.serviceUrls.orders,
+          SANDBOX: "true",
+          LOG_LEVEL: "silent",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    );
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const marker = mode === "debit" ? /DEBITED (\S+)/ : /SUBMITTED (\S+)/;
@@ -146,7 +156,10 @@ describe("payouts: exactly once through crashes (the payouts sweep finishes what
     expect((await sweep()).settled).to.equal(1); // SUBMIT: handed to the chain
     t = await trail(payoutId);
     expect(t.payout).to.deep.equal({ status: "PROCESSING", tx_hash: fakeTxHash("TRON", payoutId) });
-    expect(t.calls.map((c: any) => [c.kind, c.status])).to.deep.equal([["DEBIT", "DONE"], ["SUBMIT", "DONE"]]);
+    expect(t.calls.map((c: any) => [c.kind, c.status])).to.deep.equal([
+      ["DEBIT", "DONE"],
+      ["SUBMIT", "DONE"],
+    ]);
     expect(t.chain).to.deep.equal([{ tx_hash: fakeTxHash("TRON", payoutId), submissions: 1 }]);
     expect(t.ledger).to.have.length(1);
     expect(await balances(shop.api)).to.deep.equal({ available: { USDT_TRON: "29" }, pending: { USDT_TRON: "21" } });
@@ -164,7 +177,10 @@ describe("payouts: exactly once through crashes (the payouts sweep finishes what
     const payoutId = await killedAfter("submit", shop.id, shop.destinationId, "10");
     let t = await trail(payoutId);
     expect(t.payout.status).to.equal("PENDING");
-    expect(t.calls.map((c: any) => [c.kind, c.status])).to.deep.equal([["DEBIT", "DONE"], ["SUBMIT", "PENDING"]]);
+    expect(t.calls.map((c: any) => [c.kind, c.status])).to.deep.equal([
+      ["DEBIT", "DONE"],
+      ["SUBMIT", "PENDING"],
+    ]);
     expect(t.chain).to.deep.equal([{ tx_hash: fakeTxHash("TRON", payoutId), submissions: 1 }]);
     expect((await sweep()).settled).to.equal(0); // the dead worker's lease still runs
     await sys.sql("update payout_calls set lease_until = now() - interval '1 second' where payout_id = ? and kind = 'SUBMIT'", [payoutId]);
@@ -237,7 +253,13 @@ describe("payouts: exactly once through crashes (the payouts sweep finishes what
     for (let n = 1; n <= MAX_CALL_FAILURES; n++) {
       expect((await sweep(failing)).failed).to.equal(1);
       const r = await row();
-      expect(r, `failure ${n}`).to.include({ status: "PENDING", settle_failures: n, parked: n === MAX_CALL_FAILURES, last_error: "signer unreachable", lease_until: null });
+      expect(r, `failure ${n}`).to.include({
+        status: "PENDING",
+        settle_failures: n,
+        parked: n === MAX_CALL_FAILURES,
+        last_error: "signer unreachable",
+        lease_until: null,
+      });
       expect(r.wait, `back-off after failure ${n}`).to.be.within(backoffSeconds(n) - 2, backoffSeconds(n));
       expect(attempts).to.equal(n);
       if (n < MAX_CALL_FAILURES) {

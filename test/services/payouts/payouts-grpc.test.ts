@@ -13,7 +13,12 @@ describe("PayoutsService over gRPC (stock @grpc/grpc-js client)", () => {
   before(async () => {
     sys = await startTestSystem({ workerGroups: [], gateway: true });
     merchantId = (await sys.createMerchant()).id;
-    const definition = protoLoader.loadSync(path.resolve("proto/billing/payouts/v1/payouts.proto"), { includeDirs: [path.resolve("proto")], longs: String, enums: String, defaults: true });
+    const definition = protoLoader.loadSync(path.resolve("proto/billing/payouts/v1/payouts.proto"), {
+      includeDirs: [path.resolve("proto")],
+      longs: String,
+      enums: String,
+      defaults: true,
+    });
     const pkg = grpc.loadPackageDefinition(definition) as any;
     payouts = new pkg.billing.payouts.v1.PayoutsService(`127.0.0.1:${sys.system.servicesPort}`, grpc.credentials.createInsecure());
   });
@@ -39,7 +44,12 @@ describe("PayoutsService over gRPC (stock @grpc/grpc-js client)", () => {
     const bad = await call("CreatePayoutDestination", { merchantId: "nope", asset: "USDT_TRON", address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" });
     expect(bad.err?.code).to.equal(grpc.status.INVALID_ARGUMENT);
     expect(bad.err?.details).to.match(/^merchantId: /);
-    const missing = await call("CreatePayout", { merchantId: "00000000-0000-4000-8000-000000000000", destinationId: "00000000-0000-4000-8000-000000000000", amount: "10", metadataJson: "{}" });
+    const missing = await call("CreatePayout", {
+      merchantId: "00000000-0000-4000-8000-000000000000",
+      destinationId: "00000000-0000-4000-8000-000000000000",
+      amount: "10",
+      metadataJson: "{}",
+    });
     expect(missing.err?.code).to.equal(grpc.status.NOT_FOUND);
     expect(missing.err?.metadata.get("billing-error-code")).to.deep.equal(["MERCHANT_NOT_FOUND"]);
     const nul = await call("CreatePayoutDestination", { merchantId, asset: "USDT_TRON", address: "T\u0000" });

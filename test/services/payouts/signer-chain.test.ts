@@ -21,7 +21,9 @@ describe("payout signer client (HTTP interface, local signer)", () => {
       if (mode === "slow") return void setTimeout(() => res.end("{}"), 500);
       if (mode === "error") return void res.writeHead(502).end("bad gateway");
       const answer = (code: number, t: { body: any; status: string; txHash: string }) =>
-        res.writeHead(code, { "content-type": "application/json" }).end(JSON.stringify({ payoutId: t.body.payoutId, status: t.status, txHash: t.txHash, confirmations: 0, failureReason: null }));
+        res
+          .writeHead(code, { "content-type": "application/json" })
+          .end(JSON.stringify({ payoutId: t.body.payoutId, status: t.status, txHash: t.txHash, confirmations: 0, failureReason: null }));
       if (req.method === "POST" && req.url === "/v1/payouts") {
         const body = JSON.parse(raw);
         const existing = transfers.get(body.payoutId);
@@ -41,7 +43,15 @@ describe("payout signer client (HTTP interface, local signer)", () => {
   after(() => new Promise<void>((r) => server.close(() => r())));
 
   const ctx = { clock: systemClock } as unknown as UseCaseContext;
-  const transfer = { payoutId: "7c9e6679-7425-40de-944b-e07fc1f90ae7", network: "ETHEREUM", asset: "ETH", address: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", amount: "0.5", requiredConfirmations: 12, blockSeconds: 12 };
+  const transfer = {
+    payoutId: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+    network: "ETHEREUM",
+    asset: "ETH",
+    address: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+    amount: "0.5",
+    requiredConfirmations: 12,
+    blockSeconds: 12,
+  };
 
   it("submits with the payout id as Idempotency-Key and the bearer token; a retry answers the same transfer, signing nothing new", async () => {
     const chain = signerChain({ url, token: "signer-token-0123456789" });
@@ -64,10 +74,20 @@ describe("payout signer client (HTTP interface, local signer)", () => {
   it("throws on a timeout and on a 5xx (the wallet-call protocol counts it and retries the same id)", async () => {
     mode = "slow";
     const started = performance.now();
-    await signerChain({ url, timeoutMs: 100 }).submit(ctx, transfer).then(() => expect.fail("answered"), (err) => expect(String(err)).to.match(/abort|timeout/i));
+    await signerChain({ url, timeoutMs: 100 })
+      .submit(ctx, transfer)
+      .then(
+        () => expect.fail("answered"),
+        (err) => expect(String(err)).to.match(/abort|timeout/i),
+      );
     expect(performance.now() - started).to.be.below(450);
     mode = "error";
-    await signerChain({ url }).submit(ctx, transfer).then(() => expect.fail("answered"), (err) => expect(String(err)).to.contain("502"));
+    await signerChain({ url })
+      .submit(ctx, transfer)
+      .then(
+        () => expect.fail("answered"),
+        (err) => expect(String(err)).to.contain("502"),
+      );
     mode = "ok";
   });
 });

@@ -57,7 +57,11 @@ describe("gRPC fuzz: every method, random and boundary input, never INTERNAL/UNK
     return (found as any).type as MessageDescriptor;
   };
   const enumValues = (typeName: string) =>
-    ((definition[typeName.replace(/^\./, "")] as protoLoader.EnumTypeDefinition | undefined)?.type as unknown as { value: { name: string; number: number }[] } | undefined)?.value ?? [];
+    (
+      (definition[typeName.replace(/^\./, "")] as protoLoader.EnumTypeDefinition | undefined)?.type as unknown as
+        | { value: { name: string; number: number }[] }
+        | undefined
+    )?.value ?? [];
 
   before(async () => {
     sys = await startTestSystem({ workerGroups: [] });
@@ -77,9 +81,34 @@ describe("gRPC fuzz: every method, random and boundary input, never INTERNAL/UNK
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const someUuid = () => "xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx".replace(/x/g, () => Math.floor(random() * 16).toString(16));
   const STRINGS = () => [
-    "", " ", "not-a-uuid", "00000000-0000-0000-0000-000000000000", someUuid(), merchantId, merchantId.toUpperCase(),
-    "\u0000", "\ud800", "a".repeat(10_000), "😀", "-1", "0", "1.5", "1e400", "99999999999999999999999999999", "0.0000000000000000001",
-    "{", "[]", '{"a":1}', "null", "USD", "BTC", "ETH", "USDT_TRON", "https://example.com/x", "user@example.com", "SELECT 1;--",
+    "",
+    " ",
+    "not-a-uuid",
+    "00000000-0000-0000-0000-000000000000",
+    someUuid(),
+    merchantId,
+    merchantId.toUpperCase(),
+    "\u0000",
+    "\ud800",
+    "a".repeat(10_000),
+    "😀",
+    "-1",
+    "0",
+    "1.5",
+    "1e400",
+    "99999999999999999999999999999",
+    "0.0000000000000000001",
+    "{",
+    "[]",
+    '{"a":1}',
+    "null",
+    "USD",
+    "BTC",
+    "ETH",
+    "USDT_TRON",
+    "https://example.com/x",
+    "user@example.com",
+    "SELECT 1;--",
   ];
   const NUMBERS = ["0", "-1", "1", "2147483647", "-2147483648", "9223372036854775807", "-9223372036854775808", "59", "86400"];
 
@@ -167,7 +196,9 @@ describe("gRPC fuzz: every method, random and boundary input, never INTERNAL/UNK
         for (const message of messages) {
           const result = await call(serviceName, methodName, message);
           if (result && [grpc.status.INTERNAL, grpc.status.UNKNOWN, grpc.status.DEADLINE_EXCEEDED].includes(result.code)) {
-            failures.push(`${grpc.status[result.code]} "${result.details}" for ${JSON.stringify(message, (_k, v) => (typeof v === "string" && v.length > 80 ? `${v.slice(0, 20)}…(${v.length})` : v))}`);
+            failures.push(
+              `${grpc.status[result.code]} "${result.details}" for ${JSON.stringify(message, (_k, v) => (typeof v === "string" && v.length > 80 ? `${v.slice(0, 20)}…(${v.length})` : v))}`,
+            );
           }
         }
         expect(failures, `seed ${SEED}:\n${failures.join("\n")}`).to.deep.equal([]);

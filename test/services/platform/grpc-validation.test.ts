@@ -34,7 +34,9 @@ describe("RPC input validation and status text (stock @grpc/grpc-js client)", ()
     new Promise<grpc.ServiceError>((resolve, reject) => {
       const md = new grpc.Metadata();
       md.set("authorization", `Bearer ${sys.config.internalApiToken}`);
-      catalog[method](request, md, (err: grpc.ServiceError | null, res: unknown) => (err ? resolve(err) : reject(new Error(`expected an error, got ${JSON.stringify(res)}`))));
+      catalog[method](request, md, (err: grpc.ServiceError | null, res: unknown) =>
+        err ? resolve(err) : reject(new Error(`expected an error, got ${JSON.stringify(res)}`)),
+      );
     });
   const plan = { name: "gRPC plan", amount: "12.34", currency: "USD", interval: "INTERVAL_MONTH", intervalCount: 1, trialDays: 0, metadataJson: "{}" };
 
@@ -54,14 +56,21 @@ describe("RPC input validation and status text (stock @grpc/grpc-js client)", ()
   });
 
   it("UpdateBillingSettings (issue 26) with days out of order or a bad final status: INVALID_ARGUMENT naming the field; SetFundingFallback with three assets names assets", async () => {
-    const definition = protoLoader.loadSync(path.resolve("proto/billing/subscriptions/v1/subscriptions.proto"), { includeDirs: [path.resolve("proto")], longs: String, enums: String, defaults: true });
+    const definition = protoLoader.loadSync(path.resolve("proto/billing/subscriptions/v1/subscriptions.proto"), {
+      includeDirs: [path.resolve("proto")],
+      longs: String,
+      enums: String,
+      defaults: true,
+    });
     const pkg = grpc.loadPackageDefinition(definition) as any;
     const subscriptions = new pkg.billing.subscriptions.v1.SubscriptionsService(`127.0.0.1:${sys.system.servicesPort}`, grpc.credentials.createInsecure());
     const failing = (method: string, request: object) =>
       new Promise<grpc.ServiceError>((resolve, reject) => {
         const md = new grpc.Metadata();
         md.set("authorization", `Bearer ${sys.config.internalApiToken}`);
-        subscriptions[method](request, md, (err: grpc.ServiceError | null, res: unknown) => (err ? resolve(err) : reject(new Error(`expected an error, got ${JSON.stringify(res)}`))));
+        subscriptions[method](request, md, (err: grpc.ServiceError | null, res: unknown) =>
+          err ? resolve(err) : reject(new Error(`expected an error, got ${JSON.stringify(res)}`)),
+        );
       });
     try {
       for (const [request, field] of [
@@ -74,7 +83,11 @@ describe("RPC input validation and status text (stock @grpc/grpc-js client)", ()
         expect(err.code, field).to.equal(grpc.status.INVALID_ARGUMENT);
         expect(err.details, field).to.match(new RegExp(`^${field}: `));
       }
-      const err = await failing("SetFundingFallback", { walletUserId: "00000000-0000-4000-8000-000000000000", subscriptionId: "00000000-0000-4000-8000-000000000001", assets: ["BTC", "ETH", "USDC_ETH"] });
+      const err = await failing("SetFundingFallback", {
+        walletUserId: "00000000-0000-4000-8000-000000000000",
+        subscriptionId: "00000000-0000-4000-8000-000000000001",
+        assets: ["BTC", "ETH", "USDC_ETH"],
+      });
       expect(err.code).to.equal(grpc.status.INVALID_ARGUMENT);
       expect(err.details).to.match(/^assets: at most 2/);
       expect((await sys.sql("select count(*)::int as n from merchant_billing_settings"))[0].n).to.equal(0);

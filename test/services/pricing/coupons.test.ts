@@ -36,10 +36,26 @@ describe("pricing: coupons and promotion codes", () => {
 
   it("creates, reads, lists and deletes a coupon; coupon.created; another merchant's is 404", async () => {
     const res = await api.post("/api/v1/coupons", {
-      name: "Launch", percentOff: "30.50", duration: "REPEATING", durationInPeriods: 3, maxRedemptions: 10, metadata: { campaign: "x" },
+      name: "Launch",
+      percentOff: "30.50",
+      duration: "REPEATING",
+      durationInPeriods: 3,
+      maxRedemptions: 10,
+      metadata: { campaign: "x" },
     });
     expect(res.status).to.equal(201);
-    expect(res.body).to.include({ object: "coupon", name: "Launch", percentOff: "30.5", amountOff: null, currency: null, duration: "REPEATING", durationInPeriods: 3, maxRedemptions: 10, timesRedeemed: 0, valid: true });
+    expect(res.body).to.include({
+      object: "coupon",
+      name: "Launch",
+      percentOff: "30.5",
+      amountOff: null,
+      currency: null,
+      duration: "REPEATING",
+      durationInPeriods: 3,
+      maxRedemptions: 10,
+      timesRedeemed: 0,
+      valid: true,
+    });
     expect((await api.get(`/api/v1/coupons/${res.body.id}`)).body).to.deep.equal(res.body);
     expect((await api.get("/api/v1/coupons")).body.data.map((c: any) => c.id)).to.include(res.body.id);
     const [event] = await sys.sql("select type, data from events where type = 'coupon.created' and data->>'id' = ?", [res.body.id]);
@@ -91,7 +107,15 @@ describe("pricing: coupons and promotion codes", () => {
     const c = await coupon({});
     const created = await api.post("/api/v1/promotion-codes", { couponId: c.id, code: "Spring-2027", maxRedemptions: 3 });
     expect(created.status).to.equal(201);
-    expect(created.body).to.include({ object: "promotion_code", couponId: c.id, code: "Spring-2027", maxRedemptions: 3, timesRedeemed: 0, active: true, expiresAt: null });
+    expect(created.body).to.include({
+      object: "promotion_code",
+      couponId: c.id,
+      code: "Spring-2027",
+      maxRedemptions: 3,
+      timesRedeemed: 0,
+      active: true,
+      expiresAt: null,
+    });
     expect((await api.get(`/api/v1/promotion-codes/${created.body.id}`)).body).to.deep.equal(created.body);
     expect((await api.get(`/api/v1/promotion-codes?couponId=${c.id}`)).body.data.map((p: any) => p.id)).to.deep.equal([created.body.id]);
     const dup = await api.post("/api/v1/promotion-codes", { couponId: c.id, code: "SPRING-2027" });
@@ -131,8 +155,12 @@ describe("pricing: coupons and promotion codes", () => {
     expect((await api.get(`/api/v1/subscriptions/${byCode.body.subscriptionId}`)).body.discount).to.include({ couponId: c.id, promotionCode: "WELCOME-10" });
     expect((await api.get(`/api/v1/coupons/${c.id}`)).body.timesRedeemed).to.equal(2);
 
-    const refusal = async (body: Record<string, unknown>, planId = plan.id) => (await api.post("/api/v1/subscriptions", subscriptionBody(planId, user.id, body))).body;
-    expect(await refusal({ couponId: c.id, promotionCode: "WELCOME-10" })).to.include({ error: "INVALID_REQUEST", message: "couponId: send couponId or promotionCode, not both" });
+    const refusal = async (body: Record<string, unknown>, planId = plan.id) =>
+      (await api.post("/api/v1/subscriptions", subscriptionBody(planId, user.id, body))).body;
+    expect(await refusal({ couponId: c.id, promotionCode: "WELCOME-10" })).to.include({
+      error: "INVALID_REQUEST",
+      message: "couponId: send couponId or promotionCode, not both",
+    });
     expect((await refusal({ couponId: "00000000-0000-4000-8000-000000000000" })).error).to.equal("COUPON_NOT_FOUND");
     expect((await refusal({ promotionCode: "NOPE-NOPE" })).error).to.equal("PROMOTION_CODE_NOT_FOUND");
     const theirs = (await other.post("/api/v1/coupons", { name: "Theirs", duration: "ONCE", percentOff: "5" })).body;
@@ -147,7 +175,10 @@ describe("pricing: coupons and promotion codes", () => {
     expect((await refusal({ couponId: deleted.id })).message).to.match(/deleted/);
     const once = await coupon({ maxRedemptions: 1 });
     expect((await api.post("/api/v1/subscriptions", subscriptionBody(plan.id, user.id, { couponId: once.id }))).status).to.equal(201);
-    expect(await refusal({ couponId: once.id })).to.include({ error: "COUPON_NOT_APPLICABLE", message: "couponId: the coupon is used up (maxRedemptions reached)" });
+    expect(await refusal({ couponId: once.id })).to.include({
+      error: "COUPON_NOT_APPLICABLE",
+      message: "couponId: the coupon is used up (maxRedemptions reached)",
+    });
     const inactive = await api.post("/api/v1/promotion-codes", { couponId: c.id, code: "SLEEPING", active: false });
     expect(inactive.status).to.equal(201);
     expect((await refusal({ promotionCode: "sleeping" })).message).to.match(/not active/);
@@ -158,7 +189,9 @@ describe("pricing: coupons and promotion codes", () => {
   it("maxRedemptions 5 under 20 parallel creates: exactly 5 redeemed", async () => {
     const plan = await createPlan(api, { amount: "20", currency: "USD" });
     const c = await coupon({ maxRedemptions: 5 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => api.post("/api/v1/subscriptions", subscriptionBody(plan.id, user.id, { couponId: c.id }))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api.post("/api/v1/subscriptions", subscriptionBody(plan.id, user.id, { couponId: c.id }))),
+    );
     expect(results.filter((r) => r.status === 201)).to.have.length(5);
     expect(results.filter((r) => r.status === 409).every((r) => r.body.error === "COUPON_NOT_APPLICABLE")).to.equal(true);
     expect(results.filter((r) => r.status === 409)).to.have.length(15);
@@ -168,7 +201,9 @@ describe("pricing: coupons and promotion codes", () => {
     // A promotion code's own limit holds the same way.
     const big = await coupon({});
     await api.post("/api/v1/promotion-codes", { couponId: big.id, code: "FIRST-FIVE", maxRedemptions: 5 });
-    const viaCode = await Promise.all(Array.from({ length: 20 }, () => api.post("/api/v1/subscriptions", subscriptionBody(plan.id, user.id, { promotionCode: "first-five" }))));
+    const viaCode = await Promise.all(
+      Array.from({ length: 20 }, () => api.post("/api/v1/subscriptions", subscriptionBody(plan.id, user.id, { promotionCode: "first-five" }))),
+    );
     expect(viaCode.filter((r) => r.status === 201)).to.have.length(5);
     expect((await api.get(`/api/v1/coupons/${big.id}`)).body.timesRedeemed).to.equal(5);
   });

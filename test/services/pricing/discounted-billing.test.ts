@@ -66,7 +66,13 @@ describe("pricing: discounted and free periods through the renewal engine", () =
     // 200 − 19.9 × 3 − 13.93 × 3
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("98.51");
     const list = (await api.get(`/api/v1/subscriptions/${s.subscriptionId}/charges?limit=10`)).body.data;
-    expect(list.find((c: any) => c.periodIndex === 2)).to.include({ subtotal: "19.9", discountAmount: "5.97", creditApplied: "0", amount: "13.93", couponId: coupon.id });
+    expect(list.find((c: any) => c.periodIndex === 2)).to.include({
+      subtotal: "19.9",
+      discountAmount: "5.97",
+      creditApplied: "0",
+      amount: "13.93",
+      couponId: coupon.id,
+    });
     expect(list.find((c: any) => c.periodIndex === 4)).to.include({ subtotal: "19.9", discountAmount: "0", amount: "19.9", couponId: null });
     expect((await subscriptionOf(api, s.subscriptionId)).discount).to.equal(null);
     const types = (await eventsOf(sys, s.subscriptionId)).map((e) => e.type).filter((t) => t.includes("discount"));
@@ -86,17 +92,33 @@ describe("pricing: discounted and free periods through the renewal engine", () =
     await renewOnce(s.subscriptionId, 2);
     await renewOnce(s.subscriptionId, 3);
     const charges = await chargesOf(sys, s.subscriptionId);
-    expect(charges.map((c) => [c.status, Number(c.amount), Number(c.asset_amount)])).to.deep.equal([["SUCCEEDED", 0, 0], ["SUCCEEDED", 0, 0], ["SUCCEEDED", 0, 0]]);
+    expect(charges.map((c) => [c.status, Number(c.amount), Number(c.asset_amount)])).to.deep.equal([
+      ["SUCCEEDED", 0, 0],
+      ["SUCCEEDED", 0, 0],
+      ["SUCCEEDED", 0, 0],
+    ]);
     expect(await debitsOf(sys, s.subscriptionId)).to.equal(0);
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("5");
     const list = (await api.get(`/api/v1/subscriptions/${s.subscriptionId}/charges`)).body.data;
-    expect(list[0]).to.include({ amount: "0", assetAmount: "0", subtotal: "15", discountAmount: "15", walletTransactionId: null, receiptNumber: null, receiptUrl: null });
+    expect(list[0]).to.include({
+      amount: "0",
+      assetAmount: "0",
+      subtotal: "15",
+      discountAmount: "15",
+      walletTransactionId: null,
+      receiptNumber: null,
+      receiptUrl: null,
+    });
     const types = (await eventsOf(sys, s.subscriptionId)).map((e) => e.type).filter((t) => t !== "subscription.charge_upcoming");
     expect(types).to.deep.equal([
-      "subscription.created", "subscription.discount_applied",
-      "subscription.charge_succeeded", "subscription.activated",
-      "subscription.charge_succeeded", "subscription.renewed",
-      "subscription.charge_succeeded", "subscription.renewed",
+      "subscription.created",
+      "subscription.discount_applied",
+      "subscription.charge_succeeded",
+      "subscription.activated",
+      "subscription.charge_succeeded",
+      "subscription.renewed",
+      "subscription.charge_succeeded",
+      "subscription.renewed",
     ]);
     expect((await subscriptionOf(api, s.subscriptionId)).discount).to.include({ couponId: coupon.id, periodsRemaining: null });
     await clean();
@@ -111,10 +133,19 @@ describe("pricing: discounted and free periods through the renewal engine", () =
     expect((await subscriptionOf(api, s.subscriptionId)).status).to.equal("ACTIVE");
     await renewOnce(s.subscriptionId, 2);
     const charges = await chargesOf(sys, s.subscriptionId);
-    expect(charges.map((c) => [c.status, Number(c.amount), Number(c.asset_amount)])).to.deep.equal([["SUCCEEDED", 0, 0], ["SUCCEEDED", 0, 0]]);
+    expect(charges.map((c) => [c.status, Number(c.amount), Number(c.asset_amount)])).to.deep.equal([
+      ["SUCCEEDED", 0, 0],
+      ["SUCCEEDED", 0, 0],
+    ]);
     expect(await debitsOf(sys, s.subscriptionId)).to.equal(0);
     const types = (await eventsOf(sys, s.subscriptionId)).map((e) => e.type).filter((t) => t !== "subscription.charge_upcoming");
-    expect(types).to.deep.equal(["subscription.created", "subscription.charge_succeeded", "subscription.activated", "subscription.charge_succeeded", "subscription.renewed"]);
+    expect(types).to.deep.equal([
+      "subscription.created",
+      "subscription.charge_succeeded",
+      "subscription.activated",
+      "subscription.charge_succeeded",
+      "subscription.renewed",
+    ]);
     await clean();
   });
 
@@ -134,7 +165,12 @@ describe("pricing: discounted and free periods through the renewal engine", () =
     await advanceTo(sys, new Date(new Date(first.nextBillingAt).getTime() + 1000));
     for (const id of subs) await waitForCharges(sys, id, 2);
     const amounts = await Promise.all(subs.map(async (id) => (await chargesOf(sys, id)).map((c) => Number(c.amount))));
-    expect(amounts).to.deep.equal([[0, 4], [2, 2], [4, 4], [2, 2]]);
+    expect(amounts).to.deep.equal([
+      [0, 4],
+      [2, 2],
+      [4, 4],
+      [2, 2],
+    ]);
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("80"); // 100 − (0 + 4) − (2 + 2) − (4 + 4) − (2 + 2)
     await clean();
   });

@@ -68,7 +68,16 @@ describe("pricing: a simulated year with coupons and prorations", () => {
     await waitForQuiet(sys, 60_000);
     expect((await serviceNow(sys)).getTime() - start.getTime()).to.be.greaterThan(364 * 86_400_000);
 
-    const rows = await sys.sql<{ subscription_id: string; status: string; amount: string; subtotal: string; discount_amount: string; credit_applied: string; asset_amount: string; receipt_number: string | null }>(
+    const rows = await sys.sql<{
+      subscription_id: string;
+      status: string;
+      amount: string;
+      subtotal: string;
+      discount_amount: string;
+      credit_applied: string;
+      asset_amount: string;
+      receipt_number: string | null;
+    }>(
       `select subscription_id, status, amount::text, subtotal::text, discount_amount::text, credit_applied::text, asset_amount::text, receipt_number
          from subscription_charges where subscription_id in (${ids.map(() => "?").join(", ")}) order by created_at`,
       ids,
@@ -76,7 +85,9 @@ describe("pricing: a simulated year with coupons and prorations", () => {
     const succeeded = rows.filter((r) => r.status === "SUCCEEDED");
     expect(succeeded.length).to.be.greaterThan(100);
     for (const r of succeeded) {
-      expect(formatAmount(add(add(amount(r.amount), amount(r.discount_amount)), amount(r.credit_applied))), JSON.stringify(r)).to.equal(formatAmount(r.subtotal));
+      expect(formatAmount(add(add(amount(r.amount), amount(r.discount_amount)), amount(r.credit_applied))), JSON.stringify(r)).to.equal(
+        formatAmount(r.subtotal),
+      );
       expect(r.receipt_number !== null, JSON.stringify(r)).to.equal(!amount(r.amount).isZero());
     }
     // The 30 % coupon: exactly three discounted charges; the 100 % one: exactly two zero charges of the weekly plan.
@@ -85,7 +96,10 @@ describe("pricing: a simulated year with coupons and prorations", () => {
     expect(of(ids[3]!).filter((r) => amount(r.amount).isZero()).length).to.equal(2);
     expect(of(ids[4]!).every((r) => amount(r.amount).isZero())).to.equal(true);
     // Receipt numbers of the merchant: 1…n, no gap.
-    const numbers = succeeded.filter((r) => r.receipt_number).map((r) => Number(r.receipt_number!.split("-").pop())).sort((a, b) => a - b);
+    const numbers = succeeded
+      .filter((r) => r.receipt_number)
+      .map((r) => Number(r.receipt_number!.split("-").pop()))
+      .sort((a, b) => a - b);
     expect(numbers).to.deep.equal(numbers.map((_, k) => k + 1));
     // What the customer paid is what the ledger moved.
     const paid = succeeded.reduce((sum, r) => add(sum, amount(r.asset_amount)), zero());

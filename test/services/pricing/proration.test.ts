@@ -72,15 +72,34 @@ describe("pricing: proration on calendar periods", () => {
   });
 
   it("the price of a period: discount rounded up, credit spent before money moves, never below 0", () => {
-    const none = { discountCouponId: null, discountPercentOff: null, discountAmountOff: null, discountCurrency: null, creditBalance: "0", creditCurrency: null };
+    const none = {
+      discountCouponId: null,
+      discountPercentOff: null,
+      discountAmountOff: null,
+      discountCurrency: null,
+      creditBalance: "0",
+      creditCurrency: null,
+    };
     const c = "00000000-0000-4000-8000-000000000001";
-    expect(periodPrice("19.9", "USD", { ...none, discountCouponId: c, discountPercentOff: "30" })).to.deep.equal({ subtotal: "19.9", discountAmount: "5.97", creditApplied: "0", amount: "13.93", couponId: c });
+    expect(periodPrice("19.9", "USD", { ...none, discountCouponId: c, discountPercentOff: "30" })).to.deep.equal({
+      subtotal: "19.9",
+      discountAmount: "5.97",
+      creditApplied: "0",
+      amount: "13.93",
+      couponId: c,
+    });
     expect(periodPrice("0.01", "USD", { ...none, discountCouponId: c, discountPercentOff: "33.333" }).discountAmount).to.equal("0.0033333");
-    expect(periodPrice("1", "USD", { ...none, discountCouponId: c, discountPercentOff: "0.000000000000000001" }).discountAmount).to.equal("0.000000000000000001");
+    expect(periodPrice("1", "USD", { ...none, discountCouponId: c, discountPercentOff: "0.000000000000000001" }).discountAmount).to.equal(
+      "0.000000000000000001",
+    );
     expect(periodPrice("4", "USD", { ...none, discountCouponId: c, discountAmountOff: "10", discountCurrency: "USD" }).amount).to.equal("0");
     expect(periodPrice("4", "EUR", { ...none, discountCouponId: c, discountAmountOff: "1", discountCurrency: "USD" }).amount).to.equal("4");
     expect(periodPrice("30", "USD", { ...none, creditBalance: "12.5", creditCurrency: "USD" })).to.include({ creditApplied: "12.5", amount: "17.5" });
-    expect(periodPrice("30", "USD", { ...none, discountCouponId: c, discountPercentOff: "50", creditBalance: "40", creditCurrency: "USD" })).to.include({ discountAmount: "15", creditApplied: "15", amount: "0" });
+    expect(periodPrice("30", "USD", { ...none, discountCouponId: c, discountPercentOff: "50", creditBalance: "40", creditCurrency: "USD" })).to.include({
+      discountAmount: "15",
+      creditApplied: "15",
+      amount: "0",
+    });
     expect(periodPrice("30", "EUR", { ...none, creditBalance: "40", creditCurrency: "USD" })).to.include({ creditApplied: "0", amount: "30" });
   });
 });

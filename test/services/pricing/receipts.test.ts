@@ -75,10 +75,16 @@ describe("pricing: receipts", () => {
     const subs = [];
     for (let k = 0; k < 50; k += 1) subs.push({ s: await createSubscription(api, plan.id, users[k % 5]!.id), user: users[k % 5]! });
     await Promise.all(subs.map(({ s, user }) => approveOrFinished(s, user.id)));
-    await eventually(async () => {
-      const [row] = await sys.sql<{ n: number }>("select count(*)::int as n from subscription_charges where merchant_id = ? and status = 'SUCCEEDED'", [merchant.id]);
-      return row!.n === 50 ? true : undefined;
-    }, 60_000, "every first payment settled");
+    await eventually(
+      async () => {
+        const [row] = await sys.sql<{ n: number }>("select count(*)::int as n from subscription_charges where merchant_id = ? and status = 'SUCCEEDED'", [
+          merchant.id,
+        ]);
+        return row!.n === 50 ? true : undefined;
+      },
+      60_000,
+      "every first payment settled",
+    );
 
     const rows = await sys.sql<{ receipt_number: string; receipt_url: string; settled_at: Date }>(
       "select receipt_number, receipt_url, settled_at from subscription_charges where merchant_id = ? and status = 'SUCCEEDED' order by receipt_number",

@@ -30,10 +30,14 @@ async function createMonths(sys: TestSystem, months: Date[]) {
 
 async function insertEvent(sys: TestSystem, merchantId: string, at: Date, options: { relayed?: boolean; type?: string } = {}) {
   const id = randomUUID();
-  await sys.sql(
-    "insert into events (id, merchant_id, type, data, created_at, relayed_at, emails_collected_at) values (?, ?, ?, '{}', ?, ?, ?)",
-    [id, merchantId, options.type ?? "plan.created", at, options.relayed === false ? null : at, at],
-  );
+  await sys.sql("insert into events (id, merchant_id, type, data, created_at, relayed_at, emails_collected_at) values (?, ?, ?, '{}', ?, ?, ?)", [
+    id,
+    merchantId,
+    options.type ?? "plan.created",
+    at,
+    options.relayed === false ? null : at,
+    at,
+  ]);
   return id;
 }
 
@@ -105,7 +109,8 @@ describe("retention sweep (monthly partitions)", () => {
       for (let i = 0; i <= MONTHS_AHEAD; i++) expect(await exists(sys, partitionName(spec.table, addMonths(later, i)))).to.equal(true);
     }
     const third = await sweepAt(sys, later);
-    for (const t of third.tables) expect({ table: t.table, created: t.created, dropped: t.dropped }).to.deep.equal({ table: t.table, created: [], dropped: [] });
+    for (const t of third.tables)
+      expect({ table: t.table, created: t.created, dropped: t.dropped }).to.deep.equal({ table: t.table, created: [], dropped: [] });
   });
 
   it("answers a read past retention as documented: GET 404 saying how long events are kept, lists show what is kept", async () => {

@@ -6,16 +6,7 @@ import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { periodEnd } from "../../../services/subscriptions/billing-calendar.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import {
-  balances,
-  createPlan,
-  createSubscription,
-  createWalletUser,
-  eventsOf,
-  eventually,
-  subscriptionsRpc,
-  tokenOf,
-} from "../../support/subscriptions.ts";
+import { balances, createPlan, createSubscription, createWalletUser, eventsOf, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 
 /** Approval through the service (the hosted page calls exactly this after checking password and PIN). */
 describe("subscription approval and the first payment", () => {
@@ -48,7 +39,12 @@ describe("subscription approval and the first payment", () => {
     return "NO_ERROR";
   };
   const merchantBalance = async (asset: string) =>
-    (await sys.sql<{ balance: string }>("select balance::text from ledger_accounts where owner_type = 'MERCHANT' and owner_id = ? and asset = ?", [merchantId, asset]))[0]?.balance;
+    (
+      await sys.sql<{ balance: string }>("select balance::text from ledger_accounts where owner_type = 'MERCHANT' and owner_id = ? and asset = ?", [
+        merchantId,
+        asset,
+      ])
+    )[0]?.balance;
 
   it("without a trial: takes the plan amount once, activates, sets the first period from the anchor", async () => {
     const plan = await createPlan(api, { amount: "10.50", currency: "USD", interval: "MONTH" });
@@ -57,7 +53,16 @@ describe("subscription approval and the first payment", () => {
     const res = await client.approveAuthorization({ token: tokenOf(s.authorizationUrl), walletUserId: user.id, fundingAsset: "USDT_TRON" });
     expect(res.outcome).to.equal(ApprovalOutcome.APPROVED);
     expect(res.subscription!.status).to.equal("ACTIVE");
-    expect(res.charge).to.include({ periodIndex: 0, status: "SUCCEEDED", amount: "10.5", currency: "USD", asset: "USDT_TRON", assetAmount: "10.5", rate: "1", attempt: 1 });
+    expect(res.charge).to.include({
+      periodIndex: 0,
+      status: "SUCCEEDED",
+      amount: "10.5",
+      currency: "USD",
+      asset: "USDT_TRON",
+      assetAmount: "10.5",
+      rate: "1",
+      attempt: 1,
+    });
 
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("14.5");
     expect(Number(await merchantBalance("USDT_TRON"))).to.equal(10.5);
@@ -70,7 +75,9 @@ describe("subscription approval and the first payment", () => {
     expect(got.currentPeriodEnd).to.equal(periodEnd(new Date(got.currentPeriodStart), "MONTH", 1, 1).toISOString());
     expect(got.nextBillingAt).to.equal(got.currentPeriodEnd);
 
-    const charges = await sys.sql("select status, period_index, attempt, wallet_transaction_id from subscription_charges where subscription_id = ?", [s.subscriptionId]);
+    const charges = await sys.sql("select status, period_index, attempt, wallet_transaction_id from subscription_charges where subscription_id = ?", [
+      s.subscriptionId,
+    ]);
     expect(charges).to.have.length(1);
     expect(charges[0].wallet_transaction_id).to.be.a("string");
 
@@ -80,7 +87,9 @@ describe("subscription approval and the first payment", () => {
     expect(events[1]!.data.charge).to.include({ status: "SUCCEEDED", amount: "10.5", assetAmount: "10.5" });
 
     // Single use: a second approval is refused and moves nothing.
-    expect(await codeOf(client.approveAuthorization({ token: tokenOf(s.authorizationUrl), walletUserId: user.id, fundingAsset: "USDT_TRON" }))).to.equal("AUTHORIZATION_USED");
+    expect(await codeOf(client.approveAuthorization({ token: tokenOf(s.authorizationUrl), walletUserId: user.id, fundingAsset: "USDT_TRON" }))).to.equal(
+      "AUTHORIZATION_USED",
+    );
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("14.5");
     const check = await sys.admin.get("/admin/v1/ledger/check");
     expect(check.body.ok, JSON.stringify(check.body)).to.equal(true);
@@ -116,7 +125,9 @@ describe("subscription approval and the first payment", () => {
     expect(ok.outcome).to.equal(ApprovalOutcome.APPROVED);
     expect(ok.charge).to.include({ attempt: 2, asset: "USDC_ETH", status: "SUCCEEDED" });
     expect(await balances(sys, user.id)).to.include({ USDT_TRON: "5", USDC_ETH: "30" });
-    const rows = await sys.sql("select attempt, status, failure_reason from subscription_charges where subscription_id = ? order by attempt", [s.subscriptionId]);
+    const rows = await sys.sql("select attempt, status, failure_reason from subscription_charges where subscription_id = ? order by attempt", [
+      s.subscriptionId,
+    ]);
     expect(rows).to.deep.equal([
       { attempt: 1, status: "FAILED", failure_reason: "INSUFFICIENT_FUNDS" },
       { attempt: 2, status: "SUCCEEDED", failure_reason: null },
@@ -176,7 +187,9 @@ describe("subscription approval and the first payment", () => {
     expect(await codeOf(client.approveAuthorization({ token, walletUserId: intruder.id, fundingAsset: "USDT_TRON" }))).to.equal("WALLET_USER_MISMATCH");
     expect(await codeOf(client.listFundingOptions({ token, walletUserId: intruder.id }))).to.equal("WALLET_USER_MISMATCH");
     expect(await codeOf(client.approveAuthorization({ token, walletUserId: user.id, fundingAsset: "DOGE" }))).to.equal("FUNDING_ASSET_NOT_SUPPORTED");
-    expect(await codeOf(client.approveAuthorization({ token: "x".repeat(43), walletUserId: user.id, fundingAsset: "USDT_TRON" }))).to.equal("AUTHORIZATION_NOT_FOUND");
+    expect(await codeOf(client.approveAuthorization({ token: "x".repeat(43), walletUserId: user.id, fundingAsset: "USDT_TRON" }))).to.equal(
+      "AUTHORIZATION_NOT_FOUND",
+    );
     expect(await codeOf(client.getAuthorization({ token: "short" }))).to.equal("AUTHORIZATION_NOT_FOUND");
     expect((await balances(sys, intruder.id)).USDT_TRON).to.equal("100");
   });
@@ -237,7 +250,11 @@ describe("subscription approval and the first payment", () => {
     it("the sweep finishes it with the same key: debited once, subscription ACTIVE", async () => {
       const { s, user } = await crashedApproval(true);
       expect((await balances(sys, user.id)).USDT_TRON).to.equal("6");
-      await eventually(async () => ((await api.get(`/api/v1/subscriptions/${s.subscriptionId}`)).body.status === "ACTIVE" ? true : undefined), 10_000, "activation by the sweep");
+      await eventually(
+        async () => ((await api.get(`/api/v1/subscriptions/${s.subscriptionId}`)).body.status === "ACTIVE" ? true : undefined),
+        10_000,
+        "activation by the sweep",
+      );
       expect((await balances(sys, user.id)).USDT_TRON).to.equal("6");
       const rows = await sys.sql("select status from subscription_charges where subscription_id = ?", [s.subscriptionId]);
       expect(rows).to.deep.equal([{ status: "SUCCEEDED" }]);
@@ -245,7 +262,11 @@ describe("subscription approval and the first payment", () => {
 
     it("a charge the wallet never received is made once by the sweep", async () => {
       const { s, user } = await crashedApproval(false);
-      await eventually(async () => ((await api.get(`/api/v1/subscriptions/${s.subscriptionId}`)).body.status === "ACTIVE" ? true : undefined), 10_000, "activation by the sweep");
+      await eventually(
+        async () => ((await api.get(`/api/v1/subscriptions/${s.subscriptionId}`)).body.status === "ACTIVE" ? true : undefined),
+        10_000,
+        "activation by the sweep",
+      );
       expect((await balances(sys, user.id)).USDT_TRON).to.equal("6");
     });
 

@@ -42,11 +42,7 @@ describe("billing calendar", () => {
   });
 
   it("multiplies by intervalCount (quarterly from Nov 30; every 2 years)", () => {
-    expect(ends("2023-11-30T00:00:00.000Z", "MONTH", 3, 2)).to.deep.equal([
-      "2023-11-30T00:00:00.000Z",
-      "2024-02-29T00:00:00.000Z",
-      "2024-05-30T00:00:00.000Z",
-    ]);
+    expect(ends("2023-11-30T00:00:00.000Z", "MONTH", 3, 2)).to.deep.equal(["2023-11-30T00:00:00.000Z", "2024-02-29T00:00:00.000Z", "2024-05-30T00:00:00.000Z"]);
     expect(periodEnd(d("2024-02-29T00:00:00Z"), "YEAR", 2, 1).toISOString()).to.equal("2026-02-28T00:00:00.000Z");
     expect(periodEnd(d("2024-02-29T00:00:00Z"), "YEAR", 2, 2).toISOString()).to.equal("2028-02-29T00:00:00.000Z");
   });

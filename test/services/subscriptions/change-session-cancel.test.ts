@@ -74,4 +74,3 @@ describe("merchant cancels a change session", () => {
     expect((await cancel(subscriptionId, "not-a-uuid")).status).to.equal(404);
   });
 });
-

@@ -255,7 +255,10 @@ describe("plan changes and charges in flight", function () {
     const sub = await subscriptionOf(api, subscriptionId);
     expect(sub).to.include({ status: "PAST_DUE", planId: basic.id });
     expect(await changeOf(api, subscriptionId, immediate.id)).to.include({ status: "CANCELLED", cancellationReason: "SUBSCRIPTION_CHANGED" });
-    const [refund] = await sys.sql<{ status: string; asset_amount: string }>("select status, asset_amount::text from subscription_refunds where charge_id = ?", [chargeId]);
+    const [refund] = await sys.sql<{ status: string; asset_amount: string }>(
+      "select status, asset_amount::text from subscription_refunds where charge_id = ?",
+      [chargeId],
+    );
     expect(refund).to.deep.equal({ status: "SUCCEEDED", asset_amount: "5.000000000000000000" });
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("6");
     expect(await typesOf(subscriptionId)).not.to.include("subscription.plan_changed");

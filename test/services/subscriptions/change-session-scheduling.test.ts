@@ -63,7 +63,9 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
       expect((await changeOf(api, subscriptionId, change.id)).status).to.equal("SCHEDULED");
 
       await advanceClock(sys, 31 * DAY);
-      await sys.system.queues!.queue("scheduler").add(applyPlanChangeKind.name, { changeSessionId: change.id }, { jobId: `${applyPlanChangeKind.id({ changeSessionId: change.id })}-retry` });
+      await sys.system
+        .queues!.queue("scheduler")
+        .add(applyPlanChangeKind.name, { changeSessionId: change.id }, { jobId: `${applyPlanChangeKind.id({ changeSessionId: change.id })}-retry` });
       await eventually(async () => ((await changeOf(api, subscriptionId, change.id)).status === "APPLIED" ? true : undefined), 5_000, "apply by the job");
       expect((await subscriptionOf(api, subscriptionId)).planId).to.equal(pro.id);
       // Once more: nothing (no second event).

@@ -5,15 +5,7 @@ import type { SubscriptionsService } from "../../../proto/gen/billing/subscripti
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, credit, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
-import {
-  advanceClock,
-  approvedSubscription,
-  changeBody,
-  changeEventTypes,
-  changeOf,
-  createChange,
-  subscriptionOf,
-} from "../../support/change-sessions.ts";
+import { advanceClock, approvedSubscription, changeBody, changeEventTypes, changeOf, createChange, subscriptionOf } from "../../support/change-sessions.ts";
 import { settle } from "../../support/sweeps.ts";
 
 const DAY = 86_400;
@@ -88,7 +80,9 @@ describe("plan change sessions", function () {
       expect((await api.get(`${path(subscriptionId)}?status=APPLIED`)).body.data).to.deep.equal([]);
       expect(await changeEventTypes(sys, created.id)).to.deep.equal(["subscription.change_session.created"]);
       // The event data is the record without the link (only the merchant's reads carry it).
-      const [event] = await sys.sql<{ data: any }>("select data from events where type = 'subscription.change_session.created' and data->>'id' = ?", [created.id]);
+      const [event] = await sys.sql<{ data: any }>("select data from events where type = 'subscription.change_session.created' and data->>'id' = ?", [
+        created.id,
+      ]);
       const { approvalUrl, ...record } = created;
       expect(event!.data).to.deep.equal(record);
       // Answered, the link is used up and no longer read back.
@@ -123,7 +117,10 @@ describe("plan change sessions", function () {
       expect(missing.status).to.equal(400);
       expect(missing.body.message).to.include("requestedPlanId");
       // At the limits: accepted.
-      const ok = await api.post(path(subscriptionId), changeBody(pro.id, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "40", reason: "x".repeat(1000) }));
+      const ok = await api.post(
+        path(subscriptionId),
+        changeBody(pro.id, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "40", reason: "x".repeat(1000) }),
+      );
       expect(ok.status, ok.text).to.equal(201);
       const longKey = await api.post(path(subscriptionId), changeBody(pro.id), { "idempotency-key": "k".repeat(201) });
       expect(longKey.status).to.equal(400);
@@ -235,7 +232,8 @@ describe("plan change sessions", function () {
 
       const after = await subscriptionOf(api, subscriptionId);
       expect(after).to.include({ planId: pro.id, status: "ACTIVE" });
-      for (const field of ["billingAnchor", "currentPeriodStart", "currentPeriodEnd", "nextBillingAt", "fundingAsset"]) expect(after[field]).to.equal(before[field]);
+      for (const field of ["billingAnchor", "currentPeriodStart", "currentPeriodEnd", "nextBillingAt", "fundingAsset"])
+        expect(after[field]).to.equal(before[field]);
       const session = await changeOf(api, subscriptionId, change.id);
       expect(session).to.include({ status: "APPLIED", chargeId: null });
       expect(session.approvedAt).to.equal(session.appliedAt);
@@ -263,7 +261,10 @@ describe("plan change sessions", function () {
       expect((await subscriptionOf(api, subscriptionId)).planId).to.equal(pro.id);
       const session = await changeOf(api, subscriptionId, change.id);
       expect(session).to.include({ status: "APPLIED", chargeId: res.charge!.id });
-      const rows = await sys.sql("select change_session_id, status, wallet_transaction_id from subscription_charges where subscription_id = ? order by created_at", [subscriptionId]);
+      const rows = await sys.sql(
+        "select change_session_id, status, wallet_transaction_id from subscription_charges where subscription_id = ? order by created_at",
+        [subscriptionId],
+      );
       expect(rows).to.have.length(2);
       expect(rows[1]).to.include({ change_session_id: change.id, status: "SUCCEEDED" });
       expect(rows[1].wallet_transaction_id).to.be.a("string");
@@ -328,10 +329,14 @@ describe("plan change sessions", function () {
       expect(await changeEventTypes(sys, change.id)).to.deep.equal(["subscription.change_session.created", "subscription.change_session.approved"]);
 
       await advanceClock(sys, 31 * DAY);
-      const applied = await eventually(async () => {
-        const s = await changeOf(api, subscriptionId, change.id);
-        return s.status === "APPLIED" ? s : undefined;
-      }, 10_000, "the scheduled change to apply");
+      const applied = await eventually(
+        async () => {
+          const s = await changeOf(api, subscriptionId, change.id);
+          return s.status === "APPLIED" ? s : undefined;
+        },
+        10_000,
+        "the scheduled change to apply",
+      );
       expect(Date.parse(applied.appliedAt)).to.be.at.least(Date.parse(before.nextBillingAt));
       expect((await subscriptionOf(api, subscriptionId)).planId).to.equal(pro.id);
       expect(await changeEventTypes(sys, change.id)).to.deep.equal([
@@ -341,10 +346,17 @@ describe("plan change sessions", function () {
         "subscription.plan_changed",
       ]);
       // The renewal engine (recurring billing) charges the period starting at that date at the new plan's amount.
-      const renewal = await eventually(async () => {
-        const rows = await sys.sql("select amount::text, status from subscription_charges where subscription_id = ? and period_index = 1 and change_session_id is null", [subscriptionId]);
-        return rows.find((r) => r.status === "SUCCEEDED");
-      }, 10_000, "the renewal at the new amount");
+      const renewal = await eventually(
+        async () => {
+          const rows = await sys.sql(
+            "select amount::text, status from subscription_charges where subscription_id = ? and period_index = 1 and change_session_id is null",
+            [subscriptionId],
+          );
+          return rows.find((r) => r.status === "SUCCEEDED");
+        },
+        10_000,
+        "the renewal at the new amount",
+      );
       expect(Number(renewal.amount)).to.equal(25);
       expect((await balances(sys, user.id)).USDT_TRON).to.equal("65");
     });
@@ -437,10 +449,14 @@ describe("plan change sessions", function () {
       await advanceClock(sys, 61 * 60);
       // Overdue reads as expired at once, even before anything expired it.
       await expectCode(approve(change.approvalUrl, user.id), "AUTHORIZATION_EXPIRED");
-      const expired = await eventually(async () => {
-        const s = await changeOf(api, subscriptionId, change.id);
-        return s.status === "EXPIRED" ? s : undefined;
-      }, 10_000, "expiry");
+      const expired = await eventually(
+        async () => {
+          const s = await changeOf(api, subscriptionId, change.id);
+          return s.status === "EXPIRED" ? s : undefined;
+        },
+        10_000,
+        "expiry",
+      );
       expect(expired.expiredAt).to.be.a("string");
       expect(await changeEventTypes(sys, change.id)).to.deep.equal(["subscription.change_session.created", "subscription.change_session.expired"]);
       expect((await api.post(path(subscriptionId), changeBody(pro.id))).status).to.equal(201);

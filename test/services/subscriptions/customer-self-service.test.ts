@@ -162,12 +162,16 @@ describe("customer self-service RPCs", () => {
     expect(assets.map((c) => c.asset)).to.deep.equal(["USDT_TRON", "USDC_ETH"]);
 
     // Refusals: an asset the wallet does not have, a malformed one, an ended subscription.
-    expect((await refusal(client.changeFundingAsset({ walletUserId: user.id, subscriptionId: id, asset: "DOGE" }))).error).to.equal("FUNDING_ASSET_NOT_SUPPORTED");
+    expect((await refusal(client.changeFundingAsset({ walletUserId: user.id, subscriptionId: id, asset: "DOGE" }))).error).to.equal(
+      "FUNDING_ASSET_NOT_SUPPORTED",
+    );
     const bad = await refusal(client.changeFundingAsset({ walletUserId: user.id, subscriptionId: id, asset: "usdt; drop" }));
     expect(bad.code).to.equal(Code.InvalidArgument);
     expect(bad.message).to.contain("asset");
     await client.cancelSubscriptionForCustomer({ walletUserId: user.id, subscriptionId: id });
-    expect((await refusal(client.changeFundingAsset({ walletUserId: user.id, subscriptionId: id, asset: "USDT_TRON" }))).error).to.equal("SUBSCRIPTION_NOT_CHANGEABLE");
+    expect((await refusal(client.changeFundingAsset({ walletUserId: user.id, subscriptionId: id, asset: "USDT_TRON" }))).error).to.equal(
+      "SUBSCRIPTION_NOT_CHANGEABLE",
+    );
   });
 
   it("a PAST_DUE subscription is retried at once when the new asset covers the amount due", async () => {
@@ -184,7 +188,9 @@ describe("customer self-service RPCs", () => {
     expect(res.subscription).to.include({ status: "ACTIVE", fundingAsset: "USDC_ETH" });
     const after = await subscriptionOf(acme, id);
     expect(after).to.include({ status: "ACTIVE", currentPeriodStart: active.nextBillingAt, pastDueSince: null });
-    const [last] = await sys.sql("select status, asset from subscription_charges where subscription_id = ? order by period_index desc, attempt desc limit 1", [id]);
+    const [last] = await sys.sql("select status, asset from subscription_charges where subscription_id = ? order by period_index desc, attempt desc limit 1", [
+      id,
+    ]);
     expect(last).to.include({ status: "SUCCEEDED", asset: "USDC_ETH" });
     const types = (await eventsOf(sys, id)).map((e) => e.type);
     expect(types.slice(types.indexOf("subscription.funding_asset_changed"))).to.deep.equal([

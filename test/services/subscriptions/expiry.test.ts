@@ -33,17 +33,29 @@ describe("authorization expiry", () => {
       expect(await queue.getJob(expireAuthorizationKind.id({ subscriptionId: s.subscriptionId })), "delayed job").to.equal(undefined);
 
       // Fired early (say, clocks disagree): nothing happens.
-      const early = await queue.add(expireAuthorizationKind.name, { subscriptionId: s.subscriptionId }, { jobId: expireAuthorizationKind.id({ subscriptionId: s.subscriptionId }) });
+      const early = await queue.add(
+        expireAuthorizationKind.name,
+        { subscriptionId: s.subscriptionId },
+        { jobId: expireAuthorizationKind.id({ subscriptionId: s.subscriptionId }) },
+      );
       await eventually(async () => ((await early.getState()) === "completed" ? true : undefined), 5_000, "early job to complete");
       expect((await statusOf(api, s.subscriptionId)).status).to.equal("PENDING_APPROVAL");
 
       // On time (the service clock passed the expiry): EXPIRED, once.
       await advance(sys, 301);
-      await queue.add(expireAuthorizationKind.name, { subscriptionId: s.subscriptionId }, { jobId: `${expireAuthorizationKind.id({ subscriptionId: s.subscriptionId })}-retry` });
-      const expired = await eventually(async () => {
-        const body = await statusOf(api, s.subscriptionId);
-        return body.status === "EXPIRED" ? body : undefined;
-      }, 5_000, "expiry by the job");
+      await queue.add(
+        expireAuthorizationKind.name,
+        { subscriptionId: s.subscriptionId },
+        { jobId: `${expireAuthorizationKind.id({ subscriptionId: s.subscriptionId })}-retry` },
+      );
+      const expired = await eventually(
+        async () => {
+          const body = await statusOf(api, s.subscriptionId);
+          return body.status === "EXPIRED" ? body : undefined;
+        },
+        5_000,
+        "expiry by the job",
+      );
       expect(expired.authorization).to.include({ status: "EXPIRED" });
       expect(expired.expiredAt).to.be.a("string");
       const events = await eventsOf(sys, s.subscriptionId);
@@ -57,10 +69,14 @@ describe("authorization expiry", () => {
       const rpc = subscriptionsRpc(sys);
       try {
         // The service's clock re-reads the shared offset every second.
-        const view = await eventually(async () => {
-          const v = await rpc.client.getAuthorization({ token: tokenOf(s.authorizationUrl) });
-          return v.status === "EXPIRED" ? v : undefined;
-        }, 5_000, "expired view");
+        const view = await eventually(
+          async () => {
+            const v = await rpc.client.getAuthorization({ token: tokenOf(s.authorizationUrl) });
+            return v.status === "EXPIRED" ? v : undefined;
+          },
+          5_000,
+          "expired view",
+        );
         expect(view.subscriptionStatus).to.equal("PENDING_APPROVAL");
         const page = await fetch(localUrl(sys, s.authorizationUrl));
         expect(page.status).to.equal(410);
@@ -125,7 +141,9 @@ describe("authorization expiry", () => {
       expect(results.filter(Boolean).length).to.be.at.most(1);
       expect((await eventsOf(sys, s.subscriptionId)).filter((e) => e.type === "subscription.expired")).to.have.length(1);
       // And nothing brings it back: approving an expired authorization is refused.
-      const err = await rpc.client.approveAuthorization({ token: tokenOf(s.authorizationUrl), walletUserId: user.id, fundingAsset: "USDT_TRON" }).catch((e) => e);
+      const err = await rpc.client
+        .approveAuthorization({ token: tokenOf(s.authorizationUrl), walletUserId: user.id, fundingAsset: "USDT_TRON" })
+        .catch((e) => e);
       expect(err.rawMessage).to.include("expired");
     });
   });

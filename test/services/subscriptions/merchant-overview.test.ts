@@ -42,7 +42,9 @@ describe("subscriptions service: GetMerchantOverview and the search query", func
     await approve(m.api, triennial.id);
     const o = await rpc.client.getMerchantOverview({ merchantId: m.id });
     // 1 × 365/12 + 1000 / 36 = 30.41666… + 27.77777… = 58.19444… → 58.19.
-    expect(o.mrr.map((x) => ({ currency: x.currency, amount: x.amount, subscriptions: x.subscriptions }))).to.deep.equal([{ currency: "USD", amount: "58.19", subscriptions: 2 }]);
+    expect(o.mrr.map((x) => ({ currency: x.currency, amount: x.amount, subscriptions: x.subscriptions }))).to.deep.equal([
+      { currency: "USD", amount: "58.19", subscriptions: 2 },
+    ]);
     expect(o).to.include({ activeSubscriptions: 2, chargesSucceeded: 2, chargesFailed: 0 });
     const days = o.chargedVolume.filter((d) => d.currency === "USD");
     expect(days.length).to.be.within(30, 31);

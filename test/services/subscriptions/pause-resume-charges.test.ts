@@ -53,7 +53,10 @@ describe("pause and resume: charges in flight and the plan under the lock", () =
   for (const action of ["pause", "resume"] as const) {
     it(`${action} settles a renewal charge in flight first: its money comes with subscription.renewed, then the ${action}`, async () => {
       const { api, id: merchantId } = await sys.createMerchant();
-      const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "4", interval: "DAY" }, credits: { USDT_TRON: "10" } });
+      const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, {
+        plan: { amount: "4", interval: "DAY" },
+        credits: { USDT_TRON: "10" },
+      });
       const active = await subscriptionOf(api, subscriptionId);
       if (action === "resume") expect((await api.post(`/api/v1/subscriptions/${subscriptionId}/pause`, {})).status).to.equal(200);
       await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
@@ -98,7 +101,10 @@ describe("pause and resume: charges in flight and the plan under the lock", () =
           "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
         );
         if (rows[0].n > 0) break;
-        if (Date.now() > deadline) throw new Error(`resume never waited for the lock: ${JSON.stringify((await Promise.race([resumed, sleep(10).then(() => ({ text: "pending" }))])).text)}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `resume never waited for the lock: ${JSON.stringify((await Promise.race([resumed, sleep(10).then(() => ({ text: "pending" }))])).text)}`,
+          );
         await sleep(20);
       }
       // An IMMEDIATE change to the weekly plan commits while the resume waits.

@@ -92,7 +92,10 @@ describe("record versions: subscriptions and change sessions", function () {
     expect(renewed).to.have.length(1);
     expect(renewed[0]!.data).to.deep.equal(sub);
     const charges = events.filter((e) => e.type === "subscription.charge_succeeded");
-    expect(charges.map((e) => [e.data.charge.periodIndex, e.data.subscriptionVersion])).to.deep.equal([[0, 2], [1, 3]]);
+    expect(charges.map((e) => [e.data.charge.periodIndex, e.data.subscriptionVersion])).to.deep.equal([
+      [0, 2],
+      [1, 3],
+    ]);
   });
 
   it("a failed renewal: charge_failed names the version its commit leaves, the one subscription.past_due carries", async () => {
@@ -120,13 +123,20 @@ describe("record versions: subscriptions and change sessions", function () {
     ];
     await advanceBy(sys, 6 * 60);
     for (const s of subs) {
-      const expired = await eventually(async () => {
-        const body = await subscriptionOf(api, s.subscriptionId);
-        return body.status === "EXPIRED" ? body : undefined;
-      }, 10_000, "expiry by the sweep");
+      const expired = await eventually(
+        async () => {
+          const body = await subscriptionOf(api, s.subscriptionId);
+          return body.status === "EXPIRED" ? body : undefined;
+        },
+        10_000,
+        "expiry by the sweep",
+      );
       expect(expired.version).to.equal(2);
       const events = await eventsOf(sys, s.subscriptionId);
-      expect(events.map((e) => [e.type, e.data.version])).to.deep.equal([["subscription.created", 1], ["subscription.expired", 2]]);
+      expect(events.map((e) => [e.type, e.data.version])).to.deep.equal([
+        ["subscription.created", 1],
+        ["subscription.expired", 2],
+      ]);
       expect(events[1]!.data).to.deep.equal(expired);
     }
   });
@@ -136,7 +146,9 @@ describe("record versions: subscriptions and change sessions", function () {
     const [charge] = (await api.get(`/api/v1/subscriptions/${subscriptionId}/charges`)).body.data;
     const res = await api.post("/api/v1/refunds", { chargeId: charge.id });
     expect(res.status, res.text).to.equal(201);
-    const [event] = await sys.sql<{ data: any }>("select data from events where type = 'subscription.charge_refunded' and data->'refund'->>'id' = ?", [res.body.id]);
+    const [event] = await sys.sql<{ data: any }>("select data from events where type = 'subscription.charge_refunded' and data->'refund'->>'id' = ?", [
+      res.body.id,
+    ]);
     expect(event!.data.subscriptionVersion).to.equal(2);
     expect((await subscriptionOf(api, subscriptionId)).version).to.equal(2);
   });

@@ -99,7 +99,9 @@ describe("refunds of subscription charges", () => {
     expect(got.status).to.equal(200);
     expect(got.body).to.deep.equal(res.body);
 
-    const [event] = await sys.sql<{ data: any }>("select data from events where type = 'subscription.charge_refunded' and data->'refund'->>'id' = ?", [res.body.id]);
+    const [event] = await sys.sql<{ data: any }>("select data from events where type = 'subscription.charge_refunded' and data->'refund'->>'id' = ?", [
+      res.body.id,
+    ]);
     expect(event!.data.subscriptionId).to.equal(subscriptionId);
     expect(event!.data.refund).to.deep.equal(res.body);
     expect(event!.data.charge).to.include({ id: charge.id, amountRefunded: "10.5", assetAmountRefunded: "10.5", status: "SUCCEEDED" });
@@ -168,7 +170,9 @@ describe("refunds of subscription charges", () => {
     expect(res.body).to.include({ amount: "599999999999.99", assetAmount: "10000000", status: "SUCCEEDED" });
     expect(await chargeOf(subscriptionId, charge.id)).to.include({ amountRefunded: "599999999999.99", assetAmountRefunded: "10000000" });
     expect((await balances(sys, user.id)).BTC).to.equal("10000000");
-    const [pending] = await sys.sql<{ n: number }>("select count(*)::int as n from subscription_refunds where charge_id = ? and status = 'PENDING'", [charge.id]);
+    const [pending] = await sys.sql<{ n: number }>("select count(*)::int as n from subscription_refunds where charge_id = ? and status = 'PENDING'", [
+      charge.id,
+    ]);
     expect(pending!.n).to.equal(0);
 
     // The 0.01 USD left in the currency is worth nothing that remains in the asset.
@@ -218,7 +222,9 @@ describe("refunds of subscription charges", () => {
     });
     const token = new URL(subRes.body.authorizationUrl).pathname.split("/").pop()!;
     await client.approveAuthorization({ token, walletUserId: poor.id, fundingAsset: "USDT_TRON" });
-    const [failed] = await sys.sql<{ id: string }>("select id from subscription_charges where subscription_id = ? and status = 'FAILED'", [subRes.body.subscriptionId]);
+    const [failed] = await sys.sql<{ id: string }>("select id from subscription_charges where subscription_id = ? and status = 'FAILED'", [
+      subRes.body.subscriptionId,
+    ]);
     const notRefundable = await refund({ chargeId: failed!.id });
     expect(notRefundable.status).to.equal(409);
     expect(notRefundable.body.error).to.equal("CHARGE_NOT_REFUNDABLE");
@@ -258,19 +264,21 @@ describe("refunds of subscription charges", () => {
       const merchantAccount = await openAccount(em, ctx.clock, { type: "MERCHANT", id: poorMerchant.id }, "USDT_TRON");
       const outside = await openAccount(em, ctx.clock, { type: "SYSTEM", code: "PAYMENT_RECEIPTS" }, "USDT_TRON");
       const accounts = await lockAccounts(em, [merchantAccount, outside]);
-      await postTransactions(em, ctx.clock, accounts, [{
-        kind: "MERCHANT_CREDIT",
-        asset: "USDT_TRON",
-        amount: amount("5"),
-        idempotencyKey: null,
-        walletUserId: null,
-        merchantId: poorMerchant.id,
-        description: "test: simulated payout",
-        legs: [
-          { accountId: merchantAccount, amount: sub(zero(), amount("5")) },
-          { accountId: outside, amount: amount("5") },
-        ],
-      }]);
+      await postTransactions(em, ctx.clock, accounts, [
+        {
+          kind: "MERCHANT_CREDIT",
+          asset: "USDT_TRON",
+          amount: amount("5"),
+          idempotencyKey: null,
+          walletUserId: null,
+          merchantId: poorMerchant.id,
+          description: "test: simulated payout",
+          legs: [
+            { accountId: merchantAccount, amount: sub(zero(), amount("5")) },
+            { accountId: outside, amount: amount("5") },
+          ],
+        },
+      ]);
     });
     expect((await merchantBalance(poorMerchant.api)).USDT_TRON).to.equal("3");
 
@@ -311,7 +319,13 @@ describe("refunds of subscription charges", () => {
 
     // Behind the gateway (its Redis cache lost the key): the database still answers with the first refund.
     const refunds = internal.client(RefundsService, sys.config.serviceUrls.subscriptions);
-    const direct = await refunds.createRefund({ merchantId: merchant.id, chargeId: charge.id, amount: "1", metadataJson: "{}", idempotencyKey: "refund-key-1" });
+    const direct = await refunds.createRefund({
+      merchantId: merchant.id,
+      chargeId: charge.id,
+      amount: "1",
+      metadataJson: "{}",
+      idempotencyKey: "refund-key-1",
+    });
     expect(direct.refund!.id).to.equal(first.body.id);
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("1");
   });
@@ -322,7 +336,10 @@ describe("refunds of subscription charges", () => {
     const ok = results.filter((r) => r.status === 201);
     const refused = results.filter((r) => r.status !== 201);
     expect(ok).to.have.length(14);
-    expect(refused.every((r) => r.status === 409 && r.body.error === "REFUND_EXCEEDS_CHARGE"), JSON.stringify(refused.map((r) => r.body))).to.equal(true);
+    expect(
+      refused.every((r) => r.status === 409 && r.body.error === "REFUND_EXCEEDS_CHARGE"),
+      JSON.stringify(refused.map((r) => r.body)),
+    ).to.equal(true);
     const total = ok.reduce((acc, r) => add(acc, amount(r.body.assetAmount)), zero());
     expect(formatAmount(total)).to.equal("10.5");
     expect(await chargeOf(subscriptionId, charge.id)).to.include({ amountRefunded: "10.5", assetAmountRefunded: "10.5" });
@@ -348,7 +365,9 @@ describe("refunds of subscription charges", () => {
 
   it("a holder stalled past its lease cannot settle over the one that took it next (fencing): one credit, SUCCEEDED", async () => {
     const { subscriptionId, user, charge } = await paidCharge({ plan: { amount: "4" }, credits: { USDT_TRON: "4" } });
-    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>("select merchant_id, wallet_user_id from subscription_charges where id = ?", [charge.id]);
+    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>("select merchant_id, wallet_user_id from subscription_charges where id = ?", [
+      charge.id,
+    ]);
     const id = "22222222-3333-4444-8555-666666666666";
     // Holder A opened the refund with lease generation 1 (a live lease keeps the sweep away).
     await sys.sql(
@@ -373,7 +392,9 @@ describe("refunds of subscription charges", () => {
 
   it("a refund left PENDING by a crash is finished by the sweep, and the customer is credited once", async () => {
     const { subscriptionId, user, charge } = await paidCharge({ plan: { amount: "4" }, credits: { USDT_TRON: "4" } });
-    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>("select merchant_id, wallet_user_id from subscription_charges where id = ?", [charge.id]);
+    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>("select merchant_id, wallet_user_id from subscription_charges where id = ?", [
+      charge.id,
+    ]);
     const id = "11111111-2222-4333-8444-555555555555";
     await sys.sql(
       `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status, metadata, created_at)
@@ -385,10 +406,14 @@ describe("refunds of subscription charges", () => {
     const moved = await wallet.refund({ idempotencyKey: `refund-${id}`, merchantId: merchant.id, walletUserId: user.id, asset: "USDT_TRON", amount: "1" });
     expect(moved.outcome).to.equal(RefundOutcome.SUCCEEDED);
 
-    await eventually(async () => {
-      const [r] = await sys.sql<{ status: string }>("select status from subscription_refunds where id = ?", [id]);
-      return r!.status === "SUCCEEDED" ? true : undefined;
-    }, 10_000, "the sweep to settle the refund");
+    await eventually(
+      async () => {
+        const [r] = await sys.sql<{ status: string }>("select status from subscription_refunds where id = ?", [id]);
+        return r!.status === "SUCCEEDED" ? true : undefined;
+      },
+      10_000,
+      "the sweep to settle the refund",
+    );
     expect((await balances(sys, user.id)).USDT_TRON).to.equal("1");
     expect(await chargeOf(subscriptionId, charge.id)).to.include({ amountRefunded: "1", assetAmountRefunded: "1" });
   });

@@ -26,14 +26,25 @@ describe("wallet ChargeBatch over RPC", () => {
   const newMerchant = () => fixtures.newMerchant();
   const fundedUser = (asset: string, amount: string) => fixtures.fundedUser(asset, amount);
   const balanceOf = (ownerType: OwnerType, ownerId: string, asset: string) => fixtures.balanceOf(ownerType, ownerId, asset);
-  const item = (walletUserId: string, amount: string, key: string = randomUUID()) => ({ idempotencyKey: key, walletUserId, asset: "USDT_TRON", amount, description: "batch" });
+  const item = (walletUserId: string, amount: string, key: string = randomUUID()) => ({
+    idempotencyKey: key,
+    walletUserId,
+    asset: "USDT_TRON",
+    amount,
+    description: "batch",
+  });
 
   it("charges each item in order: two charges of one account see each other; a short one is refused; each success is its own balanced transaction", async () => {
     const merchantId = await newMerchant();
     const a = await fundedUser("USDT_TRON", "10");
     const b = await fundedUser("USDT_TRON", "3");
     const { results } = await wallet.chargeBatch({ merchantId, charges: [item(a.id, "6"), item(b.id, "2.5"), item(a.id, "6"), item(a.id, "4")] });
-    expect(results.map((r) => r.outcome)).to.deep.equal([ChargeOutcome.SUCCEEDED, ChargeOutcome.SUCCEEDED, ChargeOutcome.INSUFFICIENT_FUNDS, ChargeOutcome.SUCCEEDED]);
+    expect(results.map((r) => r.outcome)).to.deep.equal([
+      ChargeOutcome.SUCCEEDED,
+      ChargeOutcome.SUCCEEDED,
+      ChargeOutcome.INSUFFICIENT_FUNDS,
+      ChargeOutcome.SUCCEEDED,
+    ]);
     expect(results.map((r) => r.balanceAfter)).to.deep.equal(["4", "0.5", "4", "0"]);
     expect(results[2]!.transactionId).to.equal(undefined);
     expect(await balanceOf(OwnerType.WALLET_USER, a.id, "USDT_TRON")).to.equal("0");

@@ -58,7 +58,14 @@ describe("wallet ledger over RPC", () => {
   it("charges: moves the exact amount from the user to the merchant as one balanced transaction", async () => {
     const user = await fundedUser("USDT_TRON", "100");
     const merchantId = await newMerchant();
-    const res = await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId, asset: "USDT_TRON", amount: "10.5", description: "Pro plan" });
+    const res = await wallet.charge({
+      idempotencyKey: randomUUID(),
+      walletUserId: user.id,
+      merchantId,
+      asset: "USDT_TRON",
+      amount: "10.5",
+      description: "Pro plan",
+    });
     expect(res).to.include({ outcome: ChargeOutcome.SUCCEEDED, balanceAfter: "89.5" });
     expect(res.transactionId).to.be.a("string");
     expect(await balanceOf(OwnerType.WALLET_USER, user.id, "USDT_TRON")).to.equal("89.5");
@@ -117,7 +124,9 @@ describe("wallet ledger over RPC", () => {
     const request = { idempotencyKey: randomUUID(), walletUserId: user.id, merchantId: await newMerchant(), asset: "USDT_TRON", amount: "10" };
     await wallet.charge(request);
     expect(await rpcFailure(wallet.charge({ ...request, amount: "11" }))).to.include({ code: Code.AlreadyExists, errorCode: "IDEMPOTENCY_KEY_REUSED" });
-    expect(await rpcFailure(wallet.creditMerchant({ idempotencyKey: request.idempotencyKey, merchantId: request.merchantId, asset: "USDT_TRON", amount: "10" }))).to.include({
+    expect(
+      await rpcFailure(wallet.creditMerchant({ idempotencyKey: request.idempotencyKey, merchantId: request.merchantId, asset: "USDT_TRON", amount: "10" })),
+    ).to.include({
       errorCode: "IDEMPOTENCY_KEY_REUSED",
     });
     // "10" and "10.000000" are the same amount: that is a retry, not a reuse.
@@ -151,14 +160,15 @@ describe("wallet ledger over RPC", () => {
     const user = await fundedUser("USDT_TRON", "50");
     const merchantId = await newMerchant();
     const results = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId, asset: "USDT_TRON", amount: "10" }),
-      ),
+      Array.from({ length: 20 }, () => wallet.charge({ idempotencyKey: randomUUID(), walletUserId: user.id, merchantId, asset: "USDT_TRON", amount: "10" })),
     );
     expect(results.filter((r) => r.outcome === ChargeOutcome.SUCCEEDED)).to.have.length(5);
     expect(results.filter((r) => r.outcome === ChargeOutcome.INSUFFICIENT_FUNDS)).to.have.length(15);
     // The balances after the successes are distinct steps 40, 30, 20, 10, 0: each saw the one before.
-    const steps = results.filter((r) => r.outcome === ChargeOutcome.SUCCEEDED).map((r) => Number(r.balanceAfter)).sort((a, b) => a - b);
+    const steps = results
+      .filter((r) => r.outcome === ChargeOutcome.SUCCEEDED)
+      .map((r) => Number(r.balanceAfter))
+      .sort((a, b) => a - b);
     expect(steps).to.deep.equal([0, 10, 20, 30, 40]);
     expect(await balanceOf(OwnerType.WALLET_USER, user.id, "USDT_TRON")).to.equal("0");
     expect(await balanceOf(OwnerType.MERCHANT, merchantId, "USDT_TRON")).to.equal("50");
@@ -200,7 +210,9 @@ describe("wallet ledger over RPC", () => {
       "amount: USDT_TRON has 6 decimals",
     );
     expect(await rpcFailure(wallet.charge({ ...base, walletUserId: randomUUID() }))).to.include({ code: Code.NotFound, errorCode: "WALLET_USER_NOT_FOUND" });
-    expect(await rpcFailure(wallet.creditWalletUser({ walletUserId: randomUUID(), asset: "BTC", amount: "1" }))).to.include({ errorCode: "WALLET_USER_NOT_FOUND" });
+    expect(await rpcFailure(wallet.creditWalletUser({ walletUserId: randomUUID(), asset: "BTC", amount: "1" }))).to.include({
+      errorCode: "WALLET_USER_NOT_FOUND",
+    });
     expect(await balanceOf(OwnerType.WALLET_USER, user.id, "BTC")).to.equal("1");
   });
 
@@ -223,8 +235,12 @@ describe("wallet ledger over RPC", () => {
     const user = await fundedUser("USDT_TRON", "7");
     const payer = await fundedUser("BTC", "1");
     const merchantId = await newMerchant();
-    expect((await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: payer.id, merchantId, asset: "BTC", amount: "0.4" })).outcome).to.equal(ChargeOutcome.SUCCEEDED);
-    expect((await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: payer.id, merchantId, asset: "BTC", amount: "2" })).outcome).to.equal(ChargeOutcome.INSUFFICIENT_FUNDS);
+    expect((await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: payer.id, merchantId, asset: "BTC", amount: "0.4" })).outcome).to.equal(
+      ChargeOutcome.SUCCEEDED,
+    );
+    expect((await wallet.charge({ idempotencyKey: randomUUID(), walletUserId: payer.id, merchantId, asset: "BTC", amount: "2" })).outcome).to.equal(
+      ChargeOutcome.INSUFFICIENT_FUNDS,
+    );
     await wallet.creditMerchant({ idempotencyKey: randomUUID(), merchantId, asset: "BTC", amount: "0.1" });
 
     const clean = await wallet.checkLedger({});

@@ -128,7 +128,10 @@ describe("wallet login throttle and PIN lockout", () => {
     it("counts parallel wrong PINs one by one (row lock): exactly one try locks, later ones see the lock", async () => {
       const user = await newUser();
       const results = await Promise.all(Array.from({ length: 8 }, () => wallet.verifyPin({ walletUserId: user.id, pin: "135790" })));
-      const counted = results.filter((r) => !r.locked).map((r) => r.attemptsLeft).sort();
+      const counted = results
+        .filter((r) => !r.locked)
+        .map((r) => r.attemptsLeft)
+        .sort();
       expect(counted).to.deep.equal([1, 2, 3, 4]);
       expect(results.filter((r) => r.locked)).to.have.length(4);
       const [row] = await sys.sql("select pin_failed_attempts from wallet_users where id = ?", [user.id]);

@@ -20,8 +20,7 @@ describe("wallet assets and quotes over RPC", () => {
     await sys?.close();
   });
 
-  const quote = async (amount: string, currency: string, asset: string, rounding = "") =>
-    wallet.quote({ amount, currency, asset, rounding });
+  const quote = async (amount: string, currency: string, asset: string, rounding = "") => wallet.quote({ amount, currency, asset, rounding });
 
   it("lists the registry with networks, decimals, settlement currency and confirmations", async () => {
     const { assets } = await wallet.listAssets({});
