@@ -28,7 +28,7 @@ export async function startServices(deps: ServiceDeps, port: number): Promise<Ru
     errorInterceptor(deps.logger),
     validateRequests({ merchantExists: merchantExistence(deps.orm) }),
     // Innermost: only a call that passed the checks can owe an audit entry.
-    auditCalls(deps.orm),
+    auditCalls(deps.orm, deps.logger),
   ];
   recordAuditOnCommit(deps.orm);
   const server = createServicesServer(routes, interceptors, { postgres: postgresCheck(deps.orm), redis: redisCheck(deps.queues.connection) });

@@ -31,7 +31,7 @@ export function recordAuditOnCommit(orm: Orm): void {
       if (args.transaction?.savepointName) return; // a nested transaction: the outer commit decides
       const call = currentCall();
       const entry = call?.entry;
-      if (!call || !entry || entry.state !== "pending") return;
+      if (!call || call.quiet || !entry || entry.state !== "pending") return;
       entry.state = "writing";
       writingIn.set(entry, args.transaction);
       await insertAuditEntry(args.em as EntityManager, fieldsOf(call, entry), args.transaction);

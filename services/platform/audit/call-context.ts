@@ -42,6 +42,8 @@ export interface CallContext {
   entry?: PendingEntry | undefined;
   /** Services side only: this call runs inside another audited call (that one's entry covers it). */
   nested?: boolean;
+  /** Transactions run under `withoutAuditEntry` do not carry the call's entry (see there). */
+  quiet?: boolean;
 }
 
 const storage = new AsyncLocalStorage<CallContext>();
@@ -50,6 +52,18 @@ export const currentCall = (): CallContext | undefined => storage.getStore();
 
 export function runInCall<T>(context: CallContext, fn: () => T): T {
   return storage.run(context, fn);
+}
+
+/**
+ * Runs `fn` so that its transactions do not carry the call's pending audit
+ * entry: a wallet call's settle records money that already moved, and must
+ * neither wait on nor fail because of an audit insert (a failed settle answers
+ * "try again" for money that moved). The entry stays pending; the call's own
+ * opening transaction, or the after-success write, records it.
+ */
+export function withoutAuditEntry<T>(fn: () => T): T {
+  const call = storage.getStore();
+  return call ? storage.run({ ...call, quiet: true }, fn) : fn();
 }
 
 /** The gateway's authenticating middleware say who the caller is. */

@@ -3,6 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Orm } from "../database/orm.ts";
 import { currentCall, runInCall, type Actor, type ActorType, type CallContext } from "./call-context.ts";
 import { methodAudit } from "./audited-methods.ts";
+import type { Logger } from "../logger.ts";
 import { fieldsOf, insertAuditEntry } from "./audit-writer.ts";
 
 /**
@@ -71,7 +72,7 @@ function actorFrom(header: Headers): Actor | undefined {
  * committing one (its change was made by the services it called) writes it
  * here, after success. A failed call writes none.
  */
-export function auditCalls(orm: Orm): Interceptor {
+export function auditCalls(orm: Orm, logger: Logger): Interceptor {
   return (next) => async (req) => {
     const header = req.header;
     const nested = header.get(H.within) === "1";
@@ -101,8 +102,13 @@ export function auditCalls(orm: Orm): Interceptor {
       const entry = context.entry;
       if (entry && entry.state !== "written") {
         entry.state = "written";
-        // One statement, autocommitted (no transaction event: the subscriber stays out of it).
-        await insertAuditEntry(orm.em.fork() as EntityManager, fieldsOf(context, entry));
+        // One statement, autocommitted (no transaction event: the subscriber stays out of it). Best effort: the
+        // action succeeded and is answered as such; a lost entry is logged, never turned into an error answer.
+        try {
+          await insertAuditEntry(orm.em.fork() as EntityManager, fieldsOf(context, entry));
+        } catch (err) {
+          logger.error({ err, action: entry.action, requestId: context.requestId }, "audit entry not written after a successful call");
+        }
       }
       return res;
     });

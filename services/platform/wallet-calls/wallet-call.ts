@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "../errors.ts";
 import { isOutage } from "../dependency-outage.ts";
 import type { Logger } from "../logger.ts";
+import { withoutAuditEntry } from "../audit/call-context.ts";
 import type { UseCaseContext } from "../use-case.ts";
 
 /**
@@ -178,22 +179,25 @@ export async function settleAnswer<A, L, R, W extends FencedRow>(
   generation: number,
   answer: A,
 ): Promise<CallOutcome<R>> {
-  return ctx.em.fork().transactional(async (em): Promise<CallOutcome<R>> => {
-    const locked = await kind.lockBefore(em, id);
-    const row = await kind.lockRow(em, id);
-    if (!row) throw new Error(`${kind.what} ${id} does not exist`);
-    const fence = fenceOf(row, generation);
-    if (fence === "settled") return { state: "settled", result: await kind.settled(em, id) };
-    if (fence === "taken_over") {
-      // A newer holder took the lease while this settle stalled; its outcome (same key) wins.
-      kind.logger.warn(
-        { id, what: kind.what, held: generation, current: Number(row.leaseGeneration) },
-        "wallet call settle fenced off: the lease was taken over",
-      );
-      return { state: "in_progress" };
-    }
-    return { state: "settled", result: await kind.record({ em, clock: ctx.clock }, row, answer, locked) };
-  });
+  // The settle records money that moved already: no audit insert rides on (or can fail) this commit.
+  return withoutAuditEntry(() =>
+    ctx.em.fork().transactional(async (em): Promise<CallOutcome<R>> => {
+      const locked = await kind.lockBefore(em, id);
+      const row = await kind.lockRow(em, id);
+      if (!row) throw new Error(`${kind.what} ${id} does not exist`);
+      const fence = fenceOf(row, generation);
+      if (fence === "settled") return { state: "settled", result: await kind.settled(em, id) };
+      if (fence === "taken_over") {
+        // A newer holder took the lease while this settle stalled; its outcome (same key) wins.
+        kind.logger.warn(
+          { id, what: kind.what, held: generation, current: Number(row.leaseGeneration) },
+          "wallet call settle fenced off: the lease was taken over",
+        );
+        return { state: "in_progress" };
+      }
+      return { state: "settled", result: await kind.record({ em, clock: ctx.clock }, row, answer, locked) };
+    }),
+  );
 }
 
 /**

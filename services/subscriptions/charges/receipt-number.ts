@@ -34,7 +34,7 @@ export const formatReceiptNumber = (prefix: string, n: number | string): string 
 export interface ReceiptToNumber {
   row: ChargeRow;
   /** The event entity, recorded in the same transaction, whose `data.charge` shows the receipt. */
-  event: { id: string; data: Record<string, unknown> };
+  event: { id: string; createdAt: Date; data: Record<string, unknown> };
   /** Builds the event's `data.charge` from the numbered row (the charge's record). */
   record: (row: ChargeRow) => unknown;
 }
@@ -61,13 +61,21 @@ export async function numberReceipts(em: EntityManager, charges: readonly Receip
     const ord = (ordinal.get(c.row.merchantId) ?? 0) + 1;
     ordinal.set(c.row.merchantId, ord);
     const prefix = defaultReceiptPrefix(c.row.merchantId);
-    return { charge_id: c.row.id, event_id: c.event.id, merchant_id: c.row.merchantId, prefix, ord, token: randomBytes(24).toString("base64url") };
+    return {
+      charge_id: c.row.id,
+      event_id: c.event.id,
+      event_created_at: c.event.createdAt.toISOString(),
+      merchant_id: c.row.merchantId,
+      prefix,
+      ord,
+      token: randomBytes(24).toString("base64url"),
+    };
   });
   // One parameter (the charges as JSON) whatever their number. The counters are raised in merchant id order:
   // the lock order of every settle. A charge's number: the counter before the raise + its ordinal in its merchant.
   const rows = await em.execute<{ charge_id: string; receipt_number: string }[]>(
     `with wanted as (
-       select * from jsonb_to_recordset(?::jsonb) as w(charge_id uuid, event_id uuid, merchant_id uuid, prefix text, ord bigint, token text)
+       select * from jsonb_to_recordset(?::jsonb) as w(charge_id uuid, event_id uuid, event_created_at timestamptz, merchant_id uuid, prefix text, ord bigint, token text)
      ), counts as (
        select merchant_id, min(prefix) as prefix, count(*) as n from wanted group by merchant_id
      ), raised as (
@@ -76,7 +84,7 @@ export async function numberReceipts(em: EntityManager, charges: readonly Receip
        on conflict (merchant_id) do update set last_number = receipt_counters.last_number + excluded.last_number
        returning merchant_id, prefix, last_number
      ), numbered as (
-       select w.charge_id, w.event_id, ? || w.token as url, w.token,
+       select w.charge_id, w.event_id, w.event_created_at, ? || w.token as url, w.token,
               r.prefix || '-' || lpad((r.last_number - c.n + w.ord)::text, greatest(${RECEIPT_DIGITS}, length((r.last_number - c.n + w.ord)::text)), '0') as receipt_number
          from wanted w join raised r using (merchant_id) join counts c using (merchant_id)
      ), charges as (
@@ -84,7 +92,8 @@ export async function numberReceipts(em: EntityManager, charges: readonly Receip
          from numbered n where s.id = n.charge_id returning s.id
      ), events as (
        update events e set data = jsonb_set(jsonb_set(e.data, '{charge,receiptNumber}', to_jsonb(n.receipt_number)), '{charge,receiptUrl}', to_jsonb(n.url))
-         from numbered n where e.id = n.event_id returning e.id
+         -- With its month (events are partitioned by created_at): one partition probed, not every month's.
+         from numbered n where e.id = n.event_id and e.created_at = n.event_created_at returning e.id
      )
      select n.charge_id, n.receipt_number from numbered n
       where (select count(*) from charges) = ? and (select count(*) from events) = ?`,
