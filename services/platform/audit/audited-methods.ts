@@ -77,6 +77,8 @@ export const AUDITED_METHODS: Readonly<Record<string, MethodAudit>> = Object.fre
   "WalletService/FreezeAccount": act("ledger_account.freeze", "LedgerAccount"),
   "WalletService/UnfreezeAccount": act("ledger_account.unfreeze", "LedgerAccount"),
   "WalletService/ExportBalanceTransactions": READ,
+  "MerchantService/ListApiKeys": READ,
+  "SubscriptionsService/GetMerchantOverview": READ,
 
   "EventsService/ListEvents": READ,
   "EventsService/GetEvent": READ,
@@ -94,6 +96,7 @@ export const AUDITED_METHODS: Readonly<Record<string, MethodAudit>> = Object.fre
   "PayoutsService/GetPayoutDestination": READ,
   "PayoutsService/ListPayoutDestinations": READ,
   "PayoutsService/RemovePayoutDestination": act("payout_destination.remove", "PayoutDestination", "id"),
+  "PayoutsService/ActivatePayoutDestination": act("payout_destination.activate", "PayoutDestination", "id"),
   "PayoutsService/CreatePayout": act("payout.create", "Payout"),
   "PayoutsService/GetPayout": READ,
   "PayoutsService/ListPayouts": READ,
