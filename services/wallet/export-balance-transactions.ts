@@ -1,21 +1,11 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { formatAmount } from "../platform/money.ts";
 import { decodeExportKey, encodeExportKey, exportBatchSize, exportPeriod, EXACT_INSTANT, UUID_TEXT } from "../platform/export-batches.ts";
-import type { TransactionKind } from "./entities.ts";
-import { sourceOf, TYPE_OF_KIND, type BalanceTransactionView } from "./list-balance-transactions.ts";
+import { balanceTransactionView, type BalanceTransactionView, type LedgerEntryRow } from "./list-balance-transactions.ts";
 import { requireUuid } from "./wallet-input.ts";
 
-interface EntryRow {
+interface EntryRow extends LedgerEntryRow {
   /** created_at to the microsecond, as the next batch's key (a Date keeps only milliseconds). */
   key_at: string;
-  id: string;
-  transaction_id: string;
-  asset: string;
-  amount: string;
-  balance_after: string;
-  created_at: Date;
-  kind: TransactionKind;
-  idempotency_key: string | null;
 }
 
 /**
@@ -58,16 +48,7 @@ export async function exportBalanceTransactions(
       )),
     );
   }
-  const transactions = rows.map((r) => ({
-    id: r.id,
-    type: TYPE_OF_KIND[r.kind],
-    asset: r.asset,
-    amount: formatAmount(r.amount),
-    balanceAfter: formatAmount(r.balance_after),
-    ...sourceOf(r.idempotency_key),
-    transactionId: r.transaction_id,
-    createdAt: new Date(r.created_at),
-  }));
+  const transactions = rows.map(balanceTransactionView);
   const last = rows.at(-1);
   return { transactions, next: rows.length === limit && last ? encodeExportKey([last.asset, last.key_at, last.id]) : undefined };
 }

@@ -85,18 +85,7 @@ export async function listBalanceTransactions(ctx: UseCaseContext, input: ListBa
     params.push(key.createdAt, key.createdAt, key.id);
   }
   const limit = clampLimit(input.limit);
-  const rows = await ctx.em.execute<
-    {
-      id: string;
-      transaction_id: string;
-      asset: string;
-      amount: string;
-      balance_after: string;
-      created_at: Date;
-      kind: TransactionKind;
-      idempotency_key: string | null;
-    }[]
-  >(
+  const rows = await ctx.em.execute<LedgerEntryRow[]>(
     `select e.id, e.transaction_id, e.asset, e.amount::text as amount, e.balance_after::text as balance_after, e.created_at, t.kind, t.idempotency_key
        from ledger_entries e
        join ledger_accounts a on a.id = e.account_id
@@ -106,7 +95,24 @@ export async function listBalanceTransactions(ctx: UseCaseContext, input: ListBa
       limit ?`,
     [...params, limit + 1],
   );
-  const views = rows.map((r) => ({
+  return toPage(rows.map(balanceTransactionView), limit);
+}
+
+/** A ledger entry of a merchant account with its transaction's kind and key, as the list and the export read it. */
+export interface LedgerEntryRow {
+  id: string;
+  transaction_id: string;
+  asset: string;
+  amount: string;
+  balance_after: string;
+  created_at: Date;
+  kind: TransactionKind;
+  idempotency_key: string | null;
+}
+
+/** The one mapping of such a row to a balance transaction (the list, the export). */
+export function balanceTransactionView(r: LedgerEntryRow): BalanceTransactionView {
+  return {
     id: r.id,
     type: TYPE_OF_KIND[r.kind],
     asset: r.asset,
@@ -115,6 +121,5 @@ export async function listBalanceTransactions(ctx: UseCaseContext, input: ListBa
     ...sourceOf(r.idempotency_key),
     transactionId: r.transaction_id,
     createdAt: new Date(r.created_at),
-  }));
-  return toPage(views, limit);
+  };
 }
