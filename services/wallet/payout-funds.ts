@@ -1,8 +1,7 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { compare, formatAmount, sub, zero } from "../platform/money.ts";
-import { lockAccounts, openAccount, postTransactions } from "./ledger.ts";
-import { findReplay, type MovementRequest } from "./ledger-replay.ts";
+import { openAccount } from "./ledger.ts";
+import type { MovementRequest } from "./ledger-replay.ts";
+import { debitMerchant, type MerchantDebitResult } from "./debit-merchant.ts";
 import { creditFromOutside } from "./credit-from-outside.ts";
 import { isOrderRefundKey } from "./contract.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
@@ -16,12 +15,7 @@ export interface PayoutFundsInput {
   description?: string | undefined;
 }
 
-export interface DebitForPayoutResult {
-  outcome: "SUCCEEDED" | "MERCHANT_BALANCE_INSUFFICIENT";
-  transactionId: string | undefined;
-  merchantBalanceAfter: string;
-  replayed: boolean;
-}
+export type DebitForPayoutResult = MerchantDebitResult;
 
 /**
  * A payout's amount + fee leave the merchant's account for the asset's
@@ -41,59 +35,16 @@ export async function debitForPayout(ctx: UseCaseContext, input: PayoutFundsInpu
   const asset = requireAsset(input.asset);
   const value = parseAssetAmount("amount", input.amount, asset);
   const description = checkDescription(input.description);
-  const request: MovementRequest = {
+  const request = {
     kind: isOrderRefundKey(key) ? "ORDER_REFUND" : "PAYOUT",
     asset: asset.code,
     amount: value,
     walletUserId: null,
     merchantId,
-  };
+  } satisfies MovementRequest;
 
-  const replayed = (r: { transactionId: string; balanceAfter: string }) =>
-    ({ outcome: "SUCCEEDED", transactionId: r.transactionId, merchantBalanceAfter: r.balanceAfter, replayed: true }) as const;
-  const replay = await findReplay(ctx.em, key, request, "debit");
-  if (replay) return replayed(replay);
-  try {
-    return await ctx.em.transactional(async (em) => {
-      const payerId = await openAccount(em, ctx.clock, { type: "MERCHANT", id: merchantId }, asset.code);
-      const payoutsId = await openAccount(em, ctx.clock, { type: "SYSTEM", code: "PAYOUTS" }, asset.code);
-      const accounts = await lockAccounts(em, [payerId, payoutsId]);
-      const raced = await findReplay(em, key, request, "debit");
-      if (raced) return replayed(raced);
-      const merchant = accounts.get(payerId)!;
-      if (compare(merchant.balance, value) < 0) {
-        return {
-          outcome: "MERCHANT_BALANCE_INSUFFICIENT",
-          transactionId: undefined,
-          merchantBalanceAfter: formatAmount(merchant.balance),
-          replayed: false,
-        } as const;
-      }
-      const [posted] = await postTransactions(em, ctx.clock, accounts, [
-        {
-          ...request,
-          idempotencyKey: key,
-          description,
-          legs: [
-            { accountId: payerId, amount: sub(zero(), value) },
-            { accountId: payoutsId, amount: value },
-          ],
-        },
-      ]);
-      return {
-        outcome: "SUCCEEDED",
-        transactionId: posted!.transactionId,
-        merchantBalanceAfter: posted!.balancesAfter.get(payerId)!,
-        replayed: false,
-      } as const;
-    });
-  } catch (err) {
-    if (err instanceof UniqueConstraintViolationException) {
-      const late = await findReplay(ctx.em.fork(), key, request, "debit");
-      if (late) return replayed(late);
-    }
-    throw err;
-  }
+  // Into the asset's PAYOUTS system account: money on its way out, or gone.
+  return debitMerchant(ctx, key, request, description, (em) => openAccount(em, ctx.clock, { type: "SYSTEM", code: "PAYOUTS" }, asset.code));
 }
 
 /**

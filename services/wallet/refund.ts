@@ -1,9 +1,8 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { compare, formatAmount, sub, zero } from "../platform/money.ts";
 import { walletUserNotFound } from "./get-wallet-user.ts";
-import { lockAccounts, openAccount, postTransactions } from "./ledger.ts";
-import { findReplay, type MovementRequest } from "./ledger-replay.ts";
+import { openAccount } from "./ledger.ts";
+import { debitMerchant } from "./debit-merchant.ts";
+import type { MovementRequest } from "./ledger-replay.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
 export interface RefundInput {
@@ -43,52 +42,11 @@ export async function refund(ctx: UseCaseContext, input: RefundInput): Promise<R
   const asset = requireAsset(input.asset);
   const value = parseAssetAmount("amount", input.amount, asset);
   const description = checkDescription(input.description);
-  const request: MovementRequest = { kind: "REFUND", asset: asset.code, amount: value, walletUserId, merchantId };
+  const request = { kind: "REFUND", asset: asset.code, amount: value, walletUserId, merchantId } satisfies MovementRequest;
 
-  const replay = await findReplay(ctx.em, key, request, "debit");
-  if (replay) return { outcome: "SUCCEEDED", transactionId: replay.transactionId, merchantBalanceAfter: replay.balanceAfter, replayed: true };
-  try {
-    return await ctx.em.transactional(async (em) => {
-      const users = await em.execute<{ id: string }[]>("select id from wallet_users where id = ?", [walletUserId]);
-      if (!users[0]) throw walletUserNotFound(walletUserId);
-      const payerId = await openAccount(em, ctx.clock, { type: "MERCHANT", id: merchantId }, asset.code);
-      const payeeId = await openAccount(em, ctx.clock, { type: "WALLET_USER", id: walletUserId }, asset.code);
-      const accounts = await lockAccounts(em, [payerId, payeeId]);
-      const raced = await findReplay(em, key, request, "debit");
-      if (raced) return { outcome: "SUCCEEDED", transactionId: raced.transactionId, merchantBalanceAfter: raced.balanceAfter, replayed: true } as const;
-
-      const merchant = accounts.get(payerId)!;
-      if (compare(merchant.balance, value) < 0) {
-        return {
-          outcome: "MERCHANT_BALANCE_INSUFFICIENT",
-          transactionId: undefined,
-          merchantBalanceAfter: formatAmount(merchant.balance),
-          replayed: false,
-        } as const;
-      }
-      const [posted] = await postTransactions(em, ctx.clock, accounts, [
-        {
-          ...request,
-          idempotencyKey: key,
-          description,
-          legs: [
-            { accountId: payerId, amount: sub(zero(), value) },
-            { accountId: payeeId, amount: value },
-          ],
-        },
-      ]);
-      return {
-        outcome: "SUCCEEDED",
-        transactionId: posted!.transactionId,
-        merchantBalanceAfter: posted!.balancesAfter.get(payerId)!,
-        replayed: false,
-      } as const;
-    });
-  } catch (err) {
-    if (err instanceof UniqueConstraintViolationException) {
-      const late = await findReplay(ctx.em.fork(), key, request, "debit");
-      if (late) return { outcome: "SUCCEEDED", transactionId: late.transactionId, merchantBalanceAfter: late.balanceAfter, replayed: true };
-    }
-    throw err;
-  }
+  return debitMerchant(ctx, key, request, description, async (em) => {
+    const users = await em.execute<{ id: string }[]>("select id from wallet_users where id = ?", [walletUserId]);
+    if (!users[0]) throw walletUserNotFound(walletUserId);
+    return openAccount(em, ctx.clock, { type: "WALLET_USER", id: walletUserId }, asset.code);
+  });
 }
