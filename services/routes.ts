@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ServiceName } from "./platform/config.ts";
-import type { ServiceDeps } from "./platform/service-deps.ts";
+import { contextFor, type ServiceDeps } from "./platform/service-deps.ts";
 import { CatalogService } from "../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import { MerchantService } from "../proto/gen/billing/merchants/v1/merchants_pb.ts";
 import { catalogService } from "./catalog/rpc.ts";
@@ -10,7 +10,7 @@ import { membersService } from "./merchants/members/rpc.ts";
 import { SandboxService } from "../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
 import { sandboxService } from "./sandbox/rpc.ts";
 import { ALL_SWEEPS } from "./job-kinds.ts";
-import { retentionSweep } from "./retention/retention-queue.ts";
+import { ensureRetainedMonths } from "./retention/sweep-retention.ts";
 import { WalletService } from "../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { walletService } from "./wallet/rpc.ts";
 import { enqueueAccountCredited } from "./subscriptions/renewals/renewal-queue.ts";
@@ -34,16 +34,11 @@ const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: S
   merchants: (router, deps) =>
     router.service(MerchantService, merchantService(deps)).service(MembersService, membersService(deps)).service(AuditService, auditService(deps)),
   catalog: (router, deps) => router.service(CatalogService, catalogService(deps)),
-  // Every sweep but retention's runs at once after a sandbox clock advance: retention drops by the wall clock (an
-  // advance gives it nothing to drop) and creating months takes locks on the event tables just while the advance's
-  // renewals catch up; its schedule keeps the months ahead.
+  // A clock advance makes the retained tables' months of the new time before its sweeps write in them.
   sandbox: (router, deps) =>
     router.service(
       SandboxService,
-      sandboxService(
-        deps,
-        ALL_SWEEPS.filter((sweep) => sweep !== retentionSweep),
-      ),
+      sandboxService(deps, ALL_SWEEPS, (now) => ensureRetainedMonths(contextFor(deps), deps.logger, now)),
     ),
   // Recurring billing hears of the wallet's credits here; neither domain imports the other.
   wallet: (router, deps) => router.service(WalletService, walletService(deps, { accountCredited: (credit) => enqueueAccountCredited(deps.queues, credit) })),

@@ -45,14 +45,9 @@ export async function sweepRetention(
   tables: readonly RetainedTable[] = RETAINED_TABLES,
 ): Promise<{ tables: TableSweep[] }> {
   const now = ctx.clock.now();
-  const current = monthStart(now);
   const results: TableSweep[] = [];
   for (const spec of tables) {
-    const res: TableSweep = { table: spec.table, created: [], dropped: [], kept: [], purged: 0, rows: 0 };
-    for (let i = 0; i <= MONTHS_AHEAD; i++) {
-      const month = addMonths(current, i);
-      if (await step(logger, spec.table, () => ensureMonth(ctx.em, spec, month))) res.created.push(partitionName(spec.table, month));
-    }
+    const res: TableSweep = { table: spec.table, created: await monthsAhead(ctx, logger, spec, now), dropped: [], kept: [], purged: 0, rows: 0 };
     // Dropping follows the earlier of the service clock and the wall clock: a sandbox clock moved ahead (tests, the
     // soak, a merchant trying renewals) creates months ahead but never drops history that is young in real time.
     const dropNow = Math.min(now.getTime(), systemClock.now().getTime());
@@ -74,6 +69,26 @@ export async function sweepRetention(
 }
 
 /** A lock not granted in time (55P03) is no failure: the next run tries again. Anything else is. */
+/** (a) alone: the month of `now` and MONTHS_AHEAD more exist for `spec`; returns the partitions it created. */
+async function monthsAhead(ctx: UseCaseContext, logger: Logger, spec: RetainedTable, now: Date): Promise<string[]> {
+  const created: string[] = [];
+  for (let i = 0; i <= MONTHS_AHEAD; i++) {
+    const month = addMonths(monthStart(now), i);
+    if (await step(logger, spec.table, () => ensureMonth(ctx.em, spec, month))) created.push(partitionName(spec.table, month));
+  }
+  return created;
+}
+
+/**
+ * For a sandbox clock advance, before anything runs at the new time: every
+ * retained table has the months of `now`, so what the advance's catch-up
+ * writes (a renewal's events) lands in its month, not in the default
+ * partition a later sweep would have to move it out of under locks.
+ */
+export async function ensureRetainedMonths(ctx: UseCaseContext, logger: Logger, now: Date, tables: readonly RetainedTable[] = RETAINED_TABLES): Promise<void> {
+  for (const spec of tables) await monthsAhead(ctx, logger, spec, now);
+}
+
 async function step<T>(logger: Logger, table: string, run: () => Promise<T>): Promise<T | undefined> {
   try {
     return await run();

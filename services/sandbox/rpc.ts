@@ -6,7 +6,15 @@ import { advanceClock, getClock } from "./advance-clock.ts";
 import { runDueSweeps } from "./run-due-sweeps.ts";
 import type { SweepKind } from "../platform/queue/job-kind.ts";
 
-export function sandboxService(deps: ServiceDeps, sweeps: readonly SweepKind[]): ServiceImpl<typeof SandboxService> {
+/**
+ * `beforeSweeps` runs after the clock moved and before the sweeps run at the
+ * new time (wired in the composition root: the retention tables' months).
+ */
+export function sandboxService(
+  deps: ServiceDeps,
+  sweeps: readonly SweepKind[],
+  beforeSweeps: (now: Date) => Promise<void> = async () => {},
+): ServiceImpl<typeof SandboxService> {
   return {
     async getClock() {
       const res = await getClock(contextFor(deps));
@@ -14,6 +22,7 @@ export function sandboxService(deps: ServiceDeps, sweeps: readonly SweepKind[]):
     },
     async advanceClock(req) {
       const res = await advanceClock(contextFor(deps), Number(req.seconds));
+      await beforeSweeps(res.now);
       await runDueSweeps(deps.queues, sweeps, res.offsetSeconds * 1000);
       return { now: toTimestamp(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
     },

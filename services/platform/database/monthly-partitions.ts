@@ -77,19 +77,17 @@ export async function ensureMonth(em: EntityManager, spec: MonthlyPartitionedTab
     const column = ident(spec.column);
     const fallback = ident(defaultPartitionName(spec.table));
     const [hasDefault] = await tx.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [defaultPartitionName(spec.table)]);
-    const [waiting] = hasDefault?.found
-      ? await tx.execute<{ found: boolean }[]>(`select exists (select 1 from ${fallback} where ${column} >= ? and ${column} < ?) as found`, [from, to])
-      : [];
-    if (!waiting?.found) {
-      await tx.execute(`create table ${ident(name)} partition of ${parent} for values from ('${from}') to ('${to}')${storage}`);
-      return true;
-    }
-    // Postgres refuses a month that rows in the default partition belong to: build it aside, move them, attach it.
+    // Built aside and attached, never `create table … partition of`: that takes ACCESS EXCLUSIVE on the parent and
+    // would stop every insert of the table (a settle recording its event) while it waits; ATTACH needs only SHARE
+    // UPDATE EXCLUSIVE on the parent (and scans the default partition, where rows of this month may wait: they
+    // are moved into the new month first, since Postgres refuses a month the default partition holds rows of).
     await tx.execute(`create table ${ident(name)} (like ${parent} including defaults including constraints)${storage}`);
-    await tx.execute(
-      `with moved as (delete from ${fallback} where ${column} >= ? and ${column} < ? returning *) insert into ${ident(name)} select * from moved`,
-      [from, to],
-    );
+    if (hasDefault?.found) {
+      await tx.execute(
+        `with moved as (delete from ${fallback} where ${column} >= ? and ${column} < ? returning *) insert into ${ident(name)} select * from moved`,
+        [from, to],
+      );
+    }
     await tx.execute(`alter table ${parent} attach partition ${ident(name)} for values from ('${from}') to ('${to}')`);
     return true;
   });

@@ -11,6 +11,7 @@ import { retentionJobs } from "../../../services/retention/jobs.ts";
 import { MONTHS_AHEAD, sweepRetention } from "../../../services/retention/sweep-retention.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { createPlan } from "../../support/subscriptions.ts";
+import { advanceBy } from "../../support/billing.ts";
 
 const DAY_MS = 86_400_000;
 const logger = createLogger("silent");
@@ -176,5 +177,15 @@ describe("retention sweep and the default partition", () => {
     expect(res.tables.find((t) => t.table === "events")!.purged).to.equal(1);
     expect(await partitionOf(sys, "events", stray)).to.equal(undefined);
     expect(await partitionOf(sys, "events", needed)).to.equal("events_default");
+  });
+
+  it("a sandbox clock advance makes every retained table's months of the new time before anything runs there", async () => {
+    const now = await advanceBy(sys, 800 * 86_400);
+    for (const spec of RETAINED_TABLES) {
+      for (let i = 0; i <= MONTHS_AHEAD; i++) expect(await exists(sys, partitionName(spec.table, addMonths(monthStart(now), i))), spec.table).to.equal(true);
+    }
+    // What the new time writes lands in its month, not in the default partition.
+    const id = await insertEvent(sys, merchantId, now);
+    expect(await partitionOf(sys, "events", id)).to.equal(partitionName("events", monthStart(now)));
   });
 });
