@@ -43,6 +43,14 @@ module.exports = {
       to: { path: "^services/(?!platform/|[a-z-]+/contract\\.ts$|[a-z-]+/[a-z-]+/contract\\.ts$)" },
     },
     {
+      name: "gateway-loads-no-orm",
+      severity: "error",
+      comment:
+        "A gateway process loads no ORM, not even through a platform module it imports: error classes and types it needs live in contract modules (issue 22). Reachable, not only direct.",
+      from: { path: "^gateway/" },
+      to: { path: "@mikro-orm/", reachable: true },
+    },
+    {
       name: "domains-talk-through-contracts",
       severity: "error",
       comment:
