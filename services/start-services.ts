@@ -10,6 +10,7 @@ import { postgresCheck, redisCheck } from "./platform/health/readiness.ts";
 import { rpcServerObserver } from "./platform/observability/rpc-observers.ts";
 import { auditCalls } from "./platform/audit/call-headers.ts";
 import { recordAuditOnCommit } from "./platform/audit/audit-subscriber.ts";
+import { provideUseCaseContext } from "./platform/rpc/use-case-context.ts";
 
 export interface RunningServices {
   port: number;
@@ -29,6 +30,8 @@ export async function startServices(deps: ServiceDeps, port: number): Promise<Ru
     validateRequests({ merchantExists: merchantExistence(deps.orm) }),
     // Innermost: only a call that passed the checks can owe an audit entry.
     auditCalls(deps.orm, deps.logger),
+    // The handler's entity manager and clock (useCaseContext(call)), made only for a call that passed the checks.
+    provideUseCaseContext(deps),
   ];
   recordAuditOnCommit(deps.orm);
   const server = createServicesServer(routes, interceptors, { postgres: postgresCheck(deps.orm), redis: redisCheck(deps.queues.connection) });

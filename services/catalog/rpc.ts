@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { CatalogService, Interval } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
-import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import type { ServiceDeps } from "../platform/service-deps.ts";
+import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
 import { toTimestamp } from "../platform/timestamps.ts";
 import { withRecordJson } from "../platform/rpc/record-json.ts";
@@ -48,8 +49,8 @@ export function planMessage(plan: PlanRow) {
 
 export function catalogService(deps: ServiceDeps): ServiceImpl<typeof CatalogService> {
   return {
-    async createPlan(req) {
-      const plan = await createPlan(contextFor(deps), {
+    async createPlan(req, call) {
+      const plan = await createPlan(useCaseContext(call), {
         merchantId: req.merchantId,
         externalReference: req.externalReference,
         name: req.name,
@@ -64,11 +65,11 @@ export function catalogService(deps: ServiceDeps): ServiceImpl<typeof CatalogSer
       });
       return { plan: planMessage(plan) };
     },
-    async getPlan(req) {
-      return { plan: planMessage(await getPlan(contextFor(deps), req.merchantId, req.id)) };
+    async getPlan(req, call) {
+      return { plan: planMessage(await getPlan(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async listPlans(req) {
-      const page = await listPlans(contextFor(deps), {
+    async listPlans(req, call) {
+      const page = await listPlans(useCaseContext(call), {
         merchantId: req.merchantId,
         limit: req.limit,
         cursor: req.cursor,
@@ -79,8 +80,8 @@ export function catalogService(deps: ServiceDeps): ServiceImpl<typeof CatalogSer
       });
       return { plans: page.items.map(planMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async updatePlan(req) {
-      const plan = await updatePlan(contextFor(deps), {
+    async updatePlan(req, call) {
+      const plan = await updatePlan(useCaseContext(call), {
         merchantId: req.merchantId,
         id: req.id,
         name: req.name,
@@ -90,11 +91,11 @@ export function catalogService(deps: ServiceDeps): ServiceImpl<typeof CatalogSer
       });
       return { plan: planMessage(plan) };
     },
-    async archivePlan(req) {
-      return { plan: planMessage(await setPlanArchived(contextFor(deps), req.merchantId, req.id, "archive")) };
+    async archivePlan(req, call) {
+      return { plan: planMessage(await setPlanArchived(useCaseContext(call), req.merchantId, req.id, "archive")) };
     },
-    async unarchivePlan(req) {
-      return { plan: planMessage(await setPlanArchived(contextFor(deps), req.merchantId, req.id, "unarchive")) };
+    async unarchivePlan(req, call) {
+      return { plan: planMessage(await setPlanArchived(useCaseContext(call), req.merchantId, req.id, "unarchive")) };
     },
   };
 }

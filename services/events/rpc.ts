@@ -1,7 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { EventsService } from "../../proto/gen/billing/events/v1/events_pb.ts";
-import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import type { ServiceDeps } from "../platform/service-deps.ts";
+import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import { toOptionalTimestamp, toTimestamp } from "../platform/timestamps.ts";
 import { withRecordJson } from "../platform/rpc/record-json.ts";
 import type { EventRow } from "./entities.ts";
@@ -92,8 +93,8 @@ export function deliveryMessage(found: DeliveryWithAttempts) {
 export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsService> {
   const key = deps.config.secretsKey;
   return {
-    async listEvents(req) {
-      const page = await listEvents(contextFor(deps), {
+    async listEvents(req, call) {
+      const page = await listEvents(useCaseContext(call), {
         merchantId: req.merchantId,
         limit: req.limit,
         cursor: req.cursor,
@@ -104,11 +105,11 @@ export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsServi
       });
       return { events: page.items.map(eventMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async getEvent(req) {
-      return { event: eventMessage(await getEvent(contextFor(deps), req.merchantId, req.id, deps.config.retention.eventsDays)) };
+    async getEvent(req, call) {
+      return { event: eventMessage(await getEvent(useCaseContext(call), req.merchantId, req.id, deps.config.retention.eventsDays)) };
     },
-    async redeliverEvent(req) {
-      const deliveries = await redeliverEvent(contextFor(deps), deps.queues, {
+    async redeliverEvent(req, call) {
+      const deliveries = await redeliverEvent(useCaseContext(call), deps.queues, {
         merchantId: req.merchantId,
         eventId: req.eventId,
         endpointId: req.endpointId,
@@ -116,8 +117,8 @@ export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsServi
       });
       return { deliveries: deliveries.map(deliveryMessage) };
     },
-    async createWebhookEndpoint(req) {
-      const res = await createWebhookEndpoint(contextFor(deps), key, {
+    async createWebhookEndpoint(req, call) {
+      const res = await createWebhookEndpoint(useCaseContext(call), key, {
         merchantId: req.merchantId,
         url: req.url,
         enabledEvents: req.enabledEvents,
@@ -127,29 +128,29 @@ export function eventsService(deps: ServiceDeps): ServiceImpl<typeof EventsServi
       });
       return { endpoint: endpointMessage(res.endpoint), secret: res.secret };
     },
-    async listWebhookEndpoints(req) {
-      const page = await listWebhookEndpoints(contextFor(deps), { merchantId: req.merchantId, limit: req.limit, cursor: req.cursor });
+    async listWebhookEndpoints(req, call) {
+      const page = await listWebhookEndpoints(useCaseContext(call), { merchantId: req.merchantId, limit: req.limit, cursor: req.cursor });
       return { endpoints: page.items.map(endpointMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async getWebhookEndpoint(req) {
-      return { endpoint: endpointMessage(await getWebhookEndpoint(contextFor(deps), req.merchantId, req.id)) };
+    async getWebhookEndpoint(req, call) {
+      return { endpoint: endpointMessage(await getWebhookEndpoint(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async deleteWebhookEndpoint(req) {
-      await deleteWebhookEndpoint(contextFor(deps), req.merchantId, req.id);
+    async deleteWebhookEndpoint(req, call) {
+      await deleteWebhookEndpoint(useCaseContext(call), req.merchantId, req.id);
       return {};
     },
-    async rotateWebhookSecret(req) {
-      const res = await rotateWebhookSecret(contextFor(deps), key, { merchantId: req.merchantId, id: req.id });
+    async rotateWebhookSecret(req, call) {
+      const res = await rotateWebhookSecret(useCaseContext(call), key, { merchantId: req.merchantId, id: req.id });
       return { endpoint: endpointMessage(res.endpoint), secret: res.secret };
     },
-    async enableWebhookEndpoint(req) {
-      return { endpoint: endpointMessage(await enableWebhookEndpoint(contextFor(deps), deps.queues, { merchantId: req.merchantId, id: req.id })) };
+    async enableWebhookEndpoint(req, call) {
+      return { endpoint: endpointMessage(await enableWebhookEndpoint(useCaseContext(call), deps.queues, { merchantId: req.merchantId, id: req.id })) };
     },
-    async disableWebhookEndpoint(req) {
-      return { endpoint: endpointMessage(await disableWebhookEndpoint(contextFor(deps), { merchantId: req.merchantId, id: req.id })) };
+    async disableWebhookEndpoint(req, call) {
+      return { endpoint: endpointMessage(await disableWebhookEndpoint(useCaseContext(call), { merchantId: req.merchantId, id: req.id })) };
     },
-    async listWebhookDeliveries(req) {
-      const page = await listWebhookDeliveries(contextFor(deps), {
+    async listWebhookDeliveries(req, call) {
+      const page = await listWebhookDeliveries(useCaseContext(call), {
         merchantId: req.merchantId,
         endpointId: req.endpointId,
         limit: req.limit,

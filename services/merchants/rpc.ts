@@ -1,7 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { toTimestamp } from "../platform/timestamps.ts";
 import { MerchantService } from "../../proto/gen/billing/merchants/v1/merchants_pb.ts";
-import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import type { ServiceDeps } from "../platform/service-deps.ts";
+import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import type { MerchantRow } from "./entities.ts";
 import { createMerchant } from "./create-merchant.ts";
 import { getMerchant } from "./get-merchant.ts";
@@ -32,22 +33,22 @@ export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantS
   const keyMode = deps.config.apiKeyMode;
   const announce = announceVia(deps.queues.connection, deps.config.queuePrefix);
   return {
-    async createMerchant(req) {
-      const result = await createMerchant(contextFor(deps), { name: req.name, keyMode });
+    async createMerchant(req, call) {
+      const result = await createMerchant(useCaseContext(call), { name: req.name, keyMode });
       return { merchant: toMessage(result.merchant), apiKeyId: result.apiKeyId, apiKey: result.apiKey };
     },
-    async getMerchant(req) {
-      return { merchant: toMessage(await getMerchant(contextFor(deps), req.id)) };
+    async getMerchant(req, call) {
+      return { merchant: toMessage(await getMerchant(useCaseContext(call), req.id)) };
     },
-    async createApiKey(req) {
-      return createApiKey(contextFor(deps), { merchantId: req.merchantId, keyMode });
+    async createApiKey(req, call) {
+      return createApiKey(useCaseContext(call), { merchantId: req.merchantId, keyMode });
     },
-    async revokeApiKey(req) {
-      await revokeApiKey(contextFor(deps), { merchantId: req.merchantId, keyId: req.keyId }, announce);
+    async revokeApiKey(req, call) {
+      await revokeApiKey(useCaseContext(call), { merchantId: req.merchantId, keyId: req.keyId }, announce);
       return {};
     },
-    async listApiKeys(req) {
-      const page = await listApiKeys(contextFor(deps), { merchantId: req.merchantId, limit: req.limit, cursor: req.cursor });
+    async listApiKeys(req, call) {
+      const page = await listApiKeys(useCaseContext(call), { merchantId: req.merchantId, limit: req.limit, cursor: req.cursor });
       const keys = page.items.map((k) => ({
         id: k.id,
         prefix: k.prefix,
@@ -57,11 +58,11 @@ export function merchantService(deps: ServiceDeps): ServiceImpl<typeof MerchantS
       }));
       return { keys, hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async authenticateApiKey(req) {
-      return authenticateApiKey(contextFor(deps), req.apiKey);
+    async authenticateApiKey(req, call) {
+      return authenticateApiKey(useCaseContext(call), req.apiKey);
     },
-    async setMerchantRateLimit(req) {
-      const merchant = await setMerchantRateLimit(contextFor(deps), req.merchantId, {
+    async setMerchantRateLimit(req, call) {
+      const merchant = await setMerchantRateLimit(useCaseContext(call), req.merchantId, {
         rateLimitPerSecond: req.rateLimitPerSecond === 0 ? null : req.rateLimitPerSecond,
         rateLimitBurst: req.rateLimitBurst === 0 ? null : req.rateLimitBurst,
         payoutReviewAbove: req.payoutReviewAbove === "" ? null : req.payoutReviewAbove,

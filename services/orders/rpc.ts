@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { DepositOutcome, OrdersService } from "../../proto/gen/billing/orders/v1/orders_pb.ts";
-import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import type { ServiceDeps } from "../platform/service-deps.ts";
+import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
 import { toOptionalTimestamp, toTimestamp } from "../platform/timestamps.ts";
 import { withRecordJson } from "../platform/rpc/record-json.ts";
@@ -71,9 +72,9 @@ export function ordersService(deps: ServiceDeps): ServiceImpl<typeof OrdersServi
   const wallet = walletPort(deps);
   const withPayments = (found: OrderWithPayments) => ({ order: orderMessage(found) });
   return {
-    async createPaymentOrder(req) {
+    async createPaymentOrder(req, call) {
       const res = await createPaymentOrder(
-        contextFor(deps),
+        useCaseContext(call),
         { wallet, addresses },
         {
           merchantId: req.merchantId,
@@ -90,17 +91,17 @@ export function ordersService(deps: ServiceDeps): ServiceImpl<typeof OrdersServi
       if (res.created) await scheduleExpiry(deps.queues, deps.clock, res.order);
       return { order: orderMessage(res), created: res.created };
     },
-    async getPaymentOrder(req) {
-      return withPayments(await getPaymentOrder(contextFor(deps), req.merchantId, req.id));
+    async getPaymentOrder(req, call) {
+      return withPayments(await getPaymentOrder(useCaseContext(call), req.merchantId, req.id));
     },
-    async getPaymentOrderByExternalId(req) {
-      return withPayments(await getPaymentOrderByExternalId(contextFor(deps), req.merchantId, req.externalId));
+    async getPaymentOrderByExternalId(req, call) {
+      return withPayments(await getPaymentOrderByExternalId(useCaseContext(call), req.merchantId, req.externalId));
     },
-    async getPaymentOrderStatus(req) {
-      return { status: orderStatusMessage(await getPaymentOrderStatus(contextFor(deps), req.merchantId, req.id)) };
+    async getPaymentOrderStatus(req, call) {
+      return { status: orderStatusMessage(await getPaymentOrderStatus(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async listPaymentOrders(req) {
-      const page = await listPaymentOrders(contextFor(deps), {
+    async listPaymentOrders(req, call) {
+      const page = await listPaymentOrders(useCaseContext(call), {
         merchantId: req.merchantId,
         limit: req.limit,
         cursor: req.cursor,
@@ -109,8 +110,8 @@ export function ordersService(deps: ServiceDeps): ServiceImpl<typeof OrdersServi
       });
       return { orders: page.items.map(orderMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async reportDeposit(req) {
-      const res = await reportDeposit(contextFor(deps), {
+    async reportDeposit(req, call) {
+      const res = await reportDeposit(useCaseContext(call), {
         address: req.address,
         asset: req.asset,
         amount: req.amount,
@@ -120,9 +121,9 @@ export function ordersService(deps: ServiceDeps): ServiceImpl<typeof OrdersServi
       await scheduleCredits(deps.queues, res.creditIds);
       return { outcome: OUTCOME_TO_PROTO[res.outcome], order: orderMessage(res) };
     },
-    async expireOrders() {
+    async expireOrders(_req, call) {
       await deps.clock.sync();
-      const res = await expireDueOrders(contextFor(deps));
+      const res = await expireDueOrders(useCaseContext(call));
       await scheduleCredits(deps.queues, res.creditIds);
       return { expired: res.count };
     },

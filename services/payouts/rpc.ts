@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { PayoutsService } from "../../proto/gen/billing/payouts/v1/payouts_pb.ts";
-import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import type { ServiceDeps } from "../platform/service-deps.ts";
+import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
 import { withRecordJson } from "../platform/rpc/record-json.ts";
 import { Payout as PayoutEntity, type PayoutDestinationRow, type PayoutRow } from "./entities.ts";
@@ -50,18 +51,13 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
   /** The fees of the refunds' payouts, read in one query (a page of refunds is one round trip, not one per refund). */
   const feesOf = async (refunds: readonly OrderRefundRow[]): Promise<Map<string, string>> => {
     const ids = [...new Set(refunds.map((r) => r.payoutId))];
-    const payouts =
-      ids.length === 0
-        ? []
-        : await contextFor(deps)
-            .em.fork()
-            .find(PayoutEntity, { id: { $in: ids } });
+    const payouts = ids.length === 0 ? [] : await deps.orm.em.fork().find(PayoutEntity, { id: { $in: ids } });
     const fees = new Map(payouts.map((p) => [p.id, p.fee]));
     const missing = ids.find((id) => !fees.has(id));
     if (missing !== undefined) throw new Error(`payout ${missing} of an order refund not found`);
     return fees;
   };
-  const getPayoutRow = (id: string) => contextFor(deps).em.fork().findOneOrFail(PayoutEntity, { id });
+  const getPayoutRow = (id: string) => deps.orm.em.fork().findOneOrFail(PayoutEntity, { id });
   const claimMessage = async (found: { refund: OrderRefundRow; payout: PayoutRow } | undefined) => {
     if (!found) return { found: false, state: "", merchantName: "", asset: "", network: "", amount: "", expiresAt: "" };
     const { refund, payout } = found;
@@ -77,9 +73,9 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
     };
   };
   return {
-    async createOrderRefund(req) {
+    async createOrderRefund(req, call) {
       await deps.clock.sync();
-      const refund = await createOrderRefund(contextFor(deps), ports, {
+      const refund = await createOrderRefund(useCaseContext(call), ports, {
         merchantId: req.merchantId,
         paymentOrderId: req.paymentOrderId,
         amount: req.amount,
@@ -91,8 +87,8 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
       if (payout.status === "PENDING") await scheduleSubmit(deps.queues, payout.id);
       return { refund: refundMessage(refund, payout.fee) };
     },
-    async listOrderRefunds(req) {
-      const page = await listOrderRefunds(contextFor(deps), ports, {
+    async listOrderRefunds(req, call) {
+      const page = await listOrderRefunds(useCaseContext(call), ports, {
         merchantId: req.merchantId,
         paymentOrderId: req.paymentOrderId,
         limit: req.limit,
@@ -102,25 +98,25 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
       const refunds = page.items.map((r) => refundMessage(r, fees.get(r.payoutId)!));
       return { refunds, hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async getRefundClaim(req) {
+    async getRefundClaim(req, call) {
       await deps.clock.sync();
-      return claimMessage(await readClaim(contextFor(deps), ports, req.token));
+      return claimMessage(await readClaim(useCaseContext(call), ports, req.token));
     },
-    async claimOrderRefund(req) {
+    async claimOrderRefund(req, call) {
       await deps.clock.sync();
-      const claimed = await claimOrderRefund(contextFor(deps), ports, req.token, req.address);
+      const claimed = await claimOrderRefund(useCaseContext(call), ports, req.token, req.address);
       if (claimed) await scheduleSubmit(deps.queues, claimed.payout.id);
       return claimMessage(claimed);
     },
-    async createPayoutDestination(req) {
-      const d = await createDestination(contextFor(deps), ports, { merchantId: req.merchantId, asset: req.asset, address: req.address, label: req.label });
+    async createPayoutDestination(req, call) {
+      const d = await createDestination(useCaseContext(call), ports, { merchantId: req.merchantId, asset: req.asset, address: req.address, label: req.label });
       return { destination: destinationMessage(d) };
     },
-    async getPayoutDestination(req) {
-      return { destination: destinationMessage(await getDestination(contextFor(deps), req.merchantId, req.id)) };
+    async getPayoutDestination(req, call) {
+      return { destination: destinationMessage(await getDestination(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async listPayoutDestinations(req) {
-      const page = await listDestinations(contextFor(deps), {
+    async listPayoutDestinations(req, call) {
+      const page = await listDestinations(useCaseContext(call), {
         merchantId: req.merchantId,
         status: req.status,
         asset: req.asset,
@@ -129,15 +125,15 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
       });
       return { destinations: page.items.map(destinationMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async activatePayoutDestination(req) {
-      return { destination: destinationMessage(await activateDestination(contextFor(deps), req.merchantId, req.id)) };
+    async activatePayoutDestination(req, call) {
+      return { destination: destinationMessage(await activateDestination(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async removePayoutDestination(req) {
-      return { destination: destinationMessage(await removeDestination(contextFor(deps), req.merchantId, req.id)) };
+    async removePayoutDestination(req, call) {
+      return { destination: destinationMessage(await removeDestination(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async createPayout(req) {
+    async createPayout(req, call) {
       await deps.clock.sync();
-      const payout = await createPayout(contextFor(deps), ports, {
+      const payout = await createPayout(useCaseContext(call), ports, {
         merchantId: req.merchantId,
         destinationId: req.destinationId,
         amount: req.amount,
@@ -146,11 +142,11 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
       });
       return afterCommit(payout);
     },
-    async getPayout(req) {
-      return { payout: payoutMessage(await getPayout(contextFor(deps), req.merchantId, req.id)) };
+    async getPayout(req, call) {
+      return { payout: payoutMessage(await getPayout(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async listPayouts(req) {
-      const page = await listPayouts(contextFor(deps), {
+    async listPayouts(req, call) {
+      const page = await listPayouts(useCaseContext(call), {
         merchantId: req.merchantId,
         status: req.status,
         destinationId: req.destinationId,
@@ -160,25 +156,25 @@ export function payoutsService(deps: ServiceDeps): ServiceImpl<typeof PayoutsSer
       });
       return { payouts: page.items.map((p) => payoutMessage(p)), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async cancelPayout(req) {
-      return { payout: payoutMessage(await cancelPayout(contextFor(deps), ports, req.merchantId, req.id)) };
+    async cancelPayout(req, call) {
+      return { payout: payoutMessage(await cancelPayout(useCaseContext(call), ports, req.merchantId, req.id)) };
     },
-    async getPendingBalance(req) {
-      return { pending: await pendingBalance(contextFor(deps), req.merchantId) };
+    async getPendingBalance(req, call) {
+      return { pending: await pendingBalance(useCaseContext(call), req.merchantId) };
     },
-    async adminListPayouts(req) {
-      const page = await listPayouts(contextFor(deps), { merchantId: req.filterMerchantId, status: req.status, limit: req.limit, cursor: req.cursor });
+    async adminListPayouts(req, call) {
+      const page = await listPayouts(useCaseContext(call), { merchantId: req.filterMerchantId, status: req.status, limit: req.limit, cursor: req.cursor });
       return { payouts: page.items.map((p) => payoutMessage(p, true)), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async approvePayout(req) {
-      return { payout: payoutMessage(await approvePayout(contextFor(deps), ports, req.id), true) };
+    async approvePayout(req, call) {
+      return { payout: payoutMessage(await approvePayout(useCaseContext(call), ports, req.id), true) };
     },
-    async rejectPayout(req) {
-      return { payout: payoutMessage(await rejectPayout(contextFor(deps), ports, req.id), true) };
+    async rejectPayout(req, call) {
+      return { payout: payoutMessage(await rejectPayout(useCaseContext(call), ports, req.id), true) };
     },
-    async sandboxFailPayout(req) {
+    async sandboxFailPayout(req, call) {
       await deps.clock.sync();
-      return { payout: payoutMessage(await sandboxFailPayout(contextFor(deps), ports, deps.config.sandbox, req.id, req.reason), true) };
+      return { payout: payoutMessage(await sandboxFailPayout(useCaseContext(call), ports, deps.config.sandbox, req.id, req.reason), true) };
     },
   };
 }

@@ -1,7 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { toTimestamp } from "../platform/timestamps.ts";
 import { SandboxService } from "../../proto/gen/billing/sandbox/v1/sandbox_pb.ts";
-import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import type { ServiceDeps } from "../platform/service-deps.ts";
+import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import { advanceClock, getClock } from "./advance-clock.ts";
 import { runDueSweeps } from "./run-due-sweeps.ts";
 import type { SweepKind } from "../platform/queue/job-kind.ts";
@@ -16,12 +17,12 @@ export function sandboxService(
   beforeSweeps: (now: Date) => Promise<void> = async () => {},
 ): ServiceImpl<typeof SandboxService> {
   return {
-    async getClock() {
-      const res = await getClock(contextFor(deps));
+    async getClock(_req, call) {
+      const res = await getClock(useCaseContext(call));
       return { now: toTimestamp(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
     },
-    async advanceClock(req) {
-      const res = await advanceClock(contextFor(deps), Number(req.seconds));
+    async advanceClock(req, call) {
+      const res = await advanceClock(useCaseContext(call), Number(req.seconds));
       await beforeSweeps(res.now);
       await runDueSweeps(deps.queues, sweeps, res.offsetSeconds * 1000);
       return { now: toTimestamp(res.now), offsetSeconds: BigInt(res.offsetSeconds) };

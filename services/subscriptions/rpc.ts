@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ApprovalOutcome, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import type { ServiceDeps } from "../platform/service-deps.ts";
+import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
 import { formatAmount } from "../platform/money.ts";
 import { toTimestamp } from "../platform/timestamps.ts";
@@ -49,8 +50,8 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
     ...changeSessionMethods(deps, ports),
     ...customerMethods(deps, ports),
     ...settingsMethods(deps, ports),
-    async exportCharges(req) {
-      const batch = await exportCharges(contextFor(deps), {
+    async exportCharges(req, call) {
+      const batch = await exportCharges(useCaseContext(call), {
         merchantId: req.merchantId,
         from: req.from ? timestampDate(req.from) : undefined,
         to: req.to ? timestampDate(req.to) : undefined,
@@ -70,8 +71,8 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         next: batch.next,
       };
     },
-    async createSubscription(req) {
-      const created = await createSubscription(contextFor(deps), ports(), {
+    async createSubscription(req, call) {
+      const created = await createSubscription(useCaseContext(call), ports(), {
         merchantId: req.merchantId,
         externalReference: req.externalReference,
         serviceReference: req.serviceReference,
@@ -91,11 +92,11 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         authorizationExpiresAt: toTimestamp(created.authorization.expiresAt),
       };
     },
-    async getSubscription(req) {
-      return { subscription: toMessage(await getSubscription(contextFor(deps), req.merchantId, req.id)) };
+    async getSubscription(req, call) {
+      return { subscription: toMessage(await getSubscription(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async listSubscriptions(req) {
-      const page = await listSubscriptions(contextFor(deps), {
+    async listSubscriptions(req, call) {
+      const page = await listSubscriptions(useCaseContext(call), {
         merchantId: req.merchantId,
         limit: req.limit,
         cursor: req.cursor,
@@ -111,17 +112,17 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         nextCursor: page.nextCursor,
       };
     },
-    async pauseSubscription(req) {
-      return { subscription: toMessage(await pauseSubscription(contextFor(deps), ports(), req.merchantId, req.id)) };
+    async pauseSubscription(req, call) {
+      return { subscription: toMessage(await pauseSubscription(useCaseContext(call), ports(), req.merchantId, req.id)) };
     },
-    async resumeSubscription(req) {
-      return { subscription: toMessage(await resumeSubscription(contextFor(deps), ports(), req.merchantId, req.id)) };
+    async resumeSubscription(req, call) {
+      return { subscription: toMessage(await resumeSubscription(useCaseContext(call), ports(), req.merchantId, req.id)) };
     },
-    async cancelSubscription(req) {
-      return { subscription: toMessage(await cancelSubscription(contextFor(deps), ports(), req.merchantId, req.id)) };
+    async cancelSubscription(req, call) {
+      return { subscription: toMessage(await cancelSubscription(useCaseContext(call), ports(), req.merchantId, req.id)) };
     },
-    async getAuthorization(req) {
-      const view = await getAuthorization(contextFor(deps), ports(), req.token);
+    async getAuthorization(req, call) {
+      const view = await getAuthorization(useCaseContext(call), ports(), req.token);
       return {
         authorizationId: view.authorization.id,
         status: view.status,
@@ -137,14 +138,14 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         discount: view.discount && { ...view.discount, periods: view.discount.periods ?? undefined },
       };
     },
-    async listFundingOptions(req) {
-      const options = await listFundingOptions(contextFor(deps), ports(), { token: req.token, walletUserId: req.walletUserId });
+    async listFundingOptions(req, call) {
+      const options = await listFundingOptions(useCaseContext(call), ports(), { token: req.token, walletUserId: req.walletUserId });
       return {
         options: options.map((o) => ({ ...o, balance: formatAmount(o.balance), amountDue: formatAmount(o.amountDue), rate: formatAmount(o.rate) })),
       };
     },
-    async approveAuthorization(req) {
-      const result = await approveAuthorization(contextFor(deps), ports(), {
+    async approveAuthorization(req, call) {
+      const result = await approveAuthorization(useCaseContext(call), ports(), {
         token: req.token,
         walletUserId: req.walletUserId,
         fundingAsset: req.fundingAsset,
@@ -157,18 +158,18 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
         charge: result.charge ? chargeMessage(chargeRecord(result.charge as ChargeRow)) : undefined,
       };
     },
-    async declineAuthorization(req) {
-      return { subscription: toMessage(await declineAuthorization(contextFor(deps), req.token)) };
+    async declineAuthorization(req, call) {
+      return { subscription: toMessage(await declineAuthorization(useCaseContext(call), req.token)) };
     },
-    async expireAuthorizations(req) {
+    async expireAuthorizations(req, call) {
       await deps.clock.sync();
       if (req.subscriptionId !== undefined) {
-        return { expired: (await expireAuthorization(contextFor(deps), req.subscriptionId)) ? 1 : 0 };
+        return { expired: (await expireAuthorization(useCaseContext(call), req.subscriptionId)) ? 1 : 0 };
       }
-      return { expired: await expireDueAuthorizations(contextFor(deps)) };
+      return { expired: await expireDueAuthorizations(useCaseContext(call)) };
     },
-    async listSubscriptionCharges(req) {
-      const page = await listSubscriptionCharges(contextFor(deps), {
+    async listSubscriptionCharges(req, call) {
+      const page = await listSubscriptionCharges(useCaseContext(call), {
         merchantId: req.merchantId,
         subscriptionId: req.subscriptionId,
         limit: req.limit,
@@ -177,8 +178,8 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
       });
       return { charges: page.items.map((c) => chargeMessage(chargeRecord(c))), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async getMerchantOverview(req) {
-      const o = await getMerchantOverview(contextFor(deps), ports(), { merchantId: req.merchantId, days: req.days });
+    async getMerchantOverview(req, call) {
+      const o = await getMerchantOverview(useCaseContext(call), ports(), { merchantId: req.merchantId, days: req.days });
       return { ...o, windowStart: toTimestamp(o.windowStart), windowEnd: toTimestamp(o.windowEnd) };
     },
   };

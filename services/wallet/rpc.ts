@@ -1,7 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ChargeOutcome, OwnerType, RefundOutcome, WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { contextFor, type ServiceDeps } from "../platform/service-deps.ts";
+import type { ServiceDeps } from "../platform/service-deps.ts";
+import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import { invalid } from "../platform/errors.ts";
 import { toOptionalTimestamp, toTimestamp } from "../platform/timestamps.ts";
 import { withRecordJson } from "../platform/rpc/record-json.ts";
@@ -65,24 +66,24 @@ export interface WalletHooks {
 export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: RateSource = staticRateSource()): ServiceImpl<typeof WalletService> {
   const now = () => deps.clock.now();
   return {
-    async createWalletUser(req) {
-      const user = await createWalletUser(contextFor(deps), { email: req.email, password: req.password, pin: req.pin });
+    async createWalletUser(req, call) {
+      const user = await createWalletUser(useCaseContext(call), { email: req.email, password: req.password, pin: req.pin });
       return { user: userMessage(user, now()) };
     },
-    async getWalletUser(req) {
-      const ctx = contextFor(deps);
+    async getWalletUser(req, call) {
+      const ctx = useCaseContext(call);
       const user = await getWalletUser(ctx, req.id);
       const accounts = req.withoutAccounts ? [] : await listAccounts(ctx, { type: "WALLET_USER", id: user.id });
       return { user: userMessage(user, now()), accounts: accounts.map(accountMessage) };
     },
-    async findWalletUserByEmail(req) {
-      return { user: userMessage(await findWalletUserByEmail(contextFor(deps), req.email), now()) };
+    async findWalletUserByEmail(req, call) {
+      return { user: userMessage(await findWalletUserByEmail(useCaseContext(call), req.email), now()) };
     },
-    async verifyPassword(req) {
-      return { user: userMessage(await verifyPassword(contextFor(deps), { email: req.email, password: req.password }), now()) };
+    async verifyPassword(req, call) {
+      return { user: userMessage(await verifyPassword(useCaseContext(call), { email: req.email, password: req.password }), now()) };
     },
-    async verifyPin(req) {
-      const res = await verifyPin(contextFor(deps), { walletUserId: req.walletUserId, pin: req.pin });
+    async verifyPin(req, call) {
+      const res = await verifyPin(useCaseContext(call), { walletUserId: req.walletUserId, pin: req.pin });
       return {
         ok: res.ok,
         attemptsLeft: res.attemptsLeft,
@@ -93,16 +94,16 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
     async listAssets() {
       return { assets: ASSETS.map(assetMessage) };
     },
-    async quote(req) {
-      const res = await quote(contextFor(deps), rates, { amount: req.amount, currency: req.currency, asset: req.asset, rounding: req.rounding });
+    async quote(req, call) {
+      const res = await quote(useCaseContext(call), rates, { amount: req.amount, currency: req.currency, asset: req.asset, rounding: req.rounding });
       return { assetAmount: res.assetAmount, rate: res.rate, rateAt: toTimestamp(res.rateAt) };
     },
-    async listAccounts(req) {
-      const accounts = await listAccounts(contextFor(deps), holderFromProto(req.ownerType, req.ownerId));
+    async listAccounts(req, call) {
+      const accounts = await listAccounts(useCaseContext(call), holderFromProto(req.ownerType, req.ownerId));
       return { accounts: accounts.map(accountMessage) };
     },
-    async creditWalletUser(req) {
-      const res = await creditWalletUser(contextFor(deps), {
+    async creditWalletUser(req, call) {
+      const res = await creditWalletUser(useCaseContext(call), {
         walletUserId: req.walletUserId,
         asset: req.asset,
         amount: req.amount,
@@ -115,8 +116,8 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }),
       };
     },
-    async charge(req) {
-      const res = await charge(contextFor(deps), {
+    async charge(req, call) {
+      const res = await charge(useCaseContext(call), {
         idempotencyKey: req.idempotencyKey,
         walletUserId: req.walletUserId,
         merchantId: req.merchantId,
@@ -126,12 +127,12 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
       });
       return { outcome: OUTCOME_TO_PROTO[res.outcome], transactionId: res.transactionId, balanceAfter: res.balanceAfter };
     },
-    async chargeBatch(req) {
-      const results = await chargeBatch(contextFor(deps), req.merchantId, req.charges);
+    async chargeBatch(req, call) {
+      const results = await chargeBatch(useCaseContext(call), req.merchantId, req.charges);
       return { results: results.map((res) => ({ outcome: OUTCOME_TO_PROTO[res.outcome], transactionId: res.transactionId, balanceAfter: res.balanceAfter })) };
     },
-    async creditMerchant(req) {
-      const res = await creditMerchant(contextFor(deps), {
+    async creditMerchant(req, call) {
+      const res = await creditMerchant(useCaseContext(call), {
         idempotencyKey: req.idempotencyKey,
         merchantId: req.merchantId,
         asset: req.asset,
@@ -143,8 +144,8 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         account: accountMessage({ id: res.accountId, asset: res.asset, balance: res.balanceAfter, frozen: res.frozen }),
       };
     },
-    async refund(req) {
-      const res = await refund(contextFor(deps), {
+    async refund(req, call) {
+      const res = await refund(useCaseContext(call), {
         idempotencyKey: req.idempotencyKey,
         merchantId: req.merchantId,
         walletUserId: req.walletUserId,
@@ -161,8 +162,8 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         merchantBalanceAfter: res.merchantBalanceAfter,
       };
     },
-    async debitForPayout(req) {
-      const res = await debitForPayout(contextFor(deps), {
+    async debitForPayout(req, call) {
+      const res = await debitForPayout(useCaseContext(call), {
         idempotencyKey: req.idempotencyKey,
         merchantId: req.merchantId,
         asset: req.asset,
@@ -175,8 +176,8 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         merchantBalanceAfter: res.merchantBalanceAfter,
       };
     },
-    async reversePayout(req) {
-      const res = await reversePayout(contextFor(deps), {
+    async reversePayout(req, call) {
+      const res = await reversePayout(useCaseContext(call), {
         idempotencyKey: req.idempotencyKey,
         merchantId: req.merchantId,
         asset: req.asset,
@@ -185,8 +186,8 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
       });
       return { transactionId: res.transactionId, merchantBalanceAfter: res.merchantBalanceAfter };
     },
-    async listBalanceTransactions(req) {
-      const page = await listBalanceTransactions(contextFor(deps), {
+    async listBalanceTransactions(req, call) {
+      const page = await listBalanceTransactions(useCaseContext(call), {
         merchantId: req.merchantId,
         asset: req.asset,
         type: req.type,
@@ -215,8 +216,8 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         nextCursor: page.nextCursor,
       };
     },
-    async exportBalanceTransactions(req) {
-      const batch = await exportBalanceTransactions(contextFor(deps), {
+    async exportBalanceTransactions(req, call) {
+      const batch = await exportBalanceTransactions(useCaseContext(call), {
         merchantId: req.merchantId,
         from: req.from ? timestampDate(req.from) : undefined,
         to: req.to ? timestampDate(req.to) : undefined,
@@ -238,8 +239,8 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         next: batch.next,
       };
     },
-    async reconcile() {
-      const res = await reconcile(contextFor(deps), deps.logger);
+    async reconcile(_req, call) {
+      const res = await reconcile(useCaseContext(call), deps.logger);
       return {
         status: res.status,
         checked: BigInt(res.checked),
@@ -253,8 +254,8 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         })),
       };
     },
-    async checkLedger() {
-      const res = await checkLedger(contextFor(deps));
+    async checkLedger(_req, call) {
+      const res = await checkLedger(useCaseContext(call));
       return {
         ok: res.ok,
         transactionsChecked: BigInt(res.transactionsChecked),
@@ -262,18 +263,18 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
         problems: res.problems,
       };
     },
-    async freezeWalletUser(req) {
-      return { user: userMessage(await freezeWalletUser(contextFor(deps), req.id), now()) };
+    async freezeWalletUser(req, call) {
+      return { user: userMessage(await freezeWalletUser(useCaseContext(call), req.id), now()) };
     },
-    async unfreezeWalletUser(req) {
-      return { user: userMessage(await unfreezeWalletUser(contextFor(deps), req.id), now()) };
+    async unfreezeWalletUser(req, call) {
+      return { user: userMessage(await unfreezeWalletUser(useCaseContext(call), req.id), now()) };
     },
-    async freezeAccount(req) {
-      const account = await setAccountFrozen(contextFor(deps), { holder: holderFromProto(req.ownerType, req.ownerId), asset: req.asset, frozen: true });
+    async freezeAccount(req, call) {
+      const account = await setAccountFrozen(useCaseContext(call), { holder: holderFromProto(req.ownerType, req.ownerId), asset: req.asset, frozen: true });
       return { account: accountMessage(account) };
     },
-    async unfreezeAccount(req) {
-      const account = await setAccountFrozen(contextFor(deps), { holder: holderFromProto(req.ownerType, req.ownerId), asset: req.asset, frozen: false });
+    async unfreezeAccount(req, call) {
+      const account = await setAccountFrozen(useCaseContext(call), { holder: holderFromProto(req.ownerType, req.ownerId), asset: req.asset, frozen: false });
       return { account: accountMessage(account) };
     },
   };

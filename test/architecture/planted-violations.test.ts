@@ -27,7 +27,13 @@ function run(cwd: string, args: string[]) {
 }
 
 const depcruise = (cwd: string) =>
-  run(cwd, [join(repo, "node_modules/dependency-cruiser/bin/dependency-cruiser.mjs"), "--config", join(repo, ".dependency-cruiser.cjs"), "gateway", "services"]);
+  run(cwd, [
+    join(repo, "node_modules/dependency-cruiser/bin/dependency-cruiser.mjs"),
+    "--config",
+    join(repo, ".dependency-cruiser.cjs"),
+    "gateway",
+    "services",
+  ]);
 const sqlRule = (cwd: string, files: string[]) => run(cwd, [join(repo, ".ci/no-sql-outside-stores.ts"), ...files]);
 
 describe("house rules meet planted violations", function () {

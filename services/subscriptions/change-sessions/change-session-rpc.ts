@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { contextFor, type ServiceDeps } from "../../platform/service-deps.ts";
+import type { ServiceDeps } from "../../platform/service-deps.ts";
+import { useCaseContext } from "../../platform/rpc/use-case-context.ts";
 import { parseMetadataJson } from "../../platform/metadata.ts";
 import { formatAmount } from "../../platform/money.ts";
 import { toOptionalTimestamp, toTimestamp } from "../../platform/timestamps.ts";
@@ -77,8 +78,8 @@ type ChangeSessionMethods = Pick<
 /** The change-session procedures of SubscriptionsService (rpc.ts mounts them with the others). */
 export function changeSessionMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): ChangeSessionMethods {
   return {
-    async createChangeSession(req) {
-      const created = await createChangeSession(contextFor(deps), ports(), {
+    async createChangeSession(req, call) {
+      const created = await createChangeSession(useCaseContext(call), ports(), {
         merchantId: req.merchantId,
         subscriptionId: req.subscriptionId,
         requestedPlanId: req.requestedPlanId,
@@ -92,15 +93,15 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
       });
       return { changeSession: toMessage(ports(), created.session), approvalUrl: created.approvalUrl };
     },
-    async cancelChangeSession(req) {
-      const session = await cancelChangeSession(contextFor(deps), { merchantId: req.merchantId, subscriptionId: req.subscriptionId, sessionId: req.id });
+    async cancelChangeSession(req, call) {
+      const session = await cancelChangeSession(useCaseContext(call), { merchantId: req.merchantId, subscriptionId: req.subscriptionId, sessionId: req.id });
       return { changeSession: toMessage(ports(), session) };
     },
-    async getChangeSession(req) {
-      return { changeSession: toMessage(ports(), await getChangeSession(contextFor(deps), req.merchantId, req.subscriptionId, req.id)) };
+    async getChangeSession(req, call) {
+      return { changeSession: toMessage(ports(), await getChangeSession(useCaseContext(call), req.merchantId, req.subscriptionId, req.id)) };
     },
-    async listChangeSessions(req) {
-      const page = await listChangeSessions(contextFor(deps), {
+    async listChangeSessions(req, call) {
+      const page = await listChangeSessions(useCaseContext(call), {
         merchantId: req.merchantId,
         subscriptionId: req.subscriptionId,
         limit: req.limit,
@@ -110,8 +111,8 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
       const p = ports();
       return { changeSessions: page.items.map((s) => toMessage(p, s)), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async getChangeApproval(req) {
-      const view = await getChangeApproval(contextFor(deps), ports(), req.token);
+    async getChangeApproval(req, call) {
+      const view = await getChangeApproval(useCaseContext(call), ports(), req.token);
       return {
         changeSession: toMessage(ports(), view.session),
         status: view.status,
@@ -124,8 +125,8 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
         nextBillingAt: toOptionalTimestamp(view.subscription.nextBillingAt),
       };
     },
-    async listChangeFundingOptions(req) {
-      const options = await listChangeFundingOptions(contextFor(deps), ports(), { token: req.token, walletUserId: req.walletUserId });
+    async listChangeFundingOptions(req, call) {
+      const options = await listChangeFundingOptions(useCaseContext(call), ports(), { token: req.token, walletUserId: req.walletUserId });
       return {
         options: options.map((o) => ({
           ...o,
@@ -135,8 +136,8 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
         })),
       };
     },
-    async approveChangeSession(req) {
-      const ctx = contextFor(deps);
+    async approveChangeSession(req, call) {
+      const ctx = useCaseContext(call);
       const result = await approveChangeSession(ctx, ports(), { token: req.token, walletUserId: req.walletUserId });
       const authorization = await currentAuthorization(ctx.em.fork(), result.subscription.id);
       return {
@@ -148,8 +149,8 @@ export function changeSessionMethods(deps: ServiceDeps, ports: () => Subscriptio
         charge: result.charge ? chargeMessage(chargeRecord(result.charge)) : undefined,
       };
     },
-    async declineChangeSession(req) {
-      return { changeSession: toMessage(ports(), await declineChangeSession(contextFor(deps), req.token)) };
+    async declineChangeSession(req, call) {
+      return { changeSession: toMessage(ports(), await declineChangeSession(useCaseContext(call), req.token)) };
     },
   };
 }

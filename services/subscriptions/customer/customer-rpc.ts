@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { contextFor, type ServiceDeps } from "../../platform/service-deps.ts";
+import type { ServiceDeps } from "../../platform/service-deps.ts";
+import { useCaseContext } from "../../platform/rpc/use-case-context.ts";
 import { formatAmount } from "../../platform/money.ts";
 import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
 import type { AuthorizationRow, SubscriptionRow } from "../entities.ts";
@@ -30,8 +31,8 @@ type CustomerMethods = Pick<
 /** The customer's RPCs (wallet app, self-service page): keyed by wallet user id, never by merchant. */
 export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): CustomerMethods {
   return {
-    async listCustomerSubscriptions(req) {
-      const page = await listCustomerSubscriptions(contextFor(deps), ports(), { walletUserId: req.walletUserId, limit: req.limit, cursor: req.cursor });
+    async listCustomerSubscriptions(req, call) {
+      const page = await listCustomerSubscriptions(useCaseContext(call), ports(), { walletUserId: req.walletUserId, limit: req.limit, cursor: req.cursor });
       return {
         subscriptions: page.items.map((item) => ({
           subscription: toMessage(item),
@@ -47,21 +48,21 @@ export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPort
         nextCursor: page.nextCursor,
       };
     },
-    async cancelSubscriptionForCustomer(req) {
-      return { subscription: toMessage(await cancelSubscriptionForCustomer(contextFor(deps), ports(), req.walletUserId, req.subscriptionId)) };
+    async cancelSubscriptionForCustomer(req, call) {
+      return { subscription: toMessage(await cancelSubscriptionForCustomer(useCaseContext(call), ports(), req.walletUserId, req.subscriptionId)) };
     },
-    async changeFundingAsset(req) {
-      const result = await changeFundingAsset(contextFor(deps), ports(), {
+    async changeFundingAsset(req, call) {
+      const result = await changeFundingAsset(useCaseContext(call), ports(), {
         walletUserId: req.walletUserId,
         subscriptionId: req.subscriptionId,
         asset: req.asset,
       });
       return { subscription: toMessage(result), retried: result.retried };
     },
-    async setFundingFallback(req) {
+    async setFundingFallback(req, call) {
       return {
         subscription: toMessage(
-          await setFundingFallback(contextFor(deps), ports(), { walletUserId: req.walletUserId, subscriptionId: req.subscriptionId, assets: req.assets }),
+          await setFundingFallback(useCaseContext(call), ports(), { walletUserId: req.walletUserId, subscriptionId: req.subscriptionId, assets: req.assets }),
         ),
       };
     },

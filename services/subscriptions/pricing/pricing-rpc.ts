@@ -1,7 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { PricingService } from "../../../proto/gen/billing/subscriptions/v1/pricing_pb.ts";
-import { contextFor, type ServiceDeps } from "../../platform/service-deps.ts";
+import type { ServiceDeps } from "../../platform/service-deps.ts";
+import { useCaseContext } from "../../platform/rpc/use-case-context.ts";
 import { parseMetadataJson } from "../../platform/metadata.ts";
 import { withRecordJson } from "../../platform/rpc/record-json.ts";
 import { subscriptionPorts, type SubscriptionPorts } from "../ports.ts";
@@ -29,8 +30,8 @@ export function pricingService(deps: ServiceDeps): ServiceImpl<typeof PricingSer
     return cached.ports;
   };
   return {
-    async createCoupon(req) {
-      const coupon = await createCoupon(contextFor(deps), {
+    async createCoupon(req, call) {
+      const coupon = await createCoupon(useCaseContext(call), {
         merchantId: req.merchantId,
         name: req.name,
         percentOff: req.percentOff,
@@ -45,18 +46,18 @@ export function pricingService(deps: ServiceDeps): ServiceImpl<typeof PricingSer
       });
       return { coupon: couponMessage(coupon) };
     },
-    async getCoupon(req) {
-      return { coupon: couponMessage(await getCoupon(contextFor(deps), req.merchantId, req.id)) };
+    async getCoupon(req, call) {
+      return { coupon: couponMessage(await getCoupon(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async listCoupons(req) {
-      const page = await listCoupons(contextFor(deps), { merchantId: req.merchantId, limit: req.limit, cursor: req.cursor });
+    async listCoupons(req, call) {
+      const page = await listCoupons(useCaseContext(call), { merchantId: req.merchantId, limit: req.limit, cursor: req.cursor });
       return { coupons: page.items.map(couponMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async deleteCoupon(req) {
-      return { coupon: couponMessage(await deleteCoupon(contextFor(deps), req.merchantId, req.id)) };
+    async deleteCoupon(req, call) {
+      return { coupon: couponMessage(await deleteCoupon(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async createPromotionCode(req) {
-      const code = await createPromotionCode(contextFor(deps), {
+    async createPromotionCode(req, call) {
+      const code = await createPromotionCode(useCaseContext(call), {
         merchantId: req.merchantId,
         couponId: req.couponId,
         code: req.code,
@@ -66,26 +67,26 @@ export function pricingService(deps: ServiceDeps): ServiceImpl<typeof PricingSer
       });
       return { promotionCode: codeMessage(code) };
     },
-    async getPromotionCode(req) {
-      return { promotionCode: codeMessage(await getPromotionCode(contextFor(deps), req.merchantId, req.id)) };
+    async getPromotionCode(req, call) {
+      return { promotionCode: codeMessage(await getPromotionCode(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async listPromotionCodes(req) {
-      const page = await listPromotionCodes(contextFor(deps), { merchantId: req.merchantId, couponId: req.couponId, limit: req.limit, cursor: req.cursor });
+    async listPromotionCodes(req, call) {
+      const page = await listPromotionCodes(useCaseContext(call), { merchantId: req.merchantId, couponId: req.couponId, limit: req.limit, cursor: req.cursor });
       return { promotionCodes: page.items.map(codeMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
-    async applyDiscount(req) {
+    async applyDiscount(req, call) {
       return discounted(
-        await applyDiscount(contextFor(deps), ports(), req.merchantId, req.subscriptionId, { couponId: req.couponId, promotionCode: req.promotionCode }),
+        await applyDiscount(useCaseContext(call), ports(), req.merchantId, req.subscriptionId, { couponId: req.couponId, promotionCode: req.promotionCode }),
       );
     },
-    async removeDiscount(req) {
-      return discounted(await removeDiscount(contextFor(deps), ports(), req.merchantId, req.subscriptionId));
+    async removeDiscount(req, call) {
+      return discounted(await removeDiscount(useCaseContext(call), ports(), req.merchantId, req.subscriptionId));
     },
-    async getCharge(req) {
-      return { charge: chargeMessage(chargeRecord(await getCharge(contextFor(deps), req.merchantId, req.chargeId))) };
+    async getCharge(req, call) {
+      return { charge: chargeMessage(chargeRecord(await getCharge(useCaseContext(call), req.merchantId, req.chargeId))) };
     },
-    async getReceipt(req) {
-      const ctx = contextFor(deps);
+    async getReceipt(req, call) {
+      const ctx = useCaseContext(call);
       let receipt;
       if (req.token !== undefined) receipt = await getReceipt(ctx, ports(), { token: req.token });
       else if (req.merchantId !== undefined && req.chargeId !== undefined)
@@ -93,8 +94,8 @@ export function pricingService(deps: ServiceDeps): ServiceImpl<typeof PricingSer
       else throw invalid("INVALID_REQUEST", "token: either token, or merchant_id and charge_id, is required");
       return { receiptNumber: receipt.receiptNumber, recordJson: JSON.stringify(receipt) };
     },
-    async setReceiptPrefix(req) {
-      return { prefix: await setReceiptPrefix(contextFor(deps), req.merchantId, req.prefix) };
+    async setReceiptPrefix(req, call) {
+      return { prefix: await setReceiptPrefix(useCaseContext(call), req.merchantId, req.prefix) };
     },
   };
 }

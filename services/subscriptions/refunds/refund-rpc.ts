@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { RefundsService } from "../../../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
-import { contextFor, type ServiceDeps } from "../../platform/service-deps.ts";
+import type { ServiceDeps } from "../../platform/service-deps.ts";
+import { useCaseContext } from "../../platform/rpc/use-case-context.ts";
 import { parseMetadataJson } from "../../platform/metadata.ts";
 import { toTimestamp } from "../../platform/timestamps.ts";
 import { withRecordJson } from "../../platform/rpc/record-json.ts";
@@ -52,9 +53,9 @@ export function refundsService(deps: ServiceDeps): ServiceImpl<typeof RefundsSer
     return (await registry).get(code) ?? registryDecimals(ports())(code);
   };
   return {
-    async createRefund(req) {
+    async createRefund(req, call) {
       const res = await createRefund(
-        contextFor(deps),
+        useCaseContext(call),
         ports(),
         {
           merchantId: req.merchantId,
@@ -68,11 +69,11 @@ export function refundsService(deps: ServiceDeps): ServiceImpl<typeof RefundsSer
       );
       return { refund: toMessage(res.refund), charge: chargeMessage(chargeRecord(res.charge)) };
     },
-    async getRefund(req) {
-      return { refund: toMessage(await getRefund(contextFor(deps), req.merchantId, req.id)) };
+    async getRefund(req, call) {
+      return { refund: toMessage(await getRefund(useCaseContext(call), req.merchantId, req.id)) };
     },
-    async listRefunds(req) {
-      const page = await listRefunds(contextFor(deps), {
+    async listRefunds(req, call) {
+      const page = await listRefunds(useCaseContext(call), {
         merchantId: req.merchantId,
         chargeId: req.chargeId,
         subscriptionId: req.subscriptionId,

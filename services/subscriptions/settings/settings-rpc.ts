@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { contextFor, type ServiceDeps } from "../../platform/service-deps.ts";
+import type { ServiceDeps } from "../../platform/service-deps.ts";
+import { useCaseContext } from "../../platform/rpc/use-case-context.ts";
 import { withRecordJson } from "../../platform/rpc/record-json.ts";
 import type { SubscriptionPorts } from "../ports.ts";
 import { billingSettingsRecord, type EffectiveBillingSettings } from "./billing-settings.ts";
@@ -26,12 +27,12 @@ function settingsMessage(settings: EffectiveBillingSettings) {
 /** The merchant's billing settings (GET/PATCH /api/v1/settings/billing): keyed by the merchant id from the API key. */
 export function settingsMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): SettingsMethods {
   return {
-    async getBillingSettings(req) {
-      return { settings: settingsMessage(await getBillingSettings(contextFor(deps), ports().policies.defaults, req.merchantId)) };
+    async getBillingSettings(req, call) {
+      return { settings: settingsMessage(await getBillingSettings(useCaseContext(call), ports().policies.defaults, req.merchantId)) };
     },
-    async updateBillingSettings(req) {
+    async updateBillingSettings(req, call) {
       const emails = req.customerEmails;
-      const settings = await updateBillingSettings(contextFor(deps), ports().policies, {
+      const settings = await updateBillingSettings(useCaseContext(call), ports().policies, {
         merchantId: req.merchantId,
         dunningRetryDays: req.dunningRetryDays ? [...req.dunningRetryDays.days] : undefined,
         dunningFinalStatus: req.dunningFinalStatus,
