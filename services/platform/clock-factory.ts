@@ -1,6 +1,7 @@
 import type { Config } from "./config.ts";
 import type { Orm } from "./database/orm.ts";
 import { SandboxClock, systemClock, type Clock } from "./clock.ts";
+import { readSandboxClockOffsetMs } from "./sandbox-clock-store.ts";
 
 export interface ManagedClock {
   clock: Clock;
@@ -11,10 +12,7 @@ export interface ManagedClock {
 export async function createClock(config: Config, orm: Orm): Promise<ManagedClock> {
   if (!config.sandbox) return { clock: systemClock, stop: () => {} };
   const clock = new SandboxClock({
-    async readOffsetMs() {
-      const rows = await orm.em.getConnection().execute<{ offset_ms: string }[]>("select offset_ms from sandbox_clock where id = 1");
-      return Number(rows[0]?.offset_ms ?? 0);
-    },
+    readOffsetMs: () => readSandboxClockOffsetMs(orm.em),
   });
   await clock.sync();
   const timer = setInterval(() => clock.sync().catch(() => {}), 1000);

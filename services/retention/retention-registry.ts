@@ -1,6 +1,13 @@
 import type { Retention } from "../platform/config.ts";
 import type { MonthlyPartitionedTable } from "../platform/database/monthly-partitions.ts";
-import { EMAIL_EVENT_TYPES } from "../emails/contract.ts";
+import {
+  ATTEMPT_IN_PROGRESS,
+  ATTEMPT_OF_PENDING_DELIVERY,
+  DELIVERY_PENDING,
+  EVENT_BEING_DELIVERED,
+  EVENT_EMAILS_NOT_COLLECTED,
+  EVENT_NOT_RELAYED,
+} from "./retention-store.ts";
 
 /**
  * A table kept by the retention sweep: partitioned by month on `column`
@@ -11,7 +18,7 @@ export interface RetainedTable extends MonthlyPartitionedTable {
   /** Days a row is kept at least (a RETENTION_* setting). */
   retentionDays(retention: Retention): number;
   /**
-   * SQL conditions on a row `r`, any of which keeps its month: work still to
+   * SQL conditions on a row `r` (retention-store.ts), any of which keeps its month: work still to
    * do on it. Each is asked on its own (so each can use its own partial
    * index), again under the table's exclusive lock right before the drop.
    */
@@ -41,28 +48,21 @@ export const RETAINED_TABLES: readonly RetainedTable[] = [
     column: "event_created_at",
     retentionDays: (r) => r.webhookDeliveriesDays,
     // The attempt a worker is making, and the history of a delivery still being retried.
-    neededRows: [
-      "r.outcome = 'IN_PROGRESS'",
-      "exists (select 1 from webhook_deliveries d where d.id = r.delivery_id and d.event_created_at = r.event_created_at and d.status = 'PENDING')",
-    ],
+    neededRows: [ATTEMPT_IN_PROGRESS, ATTEMPT_OF_PENDING_DELIVERY],
   },
   {
     table: "webhook_deliveries",
     column: "event_created_at",
     storage: "fillfactor = 80",
     retentionDays: (r) => r.webhookDeliveriesDays,
-    neededRows: ["r.status = 'PENDING'"],
+    neededRows: [DELIVERY_PENDING],
   },
   {
     table: "events",
     column: "created_at",
     retentionDays: (r) => r.eventsDays,
     // Not yet relayed (no deliveries made), emails not yet collected, or being delivered (partial indexes serve each).
-    neededRows: [
-      "r.relayed_at is null",
-      `r.emails_collected_at is null and r.type in (${EMAIL_EVENT_TYPES.map((t) => `'${t}'`).join(", ")})`,
-      "exists (select 1 from webhook_deliveries d where d.event_id = r.id and d.event_created_at = r.created_at and d.status = 'PENDING')",
-    ],
+    neededRows: [EVENT_NOT_RELAYED, EVENT_EMAILS_NOT_COLLECTED, EVENT_BEING_DELIVERED],
   },
   { table: "audit_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: [] },
 ];

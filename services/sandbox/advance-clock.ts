@@ -1,6 +1,7 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { DomainError, invalid } from "../platform/errors.ts";
 import { SandboxClock } from "../platform/clock.ts";
+import { advanceSandboxClockOffsetMs } from "../platform/sandbox-clock-store.ts";
 
 export const MAX_ADVANCE_SECONDS = 5 * 366 * 24 * 3600;
 
@@ -14,10 +15,7 @@ export async function advanceClock(ctx: UseCaseContext, seconds: number): Promis
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_ADVANCE_SECONDS) {
     throw invalid("INVALID_REQUEST", `seconds: must be an integer from 1 to ${MAX_ADVANCE_SECONDS}`);
   }
-  const rows = await ctx.em
-    .getConnection()
-    .execute<{ offset_ms: string }[]>("update sandbox_clock set offset_ms = offset_ms + ? where id = 1 returning offset_ms", [seconds * 1000]);
-  const offsetMs = Number(rows[0]!.offset_ms);
+  const offsetMs = await advanceSandboxClockOffsetMs(ctx.em, seconds * 1000);
   ctx.clock.setOffset(offsetMs);
   return { now: ctx.clock.now(), offsetSeconds: Math.floor(offsetMs / 1000) };
 }

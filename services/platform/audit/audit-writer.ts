@@ -1,19 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { currentCall, type Actor, type CallContext, type PendingEntry } from "./call-context.ts";
+import { insertAuditEntry, type AuditFields } from "./audit-entry-store.ts";
+
+// The statement is the store's; the audit hooks take the writer's whole surface from here.
+export { insertAuditEntry, type AuditFields };
 
 /** Operators' tools and tests calling an audited RPC with the service token alone, no person behind it known. */
 export const INTERNAL_CALLER: Actor = Object.freeze({ type: "operator", id: "internal", label: "service token (internal caller)" });
-
-export interface AuditFields {
-  merchantId: string | undefined;
-  actor: Actor;
-  action: string;
-  objectType: string;
-  objectId: string | undefined;
-  ip: string | undefined;
-  userAgent: string | undefined;
-  requestId: string | undefined;
-}
 
 /** The fields of a call's pending entry, as the table stores them. */
 export function fieldsOf(call: CallContext, entry: PendingEntry): AuditFields {
@@ -29,32 +22,6 @@ export function fieldsOf(call: CallContext, entry: PendingEntry): AuditFields {
     userAgent: call.userAgent,
     requestId: call.requestId,
   };
-}
-
-const INSERT = `insert into audit_entries
-  (merchant_id, actor_type, actor_id, actor_label, action, object_type, object_id, ip, user_agent, request_id)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
-const isUuid = (value: string | undefined) => !!value && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
-
-/**
- * Inserts one entry on `em`'s connection, inside `transaction` (default: the
- * one `em` runs in, if any), so the entry commits or rolls back with it.
- */
-export async function insertAuditEntry(em: EntityManager, fields: AuditFields, transaction: unknown = em.getTransactionContext()): Promise<void> {
-  const params = [
-    isUuid(fields.merchantId) ? fields.merchantId : null,
-    fields.actor.type,
-    fields.actor.id,
-    fields.actor.label,
-    fields.action,
-    fields.objectType,
-    fields.objectId ?? null,
-    fields.ip ?? null,
-    fields.userAgent ?? null,
-    fields.requestId ?? null,
-  ];
-  await em.getConnection().execute(INSERT, params, "run", transaction as never);
 }
 
 /**

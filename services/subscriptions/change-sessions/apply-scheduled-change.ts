@@ -3,6 +3,7 @@ import { DomainError } from "../../platform/errors.ts";
 import { SubscriptionChangeSession } from "./change-session-entities.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { applyDuePlanChange } from "./apply-due-plan-change.ts";
+import { duePlanChangeIds } from "./change-session-store.ts";
 
 /**
  * The delayed job's use case: in its own transaction, with the subscription
@@ -34,15 +35,8 @@ export async function applyDuePlanChanges(ctx: UseCaseContext): Promise<number> 
   let applied = 0;
   const seen = new Set<string>();
   for (;;) {
-    const now = ctx.clock.now();
-    const due = await ctx.em.execute<{ id: string }[]>(
-      `select cs.id from subscription_change_sessions cs join subscriptions s on s.id = cs.subscription_id
-        where cs.status = 'SCHEDULED' and cs.scheduled_for <= ?
-          and s.status in ('ACTIVE','TRIALING') and s.next_billing_at <= ? and s.next_billing_at >= cs.scheduled_for
-        order by cs.scheduled_for limit ?`,
-      [now, now, APPLY_BATCH],
-    );
-    const fresh = due.map((r) => r.id).filter((id) => !seen.has(id));
+    const due = await duePlanChangeIds(ctx.em, ctx.clock.now(), APPLY_BATCH);
+    const fresh = due.filter((id) => !seen.has(id));
     if (fresh.length === 0) break;
     for (const id of fresh) {
       seen.add(id);

@@ -5,6 +5,7 @@ import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionChangeSession } from "./change-session-entities.ts";
 import { changeSessionMachine } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
+import { endedSubscriptionsWithLiveChangeSessions } from "./change-session-store.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { LockMode } from "@mikro-orm/core";
 import { touch } from "../../platform/record-version.ts";
@@ -38,12 +39,9 @@ export async function cancelChangeSessionsOf(em: EntityManager, clock: Clock, su
  * change sessions are cancelled in a transaction of their own.
  */
 export async function cancelChangeSessionsOfEndedSubscriptions(ctx: UseCaseContext): Promise<number> {
-  const rows = await ctx.em.execute<{ subscription_id: string }[]>(
-    `select distinct cs.subscription_id from subscription_change_sessions cs join subscriptions s on s.id = cs.subscription_id
-      where cs.status in ('PENDING_APPROVAL','SCHEDULED') and s.status in ('CANCELLED','EXPIRED') limit 200`,
-  );
+  const ended = await endedSubscriptionsWithLiveChangeSessions(ctx.em);
   let cancelled = 0;
-  for (const { subscription_id: id } of rows) {
+  for (const id of ended) {
     cancelled += await ctx.em.fork().transactional(async (em) => {
       const sub = await lockSubscription(em, id);
       if (sub.status !== "CANCELLED" && sub.status !== "EXPIRED") return 0;

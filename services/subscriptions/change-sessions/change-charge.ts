@@ -3,6 +3,7 @@ import type { ChargeRow, SubscriptionRow } from "../entities.ts";
 import type { ChangeSessionRow } from "./change-session-entities.ts";
 import { periodEnd } from "../billing-calendar.ts";
 import { insertChargeAttempt, type FailureReason } from "../charges/open-charge.ts";
+import { lastChangeChargeAttempt, lastPaidPeriodIndex } from "./change-session-store.ts";
 
 export interface ChangeChargeTerms {
   amount: string;
@@ -32,13 +33,7 @@ export async function openChangeCharge(
   terms: ChangeChargeTerms,
   failureReason?: FailureReason,
 ): Promise<ChargeRow> {
-  const [attempts, periods] = await Promise.all([
-    em.execute<{ attempt: number | null }[]>("select max(attempt) as attempt from subscription_charges where change_session_id = ?", [session.id]),
-    em.execute<{ period: number | null }[]>(
-      "select max(period_index) as period from subscription_charges where subscription_id = ? and change_session_id is null and status = 'SUCCEEDED'",
-      [sub.id],
-    ),
-  ]);
+  const [lastAttempt, period] = await Promise.all([lastChangeChargeAttempt(em, session.id), lastPaidPeriodIndex(em, sub.id)]);
   const start = sub.currentPeriodStart ?? now;
   const end =
     sub.currentPeriodEnd && sub.currentPeriodEnd > start
@@ -46,9 +41,9 @@ export async function openChangeCharge(
       : periodEnd(start, session.requestedInterval, session.requestedIntervalCount, 1);
   return insertChargeAttempt(em, now, sub, {
     purpose: "PLAN_CHANGE",
-    period: { index: Number(periods[0]?.period ?? 0), start, end },
+    period: { index: period, start, end },
     terms,
-    attempt: Number(attempts[0]?.attempt ?? 0) + 1,
+    attempt: lastAttempt + 1,
     failureReason,
     changeSessionId: session.id,
   });

@@ -6,6 +6,10 @@ import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow 
 import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-session-entities.ts";
 import { changeSessionToken, hashAuthorizationToken, looksLikeAuthorizationToken } from "../authorization-token.ts";
 import { noteAuditObject } from "../../platform/audit/call-context.ts";
+import { statusIn } from "../../platform/status-machine.ts";
+import { PLAN_CHANGE_DUE } from "../due-predicates.ts";
+import { TERMINAL_STATUSES } from "../status-machine.ts";
+import { changeSessionMachine } from "./change-session-status-machine.ts";
 
 /** Queries shared by the change-session use cases; each use case owns its transaction. */
 
@@ -79,4 +83,58 @@ export function openApprovalUrl(publicBaseUrl: string, linkKey: Buffer, session:
   if (session.status !== "PENDING_APPROVAL") return undefined;
   const { token, hash } = changeSessionToken(linkKey, session.id);
   return hash === session.tokenHash ? changeApprovalUrl(publicBaseUrl, token) : undefined;
+}
+
+/**
+ * Up to `limit` scheduled changes whose billing date has come at `now`, the
+ * earliest first (PLAN_CHANGE_DUE: applied only to a subscription billed on
+ * or after the date).
+ */
+export async function duePlanChangeIds(em: EntityManager, now: Date, limit: number): Promise<string[]> {
+  const due = await em.execute<{ id: string }[]>(
+    `select cs.id from subscription_change_sessions cs join subscriptions s on s.id = cs.subscription_id
+      where ${PLAN_CHANGE_DUE("cs", "s")}
+      order by cs.scheduled_for limit ?`,
+    [now, now, limit],
+  );
+  return due.map((r) => r.id);
+}
+
+/** Up to `limit` sessions still awaiting approval past their expiry at `now`, the earliest first. */
+export async function expiredChangeSessionIds(em: EntityManager, now: Date, limit: number): Promise<string[]> {
+  const due = await em.execute<{ id: string }[]>(
+    `select id from subscription_change_sessions where ${statusIn("status", changeSessionMachine.statesFrom("expire"))} and expires_at <= ? order by expires_at limit ?`,
+    [now, limit],
+  );
+  return due.map((r) => r.id);
+}
+
+/**
+ * Up to 200 ended subscriptions (CANCELLED, EXPIRED) that still have a change
+ * session the cancel would have ended: the sweep's safety net for
+ * subscriptions that ended by another path than the merchant's cancel.
+ */
+export async function endedSubscriptionsWithLiveChangeSessions(em: EntityManager): Promise<string[]> {
+  const rows = await em.execute<{ subscription_id: string }[]>(
+    `select distinct cs.subscription_id from subscription_change_sessions cs join subscriptions s on s.id = cs.subscription_id
+      where ${statusIn("cs.status", changeSessionMachine.statesFrom("cancel"))} and ${statusIn("s.status", TERMINAL_STATUSES)} limit 200`,
+  );
+  return rows.map((r) => r.subscription_id);
+}
+
+/** The highest attempt number of a session's immediate charge so far (0 before the first). */
+export async function lastChangeChargeAttempt(em: EntityManager, changeSessionId: string): Promise<number> {
+  const rows = await em.execute<{ attempt: number | null }[]>("select max(attempt) as attempt from subscription_charges where change_session_id = ?", [
+    changeSessionId,
+  ]);
+  return Number(rows[0]?.attempt ?? 0);
+}
+
+/** The index of the subscription's last period paid by its own charge (0 before any); a change's charges do not count. */
+export async function lastPaidPeriodIndex(em: EntityManager, subscriptionId: string): Promise<number> {
+  const rows = await em.execute<{ period: number | null }[]>(
+    "select max(period_index) as period from subscription_charges where subscription_id = ? and change_session_id is null and status = 'SUCCEEDED'",
+    [subscriptionId],
+  );
+  return Number(rows[0]?.period ?? 0);
 }

@@ -5,7 +5,7 @@ import { recordEvent } from "../../events/record-event.ts";
 import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-session-entities.ts";
 import { changeSessionMachine } from "./change-session-status-machine.ts";
 import { changeSessionRecord } from "./change-session-record.ts";
-import { lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
+import { expiredChangeSessionIds, lockChangeSession, pendingSessionCharge } from "./change-session-store.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { touch } from "../../platform/record-version.ts";
 
@@ -45,11 +45,8 @@ export async function expireDueChangeSessions(ctx: UseCaseContext): Promise<numb
   let expired = 0;
   const seen = new Set<string>();
   for (;;) {
-    const due = await ctx.em.execute<{ id: string }[]>(
-      `select id from subscription_change_sessions where status = 'PENDING_APPROVAL' and expires_at <= ? order by expires_at limit ?`,
-      [ctx.clock.now(), EXPIRY_BATCH],
-    );
-    const fresh = due.map((r) => r.id).filter((id) => !seen.has(id));
+    const due = await expiredChangeSessionIds(ctx.em, ctx.clock.now(), EXPIRY_BATCH);
+    const fresh = due.filter((id) => !seen.has(id));
     if (fresh.length === 0) break;
     for (const id of fresh) {
       seen.add(id);

@@ -11,6 +11,7 @@ import { FUNDING_CHANGEABLE_STATUSES } from "../contract.ts";
 import { currentAuthorizations } from "../subscription-store.ts";
 import { fetchMerchantName, fetchPlan, type SubscriptionPorts } from "../ports.ts";
 import { fundingOptionsFrom, walletHoldings, type FundingOption, type WalletHoldings } from "../list-funding-options.ts";
+import { newestChargeIds } from "./customer-subscription-store.ts";
 
 /** Charges shown per subscription (the newest); the merchant's API has them all. */
 export const CUSTOMER_CHARGES_SHOWN = 24;
@@ -140,14 +141,8 @@ export async function listCustomerSubscriptions(
 async function newestCharges(ctx: UseCaseContext, subscriptionIds: readonly string[]): Promise<Map<string, ChargeRow[]>> {
   const byId = new Map<string, ChargeRow[]>();
   if (subscriptionIds.length === 0) return byId;
-  const ranked = await ctx.em.execute<{ id: string }[]>(
-    `select id from (
-       select id, row_number() over (partition by subscription_id order by created_at desc, id desc) as n
-         from subscription_charges where subscription_id = any(?::uuid[])) c
-      where c.n <= ?`,
-    [`{${subscriptionIds.join(",")}}`, CUSTOMER_CHARGES_SHOWN],
-  );
-  const charges = await ctx.em.find(SubscriptionCharge, { id: { $in: ranked.map((r) => r.id) } }, { orderBy: KEYSET_ORDER });
+  const ids = await newestChargeIds(ctx.em, subscriptionIds, CUSTOMER_CHARGES_SHOWN);
+  const charges = await ctx.em.find(SubscriptionCharge, { id: { $in: ids } }, { orderBy: KEYSET_ORDER });
   for (const c of charges) {
     const list = byId.get(c.subscriptionId) ?? [];
     list.push(c);

@@ -11,6 +11,7 @@ import type { SubscriptionPorts } from "../ports.ts";
 import { REFUND_ERRORS, REFUND_REASON_MAX_LENGTH } from "./contract.ts";
 import { refundAmounts } from "./refund-amount.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
+import { reservedRefundTotals } from "./refund-store.ts";
 import { takeLease } from "../../platform/wallet-calls/wallet-call.ts";
 import { merchantBalanceInsufficient, refundInProgress, REFUNDS_TABLE, settleRefund } from "./settle-refund.ts";
 
@@ -79,11 +80,7 @@ export async function createRefund(
       if (charge.assetAmount == null || charge.rate == null) {
         throw conflict(REFUND_ERRORS.chargeNotRefundable, `charge ${charge.id} moved no money: there is nothing to refund`);
       }
-      const [reserved] = await em.execute<{ amount: string; asset_amount: string }[]>(
-        `select coalesce(sum(amount), 0)::text as amount, coalesce(sum(asset_amount), 0)::text as asset_amount
-           from subscription_refunds where charge_id = ? and status in ('PENDING','SUCCEEDED')`,
-        [charge.id],
-      );
+      const reserved = await reservedRefundTotals(em, charge.id);
       const amounts = refundAmounts(
         {
           amount: charge.amount,
@@ -91,8 +88,8 @@ export async function createRefund(
           assetAmount: charge.assetAmount,
           asset: charge.asset,
           rate: charge.rate,
-          reservedAmount: reserved!.amount,
-          reservedAssetAmount: reserved!.asset_amount,
+          reservedAmount: reserved.amount,
+          reservedAssetAmount: reserved.assetAmount,
         },
         requested,
         decimals,

@@ -17,6 +17,7 @@ import { REFUND_ERRORS } from "./contract.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
 import { refundRecord } from "./refund-record.ts";
 import { refundMachine } from "./refund-status.ts";
+import { chargeIdOfRefund, refundedSubscriptionVersion } from "./refund-store.ts";
 
 export const refundInProgress = () => new DomainError("failed_precondition", REFUND_ERRORS.inProgress, "this refund is being processed; try again in a moment");
 
@@ -75,8 +76,7 @@ export function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeR
     },
     async lockBefore(em, id) {
       // Lock order: the charge, then its refunds (create-refund.ts takes the same).
-      const [owner] = await em.execute<{ charge_id: string }[]>("select charge_id from subscription_refunds where id = ?", [id]);
-      return em.findOneOrFail(SubscriptionCharge, { id: owner!.charge_id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      return em.findOneOrFail(SubscriptionCharge, { id: await chargeIdOfRefund(em, id) }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     },
     async lockRow(em, id) {
       return em.findOne(SubscriptionRefund, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -100,11 +100,11 @@ export function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeR
       charge.amountRefunded = formatAmount(add(amount(charge.amountRefunded), amount(row.amount)));
       charge.assetAmountRefunded = formatAmount(add(amount(charge.assetAmountRefunded), amount(row.assetAmount)));
       // A refund does not change the subscription: its version as it stands (read, not locked: lock order is subscription first).
-      const [subject] = await tx.em.execute<{ version: number }[]>("select version from subscriptions where id = ?", [row.subscriptionId]);
+      const subscriptionVersion = await refundedSubscriptionVersion(tx.em, row.subscriptionId);
       recordEvent(tx.em, tx.clock, {
         merchantId: row.merchantId,
         type: "subscription.charge_refunded",
-        data: { subscriptionId: row.subscriptionId, subscriptionVersion: Number(subject!.version), charge: chargeRecord(charge), refund: refundRecord(row) },
+        data: { subscriptionId: row.subscriptionId, subscriptionVersion, charge: chargeRecord(charge), refund: refundRecord(row) },
       });
       return { state: "succeeded", refund: row, charge };
     },

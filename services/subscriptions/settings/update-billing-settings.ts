@@ -4,14 +4,8 @@ import { isUuid } from "../../platform/ids.ts";
 import { recordEvent } from "../../events/record-event.ts";
 import { BILLING_SETTINGS_LIMITS, DUNNING_FINAL_STATUSES, type DunningFinalStatus } from "../contract.ts";
 import type { BillingPolicies } from "./billing-policies.ts";
-import {
-  billingSettingsRecord,
-  effectiveSettings,
-  readStoredSettings,
-  writeStoredSettings,
-  type CustomerEmails,
-  type EffectiveBillingSettings,
-} from "./billing-settings.ts";
+import { billingSettingsRecord, effectiveSettings, type EffectiveBillingSettings } from "./billing-settings.ts";
+import { lockMerchantSettings, readStoredSettings, writeStoredSettings, type CustomerEmails } from "./billing-settings-store.ts";
 
 /** A partial update: only the fields given change (customerEmails too is merged key by key). */
 export interface BillingSettingsPatch {
@@ -40,7 +34,7 @@ export async function updateBillingSettings(ctx: UseCaseContext, policies: Billi
   const result = await ctx.em.fork().transactional(async (em) => {
     const now = ctx.clock.now();
     // The first update of a merchant inserts; two at once serialise on the advisory lock of its id (no row lock as well: this one covers it).
-    await em.execute("select pg_advisory_xact_lock(hashtextextended(?, 26))", [patch.merchantId]);
+    await lockMerchantSettings(em, patch.merchantId);
     const stored = (await readStoredSettings(em, [patch.merchantId])).get(patch.merchantId);
     const next = {
       merchantId: patch.merchantId,
