@@ -11,7 +11,8 @@ import { Payout, type PayoutRow } from "./entities.ts";
 import { destinationNotFound, getDestination } from "./destinations.ts";
 import { destinationStatus } from "./payout-records.ts";
 import type { PayoutPorts } from "./payout-ports.ts";
-import { assetOf, openCall, PAYOUT_CALLS_TABLE, payoutsUnavailable, runPayoutCall } from "./payout-calls.ts";
+import { assetOf, openCall, payoutsUnavailable, runPayoutCall } from "./payout-calls.ts";
+import { debitCallIdOf, PAYOUT_CALLS_TABLE } from "./payout-store.ts";
 
 export interface CreatePayoutInput {
   merchantId: string;
@@ -137,8 +138,8 @@ async function findByKey(ctx: UseCaseContext, input: CreatePayoutInput): Promise
 /** Step 2 and 3 for the payout's DEBIT call (held: the lease its opener took); an order refund's reservation too. */
 export async function finish(ctx: UseCaseContext, ports: PayoutPorts, payoutId: string, held: number | undefined): Promise<PayoutRow> {
   const em = ctx.em.fork();
-  const [call] = await em.execute<{ id: string }[]>("select id from payout_calls where payout_id = ? and kind = 'DEBIT'", [payoutId]);
-  const res = await runPayoutCall({ em, clock: ctx.clock }, ports, call!.id, held);
+  const callId = await debitCallIdOf(em, payoutId);
+  const res = await runPayoutCall({ em, clock: ctx.clock }, ports, callId!, held);
   if (res.state === "in_progress") throw payoutInProgress();
   const { payout, merchantBalance } = res.result;
   if (payout.status === "OPENING") throw payoutInProgress();

@@ -12,6 +12,7 @@ import type { PayoutPorts } from "./payout-ports.ts";
 import { payoutRecord } from "./payout-records.ts";
 import { payoutMachine } from "./payout-status.ts";
 import { followPayout } from "./order-refunds/follow-payout.ts";
+import { failSandboxTransfer } from "./sandbox-chain-store.ts";
 import { assetOf, callOf, failPayout, openCall, runPayoutCall, transferOf, tryPayoutCall } from "./payout-calls.ts";
 
 export const payoutNotFound = (id: string) => notFound(PAYOUT_ERRORS.payoutNotFound, `payout ${id} not found`);
@@ -173,7 +174,7 @@ export async function sandboxFailPayout(ctx: UseCaseContext, ports: PayoutPorts,
     payoutMachine.next(payout.status, "chain_failed");
     if (payout.status !== "PROCESSING")
       throw conflict("INVALID_STATUS_TRANSITION", `only a PROCESSING payout can fail on the chain (this one is ${payout.status})`);
-    await em.execute("update payout_sandbox_chain set failed_reason = ? where payout_id = ?", [reason, payout.id]);
+    await failSandboxTransfer(em, payout.id, reason);
     return payout;
   });
   await observeChain(ctx, ports, 1, payout.id);

@@ -14,9 +14,7 @@ import type { ChainStatus, ChainTransfer, PayoutAsset, PayoutPorts } from "./pay
 import { payoutRecord } from "./payout-records.ts";
 import { payoutMachine } from "./payout-status.ts";
 import { followPayout } from "./order-refunds/follow-payout.ts";
-
-/** The payout calls' table (platform/wallet-calls/). */
-export const PAYOUT_CALLS_TABLE = "payout_calls";
+import { PAYOUT_CALLS_TABLE, payoutIdOfCall } from "./payout-store.ts";
 
 type Answer =
   | { kind: "DEBIT"; outcome: "SUCCEEDED" | "MERCHANT_BALANCE_INSUFFICIENT"; transactionId: string | null; merchantBalanceAfter: string }
@@ -95,8 +93,8 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
       return { kind: "SUBMIT", status };
     },
     async lockBefore(em, id) {
-      const [owner] = await em.execute<{ payout_id: string }[]>("select payout_id from payout_calls where id = ?", [id]);
-      return em.findOneOrFail(Payout, { id: owner!.payout_id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      const payoutId = await payoutIdOfCall(em, id);
+      return em.findOneOrFail(Payout, { id: payoutId! }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     },
     async lockRow(em, id) {
       return em.findOne(PayoutCall, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });

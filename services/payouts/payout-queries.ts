@@ -6,6 +6,7 @@ import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../pla
 import { VISIBLE_PAYOUT_STATUSES } from "./contract.ts";
 import { Payout, type PayoutRow } from "./entities.ts";
 import { payoutNotFound } from "./payout-actions.ts";
+import { moneyInFlightByAsset } from "./payout-store.ts";
 
 export async function getPayout(ctx: UseCaseContext, merchantId: string | undefined, id: string): Promise<PayoutRow> {
   if (!isUuid(id)) throw payoutNotFound(id);
@@ -57,11 +58,6 @@ export async function listPayouts(ctx: UseCaseContext, input: ListPayoutsInput):
  * reversal is still on its way. Assets with nothing in flight are left out.
  */
 export async function pendingBalance(ctx: UseCaseContext, merchantId: string): Promise<{ asset: string; amount: string }[]> {
-  const rows = await ctx.em.execute<{ asset: string; amount: string }[]>(
-    `select asset, sum(amount + fee)::text as amount from payouts
-      where merchant_id = ? and debited_at is not null and reversed_at is null and status <> 'PAID'
-      group by asset`,
-    [merchantId],
-  );
+  const rows = await moneyInFlightByAsset(ctx.em, merchantId);
   return rows.map((r) => ({ asset: r.asset, amount: formatAmount(r.amount) }));
 }

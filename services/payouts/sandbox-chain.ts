@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { ChainPort, ChainStatus, ChainTransfer } from "./payout-ports.ts";
+import { sandboxTransferOf, submitSandboxTransfer, type SandboxTransferRow } from "./sandbox-chain-store.ts";
 
 /**
  * A well-formed fake transaction hash for the network, derived from the
@@ -12,14 +13,6 @@ export function fakeTxHash(network: string, payoutId: string): string {
   return network === "ETHEREUM" ? `0x${hex}` : hex;
 }
 
-interface ChainRow {
-  tx_hash: string;
-  submitted_at: Date;
-  confirmations_needed: number;
-  block_seconds: number;
-  failed_reason: string | null;
-}
-
 /**
  * The sandbox's chain: a transfer is accepted at once (one row per payout
  * id in payout_sandbox_chain, whatever the retries) and confirms one block
@@ -29,7 +22,7 @@ interface ChainRow {
  * /admin/v1/sandbox/payouts/{id}/fail marks a transfer failed.
  */
 export function sandboxChain(): ChainPort {
-  const statusOf = (row: ChainRow, now: Date): ChainStatus => {
+  const statusOf = (row: SandboxTransferRow, now: Date): ChainStatus => {
     if (row.failed_reason) return { state: "FAILED", txHash: row.tx_hash, confirmations: 0, failureReason: row.failed_reason };
     const blocks = Math.max(0, Math.floor((now.getTime() - new Date(row.submitted_at).getTime()) / (Number(row.block_seconds) * 1000)));
     const needed = Number(row.confirmations_needed);
@@ -39,21 +32,11 @@ export function sandboxChain(): ChainPort {
     name: "sandbox",
     async submit(ctx: UseCaseContext, t: ChainTransfer) {
       const now = ctx.clock.now();
-      const [row] = await ctx.em.fork().execute<ChainRow[]>(
-        `insert into payout_sandbox_chain (payout_id, network, address, amount, tx_hash, confirmations_needed, block_seconds, submitted_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?)
-         on conflict (payout_id) do update set submissions = payout_sandbox_chain.submissions + 1
-         returning tx_hash, submitted_at, confirmations_needed, block_seconds, failed_reason`,
-        [t.payoutId, t.network, t.address, t.amount, fakeTxHash(t.network, t.payoutId), t.requiredConfirmations, t.blockSeconds, now],
-      );
-      return statusOf(row!, now);
+      const row = await submitSandboxTransfer(ctx.em.fork(), { ...t, txHash: fakeTxHash(t.network, t.payoutId) }, now);
+      return statusOf(row, now);
     },
     async status(ctx: UseCaseContext, t: ChainTransfer) {
-      const [row] = await ctx.em
-        .fork()
-        .execute<ChainRow[]>("select tx_hash, submitted_at, confirmations_needed, block_seconds, failed_reason from payout_sandbox_chain where payout_id = ?", [
-          t.payoutId,
-        ]);
+      const row = await sandboxTransferOf(ctx.em.fork(), t.payoutId);
       return row ? statusOf(row, ctx.clock.now()) : undefined;
     },
   };

@@ -6,6 +6,8 @@ import type { ChargeOutcome } from "./entities.ts";
 import { walletUserNotFound } from "./get-wallet-user.ts";
 import { lockAccounts, openAccounts, ownerKey, postTransactions, type PostingInput } from "./ledger.ts";
 import { findReplay, findReplays, type MovementRequest } from "./ledger-replay.ts";
+import { recordChargeAttempts } from "./charge-attempt-store.ts";
+import { lockWalletUsersForCharge } from "./wallet-user-store.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
 export interface ChargeInput {
@@ -84,10 +86,7 @@ export async function chargeMany(ctx: UseCaseContext, merchantId: string, checke
   return ctx.em.transactional(async (em) => {
     const userIds = [...new Set(checked.map((c) => c.walletUserId))];
     // Share locks, as Charge: a freeze waits for these charges and they for it.
-    const users = await em.execute<{ id: string; status: string }[]>(
-      `select id, status from wallet_users where id in (${userIds.map(() => "?").join(", ")}) order by id for share`,
-      userIds,
-    );
+    const users = await lockWalletUsersForCharge(em, userIds);
     const statusOf = new Map(users.map((u) => [u.id, u.status]));
     const unknown = userIds.find((id) => !statusOf.has(id));
     if (unknown) throw walletUserNotFound(unknown);
@@ -164,11 +163,7 @@ export async function chargeMany(ctx: UseCaseContext, merchantId: string, checke
     // postTransactions checks the payers' running balances decided above against the database's.
     await postTransactions(em, ctx.clock, accounts, postings, new Set(checked.map(payeeOf)), async () => {
       if (attempts.length === 0) return;
-      await em.execute(
-        `insert into wallet_charge_attempts (id, idempotency_key, wallet_user_id, merchant_id, asset, amount, outcome, balance_after, transaction_id, created_at)
-         values ${attempts.map(() => "(?, ?, ?, ?, ?, ?::numeric, ?, ?::numeric, ?, ?)").join(", ")}`,
-        attempts.flat(),
-      );
+      await recordChargeAttempts(em, attempts);
     });
     return results;
   });

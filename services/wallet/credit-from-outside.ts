@@ -5,6 +5,7 @@ import { sub, zero, type Amount } from "../platform/money.ts";
 import type { AssetInfo } from "./assets.ts";
 import { lockAccounts, openAccount, postTransactions, type AccountOwner, type SystemAccountCode } from "./ledger.ts";
 import { findReplay, type MovementRequest } from "./ledger-replay.ts";
+import { isAccountFrozen } from "./ledger-store.ts";
 
 export interface CreditInput {
   request: MovementRequest;
@@ -35,12 +36,12 @@ export async function creditFromOutside(ctx: UseCaseContext, input: CreditInput)
   const replayOf = async (em: EntityManager): Promise<CreditResult | undefined> => {
     const replay = await findReplay(em, input.idempotencyKey, input.request, "credit");
     if (!replay) return undefined;
-    const [frozen] = await em.execute<{ frozen: boolean }[]>("select frozen from ledger_accounts where id = ?", [replay.accountId]);
+    const frozen = await isAccountFrozen(em, replay.accountId);
     return {
       transactionId: replay.transactionId,
       accountId: replay.accountId,
       balanceAfter: replay.balanceAfter,
-      frozen: Boolean(frozen?.frozen),
+      frozen,
       replayed: true,
     };
   };

@@ -3,6 +3,7 @@ import { walletUserNotFound } from "./get-wallet-user.ts";
 import { creditFromOutside, type CreditResult } from "./credit-from-outside.ts";
 import { checkIdempotencyKey, parseAssetAmount, requireAsset } from "./wallet-input.ts";
 import { isUuid } from "../platform/ids.ts";
+import { walletUserExists } from "./wallet-user-store.ts";
 
 export interface CreditWalletUserInput {
   walletUserId: string;
@@ -30,8 +31,7 @@ export async function creditWalletUser(ctx: UseCaseContext, input: CreditWalletU
     idempotencyKey,
     description: null,
     async precheck(em) {
-      const rows = await em.execute("select 1 from wallet_users where id = ?", [walletUserId]);
-      if (rows.length === 0) throw walletUserNotFound(walletUserId);
+      if (!(await walletUserExists(em, walletUserId))) throw walletUserNotFound(walletUserId);
     },
   });
   return { ...result, asset: asset.code };

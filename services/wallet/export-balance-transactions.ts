@@ -1,12 +1,8 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { decodeExportKey, encodeExportKey, exportBatchSize, exportPeriod, EXACT_INSTANT, UUID_TEXT } from "../platform/export-batches.ts";
-import { balanceTransactionView, type BalanceTransactionView, type LedgerEntryRow } from "./list-balance-transactions.ts";
+import { balanceTransactionView, type BalanceTransactionView } from "./list-balance-transactions.ts";
 import { requireUuid } from "./wallet-input.ts";
-
-interface EntryRow extends LedgerEntryRow {
-  /** created_at to the microsecond, as the next batch's key (a Date keeps only milliseconds). */
-  key_at: string;
-}
+import { accountEntriesOldestFirst, merchantAccountsByAsset, type ExportedEntryRow } from "./balance-transaction-store.ts";
 
 /**
  * One batch of the merchant's movements created in [from, to): by account
@@ -28,25 +24,12 @@ export async function exportBalanceTransactions(
     key = { asset: asset!, at: at!, id: id! };
   }
   // Account by account (a merchant has one per asset, a handful): each query walks one account's index range.
-  const accounts = await ctx.em.execute<{ id: string; asset: string }[]>(
-    `select id, asset from ledger_accounts where owner_type = 'MERCHANT' and owner_id = ? ${key ? "and asset >= ?" : ""} order by asset`,
-    key ? [merchantId, key.asset] : [merchantId],
-  );
-  const rows: EntryRow[] = [];
+  const accounts = await merchantAccountsByAsset(ctx.em, merchantId, key?.asset);
+  const rows: ExportedEntryRow[] = [];
   for (const account of accounts) {
     if (rows.length >= limit) break;
     const resume = key && key.asset === account.asset;
-    rows.push(
-      ...(await ctx.em.execute<EntryRow[]>(
-        `select to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as key_at, e.id, e.transaction_id, e.amount::text as amount, e.balance_after::text as balance_after, e.created_at, t.kind, t.idempotency_key, ? as asset
-           from ledger_entries e
-           join ledger_transactions t on t.id = e.transaction_id
-          where e.account_id = ? and e.created_at >= ? and e.created_at < ? ${resume ? "and (e.created_at, e.id) > (?::timestamptz, ?)" : ""}
-          order by e.created_at, e.id
-          limit ?`,
-        [account.asset, account.id, from, to, ...(resume ? [key!.at, key!.id] : []), limit - rows.length],
-      )),
-    );
+    rows.push(...(await accountEntriesOldestFirst(ctx.em, account, { from, to }, resume ? key : undefined, limit - rows.length)));
   }
   const transactions = rows.map(balanceTransactionView);
   const last = rows.at(-1);

@@ -1,14 +1,9 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { notFound } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
-import { selectColumns } from "../platform/database/prepared.ts";
-import { readBatched, readByIds } from "../platform/database/batched-reads.ts";
-import { WalletUser, type WalletUserRow } from "./entities.ts";
-
-const walletUsersById = readByIds<WalletUserRow>(
-  "wallet.get_wallet_user",
-  (em) => `select ${selectColumns(em, WalletUser, "u")} from wallet_users u where u.id = any($1::uuid[])`,
-);
+import { readBatched } from "../platform/database/batched-reads.ts";
+import type { WalletUserRow } from "./entities.ts";
+import { walletUsersById } from "./wallet-user-store.ts";
 
 /**
  * Read outside any transaction: every subscription create and approval

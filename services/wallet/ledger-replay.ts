@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { conflict } from "../platform/errors.ts";
 import { equals, formatAmount, type Amount } from "../platform/money.ts";
 import type { TransactionKind } from "./entities.ts";
+import { movementsByKeys } from "./ledger-store.ts";
 
 /** What a movement asks for; a retry under the same idempotency key must ask for exactly this again. */
 export interface MovementRequest {
@@ -42,23 +43,10 @@ export async function findReplays(
 ): Promise<Map<string, Replay>> {
   const replays = new Map<string, Replay>();
   if (wanted.length === 0) return replays;
-  const rows = await em.execute<
-    {
-      id: string;
-      idempotency_key: string;
-      kind: string;
-      asset: string;
-      amount: string;
-      wallet_user_id: string | null;
-      merchant_id: string | null;
-      account_id: string;
-      balance_after: string;
-    }[]
-  >(
-    `select t.id, t.idempotency_key, t.kind, t.asset, t.amount::text as amount, t.wallet_user_id, t.merchant_id, e.account_id, e.balance_after::text as balance_after
-       from ledger_transactions t join ledger_entries e on e.transaction_id = t.id and e.amount ${side === "debit" ? "<" : ">"} 0
-      where t.idempotency_key in (${wanted.map(() => "?").join(", ")})`,
+  const rows = await movementsByKeys(
+    em,
     wanted.map((w) => w.key),
+    side,
   );
   const index = new Map(wanted.map((w, i) => [w.key, i]));
   for (const row of rows) {

@@ -3,6 +3,18 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../platform/clock.ts";
 import { add, amount, equals, formatAmount, isNegative, isZero, sub, zero, type Amount } from "../platform/money.ts";
 import type { OwnerType, TransactionKind } from "./entities.ts";
+import {
+  createAccount,
+  createOwnerAccounts,
+  creditAccountsWithEntries,
+  lockAccountRows,
+  moveBalances,
+  ownerAccountId,
+  ownerAccountIds,
+  systemAccountId,
+  writeEntries,
+  writeTransactions,
+} from "./ledger-store.ts";
 
 /**
  * The double-entry ledger's write side. Rules every movement follows:
@@ -30,40 +42,28 @@ export interface LockedAccount {
   frozen: boolean;
 }
 
-async function findAccountId(em: EntityManager, owner: AccountOwner, asset: string): Promise<string | undefined> {
-  const rows =
-    owner.type === "SYSTEM"
-      ? await em.execute<{ id: string }[]>("select id from ledger_accounts where system_code = ? and asset = ?", [owner.code, asset])
-      : await em.execute<{ id: string }[]>("select id from ledger_accounts where owner_type = ? and owner_id = ? and asset = ?", [owner.type, owner.id, asset]);
-  return rows[0]?.id;
+function findAccountId(em: EntityManager, owner: AccountOwner, asset: string): Promise<string | undefined> {
+  return owner.type === "SYSTEM" ? systemAccountId(em, owner.code, asset) : ownerAccountId(em, owner.type, owner.id, asset);
 }
 
 /** Returns the account's id, opening it first when needed; concurrent openers meet in the unique index. */
 export async function openAccount(em: EntityManager, clock: Clock, owner: AccountOwner, asset: string): Promise<string> {
   const existing = await findAccountId(em, owner, asset);
   if (existing) return existing;
-  const now = clock.now();
-  await em.execute(
-    `insert into ledger_accounts (id, owner_type, owner_id, system_code, asset, balance, frozen, created_at, updated_at)
-     values (?, ?, ?, ?, ?, 0, false, ?, ?) on conflict do nothing`,
-    [randomUUID(), owner.type, owner.type === "SYSTEM" ? null : owner.id, owner.type === "SYSTEM" ? owner.code : null, asset, now, now],
+  await createAccount(
+    em,
+    { ownerType: owner.type, ownerId: owner.type === "SYSTEM" ? null : owner.id, systemCode: owner.type === "SYSTEM" ? owner.code : null, asset },
+    clock.now(),
   );
   const id = await findAccountId(em, owner, asset);
   if (!id) throw new Error(`account for ${owner.type} ${asset} could not be opened`);
   return id;
 }
 
-/** The global lock order: see the rules at the top. Merchants' accounts come last, so a batch can take them last. */
-const LOCK_ORDER = "case owner_type when 'WALLET_USER' then 0 when 'SYSTEM' then 1 else 2 end, id";
-
 /** Locks the accounts (FOR UPDATE, in the global lock order) and returns their current state. Call inside a transaction. */
 export async function lockAccounts(em: EntityManager, ids: string[]): Promise<Map<string, LockedAccount>> {
   const unique = [...new Set(ids)];
-  const rows = await em.execute<{ id: string; owner_type: OwnerType; asset: string; balance: string; frozen: boolean }[]>(
-    `select id, owner_type, asset, balance::text as balance, frozen from ledger_accounts
-     where id in (${unique.map(() => "?").join(", ")}) order by ${LOCK_ORDER} for update`,
-    unique,
-  );
+  const rows = await lockAccountRows(em, unique);
   return new Map(rows.map((r) => [r.id, { id: r.id, ownerType: r.owner_type, asset: r.asset, balance: amount(r.balance), frozen: r.frozen }]));
 }
 
@@ -103,24 +103,14 @@ export async function openAccounts(
 ): Promise<Map<string, string>> {
   const unique = new Map(wanted.map((w) => [ownerKey(w.owner, w.asset), w]));
   const find = async () => {
-    const list = [...unique.values()];
-    const rows = await em.execute<{ id: string; owner_type: string; owner_id: string; asset: string }[]>(
-      `select id, owner_type, owner_id, asset from ledger_accounts
-        where (owner_type, owner_id, asset) in (${list.map(() => "(?, ?::uuid, ?)").join(", ")})`,
-      list.flatMap((w) => [w.owner.type, w.owner.id, w.asset]),
-    );
+    const rows = await ownerAccountIds(em, [...unique.values()].map(owned));
     return new Map(rows.map((r) => [`${r.owner_type}/${r.owner_id}/${r.asset}`, r.id]));
   };
   if (unique.size === 0) return new Map();
   let found = await find();
   const missing = [...unique.entries()].filter(([key]) => !found.has(key)).map(([, w]) => w);
   if (missing.length > 0) {
-    const now = clock.now();
-    await em.execute(
-      `insert into ledger_accounts (id, owner_type, owner_id, system_code, asset, balance, frozen, created_at, updated_at)
-       values ${missing.map(() => "(?, ?, ?, null, ?, 0, false, ?, ?)").join(", ")} on conflict do nothing`,
-      missing.flatMap((w) => [randomUUID(), w.owner.type, w.owner.id, w.asset, now, now]),
-    );
+    await createOwnerAccounts(em, missing.map(owned), clock.now());
     found = await find();
   }
   for (const key of unique.keys()) if (!found.has(key)) throw new Error(`account ${key} could not be opened`);
@@ -129,8 +119,7 @@ export async function openAccounts(
 
 export const ownerKey = (owner: { type: string; id: string }, asset: string) => `${owner.type}/${owner.id}/${asset}`;
 
-/** Rows per multi-row insert: well under PostgreSQL's 65,535 parameters. */
-const INSERT_CHUNK = 500;
+const owned = (w: { owner: { type: string; id: string }; asset: string }) => ({ ownerType: w.owner.type, ownerId: w.owner.id, asset: w.asset });
 
 /**
  * Writes balanced transactions (one, or a batch of charges) in a few
@@ -203,30 +192,15 @@ export async function postTransactions(
     }
     posted.push({ transactionId, balancesAfter });
   }
-  for (let i = 0; i < transactions.length; i += INSERT_CHUNK) {
-    const chunk = transactions.slice(i, i + INSERT_CHUNK);
-    await em.execute(
-      `insert into ledger_transactions (id, idempotency_key, kind, asset, amount, wallet_user_id, merchant_id, description, created_at)
-       values ${chunk.map(() => "(?, ?, ?, ?, ?::numeric, ?, ?, ?, ?)").join(", ")}`,
-      chunk.flat(),
-    );
-  }
-  for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
-    const chunk = entries.slice(i, i + INSERT_CHUNK);
-    await em.execute(
-      `insert into ledger_entries (id, transaction_id, account_id, asset, amount, balance_after, created_at)
-       values ${chunk.map(() => "(?, ?, ?, ?, ?::numeric, ?::numeric, ?)").join(", ")}`,
-      chunk.flat(),
-    );
-  }
+  await writeTransactions(em, transactions);
+  await writeEntries(em, entries);
   if (running.size > 0) {
     // One update per locked account, in id order.
     const moved = [...running.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-    const updated = await em.execute<{ id: string; balance: string }[]>(
-      `update ledger_accounts a set balance = a.balance + v.delta, updated_at = ?
-         from (values ${moved.map(() => "(?::uuid, ?::numeric)").join(", ")}) as v(id, delta)
-        where a.id = v.id returning a.id, a.balance::text as balance`,
-      [now, ...moved.flatMap(([id, after]) => [id, formatAmount(sub(after, lockedAccounts.get(id)!.balance))])],
+    const updated = await moveBalances(
+      em,
+      now,
+      moved.map(([id, after]) => [id, formatAmount(sub(after, lockedAccounts.get(id)!.balance))]),
     );
     if (updated.length !== moved.length) throw new Error("ledger batch: an account to update was not found");
     for (const row of updated) {
@@ -247,23 +221,11 @@ export async function postTransactions(
  */
 async function creditLast(em: EntityManager, now: Date, totals: Map<string, Amount>, rows: unknown[][]): Promise<void> {
   const accounts = [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-  const written = await em.execute<{ n: string }[]>(
-    `with moved as (
-       update ledger_accounts a set balance = a.balance + v.total, updated_at = ?
-         from (values ${accounts.map(() => "(?::uuid, ?::numeric)").join(", ")}) as v(id, total)
-        where a.id = v.id
-       returning a.id, a.balance - v.total as before
-     ), written as (
-       insert into ledger_entries (id, transaction_id, account_id, asset, amount, balance_after, created_at)
-       select e.id, e.transaction_id, e.account_id, e.asset, e.amount,
-              m.before + sum(e.amount) over (partition by e.account_id order by e.ord), ?
-         from (values ${rows.map(() => "(?::uuid, ?::uuid, ?::uuid, ?, ?::numeric, ?::int)").join(", ")})
-              as e(id, transaction_id, account_id, asset, amount, ord)
-         join moved m on m.id = e.account_id
-       returning 1
-     )
-     select count(*) as n from written`,
-    [now, ...accounts.flatMap(([id, total]) => [id, formatAmount(total)]), now, ...rows.flat()],
+  const written = await creditAccountsWithEntries(
+    em,
+    now,
+    accounts.map(([id, total]) => [id, formatAmount(total)]),
+    rows,
   );
-  if (Number(written[0]!.n) !== rows.length) throw new Error(`ledger batch: ${written[0]!.n} of ${rows.length} credited-last entries written`);
+  if (written !== rows.length) throw new Error(`ledger batch: ${written} of ${rows.length} credited-last entries written`);
 }

@@ -5,6 +5,7 @@ import { clampLimit, decodeCursor, toPage, type Page } from "../platform/paginat
 import type { TransactionKind } from "./entities.ts";
 import { BALANCE_TRANSACTION_TYPES, parseLedgerKey, type BalanceTransactionType } from "./contract.ts";
 import { requireAsset, requireUuid } from "./wallet-input.ts";
+import { merchantEntriesNewestFirst, type BalanceTransactionFilter, type BalanceTransactionRow } from "./balance-transaction-store.ts";
 
 export interface BalanceTransactionView {
   /** The ledger entry on the merchant's account. */
@@ -55,63 +56,26 @@ export function sourceOf(key: string | null): { sourceType: string | null; sourc
  */
 export async function listBalanceTransactions(ctx: UseCaseContext, input: ListBalanceTransactionsInput): Promise<Page<BalanceTransactionView>> {
   const merchantId = requireUuid("merchantId", input.merchantId);
-  const where = ["a.owner_type = 'MERCHANT'", "a.owner_id = ?"];
-  const params: unknown[] = [merchantId];
-  if (input.asset !== undefined) {
-    where.push("a.asset = ?");
-    params.push(requireAsset(input.asset).code);
-  }
+  const filter: BalanceTransactionFilter = { merchantId };
+  if (input.asset !== undefined) filter.asset = requireAsset(input.asset).code;
   if (input.type !== undefined) {
     if (!(BALANCE_TRANSACTION_TYPES as readonly string[]).includes(input.type)) {
       throw invalid("INVALID_REQUEST", `type: must be one of ${BALANCE_TRANSACTION_TYPES.join(", ")}`);
     }
-    const kinds = Object.entries(TYPE_OF_KIND)
+    // A type no movement has (ADJUSTMENT today) lists nothing.
+    filter.kinds = Object.entries(TYPE_OF_KIND)
       .filter(([, type]) => type === input.type)
       .map(([kind]) => kind);
-    // A type no movement has (ADJUSTMENT today) lists nothing.
-    if (kinds.length === 0) where.push("false");
-    else {
-      where.push(`t.kind in (${kinds.map(() => "?").join(", ")})`);
-      params.push(...kinds);
-    }
   }
-  if (input.createdAfter !== undefined) {
-    where.push("e.created_at > ?");
-    params.push(input.createdAfter);
-  }
-  if (input.cursor) {
-    const key = decodeCursor(input.cursor);
-    where.push("(e.created_at < ? or (e.created_at = ? and e.id < ?))");
-    params.push(key.createdAt, key.createdAt, key.id);
-  }
+  if (input.createdAfter !== undefined) filter.createdAfter = input.createdAfter;
+  if (input.cursor) filter.before = decodeCursor(input.cursor);
   const limit = clampLimit(input.limit);
-  const rows = await ctx.em.execute<LedgerEntryRow[]>(
-    `select e.id, e.transaction_id, e.asset, e.amount::text as amount, e.balance_after::text as balance_after, e.created_at, t.kind, t.idempotency_key
-       from ledger_entries e
-       join ledger_accounts a on a.id = e.account_id
-       join ledger_transactions t on t.id = e.transaction_id
-      where ${where.join(" and ")}
-      order by e.created_at desc, e.id desc
-      limit ?`,
-    [...params, limit + 1],
-  );
+  const rows = await merchantEntriesNewestFirst(ctx.em, filter, limit + 1);
   return toPage(rows.map(balanceTransactionView), limit);
 }
 
-/** A ledger entry of a merchant account with its transaction's kind and key, as the list and the export read it. */
-export interface LedgerEntryRow {
-  id: string;
-  transaction_id: string;
-  asset: string;
-  amount: string;
-  balance_after: string;
-  created_at: Date;
-  kind: TransactionKind;
-  idempotency_key: string | null;
-}
-
-/** The one mapping of such a row to a balance transaction (the list, the export). */
-export function balanceTransactionView(r: LedgerEntryRow): BalanceTransactionView {
+/** The one mapping of a merchant's ledger entry row to a balance transaction (the list, the export). */
+export function balanceTransactionView(r: BalanceTransactionRow): BalanceTransactionView {
   return {
     id: r.id,
     type: TYPE_OF_KIND[r.kind],

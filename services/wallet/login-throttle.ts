@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { countAttemptInWindow, forgetLoginFailures } from "./login-throttle-store.ts";
 
 /**
  * Per-email login throttle, kept in Postgres (the source of truth; every
@@ -19,15 +20,7 @@ export interface ThrottleState {
 
 export async function countLoginAttempt(em: EntityManager, email: string, now: Date): Promise<ThrottleState> {
   const windowOpenedBefore = new Date(now.getTime() - LOGIN_WINDOW_MS);
-  const rows = await em.execute<{ failures: number; window_started_at: Date }[]>(
-    `insert into wallet_login_throttles as t (email, window_started_at, failures) values (?, ?, 1)
-     on conflict (email) do update set
-       failures = case when t.window_started_at <= ? then 1 else t.failures + 1 end,
-       window_started_at = case when t.window_started_at <= ? then excluded.window_started_at else t.window_started_at end
-     returning failures, window_started_at`,
-    [email, now, windowOpenedBefore, windowOpenedBefore],
-  );
-  const row = rows[0]!;
+  const row = await countAttemptInWindow(em, email, now, windowOpenedBefore);
   return {
     allowed: row.failures <= LOGIN_MAX_FAILURES,
     retryAt: new Date(new Date(row.window_started_at).getTime() + LOGIN_WINDOW_MS),
@@ -35,5 +28,5 @@ export async function countLoginAttempt(em: EntityManager, email: string, now: D
 }
 
 export async function clearLoginFailures(em: EntityManager, email: string): Promise<void> {
-  await em.execute("delete from wallet_login_throttles where email = ?", [email]);
+  await forgetLoginFailures(em, email);
 }

@@ -3,6 +3,7 @@ import { walletUserNotFound } from "./get-wallet-user.ts";
 import { openAccount } from "./ledger.ts";
 import { debitMerchant } from "./debit-merchant.ts";
 import type { MovementRequest } from "./ledger-replay.ts";
+import { findWalletUserId } from "./wallet-user-store.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
 export interface RefundInput {
@@ -45,8 +46,7 @@ export async function refund(ctx: UseCaseContext, input: RefundInput): Promise<R
   const request = { kind: "REFUND", asset: asset.code, amount: value, walletUserId, merchantId } satisfies MovementRequest;
 
   return debitMerchant(ctx, key, request, description, async (em) => {
-    const users = await em.execute<{ id: string }[]>("select id from wallet_users where id = ?", [walletUserId]);
-    if (!users[0]) throw walletUserNotFound(walletUserId);
+    if (!(await findWalletUserId(em, walletUserId))) throw walletUserNotFound(walletUserId);
     return openAccount(em, ctx.clock, { type: "WALLET_USER", id: walletUserId }, asset.code);
   });
 }

@@ -2,6 +2,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { formatAmount } from "../platform/money.ts";
 import { getWalletUser } from "./get-wallet-user.ts";
 import { lockAccounts, openAccount } from "./ledger.ts";
+import { markAccountFrozen } from "./ledger-store.ts";
 import type { AccountHolder, AccountView } from "./list-accounts.ts";
 import { requireAsset, requireUuid } from "./wallet-input.ts";
 import { noteAuditObject } from "../platform/audit/call-context.ts";
@@ -20,7 +21,7 @@ export async function setAccountFrozen(ctx: UseCaseContext, input: { holder: Acc
     const id = await openAccount(em, ctx.clock, { type: input.holder.type, id: ownerId }, asset.code);
     const locked = (await lockAccounts(em, [id])).get(id)!;
     noteAuditObject("LedgerAccount", { id, merchantId: input.holder.type === "MERCHANT" ? ownerId : undefined });
-    await em.execute("update ledger_accounts set frozen = ?, updated_at = ? where id = ?", [input.frozen, ctx.clock.now(), id]);
+    await markAccountFrozen(em, id, input.frozen, ctx.clock.now());
     return { id, asset: asset.code, balance: formatAmount(locked.balance), frozen: input.frozen };
   });
 }

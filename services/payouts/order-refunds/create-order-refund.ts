@@ -1,17 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { conflict, DomainError, invalid, notFound } from "../../platform/errors.ts";
 import { isUuid } from "../../platform/ids.ts";
 import { parseAmountField } from "../../platform/amount-input.ts";
 import { amount, compare, equals, formatAmount, fractionDigits, isZero, sub, zero } from "../../platform/money.ts";
 import { takeLease } from "../../platform/wallet-calls/wallet-call.ts";
-import { CLAIM_EXPIRES_DEFAULT_MINUTES, CLAIM_EXPIRES_MAX_MINUTES, CLAIM_EXPIRES_MIN_MINUTES, PAYOUT_ERRORS, COUNTED_REFUND_STATUSES } from "../contract.ts";
+import { CLAIM_EXPIRES_DEFAULT_MINUTES, CLAIM_EXPIRES_MAX_MINUTES, CLAIM_EXPIRES_MIN_MINUTES, PAYOUT_ERRORS } from "../contract.ts";
 import { OrderRefund, Payout, type OrderRefundRow } from "../entities.ts";
 import { canonicalPayoutAddress } from "../addresses/payout-address.ts";
 import type { PayoutPorts } from "../payout-ports.ts";
-import { assetOf, openCall, PAYOUT_CALLS_TABLE, payoutsUnavailable } from "../payout-calls.ts";
+import { assetOf, openCall, payoutsUnavailable } from "../payout-calls.ts";
+import { PAYOUT_CALLS_TABLE } from "../payout-store.ts";
+import { lockOrderForRefund, refundedSoFar } from "./order-refund-store.ts";
 import { finish } from "../create-payout.ts";
 import { hashClaimToken } from "./claim-token.ts";
 
@@ -26,15 +27,6 @@ export interface CreateOrderRefundInput {
 }
 
 export const orderNotFound = (id: string) => notFound(PAYOUT_ERRORS.orderNotFound, `payment order ${id} not found`);
-
-/** Everything refunded so far (given or on its way), under the order's lock. */
-async function refundedSoFar(em: EntityManager, orderId: string): Promise<string> {
-  const [row] = await em.execute<{ total: string | null }[]>(
-    `select sum(amount)::text as total from order_refunds where payment_order_id = ? and status in (${COUNTED_REFUND_STATUSES.map(() => "?").join(", ")})`,
-    [orderId, ...COUNTED_REFUND_STATUSES],
-  );
-  return row?.total ?? "0";
-}
 
 /**
  * A merchant refunds a payment order to the customer's address:
@@ -83,7 +75,7 @@ export async function createOrderRefund(ctx: UseCaseContext, ports: PayoutPorts,
   try {
     opened = await ctx.em.transactional(async (em) => {
       // One refund of an order at a time decides what remains: the lock is the order id's, for this transaction.
-      await em.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`order-refunds:${order.id}`]);
+      await lockOrderForRefund(em, order.id);
       const remaining = sub(amount(order.confirmed), amount(await refundedSoFar(em, order.id)));
       const value = requested ?? remaining;
       if (compare(value, zero()) <= 0 || compare(value, remaining) > 0) {
