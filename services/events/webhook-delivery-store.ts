@@ -6,7 +6,8 @@ import { oldestOf } from "../platform/observability/due-work.ts";
  * webhook_delivery_attempts). Each function runs on the caller's entity
  * manager, so in the caller's transaction. The claim, the relay's insert and
  * the answer's record are the hot path benchmarked against a bare baseline:
- * their statements are kept as they were measured.
+ * their statements are kept byte for byte as they were measured (the odd
+ * indentation inside their text included).
  */
 
 /** One answer as the batch record writes it (recordAnswersAndClaimDue; built by record-attempt.ts). */
