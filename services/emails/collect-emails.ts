@@ -4,28 +4,22 @@ import { billingPolicy } from "../subscriptions/renewals/billing-policy.ts";
 import { effectiveSettings, readStoredSettings } from "../subscriptions/settings/billing-settings.ts";
 import { fetchMerchantName, fetchPlan, fetchWalletUserById, type SubscriptionPorts } from "../subscriptions/ports.ts";
 import { DomainError } from "../platform/errors.ts";
-import { EMAIL_EVENT_TYPES, EMAIL_EVENTS, type EmailKind } from "./contract.ts";
+import { EMAIL_EVENTS, type EmailKind } from "./contract.ts";
 import { composeEmail } from "./compose-email.ts";
 import { emailViews } from "./email-views.ts";
+import {
+  insertEmails,
+  lockUncollectedEvents,
+  markEventsCollected,
+  subscriptionFacts,
+  tryTakeCollectorTurn,
+  uncollectedEmailEvents,
+  type EmailEvent,
+} from "./email-store.ts";
 
 const BATCH_SIZE = 100;
 /** pg advisory lock id: one collector at a time (the unique key would absorb a second, but it would do the work twice). */
 const COLLECT_LOCK = 4_026_001;
-
-interface EventRow {
-  id: string;
-  merchant_id: string;
-  type: string;
-  data: any;
-}
-
-interface SubscriptionFacts {
-  id: string;
-  wallet_user_id: string;
-  plan_id: string;
-  status: string;
-  next_retry_at: Date | null;
-}
 
 /** What one event becomes: an email to insert, a skip to count (kind), or nothing. */
 type Decision = { row: Record<string, unknown> } | { skipped: EmailKind } | null;
@@ -48,20 +42,14 @@ export async function collectEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "c
   const views = emailViews();
   let made = 0;
   for (;;) {
-    const candidates = await deps.orm.em.fork().execute<EventRow[]>(
-      `select id, merchant_id, type, data from events
-        where emails_collected_at is null and type in (${EMAIL_EVENT_TYPES.map(() => "?").join(", ")})
-        order by seq limit ?`,
-      [...EMAIL_EVENT_TYPES, BATCH_SIZE],
-    );
+    const candidates = await uncollectedEmailEvents(deps.orm.em.fork(), BATCH_SIZE);
     if (candidates.length === 0) return made;
     const decisions = deps.config.smtpUrl ? await decide(deps, ports, views, candidates) : new Map<string, Decision>();
     const collected = await deps.orm.em.fork().transactional(async (em) => {
-      const [lock] = await em.execute<{ locked: boolean }[]>("select pg_try_advisory_xact_lock(?) as locked", [COLLECT_LOCK]);
-      if (!lock?.locked) return null;
-      const events = await em.execute<{ id: string }[]>(
-        "select id from events where id = any(string_to_array(?, ',')::uuid[]) and emails_collected_at is null for update skip locked",
-        [candidates.map((e) => e.id).join(",")],
+      if (!(await tryTakeCollectorTurn(em, COLLECT_LOCK))) return null;
+      const events = await lockUncollectedEvents(
+        em,
+        candidates.map((e) => e.id),
       );
       const now = deps.clock.now();
       const rows: Record<string, unknown>[] = [];
@@ -71,20 +59,13 @@ export async function collectEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "c
         if (decision && "row" in decision) rows.push(decision.row);
         else if (decision) skipped.push(decision.skipped);
       }
-      let inserted = 0;
-      if (rows.length > 0) {
-        const ids = await em.execute<{ id: string }[]>(
-          `insert into customer_emails (id, event_id, merchant_id, recipient, kind, subject, text_body, html_body, status, attempt_count, next_attempt_at, created_at, updated_at)
-           select t.id, t.event_id, t.merchant_id, t.recipient, t.kind, t.subject, t.text, t.html, 'PENDING', 0, ?, ?, ?
-             from jsonb_to_recordset(?::jsonb) as t(id uuid, event_id uuid, merchant_id uuid, recipient text, kind text, subject text, text text, html text)
-           on conflict (event_id, lower(recipient), kind) do nothing
-           returning id`,
-          [now, now, now, JSON.stringify(rows)],
-        );
-        inserted = ids.length;
-      }
+      const inserted = rows.length > 0 ? await insertEmails(em, rows, now) : 0;
       if (events.length > 0) {
-        await em.execute("update events set emails_collected_at = ? where id = any(string_to_array(?, ',')::uuid[])", [now, events.map((e) => e.id).join(",")]);
+        await markEventsCollected(
+          em,
+          events.map((e) => e.id),
+          now,
+        );
       }
       return { inserted, skipped, locked: events.length };
     });
@@ -102,15 +83,12 @@ async function decide(
   deps: Pick<ServiceDeps, "orm" | "config" | "logger">,
   ports: SubscriptionPorts,
   views: ReturnType<typeof emailViews>,
-  events: EventRow[],
+  events: EmailEvent[],
 ): Promise<Map<string, Decision>> {
   const { config } = deps;
   const em = deps.orm.em.fork();
   const subscriptionIds = [...new Set(events.map((e) => e.data?.subscriptionId).filter((id): id is string => typeof id === "string"))];
-  const subs = await em.execute<SubscriptionFacts[]>(
-    "select id, wallet_user_id, plan_id, status, next_retry_at from subscriptions where id = any(string_to_array(?, ',')::uuid[])",
-    [subscriptionIds.join(",")],
-  );
+  const subs = await subscriptionFacts(em, subscriptionIds);
   const subById = new Map(subs.map((s) => [s.id, s]));
   const settings = await readStoredSettings(em, [...new Set(events.map((e) => e.merchant_id))]);
   const defaults = billingPolicy(config);

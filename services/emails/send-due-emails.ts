@@ -1,7 +1,8 @@
 import { createTransport } from "nodemailer";
 import type { EMAIL_KINDS, EMAIL_OUTCOMES } from "../platform/observability/metrics.ts";
 import type { ServiceDeps } from "../platform/service-deps.ts";
-import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS, EMAIL_SEND_LEASE_MS, type EmailKind } from "./contract.ts";
+import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS, EMAIL_SEND_LEASE_MS } from "./contract.ts";
+import { claimDueEmails, markEmailParked, markEmailRetry, markEmailSent, type ClaimedEmail } from "./email-store.ts";
 
 /**
  * SMTP timeouts: nodemailer's defaults (2 min connect, 30 s greeting, 10 min
@@ -13,16 +14,6 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
 const SEND_BUDGET_MS = SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout;
 /** Claim only as many as can be sent, one by one, within one lease (at least one). */
 const BATCH_SIZE = Math.max(1, Math.floor(EMAIL_SEND_LEASE_MS / SEND_BUDGET_MS));
-
-interface ClaimedEmail {
-  id: string;
-  recipient: string;
-  kind: EmailKind;
-  subject: string;
-  text_body: string;
-  html_body: string;
-  attempt_count: number;
-}
 
 /** SMTP commands whose 5xx refuses this message for good (a 5xx to AUTH or the greeting is our configuration: retried, not parked). */
 const MESSAGE_COMMANDS = new Set(["MAIL FROM", "RCPT TO", "DATA"]);
@@ -65,13 +56,7 @@ export async function sendDueEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "c
 
 async function claim(deps: Pick<ServiceDeps, "orm" | "clock">): Promise<ClaimedEmail[]> {
   const now = deps.clock.now();
-  return deps.orm.em.fork().execute<ClaimedEmail[]>(
-    `update customer_emails c set status = 'SENDING', attempt_count = c.attempt_count + 1, next_attempt_at = ?, updated_at = ?
-      where c.id in (select id from customer_emails where status in ('PENDING', 'SENDING') and next_attempt_at <= ?
-                      order by next_attempt_at limit ? for update skip locked)
-      returning c.id, c.recipient, c.kind, c.subject, c.text_body, c.html_body, c.attempt_count`,
-    [new Date(now.getTime() + EMAIL_SEND_LEASE_MS), now, now, BATCH_SIZE],
-  );
+  return claimDueEmails(deps.orm.em.fork(), now, new Date(now.getTime() + EMAIL_SEND_LEASE_MS), BATCH_SIZE);
 }
 
 type Transport = ReturnType<typeof createTransport>;
@@ -97,25 +82,15 @@ async function sendOne(deps: Pick<ServiceDeps, "orm" | "clock" | "logger" | "met
     deps.logger.warn({ emailId: email.id, kind: email.kind, attempt: email.attempt_count, outcome, err: error }, "customer email not sent");
   }
   const now = deps.clock.now();
-  const fence = [email.id, email.attempt_count];
+  const fence = { id: email.id, attemptCount: email.attempt_count };
   const em = deps.orm.em.fork();
   if (outcome === "sent") {
-    await em.execute(
-      "update customer_emails set status = 'SENT', sent_at = ?, last_error = null, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?",
-      [now, now, ...fence],
-    );
+    await markEmailSent(em, fence, now);
   } else if (outcome === "parked") {
-    await em.execute("update customer_emails set status = 'PARKED', last_error = ?, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?", [
-      error,
-      now,
-      ...fence,
-    ]);
+    await markEmailParked(em, fence, error, now);
   } else {
     const delay = EMAIL_RETRY_DELAYS_MS[Math.min(email.attempt_count, EMAIL_RETRY_DELAYS_MS.length) - 1]!;
-    await em.execute(
-      "update customer_emails set status = 'PENDING', next_attempt_at = ?, last_error = ?, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?",
-      [new Date(now.getTime() + delay), error, now, ...fence],
-    );
+    await markEmailRetry(em, fence, new Date(now.getTime() + delay), error, now);
   }
   deps.metrics?.emails.inc({ kind: email.kind, outcome } satisfies EmailsLabels);
   return outcome;

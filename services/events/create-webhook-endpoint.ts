@@ -6,6 +6,7 @@ import { WebhookEndpoint, type WebhookEndpointRow } from "./webhook-entities.ts"
 import { checkDescription, checkEnabledEvents, checkWebhookUrl } from "./webhook-endpoint-input.ts";
 import { sealSecret } from "../platform/sealed-secret.ts";
 import { generateSecret } from "./webhook-secret.ts";
+import { lockMerchantForEndpoints } from "./webhook-endpoint-store.ts";
 
 /** As many as the big providers allow; more is a sign of a leak, not a need. */
 export const MAX_ENDPOINTS_PER_MERCHANT = 16;
@@ -36,7 +37,7 @@ export async function createWebhookEndpoint(
   }
   return ctx.em.transactional(async (em) => {
     // Serialise concurrent creations per merchant so the limit holds.
-    await em.execute("select id from merchants where id = ? for update", [input.merchantId]);
+    await lockMerchantForEndpoints(em, input.merchantId);
     const count = await em.count(WebhookEndpoint, { merchantId: input.merchantId, status: { $ne: "DELETED" } });
     if (count >= MAX_ENDPOINTS_PER_MERCHANT) {
       throw conflict("WEBHOOK_ENDPOINT_LIMIT", `a merchant can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints`);

@@ -1,6 +1,7 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import { endpointMachine } from "./endpoint-status.ts";
 import { findWebhookEndpoint } from "./get-webhook-endpoint.ts";
+import { failPendingDeliveriesOfDeletedEndpoint } from "./webhook-delivery-store.ts";
 
 /**
  * Soft delete: the row stays for the delivery history, the API answers 404
@@ -14,10 +15,6 @@ export async function deleteWebhookEndpoint(ctx: UseCaseContext, merchantId: str
     endpoint.status = endpointMachine.next(endpoint.status, "delete");
     endpoint.updatedAt = now;
     await em.flush();
-    await em.execute(
-      `update webhook_deliveries set status = 'FAILED', next_attempt_at = null, last_error = 'the webhook endpoint was deleted', updated_at = ?
-        where endpoint_id = ? and status = 'PENDING'`,
-      [now, endpoint.id],
-    );
+    await failPendingDeliveriesOfDeletedEndpoint(em, endpoint.id, now);
   });
 }

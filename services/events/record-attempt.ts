@@ -1,10 +1,12 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { AttemptRecordItem, ClaimedDelivery } from "./claim-delivery.ts";
+import type { ClaimedDelivery } from "./claim-delivery.ts";
 import type { WebhookResponse } from "./send-webhook.ts";
 import { deliveryMachine, type DeliveryEvent } from "./delivery-status.ts";
 import { endpointMachine } from "./endpoint-status.ts";
 import { nextRetryDelayMs } from "./retry-schedule.ts";
+import { recordAnswer, type AttemptRecordItem } from "./webhook-delivery-store.ts";
+import { disableEndpoint, lockEndpointStatus } from "./webhook-endpoint-store.ts";
 
 export type AttemptVerdict =
   | { kind: "succeeded" }
@@ -92,49 +94,33 @@ export async function recordAttempt(
 ): Promise<AttemptVerdict> {
   const now = ctx.clock.now();
   const { verdict, event, succeeded, gone, error, nextAttemptAt, retryIndex } = judge(claimed, response, retryScheduleMs, now);
-  const write = async (em: EntityManager) => {
-    const moved = await em.execute<{ id: string }[]>(
-      `with attempt as (
-         update webhook_delivery_attempts set outcome = ?, status_code = ?, error = ?, duration_ms = ?, response_excerpt = ?
-          where id = ? and event_created_at = ? and outcome = 'IN_PROGRESS' returning id
-       )
-       update webhook_deliveries set status = ?, next_attempt_at = ?, retry_index = ?, last_status_code = ?, last_error = ?, updated_at = ?
-        where id = ? and event_created_at = ? and attempt_count = ? and status = 'PENDING'
-       returning id`,
-      [
-        succeeded ? "SUCCEEDED" : "FAILED",
-        response.statusCode ?? null,
-        error,
-        response.durationMs,
-        response.responseExcerpt?.slice(0, 1000) ?? null,
-        claimed.attemptId,
-        claimed.eventCreatedAt,
-        deliveryMachine.next("PENDING", event),
-        nextAttemptAt,
-        retryIndex,
-        response.statusCode ?? null,
-        error,
-        now,
-        claimed.deliveryId,
-        claimed.eventCreatedAt,
-        claimed.attemptNumber,
-      ],
-    );
-    return moved.length > 0;
-  };
+  const write = (em: EntityManager) =>
+    recordAnswer(em, {
+      attemptId: claimed.attemptId,
+      deliveryId: claimed.deliveryId,
+      eventCreatedAt: claimed.eventCreatedAt,
+      attemptNumber: claimed.attemptNumber,
+      outcome: succeeded ? "SUCCEEDED" : "FAILED",
+      statusCode: response.statusCode ?? null,
+      error,
+      durationMs: response.durationMs,
+      excerpt: response.responseExcerpt?.slice(0, 1000) ?? null,
+      nextStatus: deliveryMachine.next("PENDING", event),
+      nextAttemptAt,
+      retryIndex,
+      now,
+    });
   if (!gone) return (await write(ctx.em)) ? verdict : { kind: "superseded" };
 
   return ctx.em.transactional(async (em) => {
     if (!(await write(em))) return { kind: "superseded" };
-    const [endpoint] = await em.execute<{ status: "ENABLED" | "DISABLED" | "DELETED" }[]>("select status from webhook_endpoints where id = ? for update", [
-      claimed.endpointId,
-    ]);
-    if (endpoint?.status === "ENABLED") {
-      await em.execute(
-        `update webhook_endpoints set status = ?, disabled_reason = ?, disabled_at = ?, updated_at = ?, lease_holder = null, lease_expires_at = null
-          where id = ?`,
-        [endpointMachine.next(endpoint.status, "gone"), `the endpoint answered 410 Gone to event ${claimed.eventId}`, now, now, claimed.endpointId],
-      );
+    const status = await lockEndpointStatus(em, claimed.endpointId);
+    if (status === "ENABLED") {
+      await disableEndpoint(em, claimed.endpointId, {
+        status: endpointMachine.next(status, "gone"),
+        reason: `the endpoint answered 410 Gone to event ${claimed.eventId}`,
+        now,
+      });
     }
     return verdict;
   });

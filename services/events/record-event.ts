@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../platform/clock.ts";
-import { writtenWithout } from "../platform/database/commit-pokes.ts";
 import { Event, type EventRow } from "./entities.ts";
+import { insertEvents } from "./event-store.ts";
 import type { EventType } from "./contract.ts";
 
 export interface NewEvent {
@@ -43,13 +43,5 @@ export async function recordEvents(em: EntityManager, clock: Clock, events: NewE
   if (!em.isInTransaction()) throw new Error("recordEvents outside a transaction: the events would not commit with the change");
   const createdAt = clock.now().toISOString();
   const rows = events.map((e) => ({ id: randomUUID(), merchant_id: e.merchantId, type: e.type, data: e.data, created_at: createdAt }));
-  // One parameter (the rows as JSON) whatever their number: one statement shape, no per-row placeholders.
-  await em.execute(
-    `insert into events (id, merchant_id, type, data, created_at)
-     select id, merchant_id, type, data, created_at
-       from rows from (jsonb_to_recordset(?::jsonb) as (id uuid, merchant_id uuid, type text, data jsonb, created_at timestamptz)) with ordinality as t(id, merchant_id, type, data, created_at, n)
-      order by n`,
-    [JSON.stringify(rows)],
-  );
-  writtenWithout(em, Event.meta.className);
+  await insertEvents(em, rows);
 }

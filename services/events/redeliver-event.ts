@@ -9,6 +9,8 @@ import { subscribesTo } from "./webhook-endpoint-input.ts";
 import { deliveryMachine } from "./delivery-status.ts";
 import { enqueueDelivery } from "./webhook-queue.ts";
 import { withAttempts, type DeliveryWithAttempts } from "./list-webhook-deliveries.ts";
+import { eventSeqAndPartitionKey } from "./event-store.ts";
+import { redeliver } from "./webhook-delivery-store.ts";
 
 /**
  * Sends an event again, now, with a fresh retry schedule: to one endpoint
@@ -37,20 +39,23 @@ export async function redeliverEvent(
       const enabled = await em.find(WebhookEndpoint, { merchantId: input.merchantId, status: "ENABLED" }, { orderBy: { createdAt: "asc" } });
       targets = enabled.filter((e) => delivered.has(e.id) || subscribesTo(e.enabledEvents, event.type));
     }
-    // created_at as Postgres text: exact (a JS Date keeps milliseconds); it is the delivery's partition key.
-    const [seqRow] = await em.execute<{ seq: string; created_at: string }[]>("select seq, created_at::text as created_at from events where id = ?", [event.id]);
+    const partition = (await eventSeqAndPartitionKey(em, event.id))!;
     const now = ctx.clock.now();
     const status = deliveryMachine.next("FAILED", "redeliver");
     const ids: string[] = [];
     for (const endpoint of targets) {
-      const [row] = await em.execute<{ id: string }[]>(
-        `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, attempt_count, retry_index, next_attempt_at, created_at, updated_at, event_created_at)
-         values (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?)
-         on conflict (event_id, endpoint_id, event_created_at) do update set status = excluded.status, retry_index = 0, next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at
-         returning id`,
-        [randomUUID(), input.merchantId, event.id, endpoint.id, seqRow!.seq, status, now, now, now, seqRow!.created_at],
+      ids.push(
+        await redeliver(em, {
+          id: randomUUID(),
+          merchantId: input.merchantId,
+          eventId: event.id,
+          endpointId: endpoint.id,
+          eventSeq: partition.seq,
+          eventCreatedAt: partition.created_at,
+          status,
+          now,
+        }),
       );
-      ids.push(row!.id);
     }
     return ids.length ? em.find(WebhookDelivery, { id: { $in: ids } }, { orderBy: { createdAt: "asc", id: "asc" }, refresh: true }) : [];
   });

@@ -3,23 +3,14 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Queues } from "../platform/queue/queues.ts";
 import { subscribesTo } from "./webhook-endpoint-input.ts";
 import { deliverWebhooksKind } from "./webhook-queue.ts";
+import { lockUnrelayedEvents, markEventsRelayed, tryTakeRelayTurn } from "./event-store.ts";
+import { insertFirstDeliveries, type CreatedDelivery } from "./webhook-delivery-store.ts";
+import { enabledEndpointsOf } from "./webhook-endpoint-store.ts";
 
 const BATCH_SIZE = 500;
 const MAX_BATCHES_PER_RUN = 20;
-/**
- * pg advisory lock id: one relay at a time, so events are relayed in seq order.
- * Taken per transaction (`pg_try_advisory_xact_lock`, released at commit), never
- * per session: a pooler in transaction mode hands the next transaction to
- * another server session, where a session lock would be neither held nor
- * released.
- */
+/** pg advisory lock id: one relay at a time, so events are relayed in seq order (a per-transaction lock: tryTakeRelayTurn). */
 const RELAY_LOCK = 4_004_001;
-
-interface CreatedDelivery {
-  id: string;
-  endpoint_id: string;
-  event_seq: string;
-}
 
 /**
  * The outbox relay. In one transaction per batch: take unrelayed events in
@@ -34,20 +25,13 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
   let deliveries = 0;
   for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
     const result = await ctx.em.transactional(async (em) => {
-      const [lock] = await em.execute<{ locked: boolean }[]>("select pg_try_advisory_xact_lock(?) as locked", [RELAY_LOCK]);
-      if (!lock?.locked) return undefined;
+      if (!(await tryTakeRelayTurn(em, RELAY_LOCK))) return undefined;
       // created_at as Postgres text: exact to the microsecond (a JS Date keeps milliseconds), it becomes the deliveries' partition key.
-      const rows = await em.execute<{ id: string; merchant_id: string; type: string; seq: string; created_at: string }[]>(
-        "select id, merchant_id, type, seq, created_at::text as created_at from events where relayed_at is null order by seq limit ? for update skip locked",
-        [BATCH_SIZE],
-      );
+      const rows = await lockUnrelayedEvents(em, BATCH_SIZE);
       if (rows.length === 0) return { events: 0, created: [] as CreatedDelivery[] };
       const now = ctx.clock.now();
       const merchantIds = [...new Set(rows.map((r) => r.merchant_id))];
-      const endpoints = await em.execute<{ id: string; merchant_id: string; enabled_events: string[] }[]>(
-        "select id, merchant_id, enabled_events from webhook_endpoints where status = 'ENABLED' and merchant_id = any(string_to_array(?, ',')::uuid[])",
-        [merchantIds.join(",")],
-      );
+      const endpoints = await enabledEndpointsOf(em, merchantIds);
       const planned = rows.flatMap((event) =>
         endpoints
           .filter((e) => e.merchant_id === event.merchant_id && subscribesTo(e.enabled_events, event.type))
@@ -60,16 +44,7 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
             event_created_at: event.created_at,
           })),
       );
-      const created = planned.length
-        ? await em.execute<CreatedDelivery[]>(
-            `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, attempt_count, retry_index, next_attempt_at, created_at, updated_at, event_created_at)
-             select t.id, t.merchant_id, t.event_id, t.endpoint_id, t.event_seq, 'PENDING', 0, 0, ?, ?, ?, t.event_created_at
-               from jsonb_to_recordset(?::jsonb) as t(id uuid, merchant_id uuid, event_id uuid, endpoint_id uuid, event_seq bigint, event_created_at timestamptz)
-             on conflict (event_id, endpoint_id, event_created_at) do nothing
-             returning id, endpoint_id, event_seq`,
-            [now, now, now, JSON.stringify(planned)],
-          )
-        : [];
+      const created = planned.length ? await insertFirstDeliveries(em, planned, now) : [];
       // Feed positions follow the relay (one at a time, committed events only): commit order,
       // numbered per merchant (1, 2, 3… for each), so no gap is skipped and no volume is revealed.
       const perMerchant = new Map<string, number>();
@@ -78,21 +53,7 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
         perMerchant.set(r.merchant_id, ord);
         return { id: r.id, merchant_id: r.merchant_id, ord };
       });
-      // Each merchant's last position is read once, before any row is numbered: read per row, the backward
-      // index scan would step over every entry this very update has added (quadratic in the batch size).
-      await em.execute(
-        `with x as (
-           select * from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, ord bigint)
-         ), bases as materialized (
-           select m.merchant_id,
-                  coalesce((select max(e.published_seq) from events e where e.merchant_id = m.merchant_id and e.published_seq is not null), 0) as base
-             from (select distinct merchant_id from x) m
-         )
-         update events e set relayed_at = ?, published_seq = b.base + x.ord
-           from x join bases b on b.merchant_id = x.merchant_id
-          where e.id = x.id`,
-        [JSON.stringify(positions), now],
-      );
+      await markEventsRelayed(em, positions, now);
       return { events: rows.length, created };
     });
     if (!result) break; // another relay is running

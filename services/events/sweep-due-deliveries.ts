@@ -1,6 +1,7 @@
 import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Queues } from "../platform/queue/queues.ts";
 import { enqueueDelivery } from "./webhook-queue.ts";
+import { firstDueDeliveryPerIdleEndpoint } from "./webhook-delivery-store.ts";
 
 const MAX_ENDPOINTS_PER_SWEEP = 1000;
 
@@ -12,16 +13,7 @@ const MAX_ENDPOINTS_PER_SWEEP = 1000;
  * (once its lease expires) and retries moved earlier by the sandbox clock.
  */
 export async function sweepDueDeliveries(ctx: UseCaseContext, queues: Queues): Promise<number> {
-  const due = await ctx.em.execute<{ id: string; endpoint_id: string; attempt_count: number }[]>(
-    `select distinct on (d.endpoint_id) d.id, d.endpoint_id, d.attempt_count
-       from webhook_deliveries d
-       join webhook_endpoints w on w.id = d.endpoint_id
-      where d.status = 'PENDING' and d.next_attempt_at <= ?
-        and w.status = 'ENABLED' and (w.lease_expires_at is null or w.lease_expires_at < clock_timestamp())
-      order by d.endpoint_id, d.event_seq, d.id
-      limit ?`,
-    [ctx.clock.now(), MAX_ENDPOINTS_PER_SWEEP],
-  );
+  const due = await firstDueDeliveryPerIdleEndpoint(ctx.em, ctx.clock.now(), MAX_ENDPOINTS_PER_SWEEP);
   for (const d of due) {
     await enqueueDelivery(queues, { endpointId: d.endpoint_id, deliveryId: d.id, attemptNumber: d.attempt_count + 1 });
   }

@@ -1,4 +1,5 @@
 import type { Orm } from "../platform/database/orm.ts";
+import { merchantExists } from "./merchant-store.ts";
 
 const MAX_REMEMBERED = 10_000;
 
@@ -11,8 +12,7 @@ export function merchantExistence(orm: Orm): (id: string) => Promise<boolean> {
   const known = new Set<string>();
   return async (id) => {
     if (known.has(id)) return true;
-    const rows = await orm.em.fork().getConnection().execute("select 1 from merchants where id = ?", [id]);
-    if (rows.length === 0) return false;
+    if (!(await merchantExists(orm.em.fork().getConnection(), id))) return false;
     if (known.size >= MAX_REMEMBERED) known.delete(known.values().next().value!);
     known.add(id);
     return true;

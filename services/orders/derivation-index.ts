@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError } from "../platform/errors.ts";
+import { takeNextDerivationIndex } from "./derivation-counter-store.ts";
 
 /**
  * Hands out the next child index of a deposit key. One autocommit statement
@@ -11,13 +12,7 @@ import { DomainError } from "../platform/errors.ts";
  */
 export async function allocateDerivationIndex(em: EntityManager, keyId: string): Promise<number> {
   try {
-    const rows = await em.getConnection().execute<{ index: string }[]>(
-      `insert into address_derivation_counters (key_id, next_index) values (?, 1)
-       on conflict (key_id) do update set next_index = address_derivation_counters.next_index + 1
-       returning next_index - 1 as index`,
-      [keyId],
-    );
-    return Number(rows[0]!.index);
+    return await takeNextDerivationIndex(em.getConnection(), keyId);
   } catch (err) {
     // The check constraint stops the counter past the last non-hardened index (2^31 - 1).
     if ((err as { code?: string }).code === "23514" || /check constraint/i.test(String((err as Error).message))) {

@@ -6,7 +6,7 @@ import { runWalletCall, sweepWalletCalls, type WalletCall } from "../platform/wa
 import { ledgerKeys } from "../wallet/contract.ts";
 import { OrderCredit, PaymentOrder } from "./entities.ts";
 import type { WalletPort } from "./wallet-port.ts";
-import { BUMP_VERSION } from "../platform/record-version.ts";
+import { creditStatus, lockCredit, markCreditDone, markOrderSettled } from "./order-store.ts";
 
 /**
  * The order-credit kind of wallet call (platform/wallet-calls/): a credit row
@@ -34,25 +34,15 @@ export function creditCall(wallet: WalletPort, logger: Logger): WalletCall<{ tra
     },
     async lockBefore() {},
     async lockRow(em, id) {
-      const [row] = await em.execute<{ status: string; lease_generation: number; order_id: string; idempotency_key: string }[]>(
-        "select status, lease_generation, order_id, idempotency_key from payment_order_credits where id = ? for update",
-        [id],
-      );
+      const row = await lockCredit(em, id);
       return row ? { id, status: row.status, leaseGeneration: Number(row.lease_generation), orderId: row.order_id, idempotencyKey: row.idempotency_key } : null;
     },
     async record(tx, credit, { transactionId }) {
       const now = tx.clock.now();
-      await tx.em.execute(
-        "update payment_order_credits set status = 'DONE', wallet_transaction_id = ?, credited_at = ?, lease_until = null, next_settle_at = null where id = ?",
-        [transactionId, now, credit.id],
-      );
+      await markCreditDone(tx.em, credit.id, transactionId, now);
       // The order's own credit settles it; credits of single transfers leave settled_at alone.
       if (credit.idempotencyKey === ledgerKeys.orderCredit(credit.orderId)) {
-        await tx.em.execute(`update payment_orders set settled_at = ?, updated_at = ?, ${BUMP_VERSION} where id = ? and settled_at is null`, [
-          now,
-          now,
-          credit.orderId,
-        ]);
+        await markOrderSettled(tx.em, credit.orderId, now);
       }
       return "credited";
     },
@@ -84,9 +74,9 @@ export async function settleCredit(
   creditId: string,
   logger: Logger = quiet,
 ): Promise<"credited" | "already_done" | "in_progress" | "missing"> {
-  const [row] = await ctx.em.execute<{ status: string }[]>("select status from payment_order_credits where id = ?", [creditId]);
-  if (!row) return "missing";
-  if (row.status === "DONE") return "already_done";
+  const status = await creditStatus(ctx.em, creditId);
+  if (status === undefined) return "missing";
+  if (status === "DONE") return "already_done";
   const res = await runWalletCall(ctx, creditCall(wallet, logger), creditId);
   return res.state === "settled" ? res.result : "in_progress";
 }

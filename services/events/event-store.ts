@@ -1,0 +1,104 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { writtenWithout } from "../platform/database/commit-pokes.ts";
+import { oldestOf } from "../platform/observability/due-work.ts";
+import { Event } from "./entities.ts";
+
+/**
+ * The SQL of the events table (the outbox): every statement here runs on the
+ * caller's entity manager, so in the caller's transaction.
+ */
+
+/** An event row as recordEvents builds it (created_at as ISO text). */
+export interface NewEventRow {
+  id: string;
+  merchant_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: string;
+}
+
+/**
+ * Inserts events in the order given (they take their seq in that order) and
+ * pokes the relay at the commit, as a flush of recorded events does: a writer
+ * of events never has to remember to wake the relay.
+ */
+export async function insertEvents(em: EntityManager, rows: readonly NewEventRow[]): Promise<void> {
+  // One parameter (the rows as JSON) whatever their number: one statement shape, no per-row placeholders.
+  await em.execute(
+    `insert into events (id, merchant_id, type, data, created_at)
+     select id, merchant_id, type, data, created_at
+       from rows from (jsonb_to_recordset(?::jsonb) as (id uuid, merchant_id uuid, type text, data jsonb, created_at timestamptz)) with ordinality as t(id, merchant_id, type, data, created_at, n)
+      order by n`,
+    [JSON.stringify(rows)],
+  );
+  writtenWithout(em, Event.meta.className);
+}
+
+/**
+ * The relay's turn (pg advisory lock `lockId`): true if this transaction took
+ * it. Taken per transaction (`pg_try_advisory_xact_lock`, released at commit),
+ * never per session: a pooler in transaction mode hands the next transaction
+ * to another server session, where a session lock would be neither held nor
+ * released.
+ */
+export async function tryTakeRelayTurn(em: EntityManager, lockId: number): Promise<boolean> {
+  const [lock] = await em.execute<{ locked: boolean }[]>("select pg_try_advisory_xact_lock(?) as locked", [lockId]);
+  return !!lock?.locked;
+}
+
+export interface UnrelayedEvent {
+  id: string;
+  merchant_id: string;
+  type: string;
+  seq: string;
+  /** Postgres text: exact to the microsecond (a JS Date keeps milliseconds), it becomes the deliveries' partition key. */
+  created_at: string;
+}
+
+/** The next events not yet relayed, in seq order, row-locked (`skip locked`: another relay's rows are left to it). */
+export function lockUnrelayedEvents(em: EntityManager, limit: number): Promise<UnrelayedEvent[]> {
+  return em.execute<UnrelayedEvent[]>(
+    "select id, merchant_id, type, seq, created_at::text as created_at from events where relayed_at is null order by seq limit ? for update skip locked",
+    [limit],
+  );
+}
+
+/** An event's place in its merchant's feed: `ord` is 1, 2, 3… per merchant in relay order. */
+export interface FeedPosition {
+  id: string;
+  merchant_id: string;
+  ord: number;
+}
+
+/** Marks events relayed at `now` and numbers them after each merchant's last published position. */
+export async function markEventsRelayed(em: EntityManager, positions: readonly FeedPosition[], now: Date): Promise<void> {
+  // Each merchant's last position is read once, before any row is numbered: read per row, the backward
+  // index scan would step over every entry this very update has added (quadratic in the batch size).
+  await em.execute(
+    `with x as (
+           select * from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, ord bigint)
+         ), bases as materialized (
+           select m.merchant_id,
+                  coalesce((select max(e.published_seq) from events e where e.merchant_id = m.merchant_id and e.published_seq is not null), 0) as base
+             from (select distinct merchant_id from x) m
+         )
+         update events e set relayed_at = ?, published_seq = b.base + x.ord
+           from x join bases b on b.merchant_id = x.merchant_id
+          where e.id = x.id`,
+    [JSON.stringify(positions), now],
+  );
+}
+
+/**
+ * An event's seq and its created_at as Postgres text: exact (a JS Date keeps
+ * milliseconds); it is the partition key of the event's deliveries.
+ */
+export async function eventSeqAndPartitionKey(em: EntityManager, eventId: string): Promise<{ seq: string; created_at: string } | undefined> {
+  const [row] = await em.execute<{ seq: string; created_at: string }[]>("select seq, created_at::text as created_at from events where id = ?", [eventId]);
+  return row;
+}
+
+/** When the oldest event due at `now` and not yet relayed was recorded (the relay's lag). */
+export function oldestUnrelayedEventAt(em: EntityManager, now: Date): Promise<Date | null> {
+  return oldestOf(em, "select min(created_at) as oldest from events where relayed_at is null and created_at <= ?", [now]);
+}
