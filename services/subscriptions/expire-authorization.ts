@@ -5,9 +5,16 @@ import { DomainError } from "../platform/errors.ts";
 import { recordEvent, recordEvents } from "../events/record-event.ts";
 import { nextStatus } from "./status-machine.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
-import { currentAuthorization, lockSubscription, pendingFirstCharge, splitWithAuthorization, withAuthorizationColumns } from "./subscription-store.ts";
+import {
+  currentAuthorization,
+  expireAuthorizationsStillDue,
+  lockExpiringAuthorizations,
+  lockSubscription,
+  pendingFirstCharge,
+  type ClaimedAuthorization,
+} from "./subscription-store.ts";
 import { markAuthorization } from "./authorization-status.ts";
-import { BUMP_VERSION, touch } from "../platform/record-version.ts";
+import { touch } from "../platform/record-version.ts";
 
 /**
  * Moves a subscription whose authorization ran out to EXPIRED. Safe to run
@@ -77,38 +84,13 @@ async function expireLane(ctx: UseCaseContext): Promise<number> {
   return expired;
 }
 
-export interface ClaimedAuthorization {
-  authorizationId: string;
-  subscriptionId: string;
-}
-
-/** The due conditions of both steps: awaiting approval, the subscription's current authorization, no first payment in flight or taken. */
-const STILL_EXPIRABLE = `a.status = 'PENDING' and a.expires_at <= ? and s.status = ?
-  and not exists (select 1 from subscription_authorizations newer
-                   where newer.subscription_id = a.subscription_id
-                     and (newer.created_at, newer.id) > (a.created_at, a.id))
-  and not exists (select 1 from subscription_charges c
-                   where c.subscription_id = s.id and c.period_index = 0 and c.status in ('PENDING', 'SUCCEEDED'))`;
-
 /**
  * Step 1, inside the caller's transaction: locks up to `limit` due
  * authorizations and their subscriptions, oldest first, skipping rows another
- * transaction holds. Its conditions only narrow what is locked: they are read
- * in this statement's snapshot, taken before the locks were granted, so an
- * approval that committed its first charge in between passed them.
+ * transaction holds (lockExpiringAuthorizations).
  */
-export async function claimDueAuthorizations(em: EntityManager, now: Date, limit = EXPIRY_BATCH): Promise<ClaimedAuthorization[]> {
-  const rows = await em.execute<{ authorization_id: string; subscription_id: string }[]>(
-    `select a.id as authorization_id, s.id as subscription_id
-       from subscription_authorizations a
-       join subscriptions s on s.id = a.subscription_id
-      where ${STILL_EXPIRABLE}
-      order by a.expires_at
-      limit ?
-      for update of a, s skip locked`,
-    [now, "PENDING_APPROVAL", limit],
-  );
-  return rows.map((r) => ({ authorizationId: r.authorization_id, subscriptionId: r.subscription_id }));
+export function claimDueAuthorizations(em: EntityManager, now: Date, limit = EXPIRY_BATCH): Promise<ClaimedAuthorization[]> {
+  return lockExpiringAuthorizations(em, now, limit);
 }
 
 /**
@@ -122,33 +104,13 @@ export async function claimDueAuthorizations(em: EntityManager, now: Date, limit
  */
 export async function expireClaimedAuthorizations(em: EntityManager, clock: Clock, claimed: readonly ClaimedAuthorization[]): Promise<number> {
   if (claimed.length === 0) return 0;
-  const now = clock.now();
-  const columns = withAuthorizationColumns(em, "subs", "auths");
-  const rows = await em.execute<Record<string, unknown>[]>(
-    `with due as (
-       select a.id as authorization_id, s.id as subscription_id
-         from subscription_authorizations a
-         join subscriptions s on s.id = a.subscription_id
-        where a.id in (${claimed.map(() => "?").join(", ")}) and ${STILL_EXPIRABLE}
-     ), auths as (
-       update subscription_authorizations a set status = 'EXPIRED', expired_at = ?
-         from due where a.id = due.authorization_id
-       returning a.*
-     ), subs as (
-       update subscriptions s set status = ?, expired_at = ?, updated_at = ?, ${BUMP_VERSION}
-         from due where s.id = due.subscription_id
-       returning s.*
-     )
-     select ${columns.subscription}, ${columns.authorization}
-       from subs join auths on auths.subscription_id = subs.id
-      order by subs.id`,
-    [...claimed.map((c) => c.authorizationId), now, "PENDING_APPROVAL", now, nextStatus("PENDING_APPROVAL", "expire"), now, now],
-  );
+  const expired = await expireAuthorizationsStillDue(em, claimed, clock.now());
   // The current authorization is the one expired (the re-check took no other): each row is a whole record.
-  const events = rows.map((row) => {
-    const { subscription, authorization } = splitWithAuthorization(row, em);
-    return { merchantId: subscription.merchantId, type: "subscription.expired" as const, data: subscriptionRecord(subscription, authorization) };
-  });
+  const events = expired.map(({ subscription, authorization }) => ({
+    merchantId: subscription.merchantId,
+    type: "subscription.expired" as const,
+    data: subscriptionRecord(subscription, authorization),
+  }));
   await recordEvents(em, clock, events);
-  return rows.length;
+  return expired.length;
 }

@@ -2,6 +2,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { formatAmount } from "../platform/money.ts";
 import { isUuid } from "../platform/ids.ts";
 import { invalid } from "../platform/errors.ts";
+import { chargesCreatedBetween } from "./charges/charge-store.ts";
 import { decodeExportKey, encodeExportKey, exportBatchSize, exportPeriod, EXACT_INSTANT, UUID_TEXT } from "../platform/export-batches.ts";
 
 export interface ExportedChargeView {
@@ -23,31 +24,9 @@ export interface ExportedChargeView {
   receiptNumber: string | null;
 }
 
-interface Row {
-  /** created_at to the microsecond, as the next batch's key (a Date keeps only milliseconds). */
-  key_at: string;
-  id: string;
-  subscription_id: string;
-  wallet_user_id: string;
-  created_at: Date;
-  settled_at: Date | null;
-  status: string;
-  failure_reason: string | null;
-  purpose: string;
-  currency: string;
-  amount: string;
-  asset: string;
-  asset_amount: string | null;
-  rate: string | null;
-  amount_refunded: string;
-  asset_amount_refunded: string;
-  receipt_number: string | null;
-}
-
 /**
  * One batch of the merchant's charges created in [from, to), oldest first on
- * (created_at, id): one range scan of subscription_charges_merchant_created_idx
- * after the previous batch's last key (migration 0031).
+ * (created_at, id), after the previous batch's last key (chargesCreatedBetween).
  */
 export async function exportCharges(
   ctx: UseCaseContext,
@@ -56,23 +35,12 @@ export async function exportCharges(
   if (!isUuid(input.merchantId)) throw invalid("INVALID_REQUEST", "merchantId: must be a uuid");
   const { from, to } = exportPeriod(input.from, input.to);
   const limit = exportBatchSize(input.limit);
-  const params: unknown[] = [input.merchantId, from, to];
-  let after = "";
+  let after: { at: string; id: string } | undefined;
   if (input.after) {
     const [at, id] = decodeExportKey(input.after, [EXACT_INSTANT, UUID_TEXT]);
-    after = "and (created_at, id) > (?::timestamptz, ?)";
-    params.push(at, id);
+    after = { at: at!, id: id! };
   }
-  const rows = await ctx.em.execute<Row[]>(
-    `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as key_at, id, subscription_id, wallet_user_id, created_at, settled_at, status, failure_reason, purpose, currency,
-            amount::text as amount, asset, asset_amount::text as asset_amount, rate::text as rate,
-            amount_refunded::text as amount_refunded, asset_amount_refunded::text as asset_amount_refunded, receipt_number
-       from subscription_charges
-      where merchant_id = ? and created_at >= ? and created_at < ? ${after}
-      order by created_at, id
-      limit ?`,
-    [...params, limit],
-  );
+  const rows = await chargesCreatedBetween(ctx.em, input.merchantId, from, to, after, limit);
   const charges = rows.map((r) => ({
     id: r.id,
     subscriptionId: r.subscription_id,

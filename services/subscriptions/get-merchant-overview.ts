@@ -4,6 +4,8 @@ import { isUuid } from "../platform/ids.ts";
 import { amount, formatAmount, sumOfFractions } from "../platform/money.ts";
 import { fetchPlanPricing, planInterval, type SubscriptionPorts } from "./ports.ts";
 import type { PlanInterval } from "../catalog/entities.ts";
+import { countLiveSubscriptionsByPlan } from "./subscription-store.ts";
+import { countSettledCharges, dailyChargedVolume } from "./charges/charge-store.ts";
 
 export const DEFAULT_OVERVIEW_DAYS = 30;
 const MAX_OVERVIEW_DAYS = 90;
@@ -49,22 +51,9 @@ export async function getMerchantOverview(
   const windowStart = new Date(windowEnd.getTime() - days * DAY_MS);
 
   const [counts, charges, volume] = await Promise.all([
-    ctx.em.execute<{ plan_id: string; status: string; n: string }[]>(
-      `select plan_id, status, count(*) as n from subscriptions
-        where merchant_id = ? and status in ('ACTIVE', 'PAST_DUE', 'TRIALING') group by plan_id, status`,
-      [merchantId],
-    ),
-    ctx.em.execute<{ status: string; n: string }[]>(
-      `select status, count(*) as n from subscription_charges
-        where merchant_id = ? and created_at >= ? and created_at < ? and status in ('SUCCEEDED', 'FAILED') group by status`,
-      [merchantId, windowStart, windowEnd],
-    ),
-    ctx.em.execute<{ day: string; currency: string; total: string; n: string }[]>(
-      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, currency, sum(amount)::text as total, count(*) as n
-         from subscription_charges
-        where merchant_id = ? and created_at >= ? and created_at < ? and status = 'SUCCEEDED' group by 1, 2`,
-      [merchantId, windowStart, windowEnd],
-    ),
+    countLiveSubscriptionsByPlan(ctx.em, merchantId),
+    countSettledCharges(ctx.em, merchantId, windowStart, windowEnd),
+    dailyChargedVolume(ctx.em, merchantId, windowStart, windowEnd),
   ]);
 
   const countOf = (status: string) => counts.filter((c) => c.status === status).reduce((n, c) => n + Number(c.n), 0);

@@ -9,6 +9,10 @@ import { readBatched, readByIds } from "../platform/database/batched-reads.ts";
 import { Event } from "../events/entities.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
 import { noteAuditObject } from "../platform/audit/call-context.ts";
+import { oldestOf } from "../platform/observability/due-work.ts";
+import { BUMP_VERSION } from "../platform/record-version.ts";
+import { AUTHORIZATION_EXPIRED } from "./due-predicates.ts";
+import { nextStatus } from "./status-machine.ts";
 
 /** Queries shared by the use cases; each use case owns its transaction. */
 
@@ -181,3 +185,110 @@ export async function insertNewSubscription(em: EntityManager, rows: { subscript
 
 /** A statement's name stays short (it travels with every execution); its shape is in the hash. */
 const shortHash = (text: string) => createHash("sha1").update(text).digest("hex").slice(0, 12);
+
+/** The plan a subscription is on now. */
+export async function planIdOf(em: EntityManager, subscriptionId: string): Promise<string> {
+  return (await em.execute<{ plan_id: string }[]>("select plan_id from subscriptions where id = ?", [subscriptionId]))[0]!.plan_id;
+}
+
+/**
+ * The subscriptions, locked in id order (the order every set lock takes, so
+ * two sets never wait on each other in a cycle), as plain objects shaped like
+ * the entity: no identity map, no change tracking.
+ */
+export async function lockSubscriptionRows(em: EntityManager, ids: readonly string[]): Promise<SubscriptionRow[]> {
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `select ${selectColumns(em, Subscription, "s")} from subscriptions s where s.id in (${ids.map(() => "?").join(", ")}) order by s.id for update`,
+    [...ids],
+  );
+  return asEntityRows<SubscriptionRow>(em, Subscription, rows);
+}
+
+/** A merchant's subscriptions that count on its dashboard (ACTIVE, PAST_DUE, TRIALING), per plan and status. */
+export function countLiveSubscriptionsByPlan(em: EntityManager, merchantId: string): Promise<{ plan_id: string; status: string; n: string }[]> {
+  return em.execute<{ plan_id: string; status: string; n: string }[]>(
+    `select plan_id, status, count(*) as n from subscriptions
+      where merchant_id = ? and status in ('ACTIVE', 'PAST_DUE', 'TRIALING') group by plan_id, status`,
+    [merchantId],
+  );
+}
+
+/** An authorization claimed for expiry, and its subscription. */
+export interface ClaimedAuthorization {
+  authorizationId: string;
+  subscriptionId: string;
+}
+
+/**
+ * The due conditions of both expiry steps (parameters: now, the status
+ * awaiting approval): awaiting approval, the subscription's current
+ * authorization, no first payment in flight or taken.
+ */
+const STILL_EXPIRABLE = `${AUTHORIZATION_EXPIRED("a")} and s.status = ?
+  and not exists (select 1 from subscription_authorizations newer
+                   where newer.subscription_id = a.subscription_id
+                     and (newer.created_at, newer.id) > (a.created_at, a.id))
+  and not exists (select 1 from subscription_charges c
+                   where c.subscription_id = s.id and c.period_index = 0 and c.status in ('PENDING', 'SUCCEEDED'))`;
+
+/**
+ * Locks up to `limit` authorizations due to expire at `now` and their
+ * subscriptions, oldest first, skipping rows another transaction holds. Its
+ * conditions only narrow what is locked: they are read in this statement's
+ * snapshot, taken before the locks were granted, so an approval that
+ * committed its first charge in between passed them.
+ */
+export async function lockExpiringAuthorizations(em: EntityManager, now: Date, limit: number): Promise<ClaimedAuthorization[]> {
+  const rows = await em.execute<{ authorization_id: string; subscription_id: string }[]>(
+    `select a.id as authorization_id, s.id as subscription_id
+       from subscription_authorizations a
+       join subscriptions s on s.id = a.subscription_id
+      where ${STILL_EXPIRABLE}
+      order by a.expires_at
+      limit ?
+      for update of a, s skip locked`,
+    [now, "PENDING_APPROVAL", limit],
+  );
+  return rows.map((r) => ({ authorizationId: r.authorization_id, subscriptionId: r.subscription_id }));
+}
+
+/**
+ * Expires, in one statement, those of the claimed authorizations (locked by
+ * lockExpiringAuthorizations in this transaction) that still qualify, with
+ * their subscriptions, and returns them as written. A new statement, so (READ
+ * COMMITTED) a new snapshot, taken while the locks are held: a first charge
+ * committed before the claim locked the row is seen here.
+ */
+export async function expireAuthorizationsStillDue(
+  em: EntityManager,
+  claimed: readonly ClaimedAuthorization[],
+  now: Date,
+): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow | null }[]> {
+  const columns = withAuthorizationColumns(em, "subs", "auths");
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `with due as (
+       select a.id as authorization_id, s.id as subscription_id
+         from subscription_authorizations a
+         join subscriptions s on s.id = a.subscription_id
+        where a.id in (${claimed.map(() => "?").join(", ")}) and ${STILL_EXPIRABLE}
+     ), auths as (
+       update subscription_authorizations a set status = 'EXPIRED', expired_at = ?
+         from due where a.id = due.authorization_id
+       returning a.*
+     ), subs as (
+       update subscriptions s set status = ?, expired_at = ?, updated_at = ?, ${BUMP_VERSION}
+         from due where s.id = due.subscription_id
+       returning s.*
+     )
+     select ${columns.subscription}, ${columns.authorization}
+       from subs join auths on auths.subscription_id = subs.id
+      order by subs.id`,
+    [...claimed.map((c) => c.authorizationId), now, "PENDING_APPROVAL", now, nextStatus("PENDING_APPROVAL", "expire"), now, now],
+  );
+  return rows.map((row) => splitWithAuthorization(row, em));
+}
+
+/** The expiry sweep's lag probe: when the oldest authorization still open past its expiry at `now` expired. */
+export function oldestExpiredAuthorization(em: EntityManager, now: Date): Promise<Date | null> {
+  return oldestOf(em, `select min(expires_at) as oldest from subscription_authorizations where ${AUTHORIZATION_EXPIRED()}`, [now]);
+}

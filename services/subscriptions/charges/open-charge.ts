@@ -4,6 +4,7 @@ import { LEASED_INSERT, takeLease } from "../../platform/wallet-calls/wallet-cal
 import type { ChargePurpose } from "../contract.ts";
 import { SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { CHARGES_TABLE } from "./charge-ports.ts";
+import { insertLeasedRenewalCharges, lastPeriodAttempt } from "./charge-store.ts";
 
 /** Step 1 of the wallet-call protocol (platform/wallet-calls/wallet-call.ts) for charges: the PENDING attempt row, leased to its opener. */
 
@@ -50,11 +51,7 @@ export async function openPeriodCharge(
   maxAttempts = Number.POSITIVE_INFINITY,
   fundedByFallback = false,
 ): Promise<ChargeRow | "budget_used"> {
-  const rows = await em.execute<{ attempt: number | null }[]>(
-    "select max(attempt) as attempt from subscription_charges where subscription_id = ? and period_index = ? and change_session_id is null",
-    [sub.id, period.index],
-  );
-  const attempt = Number(rows[0]?.attempt ?? 0) + 1;
+  const attempt = (await lastPeriodAttempt(em, sub.id, period.index)) + 1;
   if (!withinBudget(attempt, maxAttempts)) return "budget_used";
   return insertChargeAttempt(em, now, sub, { purpose, period, terms, attempt, failureReason, changeSessionId: null, fundedByFallback });
 }
@@ -155,33 +152,6 @@ export async function openLeasedCharges(
     ...chargeAttemptRow({ ...spec, purpose: "RENEWAL", changeSessionId: null }, now),
     leaseGeneration: LEASED_INSERT.generation,
   }));
-  await em.execute(
-    `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-       amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose,
-       subtotal, discount_amount, credit_applied, coupon_id, rate_at, ${LEASED_INSERT.columns})
-     values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, 'PENDING', ?, ?, 'RENEWAL', ?::numeric, ?::numeric, ?::numeric, ?::uuid, ?, ${LEASED_INSERT.values})`).join(", ")}`,
-    rows.flatMap((r) => [
-      r.id,
-      r.subscriptionId,
-      r.merchantId,
-      r.walletUserId,
-      r.periodIndex,
-      r.periodStart,
-      r.periodEnd,
-      r.amount,
-      r.currency,
-      r.asset,
-      r.assetAmount,
-      r.rate,
-      r.attempt,
-      r.createdAt,
-      r.subtotal,
-      r.discountAmount,
-      r.creditApplied,
-      r.couponId,
-      r.rateAt,
-      LEASED_INSERT.param,
-    ]),
-  );
+  await insertLeasedRenewalCharges(em, rows);
   return rows;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { amount, isZero } from "../../platform/money.ts";
 import type { ChargeRow } from "../entities.ts";
+import { writeReceiptNumbers, type ReceiptToWrite } from "./receipt-store.ts";
 
 /**
  * Receipts (issue 25): every SUCCEEDED charge above 0 gets a number
@@ -57,7 +58,7 @@ export async function numberReceipts(em: EntityManager, charges: readonly Receip
   await em.flush();
   const base = `${publicBaseUrl.replace(/\/+$/, "")}/receipts/`;
   const ordinal = new Map<string, number>();
-  const wanted = due.map((c) => {
+  const wanted: ReceiptToWrite[] = due.map((c) => {
     const ord = (ordinal.get(c.row.merchantId) ?? 0) + 1;
     ordinal.set(c.row.merchantId, ord);
     const prefix = defaultReceiptPrefix(c.row.merchantId);
@@ -71,34 +72,7 @@ export async function numberReceipts(em: EntityManager, charges: readonly Receip
       token: randomBytes(24).toString("base64url"),
     };
   });
-  // One parameter (the charges as JSON) whatever their number. The counters are raised in merchant id order:
-  // the lock order of every settle. A charge's number: the counter before the raise + its ordinal in its merchant.
-  const rows = await em.execute<{ charge_id: string; receipt_number: string }[]>(
-    `with wanted as (
-       select * from jsonb_to_recordset(?::jsonb) as w(charge_id uuid, event_id uuid, event_created_at timestamptz, merchant_id uuid, prefix text, ord bigint, token text)
-     ), counts as (
-       select merchant_id, min(prefix) as prefix, count(*) as n from wanted group by merchant_id
-     ), raised as (
-       insert into receipt_counters (merchant_id, prefix, last_number)
-       select merchant_id, prefix, n from counts order by merchant_id
-       on conflict (merchant_id) do update set last_number = receipt_counters.last_number + excluded.last_number
-       returning merchant_id, prefix, last_number
-     ), numbered as (
-       select w.charge_id, w.event_id, w.event_created_at, ? || w.token as url, w.token,
-              r.prefix || '-' || lpad((r.last_number - c.n + w.ord)::text, greatest(${RECEIPT_DIGITS}, length((r.last_number - c.n + w.ord)::text)), '0') as receipt_number
-         from wanted w join raised r using (merchant_id) join counts c using (merchant_id)
-     ), charges as (
-       update subscription_charges s set receipt_number = n.receipt_number, receipt_token = n.token, receipt_url = n.url
-         from numbered n where s.id = n.charge_id returning s.id
-     ), events as (
-       update events e set data = jsonb_set(jsonb_set(e.data, '{charge,receiptNumber}', to_jsonb(n.receipt_number)), '{charge,receiptUrl}', to_jsonb(n.url))
-         -- With its month (events are partitioned by created_at): one partition probed, not every month's.
-         from numbered n where e.id = n.event_id and e.created_at = n.event_created_at returning e.id
-     )
-     select n.charge_id, n.receipt_number from numbered n
-      where (select count(*) from charges) = ? and (select count(*) from events) = ?`,
-    [JSON.stringify(wanted), base, due.length, due.length],
-  );
+  const rows = await writeReceiptNumbers(em, wanted, base, RECEIPT_DIGITS);
   // Every charge and event must have been written: anything else is a bug, and throwing rolls the settle back.
   if (rows.length !== due.length) throw new Error(`receipt numbering wrote ${rows.length} of ${due.length} charges and their events`);
   const numbers = new Map(rows.map((r) => [r.charge_id, r.receipt_number]));

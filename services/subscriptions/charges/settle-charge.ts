@@ -19,6 +19,7 @@ import { Subscription, SubscriptionCharge, type AuthorizationRow, type ChargeRow
 import { chargeRecord } from "../subscription-record.ts";
 import { lockSubscription } from "../subscription-store.ts";
 import { CHARGES_TABLE, type ChargePorts } from "./charge-ports.ts";
+import { subscriptionIdOfCharge } from "./charge-store.ts";
 import { chargeMachine } from "./charge-status.ts";
 import { needsReceipt, numberReceipts, type ReceiptToNumber } from "./receipt-number.ts";
 
@@ -52,8 +53,7 @@ export function chargeCall(ports: ChargePorts): WalletCall<WalletAnswer, Subscri
     },
     async lockBefore(em, id) {
       // Lock order everywhere: subscription, then charge.
-      const [owner] = await em.execute<{ subscription_id: string }[]>("select subscription_id from subscription_charges where id = ?", [id]);
-      return lockSubscription(em, owner!.subscription_id);
+      return lockSubscription(em, (await subscriptionIdOfCharge(em, id))!);
     },
     async lockRow(em, id) {
       return em.findOne(SubscriptionCharge, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });

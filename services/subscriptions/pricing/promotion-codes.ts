@@ -7,6 +7,7 @@ import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../../
 import { PROMOTION_CODE_PATTERN } from "./contract.ts";
 import { PromotionCode, type PromotionCodeRow } from "./pricing-entities.ts";
 import { couponNotFound, getCoupon, MAX_REDEMPTIONS_LIMIT } from "./coupons.ts";
+import { insertPromotionCode } from "./discount-store.ts";
 import { noteAuditObject } from "../../platform/audit/call-context.ts";
 
 export interface CreatePromotionCodeInput {
@@ -53,12 +54,7 @@ export async function createPromotionCode(ctx: UseCaseContext, input: CreateProm
     createdAt: now,
   };
   noteAuditObject("PromotionCode", row);
-  const inserted = await ctx.em.execute<{ id: string }[]>(
-    `insert into promotion_codes (id, merchant_id, coupon_id, code, max_redemptions, times_redeemed, expires_at, active, created_at)
-     values (?, ?, ?, ?, ?, 0, ?, ?, ?) on conflict (merchant_id, upper(code)) do nothing returning id`,
-    [row.id, row.merchantId, row.couponId, row.code, row.maxRedemptions, row.expiresAt, row.active, row.createdAt],
-  );
-  if (inserted.length === 0)
+  if (!(await insertPromotionCode(ctx.em, row)))
     throw conflict("PROMOTION_CODE_EXISTS", `code: the promotion code ${input.code} already exists (codes are unique whatever their case)`);
   return row as PromotionCodeRow;
 }

@@ -7,6 +7,8 @@ import { SubscriptionCharge, type ChargeRow } from "../entities.ts";
 import { SubscriptionRefund } from "../refunds/refund-entities.ts";
 import { fetchMerchantName, fetchPlan, planInterval, type SubscriptionPorts } from "../ports.ts";
 import { defaultReceiptPrefix } from "../charges/receipt-number.ts";
+import { lockReceiptCounter, setReceiptCounterPrefix } from "../charges/receipt-store.ts";
+import { planIdOf } from "../subscription-store.ts";
 
 export const chargeNotFound = (id: string) => notFound("CHARGE_NOT_FOUND", `charge ${id} not found`);
 const receiptNotFound = () => notFound("RECEIPT_NOT_FOUND", "no receipt here: only a succeeded charge above 0 has one");
@@ -39,11 +41,7 @@ export async function getReceipt(ctx: UseCaseContext, ports: SubscriptionPorts, 
   }
   const [merchantName, plan, refunds] = await Promise.all([
     fetchMerchantName(ports, charge.merchantId),
-    fetchPlan(
-      ports,
-      charge.merchantId,
-      (await ctx.em.fork().execute<{ plan_id: string }[]>("select plan_id from subscriptions where id = ?", [charge.subscriptionId]))[0]!.plan_id,
-    ).catch(() => null),
+    fetchPlan(ports, charge.merchantId, await planIdOf(ctx.em.fork(), charge.subscriptionId)).catch(() => null),
     ctx.em.fork().find(SubscriptionRefund, { chargeId: charge.id, status: "SUCCEEDED" }, { orderBy: { createdAt: "asc", id: "asc" } }),
   ]);
   return {
@@ -93,21 +91,14 @@ export async function setReceiptPrefix(ctx: UseCaseContext, merchantId: string, 
   if (!RECEIPT_PREFIX_PATTERN.test(prefix))
     throw invalid("INVALID_REQUEST", "receiptPrefix: must be 1 to 20 of A-Z, 0-9 and -, starting with a letter or digit");
   return ctx.em.fork().transactional(async (em) => {
-    await em.execute("insert into receipt_counters (merchant_id, prefix, last_number) values (?, ?, 0) on conflict (merchant_id) do nothing", [
-      merchantId,
-      defaultReceiptPrefix(merchantId),
-    ]);
-    const [row] = await em.execute<{ prefix: string; last_number: string }[]>(
-      "select prefix, last_number::text from receipt_counters where merchant_id = ? for update",
-      [merchantId],
-    );
-    if (row!.prefix === prefix) return prefix;
-    if (row!.last_number !== "0")
+    const counter = await lockReceiptCounter(em, merchantId, defaultReceiptPrefix(merchantId));
+    if (counter.prefix === prefix) return prefix;
+    if (counter.lastNumber !== "0")
       throw conflict(
         "RECEIPT_PREFIX_LOCKED",
-        `receiptPrefix: receipts were already numbered with ${row!.prefix}; the prefix can only be set before the first receipt`,
+        `receiptPrefix: receipts were already numbered with ${counter.prefix}; the prefix can only be set before the first receipt`,
       );
-    await em.execute("update receipt_counters set prefix = ? where merchant_id = ?", [prefix, merchantId]);
+    await setReceiptCounterPrefix(em, merchantId, prefix);
     return prefix;
   });
 }

@@ -5,6 +5,7 @@ import type { SubscriptionRow } from "../entities.ts";
 import { Coupon, PromotionCode, type CouponRow, type PromotionCodeRow } from "./pricing-entities.ts";
 import { couponNotFound } from "./coupons.ts";
 import { promotionCodeNotFound } from "./promotion-codes.ts";
+import { promotionCodeIdByCode, redeemCoupon, redeemPromotionCode } from "./discount-store.ts";
 
 /** What a merchant names to discount a subscription: a coupon, or a customer's promotion code (not both). */
 export interface DiscountRequest {
@@ -47,11 +48,8 @@ export async function redeemDiscount(
   checkDiscountRequest(request, true);
   let code: PromotionCodeRow | null = null;
   if (request.promotionCode !== undefined) {
-    const [row] = await em.execute<{ id: string }[]>("select id from promotion_codes where merchant_id = ? and upper(code) = upper(?)", [
-      merchantId,
-      request.promotionCode,
-    ]);
-    code = row ? await em.findOne(PromotionCode, { id: row.id }, { refresh: true }) : null;
+    const id = await promotionCodeIdByCode(em, merchantId, request.promotionCode);
+    code = id ? await em.findOne(PromotionCode, { id }, { refresh: true }) : null;
     if (!code) throw promotionCodeNotFound(request.promotionCode);
   }
   const couponId = code?.couponId ?? request.couponId!;
@@ -63,33 +61,23 @@ export async function redeemDiscount(
     throw notApplicable(`couponId: the coupon's currency differs (${coupon.currency}; the plan is priced in ${plan.currency})`);
   }
   if (code) {
-    const [taken] = await em.execute<{ times_redeemed: number }[]>(
-      `update promotion_codes set times_redeemed = times_redeemed + 1
-        where id = ? and active and (expires_at is null or expires_at > ?) and (max_redemptions is null or times_redeemed < max_redemptions)
-        returning times_redeemed`,
-      [code.id, now],
-    );
-    if (!taken) {
+    const taken = await redeemPromotionCode(em, code.id, now);
+    if (taken === undefined) {
       const current = (await em.findOne(PromotionCode, { id: code.id }, { refresh: true }))!;
       if (!current.active) throw notApplicable("promotionCode: the promotion code is not active");
       if (current.expiresAt && current.expiresAt.getTime() <= now.getTime()) throw notApplicable("promotionCode: the promotion code expired");
       throw notApplicable("promotionCode: the promotion code is used up (maxRedemptions reached)");
     }
-    code.timesRedeemed = Number(taken.times_redeemed);
+    code.timesRedeemed = taken;
   }
-  const [redeemed] = await em.execute<{ times_redeemed: number }[]>(
-    `update coupons set times_redeemed = times_redeemed + 1
-      where id = ? and valid and (redeem_by is null or redeem_by > ?) and (max_redemptions is null or times_redeemed < max_redemptions)
-      returning times_redeemed`,
-    [coupon.id, now],
-  );
-  if (!redeemed) {
+  const redeemed = await redeemCoupon(em, coupon.id, now);
+  if (redeemed === undefined) {
     const current = (await em.findOne(Coupon, { id: coupon.id }, { refresh: true }))!;
     if (!current.valid) throw notApplicable("couponId: the coupon was deleted");
     if (current.redeemBy && current.redeemBy.getTime() <= now.getTime()) throw notApplicable("couponId: the coupon expired (redeemBy passed)");
     throw notApplicable("couponId: the coupon is used up (maxRedemptions reached)");
   }
-  coupon.timesRedeemed = Number(redeemed.times_redeemed);
+  coupon.timesRedeemed = redeemed;
   return { coupon, promotionCode: code };
 }
 

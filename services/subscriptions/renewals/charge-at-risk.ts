@@ -11,6 +11,7 @@ import { choosePayingAsset } from "./choose-paying-asset.ts";
 import { balanceIn, readWalletSnapshot, usableAmount } from "./funding-balance.ts";
 import { accountDebitedKind } from "./renewal-queue.ts";
 import { upcomingPrice } from "./upcoming-price.ts";
+import { accountsPayingAnnouncedCharges } from "./renewal-store.ts";
 
 /** What the next charge would take and whether some asset of the subscription covers it, as read now (before any lock). */
 export interface ChargeCoverage {
@@ -135,12 +136,10 @@ export async function enqueueRechecksAfterDebits(
 ): Promise<void> {
   const paid = charges.filter((c) => c.status === "SUCCEEDED");
   if (paid.length === 0) return;
-  const rows = await ctx.em.execute<{ wallet_user_id: string; asset: string }[]>(
-    `select distinct s.wallet_user_id, a.asset
-       from subscriptions s cross join lateral unnest(array[s.funding_asset]::text[] || s.fallback_assets) as a(asset)
-      where s.wallet_user_id in (${paid.map(() => "?").join(", ")})
-        and s.status in ('ACTIVE','TRIALING') and s.notified_period_index = s.next_period_index and s.next_billing_at > ?`,
-    [...paid.map((c) => c.walletUserId), ctx.clock.now()],
+  const rows = await accountsPayingAnnouncedCharges(
+    ctx.em,
+    paid.map((c) => c.walletUserId),
+    ctx.clock.now(),
   );
   const wanted = new Set(rows.map((r) => `${r.wallet_user_id}/${r.asset}`));
   const jobs = new Map<string, { walletUserId: string; asset: string; chargeId: string }>();

@@ -2,6 +2,7 @@ import type { UseCaseContext } from "../../platform/use-case.ts";
 import type { Logger } from "../../platform/logger.ts";
 import type { Queues } from "../../platform/queue/queues.ts";
 import { checkDataLossMarker } from "../../platform/queue/data-loss-marker.ts";
+import { claimDueSubscriptions, countLiveRenewalClaims, releaseLiveRenewalClaims, releaseRenewalClaimsOf } from "./renewal-store.ts";
 
 /**
  * Subscriptions claimed per query; how many may be claimed at once (waiting
@@ -40,19 +41,7 @@ export async function claimDueRenewals(ctx: UseCaseContext, enqueue: (due: DueRe
   let room = lookahead - (await liveRenewalClaims(ctx));
   while (room > 0) {
     const now = ctx.clock.now();
-    const rows = await ctx.em.execute<{ id: string; next_period_index: number; retry_count: number; merchant_id: string; wallet_user_id: string }[]>(
-      `with due as (
-         select id from subscriptions
-          where ${DUE}
-            and (renewal_claimed_until is null or renewal_claimed_until < now())
-          order by next_billing_at, id
-          limit ?
-          for update skip locked)
-       update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
-         from due where s.id = due.id
-       returning s.id, s.next_period_index, s.retry_count, s.merchant_id, s.wallet_user_id`,
-      [now, now, Math.min(RENEWAL_BATCH, room), RENEWAL_CLAIM_SECONDS],
-    );
+    const rows = await claimDueSubscriptions(ctx.em, now, Math.min(RENEWAL_BATCH, room), RENEWAL_CLAIM_SECONDS);
     if (rows.length === 0) break;
     claimed += rows.length;
     room -= rows.length;
@@ -74,21 +63,13 @@ export async function claimDueRenewals(ctx: UseCaseContext, enqueue: (due: DueRe
   return claimed;
 }
 
-/** Due on the service clock (two parameters: now, now); what the partial indexes on next_billing_at and next_retry_at serve. */
-const DUE = "((status in ('ACTIVE','TRIALING') and next_billing_at <= ?) or (status = 'PAST_DUE' and next_retry_at <= ?))";
-
 /**
  * Due subscriptions under a live claim: waiting in a job, being renewed, or
  * orphaned until the claim runs out. (A claimed one no longer due, say paused
  * meanwhile, is not counted: its job finds nothing to do.)
  */
 async function liveRenewalClaims(ctx: UseCaseContext): Promise<number> {
-  const now = ctx.clock.now();
-  const [row] = await ctx.em.execute<{ n: number }[]>(`select count(*)::int as n from subscriptions where ${DUE} and renewal_claimed_until >= now()`, [
-    now,
-    now,
-  ]);
-  return Number(row?.n ?? 0);
+  return countLiveRenewalClaims(ctx.em, ctx.clock.now());
 }
 
 /**
@@ -102,9 +83,7 @@ async function liveRenewalClaims(ctx: UseCaseContext): Promise<number> {
  */
 export async function releaseClaimsOfLostJobs(ctx: UseCaseContext, queues: Queues, logger: Logger): Promise<number> {
   if ((await checkDataLossMarker(queues, "renewal-claims")) !== "lost") return 0;
-  const released = await ctx.em.execute<{ id: string }[]>(
-    "update subscriptions set renewal_claimed_until = null where renewal_claimed_until >= now() returning id",
-  );
+  const released = await releaseLiveRenewalClaims(ctx.em);
   if (released.length > 0) logger.warn({ released: released.length }, "Redis lost its data: renewal claims taken before are released and claimed again");
   return released.length;
 }
@@ -112,8 +91,5 @@ export async function releaseClaimsOfLostJobs(ctx: UseCaseContext, queues: Queue
 /** Called when a renewal run ends: the next sweep may claim the subscriptions again as soon as they are due. */
 export async function releaseRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[]): Promise<void> {
   if (subscriptionIds.length === 0) return;
-  await ctx.em.execute(
-    `update subscriptions set renewal_claimed_until = null where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until is not null`,
-    [...subscriptionIds],
-  );
+  await releaseRenewalClaimsOf(ctx.em, subscriptionIds);
 }

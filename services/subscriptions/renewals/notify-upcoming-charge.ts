@@ -6,6 +6,7 @@ import type { SubscriptionPorts } from "../ports.ts";
 import { DAY_MS } from "./billing-policy.ts";
 import { applyCoverage, assessCoverage } from "./charge-at-risk.ts";
 import { upcomingPrice } from "./upcoming-price.ts";
+import { subscriptionsToNotify } from "./renewal-store.ts";
 
 export const NOTICE_BATCH = 500;
 
@@ -18,16 +19,7 @@ export const NOTICE_BATCH = 500;
  */
 export async function findUpcomingCharges(ctx: UseCaseContext, defaultNoticeDays: number): Promise<{ subscriptionId: string; periodIndex: number }[]> {
   const now = ctx.clock.now();
-  const rows = await ctx.em.execute<{ id: string; next_period_index: number }[]>(
-    `select s.id, s.next_period_index from subscriptions s
-       left join merchant_billing_settings m on m.merchant_id = s.merchant_id
-      where s.status in ('ACTIVE','TRIALING') and s.next_billing_at > ?
-        and coalesce(m.charge_notice_days, ?) > 0
-        and s.next_billing_at <= ?::timestamptz + make_interval(days => coalesce(m.charge_notice_days, ?))
-        and (s.notified_period_index is null or s.notified_period_index < s.next_period_index)
-      order by s.next_billing_at, s.id limit ?`,
-    [now, defaultNoticeDays, now, defaultNoticeDays, NOTICE_BATCH],
-  );
+  const rows = await subscriptionsToNotify(ctx.em, now, defaultNoticeDays, NOTICE_BATCH);
   return rows.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index }));
 }
 

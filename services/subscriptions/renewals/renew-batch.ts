@@ -3,22 +3,23 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
-import { currentAuthorizations } from "../subscription-store.ts";
-import { asEntityRows, selectColumns } from "../../platform/database/prepared.ts";
+import { currentAuthorizations, lockSubscriptionRows } from "../subscription-store.ts";
 import { chargeCall, chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
 import { fenceOf, recordFailures } from "../../platform/wallet-calls/wallet-call.ts";
 import { openLeasedCharges, withinBudget } from "../charges/open-charge.ts";
+import { lastNextPeriodAttempts, subscriptionsWithChargeInFlight } from "../charges/charge-store.ts";
 import { numberReceipts, type ReceiptToNumber } from "../charges/receipt-number.ts";
 import { attemptBudget } from "./billing-policy.ts";
 import { enqueueRechecksAfterDebits } from "./charge-at-risk.ts";
 import { quotePlan, type Quote } from "../funding.ts";
-import { periodPrice, pricedRow, PRICED_COLUMNS } from "../pricing/period-price.ts";
+import { periodPrice, pricedRow } from "../pricing/period-price.ts";
 import { chargeTerms } from "../pricing/price-terms.ts";
 import { fetchPlanPricing, planInterval, type PlanPricing, type SubscriptionPorts } from "../ports.ts";
 import { anchorFor, duePeriod } from "./billing-periods.ts";
 import { exceedsCap } from "./exceeds-cap.ts";
 import { isDue, MAX_PERIODS_PER_RUN, renewSubscription } from "./renew-subscription.ts";
 import { touch } from "../../platform/record-version.ts";
+import { chargeableSubscriptions, saveBillingAnchor, subscriptionsWithScheduledChange } from "./renewal-store.ts";
 import { isOutage } from "../../platform/dependency-outage.ts";
 
 /** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */
@@ -111,13 +112,7 @@ const quoteKey = (planId: string, asset: string, priced: string) => `${planId}/$
 /** Plans and quotes for the due subscriptions, read before any transaction: no RPC is made while one is open. */
 async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: string[], oneByOne: Set<string>): Promise<Terms> {
   // Only what names the terms (the locked rows are checked against them later): no entity to build.
-  const subs = await ctx.em.execute<
-    ({ id: string; merchant_id: string; plan_id: string; funding_asset: string | null; has_fallback: boolean } & Record<string, unknown>)[]
-  >(
-    `select id, merchant_id, plan_id, funding_asset, cardinality(fallback_assets) > 0 as has_fallback, ${PRICED_COLUMNS} from subscriptions
-      where id in (${ids.map(() => "?").join(", ")}) and status in ('ACTIVE', 'TRIALING', 'PAST_DUE') and funding_asset is not null`,
-    ids,
-  );
+  const subs = await chargeableSubscriptions(ctx.em, ids);
   const plans = new Map<string, PlanPricing>();
   const quotes = new Map<string, Quote | undefined>();
   const unreadable = new Set<string>();
@@ -146,19 +141,23 @@ async function readTerms(ctx: UseCaseContext, ports: SubscriptionPorts, ids: str
 async function openCharges(ctx: UseCaseContext, ports: SubscriptionPorts, ids: string[], terms: Terms, oneByOne: Set<string>): Promise<ChargeRow[]> {
   return ctx.em.fork().transactional(async (em) => {
     // Plain rows, not entities: the open step reads the billing fields and changes a row only to re-anchor it (rare).
-    const subs = await lockRows(em, ids);
+    const subs = await lockSubscriptionRows(em, ids);
     const now = ctx.clock.now();
     const due = subs.filter((s) => isDue(s, now) && !oneByOne.has(s.id));
     if (due.length === 0) return [];
-    const scheduled = await withScheduledChange(
+    // A plan change scheduled: applyDuePlanChange may apply it, one by one.
+    const scheduled = await subscriptionsWithScheduledChange(
       em,
       due.map((s) => s.id),
     );
-    const charging = await withChargeInFlight(
+    // A charge in flight, whatever it pays for, one by one too: a plan change's immediate charge is settled
+    // before the renewal; a period charge left by a crash or another worker is finished there.
+    const charging = await subscriptionsWithChargeInFlight(
       em,
       due.map((s) => s.id),
     );
-    const attempts = await nextPeriodAttempts(em, due);
+    // The last attempt at each next period so far (openPeriodCharge's, for the set); one in flight is charging's.
+    const attempts = await lastNextPeriodAttempts(em, due);
     // One settings query per batch for all its merchants (the settle below then reads them from the process's cache).
     const policies = await ports.policies.load(
       em,
@@ -181,13 +180,7 @@ async function openCharges(ctx: UseCaseContext, ports: SubscriptionPorts, ids: s
       const cadence = { interval: planInterval(plan), count: plan.intervalCount };
       if (anchorFor(sub, cadence)) {
         touch(sub, now);
-        await em.execute("update subscriptions set billing_anchor = ?, anchor_period_index = ?, updated_at = ?, version = ? where id = ?", [
-          sub.billingAnchor,
-          sub.anchorPeriodIndex,
-          sub.updatedAt,
-          sub.version,
-          sub.id,
-        ]);
+        await saveBillingAnchor(em, sub);
       }
       const period = duePeriod(sub, cadence);
       toOpen.push({
@@ -262,54 +255,7 @@ async function settleCharges(
   });
 }
 
-/** lockSet's rows as plain objects shaped like the entity (no identity map, no change tracking), in the same lock order. */
-async function lockRows(em: EntityManager, ids: string[]): Promise<SubscriptionRow[]> {
-  const rows = await em.execute<Record<string, unknown>[]>(
-    `select ${selectColumns(em, Subscription, "s")} from subscriptions s where s.id in (${ids.map(() => "?").join(", ")}) order by s.id for update`,
-    ids,
-  );
-  return asEntityRows<SubscriptionRow>(em, Subscription, rows);
-}
-
 /** The subscriptions, locked in id order (the order every set lock takes, so two sets never wait on each other in a cycle). */
 function lockSet(em: EntityManager, ids: string[]): Promise<SubscriptionRow[]> {
   return em.find(Subscription, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" }, refresh: true });
-}
-
-/** Which of `ids` has a plan change scheduled (applyDuePlanChange may apply it: one by one). */
-async function withScheduledChange(em: EntityManager, ids: string[]): Promise<Set<string>> {
-  const rows = await em.execute<{ subscription_id: string }[]>(
-    `select subscription_id from subscription_change_sessions where status = 'SCHEDULED' and subscription_id in (${ids.map(() => "?").join(", ")})`,
-    ids,
-  );
-  return new Set(rows.map((r) => r.subscription_id));
-}
-
-/**
- * Which of `ids` has a charge in flight, whatever it pays for (one by one:
- * a plan change's immediate charge is settled before the renewal; a period
- * charge left by a crash or another worker is finished there).
- */
-async function withChargeInFlight(em: EntityManager, ids: string[]): Promise<Set<string>> {
-  const rows = await em.execute<{ subscription_id: string }[]>(
-    `select distinct subscription_id from subscription_charges
-      where status = 'PENDING' and subscription_id in (${ids.map(() => "?").join(", ")})`,
-    ids,
-  );
-  return new Set(rows.map((r) => r.subscription_id));
-}
-
-/**
- * Per subscription, the attempts at its next period so far: the last attempt
- * number (openPeriodCharge's max(attempt), for a set). One in flight is
- * withChargeInFlight's to find.
- */
-async function nextPeriodAttempts(em: EntityManager, subs: SubscriptionRow[]): Promise<Map<string, { last: number }>> {
-  const rows = await em.execute<{ subscription_id: string; attempt: number }[]>(
-    `select subscription_id, max(attempt) as attempt from subscription_charges
-      where change_session_id is null and (subscription_id, period_index) in (${subs.map(() => "(?::uuid, ?::int)").join(", ")})
-      group by subscription_id`,
-    subs.flatMap((s) => [s.id, s.nextPeriodIndex]),
-  );
-  return new Map(rows.map((r) => [r.subscription_id, { last: Number(r.attempt) }]));
 }

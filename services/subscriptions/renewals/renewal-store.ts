@@ -1,0 +1,168 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { oldestOf } from "../../platform/observability/due-work.ts";
+import { statusIn } from "../../platform/status-machine.ts";
+import type { SubscriptionRow } from "../entities.ts";
+import { DUE_FOR_RENEWAL, PLAN_CHANGE_DUE, RENEWAL_DUE_AT } from "../due-predicates.ts";
+import { subscriptionMachine } from "../status-machine.ts";
+import { changeSessionMachine } from "../change-sessions/change-session-status-machine.ts";
+import { PRICED_COLUMNS } from "../pricing/period-price.ts";
+
+/**
+ * The statements of renewals: the sweep's claims on due subscriptions, what a
+ * renewal batch reads of its set, the advance notices and their rechecks, and
+ * the renewal sweeps' lag probes. Each takes the caller's EntityManager, so
+ * it runs in the caller's transaction (if any).
+ */
+
+/** Billed on their billing date: what the notices announce and the at-risk rechecks assess. */
+const BILLED = (column: string) => statusIn(column, subscriptionMachine.statesFrom("pause"));
+
+/** Renewed by a charge: billed on their date or retried on their dunning date. */
+const CHARGED = (column: string) => statusIn(column, subscriptionMachine.statesFrom("charge_succeeded"));
+
+/** A subscription the sweep claimed: its next period and what its job is grouped by. */
+export interface ClaimedRenewal {
+  id: string;
+  next_period_index: number;
+  retry_count: number;
+  merchant_id: string;
+  wallet_user_id: string;
+}
+
+/**
+ * Claims up to `limit` subscriptions due at `now` for `claimSeconds`
+ * (database time), oldest first. `for update skip locked` lets concurrent
+ * sweeps and running renewals pass each other; a live claim is never taken.
+ */
+export function claimDueSubscriptions(em: EntityManager, now: Date, limit: number, claimSeconds: number): Promise<ClaimedRenewal[]> {
+  return em.execute<ClaimedRenewal[]>(
+    `with due as (
+       select id from subscriptions
+        where ${DUE_FOR_RENEWAL()}
+          and (renewal_claimed_until is null or renewal_claimed_until < now())
+        order by next_billing_at, id
+        limit ?
+        for update skip locked)
+     update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
+       from due where s.id = due.id
+     returning s.id, s.next_period_index, s.retry_count, s.merchant_id, s.wallet_user_id`,
+    [now, now, limit, claimSeconds],
+  );
+}
+
+/** How many subscriptions due at `now` are under a live claim. */
+export async function countLiveRenewalClaims(em: EntityManager, now: Date): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from subscriptions where ${DUE_FOR_RENEWAL()} and renewal_claimed_until >= now()`,
+    [now, now],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** Ends every live renewal claim at once; returns the subscriptions released. */
+export function releaseLiveRenewalClaims(em: EntityManager): Promise<{ id: string }[]> {
+  return em.execute<{ id: string }[]>("update subscriptions set renewal_claimed_until = null where renewal_claimed_until >= now() returning id");
+}
+
+/** Ends the renewal claims of these subscriptions (those that have one). */
+export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds: readonly string[]): Promise<void> {
+  await em.execute(
+    `update subscriptions set renewal_claimed_until = null where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until is not null`,
+    [...subscriptionIds],
+  );
+}
+
+/** What names a subscription's renewal terms (plan, funding asset, discount and credit): read before any lock. */
+export type RenewalTermsRow = { id: string; merchant_id: string; plan_id: string; funding_asset: string | null; has_fallback: boolean } & Record<
+  string,
+  unknown
+>;
+
+/** Of `ids`, those a renewal may charge (with a funding asset), as RenewalTermsRow: no entity to build. */
+export function chargeableSubscriptions(em: EntityManager, ids: readonly string[]): Promise<RenewalTermsRow[]> {
+  return em.execute<RenewalTermsRow[]>(
+    `select id, merchant_id, plan_id, funding_asset, cardinality(fallback_assets) > 0 as has_fallback, ${PRICED_COLUMNS} from subscriptions
+      where id in (${ids.map(() => "?").join(", ")}) and ${CHARGED("status")} and funding_asset is not null`,
+    [...ids],
+  );
+}
+
+/** Writes a locked plain subscription row's new billing anchor (and its touch: updated_at, version). */
+export async function saveBillingAnchor(em: EntityManager, sub: SubscriptionRow): Promise<void> {
+  await em.execute("update subscriptions set billing_anchor = ?, anchor_period_index = ?, updated_at = ?, version = ? where id = ?", [
+    sub.billingAnchor,
+    sub.anchorPeriodIndex,
+    sub.updatedAt,
+    sub.version,
+    sub.id,
+  ]);
+}
+
+/** Which of `subscriptionIds` has a plan change scheduled (a change session the billing date applies). */
+export async function subscriptionsWithScheduledChange(em: EntityManager, subscriptionIds: readonly string[]): Promise<Set<string>> {
+  const rows = await em.execute<{ subscription_id: string }[]>(
+    `select subscription_id from subscription_change_sessions where ${statusIn("status", changeSessionMachine.statesFrom("apply"))} and subscription_id in (${subscriptionIds.map(() => "?").join(", ")})`,
+    [...subscriptionIds],
+  );
+  return new Set(rows.map((r) => r.subscription_id));
+}
+
+/**
+ * Up to `limit` billed subscriptions whose next billing date is within their
+ * merchant's notice days (its settings, or `defaultNoticeDays` for a merchant
+ * that set none) after `now` and whose upcoming period has not been announced
+ * yet, soonest first. One query for every merchant (the settings row joined).
+ */
+export function subscriptionsToNotify(
+  em: EntityManager,
+  now: Date,
+  defaultNoticeDays: number,
+  limit: number,
+): Promise<{ id: string; next_period_index: number }[]> {
+  return em.execute<{ id: string; next_period_index: number }[]>(
+    `select s.id, s.next_period_index from subscriptions s
+       left join merchant_billing_settings m on m.merchant_id = s.merchant_id
+      where ${BILLED("s.status")} and s.next_billing_at > ?
+        and coalesce(m.charge_notice_days, ?) > 0
+        and s.next_billing_at <= ?::timestamptz + make_interval(days => coalesce(m.charge_notice_days, ?))
+        and (s.notified_period_index is null or s.notified_period_index < s.next_period_index)
+      order by s.next_billing_at, s.id limit ?`,
+    [now, defaultNoticeDays, now, defaultNoticeDays, limit],
+  );
+}
+
+/**
+ * Of these wallet users, the (user, asset) pairs that pay a billed
+ * subscription's announced, not yet charged, period (billing after `now`),
+ * from its funding asset or a fallback. Migration 0035's partial index is
+ * this predicate (status and notified_period_index): keep the two alike.
+ */
+export function accountsPayingAnnouncedCharges(
+  em: EntityManager,
+  walletUserIds: readonly string[],
+  now: Date,
+): Promise<{ wallet_user_id: string; asset: string }[]> {
+  return em.execute<{ wallet_user_id: string; asset: string }[]>(
+    `select distinct s.wallet_user_id, a.asset
+       from subscriptions s cross join lateral unnest(array[s.funding_asset]::text[] || s.fallback_assets) as a(asset)
+      where s.wallet_user_id in (${walletUserIds.map(() => "?").join(", ")})
+        and ${BILLED("s.status")} and s.notified_period_index = s.next_period_index and s.next_billing_at > ?`,
+    [...walletUserIds, now],
+  );
+}
+
+/** The renewal sweep's lag probe: when the oldest subscription due at `now` became due. */
+export function oldestDueRenewal(em: EntityManager, now: Date): Promise<Date | null> {
+  return oldestOf(em, `select min(${RENEWAL_DUE_AT()}) as oldest from subscriptions where ${DUE_FOR_RENEWAL()}`, [now, now]);
+}
+
+/** The plan-change sweep's lag probe: when the oldest scheduled change due at `now` became due (its date, or its billing date if later). */
+export function oldestDuePlanChange(em: EntityManager, now: Date): Promise<Date | null> {
+  return oldestOf(
+    em,
+    `select min(greatest(cs.scheduled_for, s.next_billing_at)) as oldest
+       from subscription_change_sessions cs join subscriptions s on s.id = cs.subscription_id
+      where ${PLAN_CHANGE_DUE()}`,
+    [now, now],
+  );
+}
