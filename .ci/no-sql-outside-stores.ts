@@ -22,10 +22,11 @@ export function mayHoldSql(path: string): boolean {
 
 /** Statements, not words: each pattern needs the shape of a clause. */
 const SQL = [
-  /\bselect\b[\s\S]*?\bfrom\s+[a-z_"(]/i,
-  /\binsert\s+into\s+[a-z_"]/i,
-  /\bupdate\s+[a-z_"]+(\s+[a-z_]+)?\s+set\b/i,
-  /\bdelete\s+from\s+[a-z_"]/i,
+  // `?` stands for an interpolated name (`from ${table}`): the template's expressions are joined as ` ? `.
+  /\bselect\b[\s\S]*?\bfrom\s+[a-z_"(?]/i,
+  /\binsert\s+into\s+[a-z_"?]/i,
+  /\bupdate\s+([a-z_"]+|\?)(\s+[a-z_]+)?\s+set\b/i,
+  /\bdelete\s+from\s+[a-z_"?]/i,
   /\b(alter|create|drop|truncate)\s+(table|index|function|trigger)\b/i,
   /\bpg_(try_)?advisory_(xact_)?lock\b/i,
   /\bon\s+conflict\b/i,
@@ -45,6 +46,8 @@ export function sqlLiterals(source: string, path: string): { line: number; text:
     if (n.type === "StringLiteral" && typeof n.value === "string") text = n.value;
     if (n.type === "TemplateLiteral" && n.quasis) text = n.quasis.map((q) => q.raw ?? q.cooked ?? "").join(" ? ");
     if (text !== undefined && SQL.some((re) => re.test(text))) found.push({ offset: n.span?.start ?? 0, text });
+    // An entity's `.formula(…)` is part of its mapping (the ORM embeds it in its own selects), not a statement.
+    if (n.type === "CallExpression" && isFormulaCall(n)) return;
     for (const value of Object.values(n)) if (value && typeof value === "object") visit(value);
   };
   visit(module.body);
@@ -52,6 +55,11 @@ export function sqlLiterals(source: string, path: string): { line: number; text:
   const base = (module as unknown as { span: { start: number } }).span.start;
   return found.map(({ offset, text }) => ({ line: source.slice(0, Math.max(0, offset - base)).split("\n").length, text }));
   void path;
+}
+
+function isFormulaCall(call: unknown): boolean {
+  const callee = (call as { callee?: { type?: string; property?: { type?: string; value?: string } } }).callee;
+  return callee?.type === "MemberExpression" && callee.property?.type === "Identifier" && callee.property.value === "formula";
 }
 
 function* typescriptFiles(dir: string): Generator<string> {

@@ -76,11 +76,18 @@ describe("house rules meet planted violations", function () {
       "services/subscriptions/renew.ts": statement,
       "services/subscriptions/subscription-store.ts": statement,
       "services/subscriptions/prose.ts": `// select a plan from the list, then update the card set\nexport const page = "<select name=plan></select> from";\n`,
+      "services/subscriptions/lease.ts": "export const take = (em: any, table: string) => em.execute(`update ${table} set lease_until = now()`);\n",
+      "services/subscriptions/entities.ts":
+        "export const refunded = p.decimal().formula((a: string) => `(select sum(amount) from refunds where order_id = ${a}.id)`);\n",
     });
     dirs.push(dir);
     const useCase = sqlRule(dir, ["services/subscriptions/renew.ts"]);
     expect(useCase.code).to.equal(1);
     expect(useCase.output).to.match(/renew\.ts:1: SQL outside a repository: select id from subscriptions/);
-    expect(sqlRule(dir, ["services/subscriptions/subscription-store.ts", "services/subscriptions/prose.ts"]).code).to.equal(0);
+    expect(sqlRule(dir, ["services/subscriptions/lease.ts"]).output, "an interpolated table name").to.contain(
+      "lease.ts:1: SQL outside a repository: update ? set",
+    );
+    const lawful = sqlRule(dir, ["services/subscriptions/subscription-store.ts", "services/subscriptions/prose.ts", "services/subscriptions/entities.ts"]);
+    expect(lawful.code, lawful.output).to.equal(0);
   });
 });

@@ -4,6 +4,10 @@ import { isOutage } from "../dependency-outage.ts";
 import type { Logger } from "../logger.ts";
 import { withoutAuditEntry } from "../audit/call-context.ts";
 import type { UseCaseContext } from "../use-case.ts";
+import { countFailures, dueWalletCallIds, LEASE_SECONDS, takeLease, walletCallStatus } from "./wallet-call-store.ts";
+
+// The protocol's steps its openers and reconciliation use; their statements live in the store.
+export { LEASE_SECONDS, STALE_AFTER_SECONDS, renewLeases, takeLease, walletCallAnomalies } from "./wallet-call-store.ts";
 
 /**
  * The protocol every call that moves money in the wallet follows (a
@@ -44,7 +48,6 @@ import type { UseCaseContext } from "../use-case.ts";
  * 4 s, 8 s by default) < the lease (30 s).
  */
 export const WALLET_CALL_TIMEOUT_MS = 3_000;
-export const LEASE_SECONDS = 30;
 /** A row whose call or settle failed this many times in a row is parked. */
 export const MAX_CALL_FAILURES = 10;
 /** Rows one sweep takes per kind. */
@@ -107,39 +110,6 @@ export const LEASED_INSERT = {
 } as const;
 
 /**
- * Claims a PENDING row for one caller until the lease (database time) runs
- * out. Returns the fencing generation the caller now holds, or null when
- * someone else holds the lease or the row is no longer PENDING.
- */
-export async function takeLease(em: EntityManager, table: string, id: string): Promise<number | null> {
-  const rows = await em.execute<{ lease_generation: number }[]>(
-    `update ${table} set lease_until = now() + make_interval(secs => ?), lease_generation = lease_generation + 1
-      where id = ? and status = 'PENDING' and (lease_until is null or lease_until < now())
-      returning lease_generation`,
-    [LEASE_SECONDS, id],
-  );
-  return rows.length === 1 ? Number(rows[0]!.lease_generation) : null;
-}
-
-/**
- * Extends the leases a caller still holds, just before a call made long
- * after they were taken (a batch's later chunks): returns the ids still
- * held. A row whose lease ran out and was taken over is left out, so no call
- * is made for it under a generation that can no longer settle.
- */
-export async function renewLeases(em: EntityManager, table: string, rows: readonly { id: string; generation: number }[]): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
-  const held = await em.execute<{ id: string }[]>(
-    `update ${table} t set lease_until = now() + make_interval(secs => ?)
-       from json_to_recordset(?::json) as held(id uuid, generation int)
-      where t.id = held.id and t.status = 'PENDING' and t.lease_generation = held.generation
-      returning t.id`,
-    [LEASE_SECONDS, JSON.stringify(rows)],
-  );
-  return new Set(held.map((r) => r.id));
-}
-
-/**
  * Steps 2 and 3 for one PENDING row. `held`: the generation the caller
  * already holds (it just opened the row); undefined takes the lease here, and
  * "in_progress" is answered when another caller holds it. A failure counts
@@ -155,9 +125,9 @@ export async function runWalletCall<A, L, R, W extends FencedRow>(
   const generation = held ?? (await takeLease(ctx.em, kind.table, id));
   if (generation === null) {
     const em = ctx.em.fork();
-    const [row] = await em.execute<{ status: string }[]>(`select status from ${kind.table} where id = ?`, [id]);
-    if (!row) throw new Error(`${kind.what} ${id} does not exist`);
-    return row.status === "PENDING" ? { state: "in_progress" } : { state: "settled", result: await kind.settled(em, id) };
+    const status = await walletCallStatus(em, kind.table, id);
+    if (status === undefined) throw new Error(`${kind.what} ${id} does not exist`);
+    return status === "PENDING" ? { state: "in_progress" } : { state: "settled", result: await kind.settled(em, id) };
   }
   try {
     const answer = await kind.call(ctx, id);
@@ -215,24 +185,10 @@ export async function recordFailures(
 ): Promise<void> {
   if (rows.length === 0) return;
   const message = String((err as Error)?.message ?? err).slice(0, 500);
-  // Old values on the right: the n-th failure waits backoffSeconds(n).
-  const counted = await em
-    .execute<{ id: string; settle_failures: number; parked: boolean }[]>(
-      `update ${kind.table} t
-          set settle_failures = t.settle_failures + 1,
-              next_settle_at = now() + make_interval(secs => least(3600, 5 * power(2, t.settle_failures))),
-              parked_at = case when t.settle_failures + 1 >= ? then now() else null end,
-              lease_until = null,
-              last_error = ?
-         from json_to_recordset(?::json) as held(id uuid, generation int)
-        where t.id = held.id and t.status = 'PENDING' and t.lease_generation = held.generation
-        returning t.id, t.settle_failures, t.parked_at is not null as parked`,
-      [MAX_CALL_FAILURES, message, JSON.stringify(rows)],
-    )
-    .catch((cause: unknown) => {
-      kind.logger.warn({ err: cause, what: kind.what, rows: rows.length }, "could not count a wallet-call failure; the lease runs out instead");
-      return [];
-    });
+  const counted = await countFailures(em, kind.table, rows, MAX_CALL_FAILURES, message).catch((cause: unknown) => {
+    kind.logger.warn({ err: cause, what: kind.what, rows: rows.length }, "could not count a wallet-call failure; the lease runs out instead");
+    return [];
+  });
   for (const row of counted) {
     const failures = Number(row.settle_failures);
     if (row.parked) kind.logger.error({ err, id: row.id, what: kind.what, failures }, "wallet call parked after repeated failures; reconciliation reports it");
@@ -250,14 +206,7 @@ export async function sweepWalletCalls<A, L, R, W extends FencedRow>(
   kind: WalletCall<A, L, R, W>,
   limit = SWEEP_BATCH,
 ): Promise<{ settled: number; failed: number }> {
-  const due = await ctx.em.fork().execute<{ id: string }[]>(
-    `select id from ${kind.table}
-      where status = 'PENDING' and parked_at is null
-        and (lease_until is null or lease_until < now())
-        and (next_settle_at is null or next_settle_at <= now())
-      order by next_settle_at nulls first, created_at limit ?`,
-    [limit],
-  );
+  const due = await dueWalletCallIds(ctx.em.fork(), kind.table, limit);
   let settled = 0;
   let failed = 0;
   for (const { id } of due) {
@@ -272,27 +221,4 @@ export async function sweepWalletCalls<A, L, R, W extends FencedRow>(
   }
   if (failed > 1) kind.logger.warn({ what: kind.what, failed, settled }, "wallet-call sweep: some calls failed; retried with back-off");
   return { settled, failed };
-}
-
-/** Past its lease and back-off by this much, a PENDING row should have been finished by a sweep: reconciliation reports it. */
-export const STALE_AFTER_SECONDS = 600;
-
-/**
- * Reconciliation's part of the protocol, for one table: `union all` branches
- * (the columns reconcile.ts selects) reporting parked rows (PARKED_ROW) and
- * PENDING rows no sweep has finished well after their lease and back-off
- * ran out (STALE_PENDING_ROW: the sweep is not running, or cannot reach them).
- */
-export function walletCallAnomalies(table: string, ownerType: string, amountColumn: string): string {
-  return `
-     select 'PARKED_ROW' as kind, '${ownerType}' as owner_type, w.id::text as owner_id, null as wallet_transaction_id, w.status as owner_status,
-            w.${amountColumn}::text as owner_amount, w.asset as owner_asset, null as money_amount, null as money_asset
-       from ${table} w where w.status = 'PENDING' and w.parked_at is not null
-     union all
-     select 'STALE_PENDING_ROW', '${ownerType}', w.id::text, null, w.status, w.${amountColumn}::text, w.asset, null, null
-       from ${table} w
-      where w.status = 'PENDING' and w.parked_at is null
-        -- database times only (created_at is service time, which a sandbox clock may have moved)
-        and coalesce(greatest(w.lease_until, w.next_settle_at), w.created_at + make_interval(secs => ${LEASE_SECONDS}))
-            < now() - make_interval(secs => ${STALE_AFTER_SECONDS})`;
 }
