@@ -1,6 +1,7 @@
 import type { DueWorkProbe } from "../platform/observability/due-work.ts";
 import { oldestExpiredAuthorization } from "./subscription-store.ts";
-import { oldestDuePlanChange, oldestDueRenewal } from "./renewals/renewal-store.ts";
+import { oldestDueRenewal } from "./renewals/renewal-store.ts";
+import { oldestDuePlanChange } from "./change-sessions/change-session-store.ts";
 
 /** Lag probes of the subscription sweeps (same "due" conditions as the sweeps' queries: due-predicates.ts). */
 export const subscriptionDueWork: DueWorkProbe[] = [

@@ -292,3 +292,13 @@ export async function expireAuthorizationsStillDue(
 export function oldestExpiredAuthorization(em: EntityManager, now: Date): Promise<Date | null> {
   return oldestOf(em, `select min(expires_at) as oldest from subscription_authorizations where ${AUTHORIZATION_EXPIRED()}`, [now]);
 }
+
+/**
+ * The refunded subscription's version as it stands, for the refund's event:
+ * read, not locked (a refund does not change the subscription, and the lock
+ * order is subscription first).
+ */
+export async function refundedSubscriptionVersion(em: EntityManager, subscriptionId: string): Promise<number> {
+  const [subject] = await em.execute<{ version: number }[]>("select version from subscriptions where id = ?", [subscriptionId]);
+  return Number(subject!.version);
+}

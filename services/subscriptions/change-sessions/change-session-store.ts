@@ -7,6 +7,7 @@ import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-sessi
 import { changeSessionToken, hashAuthorizationToken, looksLikeAuthorizationToken } from "../authorization-token.ts";
 import { noteAuditObject } from "../../platform/audit/call-context.ts";
 import { statusIn } from "../../platform/status-machine.ts";
+import { oldestOf } from "../../platform/observability/due-work.ts";
 import { PLAN_CHANGE_DUE } from "../due-predicates.ts";
 import { TERMINAL_STATUSES } from "../status-machine.ts";
 import { changeSessionMachine } from "./change-session-status-machine.ts";
@@ -137,4 +138,24 @@ export async function lastPaidPeriodIndex(em: EntityManager, subscriptionId: str
     [subscriptionId],
   );
   return Number(rows[0]?.period ?? 0);
+}
+
+/** Which of `subscriptionIds` has a plan change scheduled (a change session the billing date applies). */
+export async function subscriptionsWithScheduledChange(em: EntityManager, subscriptionIds: readonly string[]): Promise<Set<string>> {
+  const rows = await em.execute<{ subscription_id: string }[]>(
+    `select subscription_id from subscription_change_sessions where ${statusIn("status", changeSessionMachine.statesFrom("apply"))} and subscription_id in (${subscriptionIds.map(() => "?").join(", ")})`,
+    [...subscriptionIds],
+  );
+  return new Set(rows.map((r) => r.subscription_id));
+}
+
+/** The plan-change sweep's lag probe: when the oldest scheduled change due at `now` became due (its date, or its billing date if later). */
+export function oldestDuePlanChange(em: EntityManager, now: Date): Promise<Date | null> {
+  return oldestOf(
+    em,
+    `select min(greatest(cs.scheduled_for, s.next_billing_at)) as oldest
+       from subscription_change_sessions cs join subscriptions s on s.id = cs.subscription_id
+      where ${PLAN_CHANGE_DUE()}`,
+    [now, now],
+  );
 }

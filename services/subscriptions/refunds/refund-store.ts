@@ -22,14 +22,3 @@ export async function chargeIdOfRefund(em: EntityManager, refundId: string): Pro
   const [owner] = await em.execute<{ charge_id: string }[]>("select charge_id from subscription_refunds where id = ?", [refundId]);
   return owner!.charge_id;
 }
-
-/**
- * The refunded subscription's version as it stands, for the refund's event:
- * read, not locked (a refund does not change the subscription, and the lock
- * order is subscription first). The subscriptions table is subscription-store.ts's; this read lives here
- * until that store offers it.
- */
-export async function refundedSubscriptionVersion(em: EntityManager, subscriptionId: string): Promise<number> {
-  const [subject] = await em.execute<{ version: number }[]>("select version from subscriptions where id = ?", [subscriptionId]);
-  return Number(subject!.version);
-}

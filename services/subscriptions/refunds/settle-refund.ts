@@ -17,7 +17,8 @@ import { REFUND_ERRORS } from "./contract.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
 import { refundRecord } from "./refund-record.ts";
 import { refundMachine } from "./refund-status.ts";
-import { chargeIdOfRefund, refundedSubscriptionVersion } from "./refund-store.ts";
+import { chargeIdOfRefund } from "./refund-store.ts";
+import { refundedSubscriptionVersion } from "../subscription-store.ts";
 
 export const refundInProgress = () => new DomainError("failed_precondition", REFUND_ERRORS.inProgress, "this refund is being processed; try again in a moment");
 

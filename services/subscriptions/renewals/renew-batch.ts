@@ -19,7 +19,8 @@ import { anchorFor, duePeriod } from "./billing-periods.ts";
 import { exceedsCap } from "./exceeds-cap.ts";
 import { isDue, MAX_PERIODS_PER_RUN, renewSubscription } from "./renew-subscription.ts";
 import { touch } from "../../platform/record-version.ts";
-import { chargeableSubscriptions, saveBillingAnchor, subscriptionsWithScheduledChange } from "./renewal-store.ts";
+import { chargeableSubscriptions, saveBillingAnchor } from "./renewal-store.ts";
+import { subscriptionsWithScheduledChange } from "../change-sessions/change-session-store.ts";
 import { isOutage } from "../../platform/dependency-outage.ts";
 
 /** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */

@@ -2,9 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { oldestOf } from "../../platform/observability/due-work.ts";
 import { statusIn } from "../../platform/status-machine.ts";
 import type { SubscriptionRow } from "../entities.ts";
-import { DUE_FOR_RENEWAL, PLAN_CHANGE_DUE, RENEWAL_DUE_AT } from "../due-predicates.ts";
+import { DUE_FOR_RENEWAL, RENEWAL_DUE_AT } from "../due-predicates.ts";
 import { subscriptionMachine } from "../status-machine.ts";
-import { changeSessionMachine } from "../change-sessions/change-session-status-machine.ts";
 import { PRICED_COLUMNS } from "../pricing/period-price.ts";
 
 /**
@@ -98,15 +97,6 @@ export async function saveBillingAnchor(em: EntityManager, sub: SubscriptionRow)
   ]);
 }
 
-/** Which of `subscriptionIds` has a plan change scheduled (a change session the billing date applies). */
-export async function subscriptionsWithScheduledChange(em: EntityManager, subscriptionIds: readonly string[]): Promise<Set<string>> {
-  const rows = await em.execute<{ subscription_id: string }[]>(
-    `select subscription_id from subscription_change_sessions where ${statusIn("status", changeSessionMachine.statesFrom("apply"))} and subscription_id in (${subscriptionIds.map(() => "?").join(", ")})`,
-    [...subscriptionIds],
-  );
-  return new Set(rows.map((r) => r.subscription_id));
-}
-
 /**
  * Up to `limit` billed subscriptions whose next billing date is within their
  * merchant's notice days (its settings, or `defaultNoticeDays` for a merchant
@@ -154,15 +144,4 @@ export function accountsPayingAnnouncedCharges(
 /** The renewal sweep's lag probe: when the oldest subscription due at `now` became due. */
 export function oldestDueRenewal(em: EntityManager, now: Date): Promise<Date | null> {
   return oldestOf(em, `select min(${RENEWAL_DUE_AT()}) as oldest from subscriptions where ${DUE_FOR_RENEWAL()}`, [now, now]);
-}
-
-/** The plan-change sweep's lag probe: when the oldest scheduled change due at `now` became due (its date, or its billing date if later). */
-export function oldestDuePlanChange(em: EntityManager, now: Date): Promise<Date | null> {
-  return oldestOf(
-    em,
-    `select min(greatest(cs.scheduled_for, s.next_billing_at)) as oldest
-       from subscription_change_sessions cs join subscriptions s on s.id = cs.subscription_id
-      where ${PLAN_CHANGE_DUE()}`,
-    [now, now],
-  );
 }
