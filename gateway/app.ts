@@ -18,9 +18,9 @@ import { httpMetrics } from "../services/platform/observability/http-metrics.ts"
 import { bodyParseError } from "./validation/body-parse-error.ts";
 import { matchedRoute } from "./matched-route.ts";
 
-export const BODY_LIMIT = "100kb";
+const BODY_LIMIT = "100kb";
 
-export interface GatewayOptions {
+interface GatewayOptions {
   idempotencyStore: IdempotencyStore;
   /** Extra routers (e.g. the hosted pages) mounted after the API. */
   extraRouters?: Router<GatewayState>[];

@@ -139,7 +139,7 @@ const CHANGED_MEANWHILE: ReadonlySet<string> = new Set(["PLAN_CHANGED", "SUBSCRI
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /** JSON with sorted keys, so the same body in another key order is the same request. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.keys(value as object)

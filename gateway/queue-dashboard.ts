@@ -8,9 +8,9 @@ import type { Logger } from "../services/platform/logger.ts";
 import { Queues } from "../services/platform/queue/queues.ts";
 import { ADMIN_KEY_HEADER } from "./middleware/admin-key.ts";
 
-export const QUEUE_DASHBOARD_PATH = "/admin/queues";
+const QUEUE_DASHBOARD_PATH = "/admin/queues";
 
-export interface QueueDashboard {
+interface QueueDashboard {
   middleware: Middleware;
   close(): Promise<void>;
 }

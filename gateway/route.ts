@@ -9,14 +9,14 @@ export type { GatewayState };
 
 export type GatewayContext = ParameterizedContext<GatewayState>;
 
-export interface RouteInput {
+interface RouteInput {
   body: any;
   query: any;
   params: Record<string, string>;
   merchantId: string;
 }
 
-export interface RouteResult {
+interface RouteResult {
   status: number;
   /** A value to answer as JSON, or JsonText: JSON already serialized (sent as it is). */
   body?: unknown;
@@ -46,7 +46,7 @@ export class BinaryBody {
   }
 }
 
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   schema?: JsonSchema;
   /** A non-JSON response (BinaryBody): documented as this media type, a binary string. */

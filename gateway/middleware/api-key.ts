@@ -8,7 +8,7 @@ import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
 import type { ApiKeyCache } from "../api-key-cache.ts";
 import { setActor } from "../../services/platform/audit/call-context.ts";
 
-export const API_KEY_HEADER = "x-api-key";
+const API_KEY_HEADER = "x-api-key";
 
 export interface ApiKeyLookupCache {
   cache: ApiKeyCache;

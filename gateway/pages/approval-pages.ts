@@ -10,7 +10,7 @@ import { safeEqual, type PageSession, type SessionCodec } from "./page-session.t
 import { tooLargeSentence } from "./page-text.ts";
 import { fallbackSelects, postedFallbacks } from "./fallback-choice.ts";
 
-export interface ApprovalPagesOptions {
+interface ApprovalPagesOptions {
   /** Where the pages live: `${basePath}/<token>`. */
   basePath: string;
   provider: ApprovalProvider;

@@ -12,7 +12,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
  */
 export type ApprovalState = "PENDING" | "EXPIRED" | "USED" | "CANCELLED";
 
-export interface ApprovalSummary {
+interface ApprovalSummary {
   /** Page heading, e.g. "Subscribe to Pro". */
   title: string;
   merchantName: string;
@@ -57,7 +57,7 @@ export interface FundingChoice {
   frozen: boolean;
 }
 
-export type ApproveResult = { approved: true; redirectUrl: string } | { approved: false; reason: string; message: string };
+type ApproveResult = { approved: true; redirectUrl: string } | { approved: false; reason: string; message: string };
 
 export interface ApprovalProvider {
   /** Undefined when the token names nothing. */
@@ -69,7 +69,7 @@ export interface ApprovalProvider {
 }
 
 /** What differs between approval kinds: the RPCs behind the pages and how the loaded approval reads. */
-export interface ApprovalKind<Loaded> {
+interface ApprovalKind<Loaded> {
   /** NOT_FOUND means the token names nothing (the page answers 404). */
   fetch(token: string): Promise<Loaded>;
   view(loaded: Loaded): ApprovalView;

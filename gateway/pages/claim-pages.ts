@@ -7,7 +7,7 @@ import { postedSession, type SessionCodec } from "./page-session.ts";
 import type { LoginLimiter } from "./login-limiter.ts";
 import { amountText, formatUtc } from "./page-text.ts";
 
-export interface ClaimPagesOptions {
+interface ClaimPagesOptions {
   payouts: Client<typeof PayoutsService>;
   sessions: SessionCodec;
   /** Wrong addresses and unknown tokens per client address (the hosted pages' limiter). */

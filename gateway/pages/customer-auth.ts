@@ -6,15 +6,15 @@ import { postedSession, type PageSession, type SessionCodec } from "./page-sessi
 import type { Ctx, Form } from "./page-http.ts";
 import { formatUtc } from "./page-text.ts";
 
-export const PIN = /^\d{6}$/;
+const PIN = /^\d{6}$/;
 
 /** A step refused with the status and the sentence to show in [role=alert]. */
-export interface Refusal {
+interface Refusal {
   status: number;
   error: string;
 }
 
-export type LoginOutcome = { ok: true; userId: string; email: string } | ({ ok: false; email: string } & Refusal);
+type LoginOutcome = { ok: true; userId: string; email: string } | ({ ok: false; email: string } & Refusal);
 
 /**
  * How a customer proves who they are on every hosted page (approval,

@@ -10,7 +10,7 @@ import type { FallbackSelectModel } from "./views.ts";
 const FALLBACK_FIELDS = ["fallbackAsset1", "fallbackAsset2"] as const;
 const ASSET_CODE = /^[A-Z0-9_]{1,16}$/;
 
-export interface FallbackOption {
+interface FallbackOption {
   asset: string;
   name: string;
 }

@@ -23,7 +23,7 @@ export interface PageSession {
 }
 
 export const SESSION_COOKIE = "billing_approval";
-export const SESSION_TTL_MS = 30 * 60 * 1000;
+const SESSION_TTL_MS = 30 * 60 * 1000;
 
 export interface SessionCodec {
   read(ctx: ParameterizedContext, token: string): PageSession | undefined;

@@ -16,7 +16,7 @@ const SESSION_SCOPE = "wallet-subscriptions";
 const PAGE_SIZE = 50;
 const ASSET_CODE = /^[A-Z0-9_]{1,16}$/;
 
-export interface SelfServicePagesOptions {
+interface SelfServicePagesOptions {
   subscriptions: Client<typeof SubscriptionsService>;
   sessions: SessionCodec;
   auth: CustomerAuth;

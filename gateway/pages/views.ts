@@ -56,7 +56,7 @@ export interface PageModels {
 }
 
 /** The refund claim page: one question (the customer's address), then `action` = claim. */
-export interface ClaimModel extends FormModel {
+interface ClaimModel extends FormModel {
   summary: SummaryModel;
   network: string;
   /** What a valid address looks like on the network. */
@@ -68,19 +68,19 @@ export interface ClaimModel extends FormModel {
 }
 
 /** A claimed refund: what happens now, in [role=status]. */
-export interface ClaimDoneModel {
+interface ClaimDoneModel {
   title: string;
   message: string;
   address?: string | undefined;
 }
 
-export interface DashboardSignInModel extends FormModel {
+interface DashboardSignInModel extends FormModel {
   step: "password" | "code";
   email: string;
   error?: string | undefined;
 }
 
-export interface DashboardInviteModel extends FormModel {
+interface DashboardInviteModel extends FormModel {
   merchantName: string;
   email: string;
   roleText: string;
@@ -88,7 +88,7 @@ export interface DashboardInviteModel extends FormModel {
   error?: string | undefined;
 }
 
-export interface DashboardEnrolModel extends FormModel {
+interface DashboardEnrolModel extends FormModel {
   /** Base32, in [data-totp-secret]; shown grouped by four for people. */
   secret: string;
   secretGrouped: string;
@@ -107,7 +107,7 @@ export interface DashboardFrame {
   nav: { href: string; label: string; current: boolean }[];
 }
 
-export interface DashboardTeamModel {
+interface DashboardTeamModel {
   frame: DashboardFrame;
   canManage: boolean;
   members: { id: string; email: string; role: string; roleText: string; statusText: string; self: boolean }[];
@@ -131,7 +131,7 @@ interface DashboardOption {
   selected: boolean;
 }
 
-export interface DashboardApiKeysModel extends DashboardPaging {
+interface DashboardApiKeysModel extends DashboardPaging {
   frame: DashboardFrame;
   canManage: boolean;
   keys: { id: string; prefix: string; created: string; lastUsed: string; revoked?: string | undefined }[];
@@ -142,7 +142,7 @@ export interface DashboardApiKeysModel extends DashboardPaging {
   notice?: string | undefined;
 }
 
-export interface DashboardEndpointView {
+interface DashboardEndpointView {
   id: string;
   url: string;
   description: string;
@@ -153,7 +153,7 @@ export interface DashboardEndpointView {
   created: string;
 }
 
-export interface DashboardWebhooksModel extends DashboardPaging {
+interface DashboardWebhooksModel extends DashboardPaging {
   frame: DashboardFrame;
   canManage: boolean;
   endpoints: DashboardEndpointView[];
@@ -164,7 +164,7 @@ export interface DashboardWebhooksModel extends DashboardPaging {
   error?: string | undefined;
 }
 
-export interface DashboardWebhookEndpointModel extends DashboardPaging {
+interface DashboardWebhookEndpointModel extends DashboardPaging {
   frame: DashboardFrame;
   canManage: boolean;
   canRedeliver: boolean;
@@ -188,7 +188,7 @@ export interface DashboardWebhookEndpointModel extends DashboardPaging {
   notice?: string | undefined;
 }
 
-export interface DashboardEventsModel extends DashboardPaging {
+interface DashboardEventsModel extends DashboardPaging {
   frame: DashboardFrame;
   canRedeliver: boolean;
   types: { value: string; selected: boolean }[];
@@ -198,7 +198,7 @@ export interface DashboardEventsModel extends DashboardPaging {
   notice?: string | undefined;
 }
 
-export interface DashboardRefundsModel extends DashboardPaging {
+interface DashboardRefundsModel extends DashboardPaging {
   frame: DashboardFrame;
   filters: { chargeId: string; subscriptionId: string };
   refunds: {
@@ -215,7 +215,7 @@ export interface DashboardRefundsModel extends DashboardPaging {
   error?: string | undefined;
 }
 
-export interface DashboardBalanceModel extends DashboardPaging {
+interface DashboardBalanceModel extends DashboardPaging {
   frame: DashboardFrame;
   balances: { asset: string; available: string; pending: string }[];
   filters: { createdAfter: string };
@@ -225,7 +225,7 @@ export interface DashboardBalanceModel extends DashboardPaging {
   error?: string | undefined;
 }
 
-export interface DashboardPayoutsModel extends DashboardPaging {
+interface DashboardPayoutsModel extends DashboardPaging {
   frame: DashboardFrame;
   canManage: boolean;
   canActivateNow: boolean;
@@ -255,7 +255,7 @@ export interface DashboardPayoutsModel extends DashboardPaging {
   notice?: string | undefined;
 }
 
-export interface DashboardAuditLogModel {
+interface DashboardAuditLogModel {
   frame: DashboardFrame;
   filters: { actor: string; action: string; objectId: string; from: string; to: string };
   errors: string[];
@@ -264,7 +264,7 @@ export interface DashboardAuditLogModel {
   newestUrl?: string | undefined;
 }
 
-export interface DashboardExportsModel {
+interface DashboardExportsModel {
   frame: DashboardFrame;
   canExport: boolean;
   from: string;
@@ -286,7 +286,7 @@ export interface ReceiptModel {
 }
 
 /** A page with only a heading and a sentence (expired link, stale form, failure). */
-export interface StatusModel {
+interface StatusModel {
   title: string;
   message: string;
 }
@@ -302,12 +302,12 @@ export interface SummaryModel {
 }
 
 /** A form on the page: where it posts and its CSRF token. */
-export interface FormModel {
+interface FormModel {
   action: string;
   csrf: string;
 }
 
-export interface ApprovalLoginModel extends FormModel {
+interface ApprovalLoginModel extends FormModel {
   summary: SummaryModel;
   error?: string | undefined;
   email: string;
@@ -342,7 +342,7 @@ export interface FallbackSelectModel {
   options: { value: string; label: string; selected: boolean }[];
 }
 
-export interface ApprovalFundingModel extends FormModel {
+interface ApprovalFundingModel extends FormModel {
   summary: SummaryModel;
   notice?: string | undefined;
   error?: string | undefined;
@@ -358,12 +358,12 @@ export interface ApprovalFundingModel extends FormModel {
   cancelLabel: string;
 }
 
-export interface SelfServiceLoginModel extends FormModel {
+interface SelfServiceLoginModel extends FormModel {
   error?: string | undefined;
   email: string;
 }
 
-export interface SelfServiceModel extends FormModel {
+interface SelfServiceModel extends FormModel {
   email?: string | undefined;
   notice?: string | undefined;
   /** An error about no card in the list. */

@@ -2,7 +2,7 @@ import type { GatewayClients } from "../deps.ts";
 import type { Bucket } from "./token-bucket.ts";
 
 /** How long a gateway keeps a merchant's limits before asking again (an operator's change applies within this). */
-export const LIMITS_TTL_MS = 5_000;
+const LIMITS_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
 /**

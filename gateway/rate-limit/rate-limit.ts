@@ -4,7 +4,7 @@ import type { GatewayState } from "../state.ts";
 import { HttpError } from "../http-errors.ts";
 import type { Bucket, TakeResult } from "./token-bucket.ts";
 
-export const RATE_LIMIT_POLICY = "merchant";
+const RATE_LIMIT_POLICY = "merchant";
 
 export interface RateLimiter {
   /** The per-merchant check for /api/v1 operations (after the API key resolved the merchant). */
@@ -15,7 +15,7 @@ export interface RateLimiter {
   failOpenCount(): number;
 }
 
-export interface RateLimiterParts {
+interface RateLimiterParts {
   bucketOf(merchantId: string): Promise<Bucket>;
   forget(merchantId: string): void;
   take(key: string, bucket: Bucket): Promise<TakeResult>;

@@ -7,7 +7,7 @@ import {
 } from "../../services/events/contract.ts";
 import { dateTimeSchema, nullable, paginationQueryProperties, uuidSchema } from "./common.ts";
 
-export const eventTypeSchema = { type: "string", enum: [...EVENT_TYPES] } as const;
+const eventTypeSchema = { type: "string", enum: [...EVENT_TYPES] } as const;
 
 export const listEventsQuery = {
   type: "object",

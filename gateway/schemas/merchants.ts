@@ -76,7 +76,7 @@ export const inviteMemberBody = {
   },
 } as const;
 
-export const memberSchema = {
+const memberSchema = {
   type: "object",
   required: ["id", "object", "email", "role", "status", "createdAt"],
   properties: {

@@ -53,7 +53,7 @@ export function compileQuery(schema: object): ValidateFunction {
   return queryAjv.compile(schema);
 }
 
-export interface FieldProblem {
+interface FieldProblem {
   field: string;
   rule: string;
   message: string;

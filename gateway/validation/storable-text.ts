@@ -6,9 +6,9 @@
  * Checked at the edge, for every body, query and path value, so such input is
  * a 400 naming the field instead of a 500 from the database.
  */
-export const MAX_NESTING = 32;
+const MAX_NESTING = 32;
 
-export interface TextProblem {
+interface TextProblem {
   field: string;
   rule: string;
   message: string;

@@ -7,7 +7,7 @@ import type { AuditEntryRow } from "./audit-entry-record.ts";
  */
 
 /** Which of a merchant's entries to read; each given field narrows it. */
-export interface AuditEntryFilter {
+interface AuditEntryFilter {
   merchantId: string;
   /** The actor's id, or its label in any case. */
   actor?: string | undefined;

@@ -4,7 +4,7 @@ import { clampLimit, decodeCursor, encodeCursor, type Page } from "../platform/p
 import type { AuditEntryRow } from "./audit-entry-record.ts";
 import { merchantAuditEntries } from "./audit-entry-store.ts";
 
-export interface ListAuditEntriesInput {
+interface ListAuditEntriesInput {
   merchantId: string;
   limit?: number | undefined;
   cursor?: string | undefined;

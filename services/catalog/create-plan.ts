@@ -9,7 +9,7 @@ import { recordEvent } from "../events/record-event.ts";
 import { Plan, PLAN_INTERVALS, type PlanInterval, type PlanRow } from "./entities.ts";
 import { planRecord } from "./plan-record.ts";
 
-export interface CreatePlanInput {
+interface CreatePlanInput {
   merchantId: string;
   externalReference?: string | undefined;
   name: string;

@@ -5,7 +5,7 @@ import { Plan, type PlanRow } from "./entities.ts";
 import { PLAN_STATUSES } from "./contract.ts";
 import { invalid } from "../platform/errors.ts";
 
-export interface ListPlansInput {
+interface ListPlansInput {
   merchantId: string;
   limit?: number | undefined;
   cursor?: string | undefined;

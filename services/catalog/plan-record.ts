@@ -27,5 +27,3 @@ export function planRecord(plan: PlanRow) {
     updatedAt: iso(plan.updatedAt),
   };
 }
-
-export type PlanRecord = ReturnType<typeof planRecord>;

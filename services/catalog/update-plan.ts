@@ -6,7 +6,7 @@ import { checkDescription, checkExternalReference, checkPlanName } from "./plan-
 import type { PlanRow } from "./entities.ts";
 
 /** Only the descriptive fields; `null` clears description / externalReference; metadata is replaced whole. */
-export interface UpdatePlanInput {
+interface UpdatePlanInput {
   merchantId: string;
   id: string;
   name?: string | undefined;

@@ -3,7 +3,7 @@ import type { EmailKind } from "./contract.ts";
 import type { EmailModel, EmailViews, RenderedEmail } from "./email-views.ts";
 
 /** What an email needs beside its event's data: names, the subscription as it stands, links. */
-export interface EmailContext {
+interface EmailContext {
   merchantName: string;
   planName: string;
   /** The customer's self-service page ({PUBLIC_BASE_URL}/wallet/subscriptions). */

@@ -70,7 +70,7 @@ export async function insertEmails(em: EntityManager, rows: readonly Record<stri
 }
 
 /** What an email shows of its subscription. */
-export interface SubscriptionFacts {
+interface SubscriptionFacts {
   id: string;
   wallet_user_id: string;
   plan_id: string;
@@ -116,7 +116,7 @@ export function claimDueEmails(em: EntityManager, now: Date, leaseUntil: Date, l
  * The marks of a send. Each is fenced on (SENDING, attempt): a sender whose
  * lease ran out cannot overwrite the next one's result.
  */
-export interface SendFence {
+interface SendFence {
   id: string;
   attemptCount: number;
 }

@@ -18,7 +18,7 @@ const BATCH_SIZE = Math.max(1, Math.floor(EMAIL_SEND_LEASE_MS / SEND_BUDGET_MS))
 /** SMTP commands whose 5xx refuses this message for good (a 5xx to AUTH or the greeting is our configuration: retried, not parked). */
 const MESSAGE_COMMANDS = new Set(["MAIL FROM", "RCPT TO", "DATA"]);
 
-export function isPermanentRefusal(err: unknown): boolean {
+function isPermanentRefusal(err: unknown): boolean {
   const e = err as { responseCode?: number; command?: string };
   return typeof e?.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600 && MESSAGE_COMMANDS.has(String(e.command ?? "").toUpperCase());
 }

@@ -24,7 +24,7 @@ export interface ClaimedDelivery {
 }
 
 /** The endpoint as the claim read it under its row lock. */
-export interface ClaimedEndpoint {
+interface ClaimedEndpoint {
   url: string;
   /** Active signing secrets (their HMAC keys), newest first. */
   secrets: KeyObject[];
@@ -34,7 +34,7 @@ export interface ClaimedEndpoint {
   ordered: boolean;
 }
 
-export type ClaimResult =
+type ClaimResult =
   | { kind: "claimed"; endpoint: ClaimedEndpoint; deliveries: ClaimedDelivery[] }
   /** Another worker holds the endpoint; it will reach our deliveries. */
   | { kind: "busy" }
@@ -48,7 +48,7 @@ export type ClaimResult =
 const TURN = { min: 200, rounds: 20 };
 export const turnLength = (inFlight: number): number => Math.max(TURN.min, TURN.rounds * inFlight);
 
-export interface RecordAndClaimResult {
+interface RecordAndClaimResult {
   /** Deliveries of `record` that the answers moved (recorded); the others were superseded by a newer attempt. */
   recorded: ReadonlySet<string>;
   claim: ClaimResult;

@@ -9,9 +9,9 @@ import { generateSecret } from "./webhook-secret.ts";
 import { lockMerchantForEndpoints } from "./webhook-endpoint-store.ts";
 
 /** As many as the big providers allow; more is a sign of a leak, not a need. */
-export const MAX_ENDPOINTS_PER_MERCHANT = 16;
+const MAX_ENDPOINTS_PER_MERCHANT = 16;
 
-export interface CreateWebhookEndpointInput {
+interface CreateWebhookEndpointInput {
   merchantId: string;
   url: string;
   enabledEvents: readonly string[];

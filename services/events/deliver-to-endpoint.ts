@@ -12,7 +12,7 @@ import { deliverWebhooksKind, enqueueDelivery, enqueueEndpointDrain } from "./we
 /** How long the answers may pause before the requests still out count as slow (see deliverToEndpoint). */
 const STRAGGLER_MS = 3;
 
-export type DeliverDeps = Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "queues" | "metrics">;
+type DeliverDeps = Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "queues" | "metrics">;
 
 interface Answer {
   claimed: ClaimedDelivery;
@@ -241,7 +241,7 @@ export async function deliverToEndpoint(deps: DeliverDeps, endpointId: string): 
 }
 
 /** billing_webhook_attempts_total{outcome}: refused = connection refused or blocked by the address guard. */
-export function attemptOutcome(response: WebhookResponse): WebhookAttemptOutcome {
+function attemptOutcome(response: WebhookResponse): WebhookAttemptOutcome {
   if (response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300) return "succeeded";
   if (response.failure === "timeout") return "timeout";
   if (response.failure === "refused") return "refused";

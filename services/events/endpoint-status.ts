@@ -6,7 +6,7 @@ import { ENDPOINT_STATUSES, type EndpointStatus } from "./contract.ts";
  * receiver answering 410; only the merchant's `enable` brings it back.
  * Enabling an enabled endpoint (or disabling a disabled one) is a no-op.
  */
-export type EndpointEvent = "enable" | "disable" | "gone" | "delete";
+type EndpointEvent = "enable" | "disable" | "gone" | "delete";
 
 export const endpointMachine = defineStatusMachine<EndpointStatus, EndpointEvent>(
   "webhook endpoint",

@@ -9,7 +9,7 @@ import { Event } from "./entities.ts";
  */
 
 /** An event row as recordEvents builds it (created_at as ISO text). */
-export interface NewEventRow {
+interface NewEventRow {
   id: string;
   merchant_id: string;
   type: string;
@@ -46,7 +46,7 @@ export async function tryTakeRelayTurn(em: EntityManager, lockId: number): Promi
   return !!lock?.locked;
 }
 
-export interface UnrelayedEvent {
+interface UnrelayedEvent {
   id: string;
   merchant_id: string;
   type: string;
@@ -64,7 +64,7 @@ export function lockUnrelayedEvents(em: EntityManager, limit: number): Promise<U
 }
 
 /** An event's place in its merchant's feed: `ord` is 1, 2, 3… per merchant in relay order. */
-export interface FeedPosition {
+interface FeedPosition {
   id: string;
   merchant_id: string;
   ord: number;

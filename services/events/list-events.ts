@@ -6,7 +6,7 @@ import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../pla
 import { Event, type EventRow } from "./entities.ts";
 import { isEventType } from "./contract.ts";
 
-export interface ListEventsInput {
+interface ListEventsInput {
   merchantId: string;
   limit?: number | undefined;
   cursor?: string | undefined;

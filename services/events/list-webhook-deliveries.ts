@@ -13,7 +13,7 @@ export interface DeliveryWithAttempts {
   attempts: WebhookDeliveryAttemptRow[];
 }
 
-export interface ListWebhookDeliveriesInput {
+interface ListWebhookDeliveriesInput {
   merchantId: string;
   endpointId: string;
   limit?: number | undefined;

@@ -20,7 +20,7 @@ export type AttemptVerdict =
 const isSuccess = (code: number | undefined) => code !== undefined && code >= 200 && code < 300;
 
 /** What the merchant sees as the reason of a failed attempt. */
-export function describeFailure(response: WebhookResponse): string {
+function describeFailure(response: WebhookResponse): string {
   return response.error ?? `the endpoint answered HTTP ${response.statusCode}`;
 }
 

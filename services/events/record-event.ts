@@ -5,7 +5,7 @@ import { Event, type EventRow } from "./entities.ts";
 import { insertEvents } from "./event-store.ts";
 import type { EventType } from "./contract.ts";
 
-export interface NewEvent {
+interface NewEvent {
   merchantId: string;
   type: EventType;
   data: Record<string, unknown>;

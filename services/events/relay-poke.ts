@@ -7,7 +7,7 @@ import { relayEventsSweep } from "./webhook-queue.ts";
 import { observeJob } from "../platform/observability/job-metrics.ts";
 
 /** How long a run that follows another waits for more commits to join it. */
-export const RELAY_COALESCE_MS = 20;
+const RELAY_COALESCE_MS = 20;
 
 /** Published after the commit of every transaction that recorded events (cli/system.ts wires pokeAfterCommit). */
 export const EVENTS_COMMITTED_POKE = "events-committed";

@@ -5,7 +5,7 @@ import { sealSecret } from "../platform/sealed-secret.ts";
 import { generateSecret } from "./webhook-secret.ts";
 
 /** Receivers get a day to switch: both secrets sign every webhook meanwhile. */
-export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
+const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
 
 /**
  * A new secret replaces the current one, which keeps signing (as a second

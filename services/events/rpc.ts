@@ -22,7 +22,7 @@ import { disableWebhookEndpoint, enableWebhookEndpoint } from "./set-webhook-end
 import { listWebhookDeliveries } from "./list-webhook-deliveries.ts";
 
 /** The typed messages are the records (event-record.ts, webhook-records.ts) field by field, and carry them whole for the gateway. */
-export function eventMessage(event: EventRow) {
+function eventMessage(event: EventRow) {
   const r = eventRecord(event);
   return withRecordJson(
     {
@@ -38,7 +38,7 @@ export function eventMessage(event: EventRow) {
   );
 }
 
-export function endpointMessage(endpoint: WebhookEndpointRow) {
+function endpointMessage(endpoint: WebhookEndpointRow) {
   const r = webhookEndpointRecord(endpoint);
   return withRecordJson(
     {
@@ -60,7 +60,7 @@ export function endpointMessage(endpoint: WebhookEndpointRow) {
   );
 }
 
-export function deliveryMessage(found: DeliveryWithAttempts) {
+function deliveryMessage(found: DeliveryWithAttempts) {
   const r = webhookDeliveryRecord(found);
   return withRecordJson(
     {

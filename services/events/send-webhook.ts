@@ -4,7 +4,7 @@ import type { LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
 import { DestinationRefused, resolveAllowedAddresses, type ResolvedAddress } from "./destination-guard.ts";
 
-export interface WebhookRequest {
+interface WebhookRequest {
   url: string;
   headers: Record<string, string>;
   body: string;

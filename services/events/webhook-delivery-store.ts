@@ -28,7 +28,7 @@ export interface AttemptRecordItem {
 }
 
 /** One row of recordAnswersAndClaimDue: the endpoint's columns, and the claimed delivery of the row. */
-export interface ClaimRow {
+interface ClaimRow {
   /** Deliveries of `record` whose answer moved them (the others were superseded), comma-separated; on the first row only. */
   recorded: string | null;
   /** Endpoint columns (null when the endpoint row is gone). */
@@ -53,7 +53,7 @@ export interface ClaimRow {
   published_seq: string | null;
 }
 
-export interface RecordAndClaimInput {
+interface RecordAndClaimInput {
   endpointId: string;
   holder: string;
   leaseMs: number;
@@ -195,7 +195,7 @@ export function recordAnswersAndClaimDue(em: EntityManager, input: RecordAndClai
 }
 
 /** A delivery the relay plans: one per event and subscribed enabled endpoint. */
-export interface PlannedDelivery {
+interface PlannedDelivery {
   id: string;
   merchant_id: string;
   event_id: string;
@@ -227,7 +227,7 @@ export function insertFirstDeliveries(em: EntityManager, planned: readonly Plann
 }
 
 /** One answer to one attempt, as recordAttempt writes it. */
-export interface AnswerRecord {
+interface AnswerRecord {
   attemptId: string;
   deliveryId: string;
   /** The partition key of the delivery and the attempt. */

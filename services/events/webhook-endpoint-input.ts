@@ -2,9 +2,9 @@ import { invalid } from "../platform/errors.ts";
 import { characterCount } from "../platform/text.ts";
 import { isEventType } from "./contract.ts";
 
-export const MAX_URL_LENGTH = 2048;
-export const MAX_DESCRIPTION_LENGTH = 500;
-export const ALL_EVENTS = "*";
+const MAX_URL_LENGTH = 2048;
+const MAX_DESCRIPTION_LENGTH = 500;
+const ALL_EVENTS = "*";
 
 /**
  * The gateway checks the same rules with JSON schemas; these run again here

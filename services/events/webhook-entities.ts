@@ -2,10 +2,10 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 import type { DeliveryStatus, EndpointStatus } from "./contract.ts";
 
-export { DELIVERY_STATUSES, ENDPOINT_STATUSES, type DeliveryStatus, type EndpointStatus } from "./contract.ts";
+export { DELIVERY_STATUSES } from "./contract.ts";
 
-export const ATTEMPT_OUTCOMES = ["IN_PROGRESS", "SUCCEEDED", "FAILED", "INTERRUPTED"] as const;
-export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+const ATTEMPT_OUTCOMES = ["IN_PROGRESS", "SUCCEEDED", "FAILED", "INTERRUPTED"] as const;
+type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /**
  * A merchant's receiver. Secrets are AES-256-GCM ciphertexts bound to the

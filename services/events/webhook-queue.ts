@@ -18,7 +18,7 @@ export const relayEventsSweep = sweepKind({
 
 export const dueDeliveriesSweep = sweepKind({ name: "webhooks.sweep-due-deliveries", group: "webhooks", every: (c) => c.sweepIntervalMs });
 
-export interface DeliverWebhooksPayload {
+interface DeliverWebhooksPayload {
   endpointId: string;
   /** The delivery that caused this job (for logs and its id); the endpoint's earliest due delivery goes first. */
   deliveryId?: string;
@@ -43,7 +43,7 @@ export const deliverWebhooksKind = jobKind<DeliverWebhooksPayload>({
 
 export const webhookJobKinds = [relayEventsSweep, dueDeliveriesSweep, deliverWebhooksKind];
 
-export interface DeliveryTarget {
+interface DeliveryTarget {
   endpointId: string;
   deliveryId: string;
   attemptNumber: number;

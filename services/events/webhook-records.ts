@@ -21,7 +21,7 @@ export function webhookEndpointRecord(endpoint: WebhookEndpointRow) {
   };
 }
 
-export function webhookAttemptRecord(a: WebhookDeliveryAttemptRow) {
+function webhookAttemptRecord(a: WebhookDeliveryAttemptRow) {
   return {
     attemptNumber: a.attemptNumber,
     attemptedAt: iso(a.attemptedAt),
@@ -52,6 +52,3 @@ export function webhookDeliveryRecord({ delivery, eventType, attempts }: Deliver
     attempts: attempts.map(webhookAttemptRecord),
   };
 }
-
-export type WebhookEndpointRecord = ReturnType<typeof webhookEndpointRecord>;
-export type WebhookDeliveryRecord = ReturnType<typeof webhookDeliveryRecord>;

@@ -7,7 +7,7 @@ import { createHmac, createSecretKey, randomBytes, type KeyObject } from "node:c
  * (platform/sealed-secret.ts) with their endpoint id as context, so a
  * ciphertext copied onto another row does not decrypt.
  */
-export const SECRET_PREFIX = "whsec_";
+const SECRET_PREFIX = "whsec_";
 
 export function generateSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString("base64");

@@ -7,7 +7,7 @@ import { getMerchant } from "./get-merchant.ts";
 import { MERCHANT_RATE_LIMIT_MAX, MERCHANT_RATE_LIMIT_MIN } from "./contract.ts";
 
 /** Per field: a number sets it, null = back to the RATE_LIMIT_* default, undefined = unchanged. */
-export interface RateLimitInput {
+interface RateLimitInput {
   rateLimitPerSecond?: number | null;
   rateLimitBurst?: number | null;
   /** USD; payouts worth more wait IN_REVIEW. */

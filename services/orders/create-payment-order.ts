@@ -24,7 +24,7 @@ import type { DepositAddresses } from "./addresses/deposit-addresses.ts";
 import type { RegistryAsset, WalletPort } from "./wallet-port.ts";
 import { findOrderWithPayments, type OrderWithPayments } from "./order-store.ts";
 
-export interface CreatePaymentOrderInput {
+interface CreatePaymentOrderInput {
   merchantId: string;
   externalId: string;
   externalCustomerId: string;
@@ -37,12 +37,12 @@ export interface CreatePaymentOrderInput {
   underpaymentTolerancePercent?: string | undefined;
 }
 
-export interface CreatePaymentOrderDeps {
+interface CreatePaymentOrderDeps {
   wallet: WalletPort;
   addresses: DepositAddresses;
 }
 
-export interface CreatedOrder extends OrderWithPayments {
+interface CreatedOrder extends OrderWithPayments {
   /** False when a retry of the same externalId and request returned the existing order. */
   created: boolean;
 }

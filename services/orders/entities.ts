@@ -90,8 +90,8 @@ export const OrderPayment = defineEntity({
 
 export type OrderPaymentRow = InferEntity<typeof OrderPayment>;
 
-export const CREDIT_STATUSES = ["PENDING", "DONE"] as const;
-export type CreditStatus = (typeof CREDIT_STATUSES)[number];
+const CREDIT_STATUSES = ["PENDING", "DONE"] as const;
+type CreditStatus = (typeof CREDIT_STATUSES)[number];
 
 /**
  * An amount the merchant's ledger account is owed, written in the same
@@ -115,7 +115,5 @@ export const OrderCredit = defineEntity({
     creditedAt: p.datetime().nullable(),
   },
 });
-
-export type OrderCreditRow = InferEntity<typeof OrderCredit>;
 
 export const orderEntities = [PaymentOrder, OrderPayment, OrderCredit];

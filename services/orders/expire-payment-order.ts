@@ -4,7 +4,7 @@ import { OPEN_STATUSES } from "./order-status.ts";
 import { lockOrder } from "./order-store.ts";
 import { expireInPlace } from "./reconcile-order.ts";
 
-export interface ExpireResult {
+interface ExpireResult {
   expired: boolean;
   creditIds: string[];
 }
@@ -23,7 +23,7 @@ export async function expirePaymentOrder(ctx: UseCaseContext, orderId: string): 
   });
 }
 
-export const EXPIRY_SWEEP_BATCH = 500;
+const EXPIRY_SWEEP_BATCH = 500;
 
 /**
  * The Postgres side of expiry: every open order past its time, oldest first,

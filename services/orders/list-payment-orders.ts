@@ -6,7 +6,7 @@ import { PaymentOrder, type PaymentOrderRow } from "./entities.ts";
 import { isOrderStatus, ORDER_STATUSES } from "./order-status.ts";
 import { paymentsOf, type OrderWithPayments } from "./order-store.ts";
 
-export interface ListPaymentOrdersInput {
+interface ListPaymentOrdersInput {
   merchantId: string;
   limit?: number | undefined;
   cursor?: string | undefined;

@@ -8,9 +8,9 @@ import { CONFIRMATIONS_MAX, EXPIRES_IN_MINUTES } from "./contract.ts";
  * schemas; internal callers reach the service over RPC directly, so the use
  * cases check again. Messages name the field as it is spelled on REST.
  */
-export const EXTERNAL_ID_MAX = 200;
-export { CONFIRMATIONS_MAX, EXPIRES_IN_MINUTES };
-export const TOLERANCE_PERCENT_MAX = "10";
+const EXTERNAL_ID_MAX = 200;
+export { CONFIRMATIONS_MAX };
+const TOLERANCE_PERCENT_MAX = "10";
 export const TX_ID_MAX = 200;
 export const ADDRESS_MAX = 128;
 

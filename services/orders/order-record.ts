@@ -3,7 +3,7 @@ import { iso, isoOrNull } from "../platform/timestamps.ts";
 import type { OrderPaymentRow, PaymentOrderRow } from "./entities.ts";
 
 /** A transfer as the merchant sees it; amounts at the asset's decimals. */
-export function paymentRecord(payment: OrderPaymentRow, decimals: number) {
+function paymentRecord(payment: OrderPaymentRow, decimals: number) {
   return {
     txId: payment.txId,
     amount: formatAtScale(payment.amount, decimals),
@@ -55,8 +55,6 @@ export function orderRecord(order: PaymentOrderRow, payments: readonly OrderPaym
   };
 }
 
-export type OrderRecord = ReturnType<typeof orderRecord>;
-
 /** The small status body (cheap to poll): the same values as the order record. */
 export function orderStatusRecord(order: PaymentOrderRow) {
   const d = order.decimals;
@@ -71,5 +69,3 @@ export function orderStatusRecord(order: PaymentOrderRow) {
     version: order.version,
   };
 }
-
-export type OrderStatusRecord = ReturnType<typeof orderStatusRecord>;

@@ -47,7 +47,7 @@ export function oldestExpiredOpenOrderAt(em: EntityManager, now: Date): Promise<
 }
 
 /** A credit row as the settle locks it: its fence and what its record needs. */
-export interface CreditLockRow {
+interface CreditLockRow {
   status: string;
   lease_generation: number;
   order_id: string;

@@ -16,7 +16,7 @@ const paymentCreditKey = ledgerKeys.orderPaymentCredit;
 
 const sum = (rows: readonly OrderPaymentRow[]): Amount => rows.reduce((acc, p) => add(acc, amount(p.amount)), zero());
 
-export interface ReconcileResult {
+interface ReconcileResult {
   /** Credits written in this transaction: enqueue them after commit. */
   creditIds: string[];
 }

@@ -9,7 +9,7 @@ import { lockOrder, type OrderWithPayments } from "./order-store.ts";
 import { expireInPlace, reconcileOrder } from "./reconcile-order.ts";
 import { canonicalDepositAddress } from "./addresses/canonical-address.ts";
 
-export interface ReportDepositInput {
+interface ReportDepositInput {
   address: string;
   asset: string;
   amount: string;
@@ -20,7 +20,7 @@ export interface ReportDepositInput {
 
 export type DepositOutcome = "RECORDED" | "UPDATED" | "DUPLICATE";
 
-export interface DepositResult extends OrderWithPayments {
+interface DepositResult extends OrderWithPayments {
   outcome: DepositOutcome;
   creditIds: string[];
 }

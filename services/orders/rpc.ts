@@ -24,7 +24,7 @@ const OUTCOME_TO_PROTO: Record<Outcome, DepositOutcome> = {
 };
 
 /** The typed message is the record (order-record.ts) field by field, and carries it whole for the gateway. */
-export function orderMessage({ order, payments }: { order: PaymentOrderRow; payments: readonly OrderPaymentRow[] }) {
+function orderMessage({ order, payments }: { order: PaymentOrderRow; payments: readonly OrderPaymentRow[] }) {
   const r = orderRecord(order, payments);
   return withRecordJson(
     {

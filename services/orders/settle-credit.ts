@@ -16,7 +16,7 @@ import { creditStatus, lockCredit, markCreditDone, markOrderSettled } from "./or
  * credit). A crash anywhere leaves a PENDING row the sweep finishes with the
  * same key and amount: the merchant is credited exactly once.
  */
-export function creditCall(wallet: WalletPort, logger: Logger): WalletCall<{ transactionId: string }, void, "credited", LockedCredit> {
+function creditCall(wallet: WalletPort, logger: Logger): WalletCall<{ transactionId: string }, void, "credited", LockedCredit> {
   return {
     table: "payment_order_credits",
     what: "credit",

@@ -15,7 +15,7 @@ export interface RegistryAsset {
   requiredConfirmations: number;
 }
 
-export interface Quote {
+interface Quote {
   assetAmount: string;
   rate: string;
   rateAt: Date;

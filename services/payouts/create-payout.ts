@@ -14,7 +14,7 @@ import type { PayoutPorts } from "./payout-ports.ts";
 import { assetOf, openCall, payoutsUnavailable, runPayoutCall } from "./payout-calls.ts";
 import { debitCallIdOf, PAYOUT_CALLS_TABLE } from "./payout-store.ts";
 
-export interface CreatePayoutInput {
+interface CreatePayoutInput {
   merchantId: string;
   destinationId: string;
   amount: string;
@@ -22,9 +22,9 @@ export interface CreatePayoutInput {
   idempotencyKey?: string | undefined;
 }
 
-export const payoutInProgress = () => new DomainError("failed_precondition", PAYOUT_ERRORS.inProgress, "this payout is being opened; try again in a moment");
+const payoutInProgress = () => new DomainError("failed_precondition", PAYOUT_ERRORS.inProgress, "this payout is being opened; try again in a moment");
 
-export const merchantBalanceInsufficient = (asset: string, balance: string, needed: string) =>
+const merchantBalanceInsufficient = (asset: string, balance: string, needed: string) =>
   new DomainError(
     "failed_precondition",
     PAYOUT_ERRORS.merchantBalanceInsufficient,

@@ -14,7 +14,7 @@ import { destinationRecord } from "./payout-records.ts";
 
 export const destinationNotFound = (id: string) => notFound(PAYOUT_ERRORS.destinationNotFound, `payout destination ${id} not found`);
 
-export interface CreateDestinationInput {
+interface CreateDestinationInput {
   merchantId: string;
   asset: string;
   address: string;
@@ -113,7 +113,7 @@ export async function activateDestination(ctx: UseCaseContext, merchantId: strin
   });
 }
 
-export interface ListDestinationsInput {
+interface ListDestinationsInput {
   merchantId: string;
   status?: string | undefined;
   asset?: string | undefined;

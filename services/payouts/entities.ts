@@ -53,9 +53,9 @@ export const Payout = defineEntity({
   },
 });
 
-export const PAYOUT_CALL_KINDS = ["DEBIT", "SUBMIT", "REVERSAL"] as const;
+const PAYOUT_CALL_KINDS = ["DEBIT", "SUBMIT", "REVERSAL"] as const;
 export type PayoutCallKind = (typeof PAYOUT_CALL_KINDS)[number];
-export type PayoutCallStatus = "PENDING" | "DONE" | "REFUSED" | "VOID";
+type PayoutCallStatus = "PENDING" | "DONE" | "REFUSED" | "VOID";
 
 /**
  * One money-moving call of a payout, on the wallet-call protocol: DEBIT

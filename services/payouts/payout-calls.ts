@@ -21,7 +21,7 @@ type Answer =
   | { kind: "SUBMIT"; status: ChainStatus }
   | { kind: "REVERSAL"; transactionId: string };
 
-export interface CallResult {
+interface CallResult {
   payout: PayoutRow;
   call: PayoutCallRow;
   /** Only for a DEBIT refused now: the balance the wallet saw. */
@@ -56,7 +56,7 @@ export const transferOf = (payout: PayoutRow, asset: PayoutAsset): ChainTransfer
  * payout-reversal-<payout>). Lock order: the payout, then its call. What
  * each answer changes is recorded in one transaction with its event.
  */
-export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, CallResult, PayoutCallRow> {
+function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, CallResult, PayoutCallRow> {
   return {
     table: PAYOUT_CALLS_TABLE,
     what: "payout call",
@@ -148,7 +148,7 @@ export function payoutCall(ports: PayoutPorts): WalletCall<Answer, PayoutRow, Ca
 }
 
 /** PENDING/IN_REVIEW → PROCESSING with its txHash (payout.processing). */
-export function markProcessing(em: EntityManager, clock: Clock, payout: PayoutRow, txHash: string): void {
+function markProcessing(em: EntityManager, clock: Clock, payout: PayoutRow, txHash: string): void {
   const now = clock.now();
   payout.status = payoutMachine.next(payout.status, "submitted");
   payout.txHash = txHash;
@@ -188,11 +188,11 @@ export async function failPayout(
 }
 
 /** The ledger key of a payout's debit: an order refund's reservation is named after the refund (ledger kind ORDER_REFUND). */
-export const debitKeyOf = (payout: PayoutRow): string =>
+const debitKeyOf = (payout: PayoutRow): string =>
   payout.source === "ORDER_REFUND" && payout.sourceId ? ledgerKeys.orderRefund(payout.sourceId) : ledgerKeys.payoutDebit(payout.id);
 
 /** The ledger key of the money back (FAILED, CANCELLED, or an expired claim). */
-export const reversalKeyOf = (payout: PayoutRow): string =>
+const reversalKeyOf = (payout: PayoutRow): string =>
   payout.source === "ORDER_REFUND" && payout.sourceId ? ledgerKeys.orderRefundReturn(payout.sourceId) : ledgerKeys.payoutReversal(payout.id);
 
 /** A new call row of the payout, PENDING and not leased: the caller's runWalletCall or the sweep takes it. */

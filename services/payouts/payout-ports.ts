@@ -15,7 +15,7 @@ export interface PayoutAsset {
 }
 
 /** What payouts need from the wallet service (never its tables). Failures throw: the wallet-call protocol counts them. */
-export interface PayoutWallet {
+interface PayoutWallet {
   listAssets(): Promise<PayoutAsset[]>;
   /** `amount` of `currency` in the asset, rounded down (the review threshold in the payout's asset). */
   quoteDown(input: { amount: string; currency: string; asset: string }): Promise<string>;
@@ -59,14 +59,14 @@ export interface ChainPort {
 }
 
 /** What an order refund needs to know of its order (the orders service's record, over RPC). */
-export interface RefundableOrder {
+interface RefundableOrder {
   id: string;
   asset: string;
   /** What the order's confirmed transfers brought in (late ones too: they are credited as well), exact. */
   confirmed: string;
 }
 
-export interface PayoutOrders {
+interface PayoutOrders {
   /** The merchant's order, or undefined when it has none with this id (another merchant's included). */
   refundable(merchantId: string, orderId: string): Promise<RefundableOrder | undefined>;
 }

@@ -19,7 +19,7 @@ export async function getPayout(ctx: UseCaseContext, merchantId: string | undefi
   return row;
 }
 
-export interface ListPayoutsInput {
+interface ListPayoutsInput {
   /** Undefined: every merchant's (the operator's list). */
   merchantId?: string | undefined;
   status?: string | undefined;

@@ -50,7 +50,5 @@ export function payoutRecord(p: PayoutRow) {
   };
 }
 
-export type PayoutRecord = ReturnType<typeof payoutRecord>;
-
 /** What an operator sees: the merchant's record plus whose it is. */
 export const adminPayoutRecord = (p: PayoutRow) => ({ ...payoutRecord(p), merchantId: p.merchantId });

@@ -6,7 +6,7 @@ import { PAYOUT_STATUSES, type PayoutStatus } from "./contract.ts";
  * REFUSED are never shown to a merchant: a payout is visible from the moment
  * its amount + fee left the balance.
  */
-export type PayoutEvent =
+type PayoutEvent =
   | "debited" //            the wallet moved amount + fee to the PAYOUTS account
   | "debited_for_review" // the same, for a payout worth more than the merchant's review threshold
   | "balance_too_low" //    the wallet refused: nothing moved

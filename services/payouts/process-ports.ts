@@ -25,14 +25,14 @@ const REGISTRY_TTL_MS = 60_000;
  * custody signer when PAYOUT_SIGNER_URL is set, else none (payouts answer
  * 503 PAYOUTS_UNAVAILABLE; never a silent success).
  */
-export function chainFor(config: Config): ChainPort | null {
+function chainFor(config: Config): ChainPort | null {
   if (config.sandbox) return sandboxChain();
   if (config.payoutSignerUrl) return signerChain({ url: config.payoutSignerUrl, token: config.payoutSignerToken });
   return null;
 }
 
 /** Bitcoin payout addresses follow the deposit key's chain: testnet only when XPUB_BTC is a testnet key. */
-export function addressChainFor(config: Config): Chain {
+function addressChainFor(config: Config): Chain {
   try {
     return config.depositXpubs.BITCOIN && parseExtendedPublicKey(config.depositXpubs.BITCOIN).testnet ? "testnet" : "mainnet";
   } catch {

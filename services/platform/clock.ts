@@ -15,7 +15,7 @@ export const systemClock: Clock = {
   sync: async () => {},
 };
 
-export interface OffsetSource {
+interface OffsetSource {
   readOffsetMs(): Promise<number>;
 }
 

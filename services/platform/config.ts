@@ -131,7 +131,7 @@ type Env = Record<string, string | undefined>;
 const DEV_INTERNAL_TOKEN = "dev-internal-token-change-me";
 const DEV_SECRETS_KEY = "ZGV2LXNlY3JldHMta2V5LWNoYW5nZS1tZS0zMmJ5dGU="; // 32 bytes, dev only
 
-export const DEPOSIT_NETWORKS = ["BITCOIN", "ETHEREUM", "TRON"] as const;
+const DEPOSIT_NETWORKS = ["BITCOIN", "ETHEREUM", "TRON"] as const;
 export type DepositNetwork = (typeof DEPOSIT_NETWORKS)[number];
 /**
  * Sandbox/development deposit keys: the published account keys of the BIP39

@@ -1,4 +1,4 @@
-export interface NumberProblem {
+interface NumberProblem {
   field: string;
   rule: string;
   message: string;

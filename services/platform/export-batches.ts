@@ -6,8 +6,8 @@ import { invalid } from "./errors.ts";
  * merchant costs the same memory per batch as a day. The key travels as an
  * opaque token (base64url JSON of its parts).
  */
-export const EXPORT_BATCH_DEFAULT = 1000;
-export const EXPORT_BATCH_MAX = 5000;
+const EXPORT_BATCH_DEFAULT = 1000;
+const EXPORT_BATCH_MAX = 5000;
 
 export function exportBatchSize(limit: number | undefined): number {
   if (!limit || limit < 1) return EXPORT_BATCH_DEFAULT;

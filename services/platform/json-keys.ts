@@ -11,7 +11,7 @@
  * small scanner only follows strings, nesting and commas: one pass, with
  * `indexOf` over string contents (about as fast as JSON.parse of the same text).
  */
-export interface KeyProblem {
+interface KeyProblem {
   field: string;
   rule: "duplicateKey" | "forbiddenKey";
   message: string;

@@ -5,11 +5,6 @@ import { invalid } from "./errors.ts";
  * the last row's key, so a page costs one index range scan whatever the table
  * size, and rows inserted meanwhile (always newer) never shift later pages.
  */
-export interface PageRequest {
-  limit: number;
-  cursor?: string | undefined;
-}
-
 export interface Page<T> {
   items: T[];
   hasMore: boolean;
@@ -21,8 +16,8 @@ interface CursorKey {
   id: string;
 }
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
 
 export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify([key.createdAt.toISOString(), key.id])).toString("base64url");

@@ -11,7 +11,7 @@
  */
 
 /** A row of a versioned record, changed under its row lock. */
-export interface VersionedRow {
+interface VersionedRow {
   updatedAt: Date;
   version: number;
 }

@@ -4,7 +4,7 @@ import { formatAmount } from "../platform/money.ts";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
 import { comparedCounts, moneyOwnerMismatches, recordAnomalyOnce } from "./reconciliation-store.ts";
 
-export interface Anomaly {
+interface Anomaly {
   kind: AnomalyKind;
   ownerType: OwnerType;
   ownerId: string;
@@ -13,7 +13,7 @@ export interface Anomaly {
   details: Record<string, string | number | null>;
 }
 
-export interface Reconciliation {
+interface Reconciliation {
   status: "ok" | "anomalies";
   /** Wallet transactions and owning rows compared. */
   checked: number;

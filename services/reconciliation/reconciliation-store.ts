@@ -25,7 +25,7 @@ export async function comparedCounts(em: EntityManager): Promise<{ transactions:
   return counts!;
 }
 
-export interface MismatchRow {
+interface MismatchRow {
   kind: AnomalyKind;
   owner_type: OwnerType;
   owner_id: string;

@@ -18,7 +18,7 @@ import { RETAINED_TABLES, type RetainedTable } from "./retention-registry.ts";
 export const MONTHS_AHEAD = 3;
 const DAY_MS = 86_400_000;
 
-export interface TableSweep {
+interface TableSweep {
   table: string;
   created: string[];
   dropped: string[];

@@ -3,7 +3,7 @@ import { DomainError, invalid } from "../platform/errors.ts";
 import { SandboxClock } from "../platform/clock.ts";
 import { advanceSandboxClockOffsetMs } from "../platform/sandbox-clock-store.ts";
 
-export const MAX_ADVANCE_SECONDS = 5 * 366 * 24 * 3600;
+const MAX_ADVANCE_SECONDS = 5 * 366 * 24 * 3600;
 
 /**
  * Moves the shared clock forward (never back: time-driven work assumes time

@@ -23,7 +23,7 @@ import { touch } from "../platform/record-version.ts";
 import { markAuthorization } from "./authorization-status.ts";
 import { validateFallbackAssets } from "./customer/set-funding-fallback.ts";
 
-export interface ApproveInput {
+interface ApproveInput {
   token: string;
   walletUserId: string;
   fundingAsset: string;
@@ -33,7 +33,7 @@ export interface ApproveInput {
 
 export type ApprovalOutcome = "APPROVED" | FailureReason;
 
-export interface ApprovalResult {
+interface ApprovalResult {
   outcome: ApprovalOutcome;
   subscription: SubscriptionRow;
   authorization: AuthorizationRow | null;

@@ -8,7 +8,7 @@ import type { AuthorizationRow } from "./entities.ts";
  * its time (`markAuthorization`), in the transaction that moves the
  * subscription (status-machine.ts).
  */
-export type AuthorizationEvent =
+type AuthorizationEvent =
   | "approve" // the customer approved with their PIN (the first payment, if any, was taken)
   | "decline" // the customer pressed Cancel on the hosted page
   | "expire" //  the link ran out unanswered

@@ -2,7 +2,7 @@ import type { EventSubscriber, FlushEventArgs } from "@mikro-orm/core";
 import type { ChargeKind } from "../platform/observability/metrics.ts";
 import { SubscriptionCharge, type ChargeRow } from "./entities.ts";
 
-export type ChargeSettled = (kind: ChargeKind, outcome: "succeeded" | "failed", reason: string) => void;
+type ChargeSettled = (kind: ChargeKind, outcome: "succeeded" | "failed", reason: string) => void;
 
 /**
  * Reports every subscription charge that reaches SUCCEEDED or FAILED, whatever
@@ -30,7 +30,7 @@ export function chargeMetricsSubscriber(settled: ChargeSettled): EventSubscriber
 }
 
 /** A plan change's immediate charge; period 0 (the first payment); a later attempt at a period (a retry); else a renewal. */
-export function chargeKind(row: Pick<ChargeRow, "changeSessionId" | "periodIndex" | "attempt">): ChargeKind {
+function chargeKind(row: Pick<ChargeRow, "changeSessionId" | "periodIndex" | "attempt">): ChargeKind {
   if (row.changeSessionId) return "plan_change";
   if (row.periodIndex === 0) return "first";
   if (row.attempt > 1) return "retry";

@@ -21,7 +21,7 @@ export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
 export const CHARGE_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
 /** What a charge pays for: a first payment (period 0 on approval), a period (renewal, trial's end, retry), or a plan change's immediate charge. */
-export const CHARGE_PURPOSES = ["FIRST_PAYMENT", "RENEWAL", "PLAN_CHANGE"] as const;
+const CHARGE_PURPOSES = ["FIRST_PAYMENT", "RENEWAL", "PLAN_CHANGE"] as const;
 export type ChargePurpose = (typeof CHARGE_PURPOSES)[number];
 
 export const CHANGE_SESSION_STATUSES = ["PENDING_APPROVAL", "SCHEDULED", "APPLIED", "DECLINED", "EXPIRED", "CANCELLED"] as const;

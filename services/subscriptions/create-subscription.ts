@@ -14,7 +14,7 @@ import { checkDiscountRequest, hasDiscountRequest } from "./pricing/redeem-disco
 import { insertWithDiscount } from "./pricing/create-with-discount.ts";
 import { noteAuditObject } from "../platform/audit/call-context.ts";
 
-export interface CreateSubscriptionInput {
+interface CreateSubscriptionInput {
   merchantId: string;
   externalReference: string;
   serviceReference?: string | undefined;
@@ -30,7 +30,7 @@ export interface CreateSubscriptionInput {
   promotionCode?: string | undefined;
 }
 
-export interface CreatedSubscription {
+interface CreatedSubscription {
   subscription: SubscriptionRow;
   authorization: AuthorizationRow;
   authorizationUrl: string;

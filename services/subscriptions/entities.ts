@@ -1,16 +1,9 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { walletCallColumns } from "../platform/wallet-calls/columns.ts";
 import type { SubscriptionStatus } from "./status-machine.ts";
-import { AUTHORIZATION_STATUSES, CHARGE_STATUSES, type AuthorizationStatus, type ChargePurpose, type ChargeStatus } from "./contract.ts";
+import { CHARGE_STATUSES, type AuthorizationStatus, type CancellationReason, type ChargePurpose, type ChargeStatus } from "./contract.ts";
 
-/** CANCELLED: the merchant cancelled the subscription before the customer answered. */
-export { AUTHORIZATION_STATUSES, type AuthorizationStatus };
-
-export { CHARGE_STATUSES, type ChargeStatus };
-
-/** PAYMENT_FAILED: dunning ran out with DUNNING_FINAL_STATUS=CANCELLED; CUSTOMER_CANCELLED: the customer, on the self-service page or the wallet app. */
-export type { CancellationReason } from "./contract.ts";
-import type { CancellationReason } from "./contract.ts";
+export { CHARGE_STATUSES };
 
 export const Subscription = defineEntity({
   name: "Subscription",

@@ -47,7 +47,7 @@ export async function expireAuthorization(ctx: UseCaseContext, subscriptionId: s
   });
 }
 
-export const EXPIRY_BATCH = 500;
+const EXPIRY_BATCH = 500;
 
 /**
  * The sweep behind the delayed jobs: every pending authorization due on the

@@ -5,7 +5,7 @@ import { invalid } from "../platform/errors.ts";
 import { chargesCreatedBetween } from "./charges/charge-store.ts";
 import { decodeExportKey, encodeExportKey, exportBatchSize, exportPeriod, EXACT_INSTANT, UUID_TEXT } from "../platform/export-batches.ts";
 
-export interface ExportedChargeView {
+interface ExportedChargeView {
   id: string;
   subscriptionId: string;
   walletUserId: string;

@@ -19,7 +19,7 @@ export interface Quote {
  * converted amount is more than a charge can hold (numeric(38,18): less than
  * 10^20), so that asset can never pay that price.
  */
-export type FundingQuote = { kind: "quote"; quote: Quote } | { kind: "unavailable" } | { kind: "too_large"; assetAmount: string };
+type FundingQuote = { kind: "quote"; quote: Quote } | { kind: "unavailable" } | { kind: "too_large"; assetAmount: string };
 
 /**
  * The price in an asset, rounded up (the payer never pays less than the price).

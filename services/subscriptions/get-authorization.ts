@@ -5,7 +5,7 @@ import { effectiveStatus, findByToken } from "./authorization-lookup.ts";
 import { periodPrice } from "./pricing/period-price.ts";
 import { fetchMerchantName, fetchPlan, type SubscriptionPorts } from "./ports.ts";
 
-export interface AuthorizationView {
+interface AuthorizationView {
   authorization: AuthorizationRow;
   /** The status the customer should see (an overdue PENDING is EXPIRED). */
   status: AuthorizationRow["status"];

@@ -7,17 +7,17 @@ import type { PlanInterval } from "../catalog/entities.ts";
 import { countLiveSubscriptionsByPlan } from "./subscription-store.ts";
 import { countSettledCharges, dailyChargedVolume } from "./charges/charge-store.ts";
 
-export const DEFAULT_OVERVIEW_DAYS = 30;
+const DEFAULT_OVERVIEW_DAYS = 30;
 const MAX_OVERVIEW_DAYS = 90;
 const DAY_MS = 86_400_000;
 
 /** Decimals MRR is shown with (one rounding, half-even, after an exact sum). */
-export const MRR_DECIMALS = 2;
+const MRR_DECIMALS = 2;
 
 /** Months per interval as numerator / 12: a year is 1/12 of its price a month, a week 52/12, a day 365/12. */
 const PER_MONTH_TWELFTHS: Record<PlanInterval, number> = { DAY: 365, WEEK: 52, MONTH: 12, YEAR: 1 };
 
-export interface MerchantOverview {
+interface MerchantOverview {
   activeSubscriptions: number;
   pastDueSubscriptions: number;
   trialingSubscriptions: number;

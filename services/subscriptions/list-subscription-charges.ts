@@ -5,7 +5,7 @@ import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../pla
 import { CHARGE_STATUSES, SubscriptionCharge, type ChargeRow } from "./entities.ts";
 import { findSubscription } from "./subscription-store.ts";
 
-export interface ListChargesInput {
+interface ListChargesInput {
   merchantId: string;
   subscriptionId: string;
   limit?: number | undefined;

@@ -8,7 +8,7 @@ import { Subscription, type AuthorizationRow, type SubscriptionRow } from "./ent
 import { SUBSCRIPTION_STATUSES } from "./status-machine.ts";
 import { currentAuthorizations } from "./subscription-store.ts";
 
-export interface ListSubscriptionsInput {
+interface ListSubscriptionsInput {
   merchantId: string;
   limit?: number | undefined;
   cursor?: string | undefined;

@@ -65,7 +65,7 @@ export function discountRecord(sub: SubscriptionRow) {
 
 /** Whole minutes from an authorization's creation to its expiry (the request's authorizationExpiresInMinutes). */
 
-export function authorizationRecord(a: AuthorizationRow) {
+function authorizationRecord(a: AuthorizationRow) {
   return {
     id: a.id,
     status: a.status,
@@ -112,7 +112,6 @@ export function chargeRecord(c: ChargeRow) {
 }
 
 export type SubscriptionRecord = ReturnType<typeof subscriptionRecord>;
-export type AuthorizationRecord = ReturnType<typeof authorizationRecord>;
 export type ChargeRecord = ReturnType<typeof chargeRecord>;
 
 /** The authorization window as the merchant asked for it, in whole minutes. */

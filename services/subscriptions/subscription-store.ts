@@ -122,11 +122,7 @@ export async function readSubscriptionWithAuthorization(
  * selectColumns(…, AUTHORIZATION_PREFIX) names the latter: `returning` or
  * `select` lists for statements that read both at once.
  */
-export function withAuthorizationColumns(
-  em: EntityManager,
-  subscriptionAlias: string,
-  authorizationAlias: string,
-): { subscription: string; authorization: string } {
+function withAuthorizationColumns(em: EntityManager, subscriptionAlias: string, authorizationAlias: string): { subscription: string; authorization: string } {
   return {
     subscription: selectColumns(em, Subscription, subscriptionAlias),
     authorization: selectColumns(em, SubscriptionAuthorization, authorizationAlias, AUTHORIZATION_PREFIX),
@@ -139,10 +135,7 @@ export function withAuthorizationColumns(
  * (`em.execute`) hand timestamps back as text: given `em`, they become Dates
  * as the ORM hydrates them (asEntityRows).
  */
-export function splitWithAuthorization(
-  row: Record<string, unknown>,
-  em?: EntityManager,
-): { subscription: SubscriptionRow; authorization: AuthorizationRow | null } {
+function splitWithAuthorization(row: Record<string, unknown>, em?: EntityManager): { subscription: SubscriptionRow; authorization: AuthorizationRow | null } {
   const subscription: Record<string, unknown> = {};
   const authorization: Record<string, unknown> = {};
   for (const key in row) {

@@ -8,7 +8,7 @@ import { subscriptionRecord } from "./subscription-record.ts";
 import { currentAuthorization, lockSubscription } from "./subscription-store.ts";
 import { touch } from "../platform/record-version.ts";
 
-export interface TransitionSpec {
+interface TransitionSpec {
   /** The merchant's subscription, or (customer actions) the wallet user's: exactly one of the two. */
   merchantId?: string;
   walletUserId?: string;

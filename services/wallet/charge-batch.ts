@@ -4,7 +4,7 @@ import { CHARGE_BATCH_MAX } from "./contract.ts";
 import { chargeMany, type ChargeResult, type CheckedCharge } from "./charge.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
-export interface ChargeBatchItem {
+interface ChargeBatchItem {
   idempotencyKey: string;
   walletUserId: string;
   asset: string;

@@ -10,7 +10,7 @@ import { recordChargeAttempts } from "./charge-attempt-store.ts";
 import { lockWalletUsersForCharge } from "./wallet-user-store.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
-export interface ChargeInput {
+interface ChargeInput {
   idempotencyKey: string;
   walletUserId: string;
   merchantId: string;

@@ -11,7 +11,7 @@ import {
   unbalancedTransactions,
 } from "./ledger-store.ts";
 
-export interface LedgerCheck {
+interface LedgerCheck {
   ok: boolean;
   transactionsChecked: number;
   accountsChecked: number;

@@ -49,7 +49,7 @@ export const ledgerKeys = {
   orderRefundReturn: (refundId: string) => `${LEDGER_KEY_PREFIXES.orderRefundReturn}${refundId}`,
 } as const;
 
-export type LedgerKeySource = "subscription_charge" | "refund" | "payment_order" | "payout" | "order_refund";
+type LedgerKeySource = "subscription_charge" | "refund" | "payment_order" | "payout" | "order_refund";
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 const KEY_PATTERNS: readonly { pattern: RegExp; source: LedgerKeySource }[] = [

@@ -6,7 +6,7 @@ import { WalletUser, type WalletUserRow } from "./entities.ts";
 import { checkPassword, checkPin, walletEmail } from "./wallet-input.ts";
 import { hashSecret } from "../platform/secret-hashing.ts";
 
-export interface CreateWalletUserInput {
+interface CreateWalletUserInput {
   email: string;
   password: string;
   pin: string;

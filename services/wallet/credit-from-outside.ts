@@ -7,7 +7,7 @@ import { lockAccounts, openAccount, postTransactions, type AccountOwner, type Sy
 import { findReplay, type MovementRequest } from "./ledger-replay.ts";
 import { isAccountFrozen } from "./ledger-store.ts";
 
-export interface CreditInput {
+interface CreditInput {
   request: MovementRequest;
   owner: AccountOwner;
   source: SystemAccountCode;

@@ -2,7 +2,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { creditFromOutside, type CreditResult } from "./credit-from-outside.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
-export interface CreditMerchantInput {
+interface CreditMerchantInput {
   idempotencyKey: string;
   merchantId: string;
   asset: string;

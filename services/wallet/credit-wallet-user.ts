@@ -5,7 +5,7 @@ import { checkIdempotencyKey, parseAssetAmount, requireAsset } from "./wallet-in
 import { isUuid } from "../platform/ids.ts";
 import { walletUserExists } from "./wallet-user-store.ts";
 
-export interface CreditWalletUserInput {
+interface CreditWalletUserInput {
   walletUserId: string;
   asset: string;
   amount: string;

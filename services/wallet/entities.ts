@@ -2,8 +2,6 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 import type { WalletUserStatus } from "./contract.ts";
 
-export type { WalletUserStatus } from "./contract.ts";
-
 /** A customer's wallet login. Password and PIN are argon2id hashes (PHC strings), never the secrets. */
 export const WalletUser = defineEntity({
   name: "WalletUser",
@@ -22,7 +20,7 @@ export const WalletUser = defineEntity({
 });
 
 /** Failed logins per email in the current window (see verify-password.ts). */
-export const WalletLoginThrottle = defineEntity({
+const WalletLoginThrottle = defineEntity({
   name: "WalletLoginThrottle",
   tableName: "wallet_login_throttles",
   properties: {
@@ -32,7 +30,7 @@ export const WalletLoginThrottle = defineEntity({
   },
 });
 
-export const OWNER_TYPES = ["WALLET_USER", "MERCHANT", "SYSTEM"] as const;
+const OWNER_TYPES = ["WALLET_USER", "MERCHANT", "SYSTEM"] as const;
 export type OwnerType = (typeof OWNER_TYPES)[number];
 
 /**
@@ -55,10 +53,10 @@ export const LedgerAccount = defineEntity({
   },
 });
 
-export const TRANSACTION_KINDS = ["WALLET_CREDIT", "CHARGE", "MERCHANT_CREDIT", "REFUND", "PAYOUT", "PAYOUT_REVERSAL", "ORDER_REFUND"] as const;
+const TRANSACTION_KINDS = ["WALLET_CREDIT", "CHARGE", "MERCHANT_CREDIT", "REFUND", "PAYOUT", "PAYOUT_REVERSAL", "ORDER_REFUND"] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
-export const LedgerTransaction = defineEntity({
+const LedgerTransaction = defineEntity({
   name: "LedgerTransaction",
   tableName: "ledger_transactions",
   properties: {
@@ -74,7 +72,7 @@ export const LedgerTransaction = defineEntity({
   },
 });
 
-export const LedgerEntry = defineEntity({
+const LedgerEntry = defineEntity({
   name: "LedgerEntry",
   tableName: "ledger_entries",
   properties: {
@@ -88,11 +86,11 @@ export const LedgerEntry = defineEntity({
   },
 });
 
-export const CHARGE_OUTCOMES = ["SUCCEEDED", "INSUFFICIENT_FUNDS", "ACCOUNT_FROZEN"] as const;
+const CHARGE_OUTCOMES = ["SUCCEEDED", "INSUFFICIENT_FUNDS", "ACCOUNT_FROZEN"] as const;
 export type ChargeOutcome = (typeof CHARGE_OUTCOMES)[number];
 
 /** Every charge attempt, refused ones included; only SUCCEEDED ones are final (a retry replays them). */
-export const ChargeAttempt = defineEntity({
+const ChargeAttempt = defineEntity({
   name: "ChargeAttempt",
   tableName: "wallet_charge_attempts",
   properties: {
@@ -110,9 +108,5 @@ export const ChargeAttempt = defineEntity({
 });
 
 export type WalletUserRow = InferEntity<typeof WalletUser>;
-export type LedgerAccountRow = InferEntity<typeof LedgerAccount>;
-export type LedgerTransactionRow = InferEntity<typeof LedgerTransaction>;
-export type LedgerEntryRow = InferEntity<typeof LedgerEntry>;
-export type ChargeAttemptRow = InferEntity<typeof ChargeAttempt>;
 
 export const walletEntities = [WalletUser, WalletLoginThrottle, LedgerAccount, LedgerTransaction, LedgerEntry, ChargeAttempt];

@@ -13,7 +13,7 @@ export interface MovementRequest {
   merchantId: string | null;
 }
 
-export interface Replay {
+interface Replay {
   transactionId: string;
   /** The account the caller cares about (the payer of a charge, the credited account of a credit). */
   accountId: string;

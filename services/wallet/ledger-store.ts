@@ -50,7 +50,7 @@ export async function lockAccountRows(
   );
 }
 
-export interface OwnedAccount {
+interface OwnedAccount {
   ownerType: string;
   ownerId: string;
   asset: string;
@@ -153,7 +153,7 @@ export async function markAccountFrozen(em: EntityManager, id: string, frozen: b
   await em.execute("update ledger_accounts set frozen = ?, updated_at = ? where id = ?", [frozen, now, id]);
 }
 
-export interface RecordedMovement {
+interface RecordedMovement {
   id: string;
   idempotency_key: string;
   kind: string;

@@ -34,7 +34,7 @@ export type SystemAccountCode = "EXTERNAL_DEPOSITS" | "PAYMENT_RECEIPTS" | "PAYO
 
 export type AccountOwner = { type: Exclude<OwnerType, "SYSTEM">; id: string } | { type: "SYSTEM"; code: SystemAccountCode };
 
-export interface LockedAccount {
+interface LockedAccount {
   id: string;
   ownerType: OwnerType;
   asset: string;
@@ -67,7 +67,7 @@ export async function lockAccounts(em: EntityManager, ids: string[]): Promise<Ma
   return new Map(rows.map((r) => [r.id, { id: r.id, ownerType: r.owner_type, asset: r.asset, balance: amount(r.balance), frozen: r.frozen }]));
 }
 
-export interface Leg {
+interface Leg {
   accountId: string;
   /** Signed: negative leaves the account, positive enters it. */
   amount: Amount;
@@ -85,7 +85,7 @@ export interface PostingInput {
   legs: Leg[];
 }
 
-export interface Posted {
+interface Posted {
   transactionId: string;
   /** Canonical balance of each touched account right after this transaction. */
   balancesAfter: Map<string, string>;

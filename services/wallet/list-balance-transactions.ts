@@ -21,7 +21,7 @@ export interface BalanceTransactionView {
   createdAt: Date;
 }
 
-export interface ListBalanceTransactionsInput {
+interface ListBalanceTransactionsInput {
   merchantId: string;
   asset?: string | undefined;
   type?: string | undefined;
@@ -30,7 +30,7 @@ export interface ListBalanceTransactionsInput {
   cursor?: string | undefined;
 }
 
-export const TYPE_OF_KIND: Record<TransactionKind, BalanceTransactionType> = {
+const TYPE_OF_KIND: Record<TransactionKind, BalanceTransactionType> = {
   CHARGE: "SUBSCRIPTION_CHARGE",
   REFUND: "REFUND",
   MERCHANT_CREDIT: "PAYMENT_ORDER",
@@ -43,7 +43,7 @@ export const TYPE_OF_KIND: Record<TransactionKind, BalanceTransactionType> = {
 };
 
 /** What the movement was for, read from its idempotency key (wallet/contract.ts ledgerKeys). */
-export function sourceOf(key: string | null): { sourceType: string | null; sourceId: string | null } {
+function sourceOf(key: string | null): { sourceType: string | null; sourceId: string | null } {
   const parsed = parseLedgerKey(key);
   return parsed ? { sourceType: parsed.source, sourceId: parsed.ownerId } : { sourceType: null, sourceId: null };
 }

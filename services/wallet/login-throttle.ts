@@ -11,7 +11,7 @@ import { countAttemptInWindow, forgetLoginFailures } from "./login-throttle-stor
 export const LOGIN_MAX_FAILURES = 10;
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
-export interface ThrottleState {
+interface ThrottleState {
   /** False when this attempt is over the limit: answer without checking the password. */
   allowed: boolean;
   /** When the window (and so the refusal) ends. */

@@ -6,7 +6,7 @@ import { creditFromOutside } from "./credit-from-outside.ts";
 import { isOrderRefundKey } from "./contract.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
-export interface PayoutFundsInput {
+interface PayoutFundsInput {
   idempotencyKey: string;
   merchantId: string;
   asset: string;
@@ -15,7 +15,7 @@ export interface PayoutFundsInput {
   description?: string | undefined;
 }
 
-export type DebitForPayoutResult = MerchantDebitResult;
+type DebitForPayoutResult = MerchantDebitResult;
 
 /**
  * A payout's amount + fee leave the merchant's account for the asset's

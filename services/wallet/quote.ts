@@ -6,7 +6,7 @@ import { parseAmountField } from "../platform/amount-input.ts";
 import type { RateSource } from "./rates.ts";
 import { requireAsset } from "./wallet-input.ts";
 
-export interface QuoteInput {
+interface QuoteInput {
   amount: string;
   currency: string;
   asset: string;
@@ -14,7 +14,7 @@ export interface QuoteInput {
   rounding?: string | undefined;
 }
 
-export interface QuoteResult {
+interface QuoteResult {
   /** Exact at the asset's decimals, canonical form. */
   assetAmount: string;
   /** Asset units per currency unit, rounded half-even to RATE_DECIMALS (informative: assetAmount uses the exact cross rate). */
@@ -22,7 +22,7 @@ export interface QuoteResult {
   rateAt: Date;
 }
 
-export const RATE_DECIMALS = 18;
+const RATE_DECIMALS = 18;
 const ROUNDINGS: readonly RoundingMode[] = ["up", "down", "half-even"];
 /** Exact for the intermediate USD value: amounts have ≤ 18 fraction digits and prices far fewer. */
 const INTERMEDIATE_DECIMALS = 40;

@@ -11,7 +11,7 @@ export interface RateSource {
 }
 
 /** Fixed sandbox prices (docs/operations.md, "Wallet and ledger"): deterministic, so tests and demos can compute expected amounts. */
-export const SANDBOX_USD_PRICES: Readonly<Record<Currency, string>> = Object.freeze({
+const SANDBOX_USD_PRICES: Readonly<Record<Currency, string>> = Object.freeze({
   USD: "1",
   EUR: "1.08",
   GBP: "1.27",

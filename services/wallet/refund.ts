@@ -6,7 +6,7 @@ import type { MovementRequest } from "./ledger-replay.ts";
 import { findWalletUserId } from "./wallet-user-store.ts";
 import { checkDescription, checkIdempotencyKey, parseAssetAmount, requireAsset, requireUuid } from "./wallet-input.ts";
 
-export interface RefundInput {
+interface RefundInput {
   idempotencyKey: string;
   merchantId: string;
   walletUserId: string;
@@ -15,9 +15,9 @@ export interface RefundInput {
   description?: string | undefined;
 }
 
-export type RefundOutcome = "SUCCEEDED" | "MERCHANT_BALANCE_INSUFFICIENT";
+type RefundOutcome = "SUCCEEDED" | "MERCHANT_BALANCE_INSUFFICIENT";
 
-export interface RefundResult {
+interface RefundResult {
   outcome: RefundOutcome;
   transactionId: string | undefined;
   /** The merchant's balance in this asset after the attempt (canonical form). */

@@ -57,7 +57,7 @@ const assetMessage = (a: AssetInfo) => withRecordJson({ ...a }, assetRecord(a));
  * (services/routes.ts): the wallet knows no subscriptions, recurring billing
  * subscribes to credits (a past-due subscription the account funds retries now).
  */
-export interface WalletHooks {
+interface WalletHooks {
   /** After a credit's transaction committed; never throws. */
   accountCredited(credit: { walletUserId: string; asset: string; transactionId: string }): Promise<unknown>;
 }

@@ -16,7 +16,7 @@ import { verifySecret } from "../platform/secret-hashing.ts";
 export const PIN_MAX_ATTEMPTS = 5;
 export const PIN_LOCK_MS = 15 * 60 * 1000;
 
-export interface PinCheck {
+interface PinCheck {
   ok: boolean;
   attemptsLeft: number;
   locked: boolean;

@@ -16,9 +16,9 @@ import { ASSET_CODES, findAsset, type AssetInfo } from "./assets.ts";
  */
 import { PASSWORD_MAX, PASSWORD_MIN } from "./contract.ts";
 
-export { PASSWORD_MAX, PASSWORD_MIN };
-export const IDEMPOTENCY_KEY_MAX = 200;
-export const DESCRIPTION_MAX = 500;
+export { PASSWORD_MAX };
+const IDEMPOTENCY_KEY_MAX = 200;
+const DESCRIPTION_MAX = 500;
 
 /**
  * A wallet user's email as the wallet stores and looks it up: the platform's

@@ -48,5 +48,3 @@ export const balanceTransactionRecord = (t: BalanceTransactionView) => ({
   sourceId: t.sourceId,
   createdAt: iso(t.createdAt),
 });
-
-export type WalletUserRecord = ReturnType<typeof walletUserRecord>;

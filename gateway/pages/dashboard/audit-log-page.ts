@@ -7,7 +7,7 @@ import { dashboardRoute, type DashboardDeps } from "./member-gate.ts";
 import { DASHBOARD } from "./paths.ts";
 import { actorTypeText } from "./words.ts";
 
-export const AUDIT_LOG_PATH = `${DASHBOARD}/audit-log`;
+const AUDIT_LOG_PATH = `${DASHBOARD}/audit-log`;
 const PAGE_SIZE = 50;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 

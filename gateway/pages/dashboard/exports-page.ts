@@ -10,7 +10,7 @@ import type { Ctx } from "../page-http.ts";
 import type { ExportedCharge } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import type { BalanceTransaction } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 
-export const EXPORTS_PATH = `${DASHBOARD}/exports`;
+const EXPORTS_PATH = `${DASHBOARD}/exports`;
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Rows per RPC batch: large enough that the round trips cost little, small enough that memory stays flat. */

@@ -83,7 +83,7 @@ export function dashboardRoute(router: Router, deps: DashboardDeps, path: string
   if (handlers.post) router.post(path, run(handlers.post, true));
 }
 
-export type PageHandler = (ctx: Ctx, signed: Signed, form: Form) => Promise<void>;
+type PageHandler = (ctx: Ctx, signed: Signed, form: Form) => Promise<void>;
 
 /** 403 with the reason in [role=alert]: the role may not do this (its button is not shown either). */
 export function refuse(deps: DashboardDeps, ctx: Ctx, signed: Signed, current: string): void {

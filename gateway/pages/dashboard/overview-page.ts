@@ -7,7 +7,7 @@ import { dashboardRoute, type DashboardDeps } from "./member-gate.ts";
 import { DASHBOARD } from "./paths.ts";
 import { volumeCharts, type VolumeChart } from "./volume-chart.ts";
 
-export interface DashboardOverviewModel {
+interface DashboardOverviewModel {
   frame: DashboardFrame;
   balances: { asset: string; available: string; pending: string }[];
   activeSubscriptions: number;

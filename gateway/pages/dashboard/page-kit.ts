@@ -32,7 +32,7 @@ export function timeText(t: Timestamp | undefined): string {
   return t ? `${timestampDate(t).toISOString().slice(0, 19).replace("T", " ")} UTC` : "";
 }
 
-export interface Problem {
+interface Problem {
   status: number;
   message: string;
   notFound: boolean;

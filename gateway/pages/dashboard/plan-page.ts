@@ -8,7 +8,7 @@ import { fieldError, PLAN_NOTICES, PLANS_PATH, priceText, setArchived } from "./
 import { refusalOf } from "./service-refusal.ts";
 import { planStatusWords } from "./words.ts";
 
-export interface DashboardPlanModel {
+interface DashboardPlanModel {
   frame: DashboardFrame;
   id: string;
   action: string;

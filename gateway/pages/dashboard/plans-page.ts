@@ -16,7 +16,7 @@ const PAGE_SIZE = 50;
 const CURSOR = /^[A-Za-z0-9_-]{1,200}$/;
 
 /** The create form's fields, named as the API's body (POST /api/v1/subscription-plans). */
-export const PLAN_FIELDS = ["name", "description", "amount", "currency", "interval", "intervalCount", "trialDays", "maximumChargeAmount"] as const;
+const PLAN_FIELDS = ["name", "description", "amount", "currency", "interval", "intervalCount", "trialDays", "maximumChargeAmount"] as const;
 type PlanFields = Record<(typeof PLAN_FIELDS)[number], string>;
 
 export const PLAN_NOTICES = new Map([
@@ -26,7 +26,7 @@ export const PLAN_NOTICES = new Map([
   ["unarchived", "The plan is offered again."],
 ]);
 
-export interface DashboardPlansModel {
+interface DashboardPlansModel {
   frame: DashboardFrame;
   status: string;
   statuses: { value: string; label: string; selected: boolean }[];

@@ -30,7 +30,7 @@ const REFUSALS = new Map([
   ["REFUND_IN_PROGRESS", "A refund of this charge is already being made: reload the page in a moment."],
 ]);
 
-export interface DashboardSubscriptionModel {
+interface DashboardSubscriptionModel {
   frame: DashboardFrame;
   id: string;
   action: string;

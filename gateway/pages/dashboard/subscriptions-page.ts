@@ -15,7 +15,7 @@ const PAGE_SIZE = 20;
 const TRAIL_MAX = 50;
 const CURSOR = /^[A-Za-z0-9_-]{1,200}$/;
 
-export interface DashboardSubscriptionsModel {
+interface DashboardSubscriptionsModel {
   frame: DashboardFrame;
   q: string;
   status: string;

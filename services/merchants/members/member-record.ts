@@ -3,7 +3,7 @@ import { withRecordJson } from "../../platform/rpc/record-json.ts";
 import type { MemberRow } from "./entities.ts";
 
 /** A member as the API shows it (REST body, object "member"). */
-export const memberRecord = (m: MemberRow) => ({
+const memberRecord = (m: MemberRow) => ({
   id: m.id,
   object: "member",
   email: m.email,

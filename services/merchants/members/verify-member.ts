@@ -41,7 +41,7 @@ function emailOrUndefined(raw: string): string | undefined {
   }
 }
 
-export type CodeCheck = { ok: false } | { ok: true; recoveryCodeUsed: boolean; recoveryCodesLeft: number };
+type CodeCheck = { ok: false } | { ok: true; recoveryCodeUsed: boolean; recoveryCodesLeft: number };
 
 /**
  * A second factor: a TOTP code of a step later than the last one accepted

@@ -15,7 +15,7 @@ const ENCODERS: Record<DepositNetwork, (pub: Uint8Array, testnet: boolean) => st
   TRON: (pub) => tronAddress(pub),
 };
 
-export interface DepositAddressSource {
+interface DepositAddressSource {
   network: DepositNetwork;
   /**
    * Identifies the configured key (network + a digest of its public key and

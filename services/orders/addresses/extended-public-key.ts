@@ -19,11 +19,11 @@ const PUBLIC_VERSIONS: Record<number, { prefix: string; testnet: boolean }> = {
 };
 
 /** The BIP32 boundary: children below it are derivable from a public key alone. */
-export const MAX_NON_HARDENED_INDEX = 0x7fffffff;
+const MAX_NON_HARDENED_INDEX = 0x7fffffff;
 
 export class ExtendedKeyError extends Error {}
 
-export interface ExtendedPublicKey {
+interface ExtendedPublicKey {
   key: HDKey;
   prefix: string;
   testnet: boolean;

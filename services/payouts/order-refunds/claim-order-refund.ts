@@ -13,7 +13,7 @@ import { followPayout } from "./follow-payout.ts";
 import { expireClaim } from "./expire-claims.ts";
 
 /** The refund a claim token names, or undefined (never an error: the page answers 404 by itself). */
-export async function findClaim(ctx: UseCaseContext, token: string): Promise<{ refund: OrderRefundRow; payout: PayoutRow } | undefined> {
+async function findClaim(ctx: UseCaseContext, token: string): Promise<{ refund: OrderRefundRow; payout: PayoutRow } | undefined> {
   if (!looksLikeClaimToken(token)) return undefined;
   const em = ctx.em.fork();
   const refund = await em.findOne(OrderRefund, { claimTokenHash: hashClaimToken(token) }, { refresh: true });
@@ -35,8 +35,8 @@ export async function readClaim(ctx: UseCaseContext, ports: PayoutPorts, token: 
   return found;
 }
 
-export const claimExpired = () => conflict("CLAIM_EXPIRED", "this refund claim has expired");
-export const claimUsed = () => conflict("CLAIM_USED", "this refund was already claimed");
+const claimExpired = () => conflict("CLAIM_EXPIRED", "this refund claim has expired");
+const claimUsed = () => conflict("CLAIM_USED", "this refund was already claimed");
 
 /**
  * The customer gives the address for a refund waiting AWAITING_ADDRESS: the

@@ -16,7 +16,7 @@ import { lockOrderForRefund, refundedSoFar } from "./order-refund-store.ts";
 import { finish } from "../create-payout.ts";
 import { hashClaimToken } from "./claim-token.ts";
 
-export interface CreateOrderRefundInput {
+interface CreateOrderRefundInput {
   merchantId: string;
   paymentOrderId: string;
   amount?: string | undefined;
@@ -162,8 +162,7 @@ async function findByKey(ctx: UseCaseContext, input: CreateOrderRefundInput, ord
   return row;
 }
 
-export const refundInProgress = () =>
-  new DomainError("failed_precondition", PAYOUT_ERRORS.refundInProgress, "this refund is being opened; try again in a moment");
+const refundInProgress = () => new DomainError("failed_precondition", PAYOUT_ERRORS.refundInProgress, "this refund is being opened; try again in a moment");
 
 /** Steps 2 and 3 (the payout's DEBIT call), then the refund as it is. */
 async function settledRefund(ctx: UseCaseContext, ports: PayoutPorts, refundId: string, payoutId: string, held: number | undefined): Promise<OrderRefundRow> {

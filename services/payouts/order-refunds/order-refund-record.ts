@@ -24,5 +24,3 @@ export function orderRefundRecord(r: OrderRefundRow, links: ClaimLinks, fee: str
     createdAt: iso(r.createdAt),
   };
 }
-
-export type OrderRefundRecord = ReturnType<typeof orderRefundRecord>;

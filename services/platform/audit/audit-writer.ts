@@ -3,10 +3,10 @@ import { currentCall, type Actor, type CallContext, type PendingEntry } from "./
 import { insertAuditEntry, type AuditFields } from "./audit-entry-store.ts";
 
 // The statement is the store's; the audit hooks take the writer's whole surface from here.
-export { insertAuditEntry, type AuditFields };
+export { insertAuditEntry };
 
 /** Operators' tools and tests calling an audited RPC with the service token alone, no person behind it known. */
-export const INTERNAL_CALLER: Actor = Object.freeze({ type: "operator", id: "internal", label: "service token (internal caller)" });
+const INTERNAL_CALLER: Actor = Object.freeze({ type: "operator", id: "internal", label: "service token (internal caller)" });
 
 /** The fields of a call's pending entry, as the table stores them. */
 export function fieldsOf(call: CallContext, entry: PendingEntry): AuditFields {

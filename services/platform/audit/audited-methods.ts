@@ -13,7 +13,7 @@
  *   part of an action that is audited where it starts (a refund, a renewal,
  *   a payout); called on its own it is system work, not anyone's action.
  */
-export interface Audited {
+interface Audited {
   action: string;
   objectType: string;
   /** The request field that names the object (absent for creates: the created entity's id). */
@@ -25,7 +25,7 @@ export interface Audited {
 
 export const READ = "read" as const;
 export const STEP = "step" as const;
-export type MethodAudit = Audited | typeof READ | typeof STEP;
+type MethodAudit = Audited | typeof READ | typeof STEP;
 
 const act = (action: string, entity?: string, objectField?: string): Audited => ({
   action,

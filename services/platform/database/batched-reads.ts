@@ -24,7 +24,7 @@ import { poolOf, runPrepared, statementFor } from "./prepared.ts";
  * see. Keys must be valid before they are read (ids checked with isUuid): a
  * key the statement refuses would fail every caller of its batch.
  */
-export interface BatchedRead<K, R> {
+interface BatchedRead<K, R> {
   readonly name: string;
   load(em: EntityManager, pool: pg.Pool, keys: readonly K[]): Promise<(R | undefined)[]>;
 }
@@ -55,7 +55,7 @@ export async function readBatched<K, R>(em: EntityManager, read: BatchedRead<K, 
 }
 
 /** The key of a read by id: the row's id and, for rows that belong to someone (a merchant), its owner. */
-export interface IdKey {
+interface IdKey {
   id: string;
   owner?: string;
 }

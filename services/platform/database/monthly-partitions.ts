@@ -27,7 +27,7 @@ const LOCK_TIMEOUT = "2s";
 export const monthStart = (at: Date): Date => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
 export const addMonths = (month: Date, n: number): Date => new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + n, 1));
 export const partitionName = (table: string, month: Date): string => `${table}_${month.getUTCFullYear()}_${String(month.getUTCMonth() + 1).padStart(2, "0")}`;
-export const defaultPartitionName = (table: string): string => `${table}_default`;
+const defaultPartitionName = (table: string): string => `${table}_default`;
 
 /** Table and column names come from code (the registry), never from input; this keeps them plain identifiers anyway. */
 function ident(name: string): string {

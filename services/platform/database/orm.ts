@@ -1,4 +1,4 @@
-import { MikroORM, type EntityManager } from "@mikro-orm/postgresql";
+import { MikroORM } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import type { EntitySchema } from "@mikro-orm/core";
 import pg from "pg";
@@ -6,10 +6,9 @@ import { migrations } from "./migrations/index.ts";
 import { guardPoolSlots } from "./pool-guard.ts";
 import { UnnamedStatementsClient } from "./unnamed-statements.ts";
 
-export type { EntityManager };
 export type Orm = MikroORM;
 
-export interface OrmOptions {
+interface OrmOptions {
   databaseUrl: string;
   poolMax: number;
   /** Every entity the process maps; the composition root passes services/entities.ts. */

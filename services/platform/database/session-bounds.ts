@@ -2,7 +2,7 @@ import type { Logger } from "../logger.ts";
 import type { Orm } from "./orm.ts";
 
 /** The server-side bounds a connection of this process actually runs with, in ms (0 = none). */
-export interface SessionBounds {
+interface SessionBounds {
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { BillingMetrics } from "./metrics.ts";
 
 /** The process's readiness: each named check "ok" or a reason (bounded by the caller). */
-export type Readiness = () => Promise<Record<string, string>>;
+type Readiness = () => Promise<Record<string, string>>;
 
 export interface MetricsServer {
   port: number;

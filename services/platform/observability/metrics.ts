@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** Due work that a worker group exists to do; its lag is what that group scales on. */
-export const DUE_WORK_KINDS = [
+const DUE_WORK_KINDS = [
   "renewal",
   "authorization_expiry",
   "plan_change",
@@ -16,9 +16,9 @@ export const DUE_WORK_KINDS = [
 export type DueWorkKind = (typeof DUE_WORK_KINDS)[number];
 
 export const QUEUE_STATES = ["waiting", "delayed", "active", "failed"] as const;
-export const CHARGE_KINDS = ["first", "renewal", "retry", "plan_change"] as const;
+const CHARGE_KINDS = ["first", "renewal", "retry", "plan_change"] as const;
 export type ChargeKind = (typeof CHARGE_KINDS)[number];
-export const WEBHOOK_ATTEMPT_OUTCOMES = ["succeeded", "failed", "timeout", "refused"] as const;
+const WEBHOOK_ATTEMPT_OUTCOMES = ["succeeded", "failed", "timeout", "refused"] as const;
 export type WebhookAttemptOutcome = (typeof WEBHOOK_ATTEMPT_OUTCOMES)[number];
 export const EMAIL_KINDS = ["upcoming_charge", "charge_at_risk", "payment_failed", "receipt"] as const;
 /** sent; failed = a temporary failure, retried later; parked = refused for good (SMTP 5xx) or out of attempts; skipped = the merchant's settings turn it off. */
@@ -29,7 +29,7 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** Read at scrape time (queue depth, lag, pool): each part of the process adds its own. */
-export type Collector = () => Promise<void> | void;
+type Collector = () => Promise<void> | void;
 
 /**
  * One registry per process: whatever roles run here record into it and

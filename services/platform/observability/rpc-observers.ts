@@ -23,7 +23,7 @@ const CODE_NAMES = [
   "DATA_LOSS",
   "UNAUTHENTICATED",
 ];
-export const rpcCodeName = (code: Code | 0): string => CODE_NAMES[code] ?? "UNKNOWN";
+const rpcCodeName = (code: Code | 0): string => CODE_NAMES[code] ?? "UNKNOWN";
 
 const headerGetter = {
   keys: (h: Headers) => [...h.keys()],

@@ -6,7 +6,7 @@ import { withPlainGrpcStatus } from "./grpc-status-text.ts";
 import { answerProbe } from "../health/health-server.ts";
 import type { ReadinessChecks } from "../health/readiness.ts";
 
-export interface ServicesServer {
+interface ServicesServer {
   listen(port: number, host?: string): Promise<number>;
   close(): Promise<void>;
 }

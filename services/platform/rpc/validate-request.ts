@@ -5,7 +5,7 @@ import { invalid, notFound } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import { timestampProblem } from "../timestamps.ts";
 
-export interface RequestValidationOptions {
+interface RequestValidationOptions {
   /** Whether a merchant with this (well-formed) id exists. */
   merchantExists(id: string): Promise<boolean>;
 }

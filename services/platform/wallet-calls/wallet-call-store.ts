@@ -8,7 +8,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 
 export const LEASE_SECONDS = 30;
 /** Past its lease and back-off by this much, a PENDING row should have been finished by a sweep: reconciliation reports it. */
-export const STALE_AFTER_SECONDS = 600;
+const STALE_AFTER_SECONDS = 600;
 
 /**
  * Claims a PENDING row for one caller until the lease (database time) runs

@@ -7,7 +7,7 @@ import type { UseCaseContext } from "../use-case.ts";
 import { countFailures, dueWalletCallIds, LEASE_SECONDS, takeLease, walletCallStatus } from "./wallet-call-store.ts";
 
 // The protocol's steps its openers and reconciliation use; their statements live in the store.
-export { LEASE_SECONDS, STALE_AFTER_SECONDS, renewLeases, takeLease, walletCallAnomalies } from "./wallet-call-store.ts";
+export { renewLeases, takeLease, walletCallAnomalies } from "./wallet-call-store.ts";
 
 /**
  * The protocol every call that moves money in the wallet follows (a
@@ -90,7 +90,7 @@ export interface WalletCall<Answer, Locked, Result, Row extends FencedRow = Fenc
 export type CallOutcome<R> = { state: "in_progress" } | { state: "settled"; result: R };
 
 /** Where a row stands for a caller holding `generation`, read under the row lock. */
-export type Fence = "held" | "taken_over" | "settled";
+type Fence = "held" | "taken_over" | "settled";
 
 export function fenceOf(row: { status: string; leaseGeneration: number }, generation: number): Fence {
   if (row.status !== "PENDING") return "settled";

@@ -24,7 +24,7 @@ export async function applyScheduledChange(ctx: UseCaseContext, changeSessionId:
   });
 }
 
-export const APPLY_BATCH = 200;
+const APPLY_BATCH = 200;
 
 /**
  * The sweep behind the delayed jobs (Postgres is the source of truth): every

@@ -23,9 +23,7 @@ import { supersedeScheduled, switchPlan } from "./switch-plan.ts";
 import { schedulePlanChange } from "./change-session-queue.ts";
 import { touch } from "../../platform/record-version.ts";
 
-export type { ChangeRefusal };
-
-export interface ChangeApprovalResult {
+interface ChangeApprovalResult {
   approved: boolean;
   refusal?: ChangeRefusal;
   /** For the customer, when refused. */

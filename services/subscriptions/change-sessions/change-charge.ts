@@ -5,7 +5,7 @@ import { periodEnd } from "../billing-calendar.ts";
 import { insertChargeAttempt, type FailureReason } from "../charges/open-charge.ts";
 import { lastChangeChargeAttempt, lastPaidPeriodIndex } from "./change-session-store.ts";
 
-export interface ChangeChargeTerms {
+interface ChangeChargeTerms {
   amount: string;
   currency: string;
   asset: string;

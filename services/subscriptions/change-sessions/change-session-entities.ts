@@ -11,7 +11,6 @@ export { EFFECTIVE_MODES, type EffectiveMode };
  * status that cannot change plan); the change was not applied and the charge
  * was refunded (apply-paid-change.ts).
  */
-export type { ChangeCancellationReason } from "../contract.ts";
 import type { ChangeCancellationReason } from "../contract.ts";
 
 /**

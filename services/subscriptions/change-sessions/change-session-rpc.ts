@@ -22,7 +22,7 @@ import { cancelChangeSession } from "./cancel-change-session.ts";
 import { chargeMessage, planSummary, subscriptionMessage } from "../subscription-messages.ts";
 
 /** The typed RPC fields are the record (change-session-record.ts) field by field: REST and events share one shape. */
-export function changeSessionMessage(merchantId: string, r: ChangeSessionRecord) {
+function changeSessionMessage(merchantId: string, r: ChangeSessionRecord) {
   return {
     id: r.id,
     merchantId,

@@ -17,7 +17,7 @@ import { changeSessionMachine } from "./change-session-status-machine.ts";
 /** Statuses a subscription may change plan from. */
 export const CHANGEABLE_STATUSES: readonly string[] = ["ACTIVE", "TRIALING", "PAUSED"];
 
-export const changeSessionNotFound = (id: string) => notFound("CHANGE_SESSION_NOT_FOUND", `change session ${id} not found`);
+const changeSessionNotFound = (id: string) => notFound("CHANGE_SESSION_NOT_FOUND", `change session ${id} not found`);
 
 /** A session of one subscription of one merchant; anything else is not found. */
 export async function findChangeSession(em: EntityManager, merchantId: string, subscriptionId: string, id: string): Promise<ChangeSessionRow> {

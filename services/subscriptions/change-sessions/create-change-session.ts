@@ -18,9 +18,9 @@ import { PRORATIONS, type Proration } from "../pricing/contract.ts";
 import { ASSET_AMOUNT_TOO_LARGE, AUTHORIZATION_MINUTES, REASON_MAX_LENGTH, URL_MAX_LENGTH } from "../contract.ts";
 
 /** Same lifetime as a subscription authorization's default. */
-export const CHANGE_SESSION_MINUTES = AUTHORIZATION_MINUTES.default;
+const CHANGE_SESSION_MINUTES = AUTHORIZATION_MINUTES.default;
 
-export interface CreateChangeSessionInput {
+interface CreateChangeSessionInput {
   merchantId: string;
   subscriptionId: string;
   requestedPlanId: string;
@@ -34,7 +34,7 @@ export interface CreateChangeSessionInput {
   proration?: string | undefined;
 }
 
-export interface CreatedChangeSession {
+interface CreatedChangeSession {
   session: ChangeSessionRow;
   approvalUrl: string;
 }

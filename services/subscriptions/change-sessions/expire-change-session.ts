@@ -38,7 +38,7 @@ export async function expireChangeSession(ctx: UseCaseContext, changeSessionId: 
   });
 }
 
-export const EXPIRY_BATCH = 200;
+const EXPIRY_BATCH = 200;
 
 /** The sweep behind the delayed jobs: every session awaiting approval past its expiry on the service clock. */
 export async function expireDueChangeSessions(ctx: UseCaseContext): Promise<number> {

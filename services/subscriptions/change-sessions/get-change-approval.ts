@@ -10,7 +10,7 @@ import type { FundingOption } from "../list-funding-options.ts";
 import { fundingOption, quotePlan } from "../funding.ts";
 import { fetchMerchantName, fetchPlan, type SubscriptionPorts } from "../ports.ts";
 
-export interface ChangeApprovalView {
+interface ChangeApprovalView {
   session: ChangeSessionRow;
   /** What the customer should see (an overdue PENDING_APPROVAL is EXPIRED). */
   status: ChangeSessionRow["status"];

@@ -6,7 +6,7 @@ import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-sessi
 import { CHANGE_SESSION_STATUSES } from "./change-session-status-machine.ts";
 import { findSubscription } from "../subscription-store.ts";
 
-export interface ListChangeSessionsInput {
+interface ListChangeSessionsInput {
   merchantId: string;
   subscriptionId: string;
   limit?: number | undefined;

@@ -6,7 +6,7 @@ import { CHARGE_STATUSES, type ChargeStatus } from "../contract.ts";
  * flight, platform/wallet-calls) and settled once by the wallet's answer.
  * SUCCEEDED and FAILED are final: a failed renewal is retried as a new charge.
  */
-export type ChargeEvent =
+type ChargeEvent =
   | "wallet_paid" //    the wallet moved the money (or replayed that it had)
   | "wallet_refused"; // insufficient funds or a frozen account: nothing moved
 

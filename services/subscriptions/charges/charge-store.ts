@@ -109,7 +109,7 @@ export function dailyChargedVolume(
 }
 
 /** One exported charge as the export statement reads it (amounts as text, exact). */
-export interface ExportedChargeRow {
+interface ExportedChargeRow {
   /** created_at to the microsecond, as the next batch's key (a Date keeps only milliseconds). */
   key_at: string;
   id: string;

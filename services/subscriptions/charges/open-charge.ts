@@ -60,7 +60,7 @@ export async function openPeriodCharge(
 export const withinBudget = (attempt: number, maxAttempts: number): boolean => attempt <= maxAttempts;
 
 /** What one charge attempt row is opened with. */
-export interface ChargeAttemptSpec {
+interface ChargeAttemptSpec {
   purpose: ChargePurpose;
   sub: SubscriptionRow;
   period: { index: number; start: Date; end: Date };

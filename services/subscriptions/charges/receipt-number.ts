@@ -28,8 +28,7 @@ import { writeReceiptNumbers, type ReceiptToWrite } from "./receipt-store.ts";
 /** The prefix a merchant's receipts get until the operator sets another (PATCH /admin/v1/merchants/{id}): R + its id's first 8 hex digits. */
 export const defaultReceiptPrefix = (merchantId: string): string => `R${merchantId.replace(/-/g, "").slice(0, 8).toUpperCase()}`;
 
-export const RECEIPT_DIGITS = 6;
-export const formatReceiptNumber = (prefix: string, n: number | string): string => `${prefix}-${String(n).padStart(RECEIPT_DIGITS, "0")}`;
+const RECEIPT_DIGITS = 6;
 
 /** A charge just marked SUCCEEDED whose receipt is to be numbered, and the event that carries it (subscription.charge_succeeded). */
 export interface ReceiptToNumber {

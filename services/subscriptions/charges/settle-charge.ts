@@ -32,7 +32,7 @@ import { needsReceipt, numberReceipts, type ReceiptToNumber } from "./receipt-nu
  * hands the outcome to its purpose's handler (charge-ports.ts).
  */
 
-export type SettleResult = { state: "in_progress" } | { state: "settled"; charge: ChargeRow; subscription: SubscriptionRow };
+type SettleResult = { state: "in_progress" } | { state: "settled"; charge: ChargeRow; subscription: SubscriptionRow };
 
 /** What the wallet answered for a charge's key. */
 export interface WalletAnswer {

@@ -8,7 +8,7 @@ import { paymentInProgress, type ChargePorts } from "./charge-ports.ts";
 import { settleCharge } from "./settle-charge.ts";
 
 /** Thrown from a transition's guard (under the subscription lock) when a charge is in flight. */
-export class ChargeInFlight extends Error {
+class ChargeInFlight extends Error {
   readonly chargeId: string;
   constructor(chargeId: string) {
     super("charge in flight");
@@ -31,7 +31,7 @@ export async function chargeInFlight(em: EntityManager, subscriptionId: string, 
  * request answers within this bound, inside the caller's RPC deadline
  * (RPC_TIMEOUT_MS ≥ 4 s; the chain is in platform/wallet-calls/wallet-call.ts).
  */
-export const WAIT_FOR_CHARGE_MS = WALLET_CALL_TIMEOUT_MS + 500;
+const WAIT_FOR_CHARGE_MS = WALLET_CALL_TIMEOUT_MS + 500;
 
 /**
  * Runs a status change that must not happen under a charge in flight (pause,

@@ -19,7 +19,7 @@ const FUNDING_CHANGEABLE: readonly SubscriptionStatus[] = FUNDING_CHANGEABLE_STA
 
 const ASSET_CODE = /^[A-Z0-9_]{1,16}$/;
 
-export interface FundingAssetChanged {
+interface FundingAssetChanged {
   subscription: SubscriptionRow;
   authorization: AuthorizationRow | null;
   /** The subscription was PAST_DUE, the new asset covered the amount due and the retry ran. */

@@ -14,9 +14,9 @@ import { fundingOptionsFrom, walletHoldings, type FundingOption, type WalletHold
 import { newestChargeIds } from "./customer-subscription-store.ts";
 
 /** Charges shown per subscription (the newest); the merchant's API has them all. */
-export const CUSTOMER_CHARGES_SHOWN = 24;
+const CUSTOMER_CHARGES_SHOWN = 24;
 
-export interface CustomerSubscription {
+interface CustomerSubscription {
   subscription: SubscriptionRow;
   authorization: AuthorizationRow | null;
   merchantName: string;
@@ -30,7 +30,7 @@ export interface CustomerSubscription {
   shortfall: string | null;
 }
 
-export interface CustomerSubscriptionPage {
+interface CustomerSubscriptionPage {
   items: CustomerSubscription[];
   hasMore: boolean;
   nextCursor: string | undefined;

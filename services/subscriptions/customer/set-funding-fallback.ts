@@ -43,7 +43,7 @@ export async function validateFallbackAssets(
 }
 
 /** The input's own rules (count, codes, distinct), checked before anything is read. */
-export function checkFallbackShape(assets: readonly string[], field: string): void {
+function checkFallbackShape(assets: readonly string[], field: string): void {
   if (assets.length > FALLBACK_ASSETS_MAX) throw invalid("INVALID_REQUEST", `${field}: at most ${FALLBACK_ASSETS_MAX} assets`);
   assets.forEach((a, i) => {
     if (!ASSET_CODE.test(a)) throw invalid("INVALID_REQUEST", `${field}[${i}]: must be an asset code (A-Z, 0-9, _; 1 to 16 characters)`);
@@ -51,7 +51,7 @@ export function checkFallbackShape(assets: readonly string[], field: string): vo
   if (new Set(assets).size !== assets.length) throw invalid("INVALID_REQUEST", `${field}: assets must be distinct`);
 }
 
-export interface FundingFallbackSet {
+interface FundingFallbackSet {
   subscription: SubscriptionRow;
   authorization: AuthorizationRow | null;
 }

@@ -7,7 +7,7 @@ import type { AuthorizationRow, ChargeRow, SubscriptionRow } from "../entities.t
 import { discountRecord, subscriptionRecord } from "../subscription-record.ts";
 import { currentAuthorization } from "../subscription-store.ts";
 
-export type DiscountEndReason = "PERIODS_USED" | "REMOVED" | "REPLACED";
+type DiscountEndReason = "PERIODS_USED" | "REMOVED" | "REPLACED";
 
 /**
  * What a SUCCEEDED charge used of its price moves on, in the settling

@@ -37,6 +37,3 @@ export function promotionCodeRecord(p: PromotionCodeRow) {
     createdAt: iso(p.createdAt),
   };
 }
-
-export type CouponRecord = ReturnType<typeof couponRecord>;
-export type PromotionCodeRecord = ReturnType<typeof promotionCodeRecord>;

@@ -12,7 +12,7 @@ import { COUPON_DURATIONS, COUPON_NAME_MAX, DURATION_IN_PERIODS, type CouponDura
 import { Coupon, type CouponRow } from "./pricing-entities.ts";
 import { couponRecord } from "./coupon-record.ts";
 
-export interface CreateCouponInput {
+interface CreateCouponInput {
   merchantId: string;
   name: string;
   percentOff?: string | undefined;
@@ -27,7 +27,7 @@ export interface CreateCouponInput {
 }
 
 export const MAX_REDEMPTIONS_LIMIT = 1_000_000_000;
-export const APPLIES_TO_PLANS_MAX = 100;
+const APPLIES_TO_PLANS_MAX = 100;
 
 export const couponNotFound = (id: string) => notFound("COUPON_NOT_FOUND", `coupon ${id} not found`);
 

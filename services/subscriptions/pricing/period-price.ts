@@ -28,7 +28,7 @@ export interface PeriodPrice {
   couponId: string | null;
 }
 
-export type PricedSubscription = Pick<
+type PricedSubscription = Pick<
   SubscriptionRow,
   "discountCouponId" | "discountPercentOff" | "discountAmountOff" | "discountCurrency" | "creditBalance" | "creditCurrency"
 >;

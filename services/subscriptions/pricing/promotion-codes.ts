@@ -10,7 +10,7 @@ import { couponNotFound, getCoupon, MAX_REDEMPTIONS_LIMIT } from "./coupons.ts";
 import { insertPromotionCode } from "./discount-store.ts";
 import { noteAuditObject } from "../../platform/audit/call-context.ts";
 
-export interface CreatePromotionCodeInput {
+interface CreatePromotionCodeInput {
   merchantId: string;
   couponId: string;
   code: string;

@@ -10,7 +10,7 @@ import { defaultReceiptPrefix } from "../charges/receipt-number.ts";
 import { lockReceiptCounter, setReceiptCounterPrefix } from "../charges/receipt-store.ts";
 import { planIdOf } from "../subscription-store.ts";
 
-export const chargeNotFound = (id: string) => notFound("CHARGE_NOT_FOUND", `charge ${id} not found`);
+const chargeNotFound = (id: string) => notFound("CHARGE_NOT_FOUND", `charge ${id} not found`);
 const receiptNotFound = () => notFound("RECEIPT_NOT_FOUND", "no receipt here: only a succeeded charge above 0 has one");
 
 /** GET /api/v1/charges/{id}: one charge of the merchant (another merchant's is not found, like a missing one). */
@@ -78,9 +78,7 @@ export async function getReceipt(ctx: UseCaseContext, ports: SubscriptionPorts, 
   };
 }
 
-export type ReceiptRecord = Awaited<ReturnType<typeof getReceipt>>;
-
-export const RECEIPT_PREFIX_PATTERN = /^[A-Z0-9][A-Z0-9-]{0,19}$/;
+const RECEIPT_PREFIX_PATTERN = /^[A-Z0-9][A-Z0-9-]{0,19}$/;
 
 /**
  * The operator sets a merchant's receipt prefix, only before its first

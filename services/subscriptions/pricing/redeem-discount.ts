@@ -13,7 +13,7 @@ export interface DiscountRequest {
   promotionCode?: string | undefined;
 }
 
-export interface Redeemed {
+interface Redeemed {
   coupon: CouponRow;
   promotionCode: PromotionCodeRow | null;
 }

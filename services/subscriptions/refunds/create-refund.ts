@@ -18,7 +18,7 @@ import { merchantBalanceInsufficient, refundInProgress, REFUNDS_TABLE, settleRef
 /** The wallet's asset registry (code → decimals); the caller may cache it, the registry changes only with a deploy. */
 export type AssetDecimals = (code: string) => Promise<number | undefined>;
 
-export interface CreateRefundInput {
+interface CreateRefundInput {
   merchantId: string;
   chargeId: string;
   /** In the charge's currency; undefined: everything not yet refunded. */
@@ -28,7 +28,7 @@ export interface CreateRefundInput {
   idempotencyKey?: string | undefined;
 }
 
-export const chargeNotFound = (id: string) => notFound(REFUND_ERRORS.chargeNotFound, `charge ${id} not found`);
+const chargeNotFound = (id: string) => notFound(REFUND_ERRORS.chargeNotFound, `charge ${id} not found`);
 
 /**
  * Gives (part of) a subscription charge back, in the asset that was charged,

@@ -5,7 +5,7 @@ import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../../
 import { VISIBLE_REFUND_STATUSES } from "./contract.ts";
 import { SubscriptionRefund, type RefundRow } from "./refund-entities.ts";
 
-export interface ListRefundsInput {
+interface ListRefundsInput {
   merchantId: string;
   chargeId?: string | undefined;
   subscriptionId?: string | undefined;

@@ -15,7 +15,7 @@ import { getRefund } from "./get-refund.ts";
 import { listRefunds } from "./list-refunds.ts";
 
 /** The RPC message: typed fields for internal callers, and the record (refund-record.ts) itself for the edge. */
-export function refundMessage(r: RefundRecord) {
+function refundMessage(r: RefundRecord) {
   return withRecordJson(
     {
       id: r.id,

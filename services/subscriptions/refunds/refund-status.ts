@@ -7,7 +7,7 @@ import { REFUND_STATUSES, type RefundStatus } from "./contract.ts";
  * settles it once. SUCCEEDED and FAILED are final: a refused refund is never
  * retried as such, the merchant asks again (a new refund).
  */
-export type RefundEvent =
+type RefundEvent =
   | "wallet_refunded" //           the wallet moved the money (or replayed that it had)
   | "merchant_balance_too_low"; // the wallet refused: nothing moved, the reservation ends
 

@@ -52,7 +52,7 @@ interface RefundAnswer {
  * records subscription.charge_refunded. A merchant balance too low marks it
  * FAILED (the reservation ends, its Idempotency-Key is freed).
  */
-export function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeRow, RefundSettlement, RefundRow> {
+function refundCall(ports: RefundPorts): WalletCall<RefundAnswer, ChargeRow, RefundSettlement, RefundRow> {
   return {
     table: REFUNDS_TABLE,
     what: "refund",

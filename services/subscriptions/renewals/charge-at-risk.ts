@@ -14,7 +14,7 @@ import { upcomingPrice } from "./upcoming-price.ts";
 import { accountsPayingAnnouncedCharges } from "./renewal-store.ts";
 
 /** What the next charge would take and whether some asset of the subscription covers it, as read now (before any lock). */
-export interface ChargeCoverage {
+interface ChargeCoverage {
   periodIndex: number;
   planId: string;
   plan: PlanPricing;

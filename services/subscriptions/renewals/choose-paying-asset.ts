@@ -5,7 +5,7 @@ import { exceedsCap } from "./exceeds-cap.ts";
 import { balanceIn, covers, readWalletSnapshot, type WalletSnapshot } from "./funding-balance.ts";
 
 /** The asset one attempt charges, at its own quote; `fundedByFallback` when it is not the funding asset. */
-export interface PayingAsset {
+interface PayingAsset {
   asset: string;
   quote: Quote | undefined;
   fundedByFallback: boolean;

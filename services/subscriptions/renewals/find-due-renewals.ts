@@ -9,9 +9,9 @@ import { claimDueSubscriptions, countLiveRenewalClaims, releaseLiveRenewalClaims
  * in the queue or being renewed: the backlog the sweep tops up to); and how
  * long a claim holds (database time) if its job never reports back.
  */
-export const RENEWAL_BATCH = 500;
-export const RENEWAL_LOOKAHEAD = 2500;
-export const RENEWAL_CLAIM_SECONDS = 60;
+const RENEWAL_BATCH = 500;
+const RENEWAL_LOOKAHEAD = 2500;
+const RENEWAL_CLAIM_SECONDS = 60;
 
 export interface DueRenewal {
   subscriptionId: string;

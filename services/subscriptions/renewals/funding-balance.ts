@@ -5,7 +5,7 @@ import type { SubscriptionPorts } from "../ports.ts";
 /** The wallet user and their accounts as one getWalletUser read them: one read serves every check of one assessment. */
 export type WalletSnapshot = Pick<GetWalletUserResponse, "user" | "accounts">;
 
-export interface FundingBalance {
+interface FundingBalance {
   balance: string;
   /** False when the wallet user or this account is frozen: a charge would be refused whatever the balance. */
   usable: boolean;

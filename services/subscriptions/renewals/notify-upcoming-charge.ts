@@ -8,7 +8,7 @@ import { applyCoverage, assessCoverage } from "./charge-at-risk.ts";
 import { upcomingPrice } from "./upcoming-price.ts";
 import { subscriptionsToNotify } from "./renewal-store.ts";
 
-export const NOTICE_BATCH = 500;
+const NOTICE_BATCH = 500;
 
 /**
  * The advance-notice sweep's query: ACTIVE or TRIALING subscriptions whose

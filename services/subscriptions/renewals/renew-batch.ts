@@ -26,7 +26,7 @@ import { isOutage } from "../../platform/dependency-outage.ts";
 /** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */
 export const RENEWAL_JOB_SIZE = 250;
 
-export interface BatchResult {
+interface BatchResult {
   paid: number;
   failed: number;
   /** Subscriptions handed to the one-by-one path (renewSubscription): a plan change due, a charge already in flight, a refusal… */

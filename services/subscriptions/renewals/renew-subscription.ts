@@ -17,13 +17,13 @@ import { choosePayingAsset } from "./choose-paying-asset.ts";
 import { enqueueRechecksAfterDebits } from "./charge-at-risk.ts";
 import { touch } from "../../platform/record-version.ts";
 
-export interface RenewInput {
+interface RenewInput {
   subscriptionId: string;
   /** Retry a PAST_DUE subscription now instead of at its scheduled retry (its funding account was topped up). */
   retryNow?: boolean;
 }
 
-export interface RenewResult {
+interface RenewResult {
   paid: number;
   failed: number;
   /** not_due: nothing (more) to charge; in_progress: another caller holds this period's charge; failed: a charge failed (PAST_DUE or worse). */

@@ -11,7 +11,7 @@ import { recordCancellation } from "../subscription-moves.ts";
 import { touch } from "../../platform/record-version.ts";
 
 /** Statuses the renewal engine charges in. */
-export const BILLABLE_STATUSES: readonly string[] = ["ACTIVE", "TRIALING", "PAST_DUE"];
+const BILLABLE_STATUSES: readonly string[] = ["ACTIVE", "TRIALING", "PAST_DUE"];
 
 /**
  * True when a charge pays the period the subscription is billing now (a

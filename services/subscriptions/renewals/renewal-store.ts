@@ -20,7 +20,7 @@ const BILLED = (column: string) => statusIn(column, subscriptionMachine.statesFr
 const CHARGED = (column: string) => statusIn(column, subscriptionMachine.statesFrom("charge_succeeded"));
 
 /** A subscription the sweep claimed: its next period and what its job is grouped by. */
-export interface ClaimedRenewal {
+interface ClaimedRenewal {
   id: string;
   next_period_index: number;
   retry_count: number;
@@ -72,10 +72,7 @@ export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds:
 }
 
 /** What names a subscription's renewal terms (plan, funding asset, discount and credit): read before any lock. */
-export type RenewalTermsRow = { id: string; merchant_id: string; plan_id: string; funding_asset: string | null; has_fallback: boolean } & Record<
-  string,
-  unknown
->;
+type RenewalTermsRow = { id: string; merchant_id: string; plan_id: string; funding_asset: string | null; has_fallback: boolean } & Record<string, unknown>;
 
 /** Of `ids`, those a renewal may charge (with a funding asset), as RenewalTermsRow: no entity to build. */
 export function chargeableSubscriptions(em: EntityManager, ids: readonly string[]): Promise<RenewalTermsRow[]> {

@@ -19,7 +19,7 @@ export interface BillingPolicies {
   forget(merchantId: string): void;
 }
 
-export const POLICY_CACHE_TTL_MS = 5_000;
+const POLICY_CACHE_TTL_MS = 5_000;
 const POLICY_CACHE_MAX = 10_000;
 
 export function billingPolicies(defaults: BillingPolicy, ttlMs = POLICY_CACHE_TTL_MS, now: () => number = () => performance.now()): BillingPolicies {

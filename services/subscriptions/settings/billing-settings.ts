@@ -2,7 +2,7 @@ import type { BillingPolicy } from "../renewals/billing-policy.ts";
 import type { CustomerEmails, StoredBillingSettings } from "./billing-settings-store.ts";
 
 // The row's shape and statements are the store's; the emails worker and the policies read them through here.
-export { readStoredSettings, writeStoredSettings, type CustomerEmails, type StoredBillingSettings } from "./billing-settings-store.ts";
+export { readStoredSettings, type CustomerEmails } from "./billing-settings-store.ts";
 
 /** What applies to a merchant: its own values over the defaults. */
 export interface EffectiveBillingSettings {
@@ -10,7 +10,7 @@ export interface EffectiveBillingSettings {
   customerEmails: CustomerEmails;
 }
 
-export const DEFAULT_CUSTOMER_EMAILS: CustomerEmails = Object.freeze({ upcomingCharge: true, paymentFailed: true, receipt: true });
+const DEFAULT_CUSTOMER_EMAILS: CustomerEmails = Object.freeze({ upcomingCharge: true, paymentFailed: true, receipt: true });
 
 export function effectiveSettings(stored: StoredBillingSettings | undefined, defaults: BillingPolicy): EffectiveBillingSettings {
   return {

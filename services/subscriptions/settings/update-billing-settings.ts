@@ -8,7 +8,7 @@ import { billingSettingsRecord, effectiveSettings, type EffectiveBillingSettings
 import { lockMerchantSettings, readStoredSettings, writeStoredSettings, type CustomerEmails } from "./billing-settings-store.ts";
 
 /** A partial update: only the fields given change (customerEmails too is merged key by key). */
-export interface BillingSettingsPatch {
+interface BillingSettingsPatch {
   merchantId: string;
   dunningRetryDays?: number[] | undefined;
   dunningFinalStatus?: string | undefined;
