@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import PDFDocument from "pdfkit";
 
 /**
  * The receipt as a PDF (pdfkit), one A4 page, with DejaVu Sans embedded
@@ -38,6 +37,8 @@ const day = (iso: string) => iso.slice(0, 10);
 const instant = (iso: string) => `${iso.slice(0, 19).replace("T", " ")} UTC`;
 
 export async function renderReceiptPdf(r: ReceiptView): Promise<Buffer> {
+  // Loaded on the first receipt, not at start: pdfkit and its font tables are 11 MiB of every gateway's RSS (issue 27).
+  const { default: PDFDocument } = await import("pdfkit");
   const doc = new PDFDocument({ size: "A4", margin: 56, info: { Title: `Receipt ${r.receiptNumber}`, Author: r.merchant.name } });
   doc.registerFont("body", FONT);
   doc.registerFont("bold", FONT_BOLD);

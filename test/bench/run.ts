@@ -2,8 +2,9 @@
  * `npm run bench` (issue 16): each figure against its bare-code baseline from
  * ../shared/bench, bracketed baseline → service → baseline in one run;
  * ratio = service ÷ mean of the two baselines. `npm run bench -- renewals`
- * runs one (names: create read expiry webhooks webhooks-split renewals). Not part of CI.
- * webhooks-split: the deployed shape, each role its own process (split-figures.ts).
+ * runs one (names: create read create-split read-split rss expiry webhooks webhooks-split renewals). Not part of CI.
+ * webhooks-split, create-split, read-split: the deployed shape, each role its own process (split-figures.ts);
+ * rss: one `npm start` process after B3 + B1, its resident memory read from /proc.
  * Targets are issue 27's. Knobs: BENCH_EXPIRY (10000), BENCH_WEBHOOK_EVENTS (5000), BENCH_WEBHOOK_MAX_IN_FLIGHT (50), BENCH_RENEWALS
  * (10000), BENCH_DURATION/BENCH_WARMUP/BENCH_CONNECTIONS (the baselines'
  * autocannon shape, also used for the service), BENCH_BASELINES_DIR.
@@ -12,9 +13,9 @@
 import { dropTemplate } from "../support/database.ts";
 import { benchPgUrl, runBaseline, type BaselineName } from "./baselines.ts";
 import { ApiFigures, expiryFigure, renewalsFigure, webhooksFigure, type FigureResult } from "./figures.ts";
-import { splitWebhooksFigure } from "./split-figures.ts";
+import { SplitApiFigures, splitWebhooksFigure } from "./split-figures.ts";
 
-const ALL = ["create", "read", "expiry", "webhooks", "webhooks-split", "renewals"] as const;
+const ALL = ["create", "read", "create-split", "read-split", "rss", "expiry", "webhooks", "webhooks-split", "renewals"] as const;
 type Figure = (typeof ALL)[number];
 const asked = process.argv.slice(2).filter((a) => a !== "--");
 const bad = asked.filter((a) => !ALL.includes(a as Figure));
@@ -122,6 +123,50 @@ try {
             `V8 keeps the pages its heap once grew to, so RSS shows the peak heap: npm scripts run node with ${process.execArgv.filter((a) => a.startsWith("--max-semi") || a.startsWith("--heap-growing")).join(" ") || "no heap flags"})`,
         );
       }
+    } finally {
+      await api.close();
+    }
+  }
+  if (figures.includes("create-split") || figures.includes("read-split")) {
+    const api = new SplitApiFigures("split");
+    await api.start();
+    try {
+      if (figures.includes("create-split")) {
+        const run = await bracket("create", {}, () => api.create());
+        addRow("B3 POST /subscriptions req/s, split roles", run, "req_per_s", "higher", 0.35, "req/s");
+      }
+      if (figures.includes("read-split")) {
+        const run = await bracket("read", {}, () => api.read());
+        addRow("B1 GET /subscriptions/{id} req/s, split roles", run, "req_per_s", "higher", 0.35, "req/s");
+        addRow("B1 p99, split roles", run, "p99_ms", "lower", 4, "ms");
+      }
+      notes.push(`split roles after the load: ${(await api.memory()).map((m) => `${m.name} RSS ${m.rss} MiB (peak ${m.peak})`).join(", ")}`);
+    } finally {
+      await api.close();
+    }
+  }
+  if (figures.includes("rss")) {
+    // Not bracketed: an absolute target. The loads are the baselines' (loadChild), against one npm start process.
+    const api = new SplitApiFigures("all");
+    await api.start();
+    try {
+      const idle = (await api.memory())[0]!;
+      const created = await api.create();
+      const read = await api.read();
+      const after = (await api.memory())[0]!;
+      rows.push({
+        figure: "RSS of npm start after B3 + B1",
+        baseline: [after.rss, after.rss],
+        service: after.rss,
+        sense: "absolute",
+        target: 250,
+        unit: "MiB",
+        correctness: `create ${created.correctness}; read ${read.correctness}`,
+        ok: created.ok && read.ok,
+      });
+      notes.push(
+        `npm start: RSS ${idle.rss} MiB once ready (${idle.heap}), ${after.rss} MiB after B3 (${created.values.req_per_s} req/s) + B1 (${read.values.req_per_s} req/s) (${after.heap}), peak ${after.peak} MiB`,
+      );
     } finally {
       await api.close();
     }

@@ -6,9 +6,11 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
-import { SplitSystem } from "./split-roles.ts";
+import { SplitSystem, type RoleProcess } from "./split-roles.ts";
 import { randomUUID } from "node:crypto";
-import type { FigureResult } from "./figures.ts";
+import { loadChild, type FigureResult } from "./figures.ts";
+import { createPlan, createWalletUser } from "../support/subscriptions.ts";
+import type { TestSystem } from "../support/system.ts";
 import { createOrm } from "../../services/platform/database/orm.ts";
 import { entities } from "../../services/entities.ts";
 import { recordEvent } from "../../services/events/record-event.ts";
@@ -108,5 +110,91 @@ async function cpuSeconds(pid: number): Promise<number | undefined> {
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return undefined;
+  }
+}
+
+/** A process's resident memory now and at its peak (VmRSS, VmHWM), in MiB, from /proc (Linux). */
+async function residentMib(pid: number): Promise<{ rss: number; peak: number }> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rss: Math.round(kib("VmRSS") / 1024), peak: Math.round(kib("VmHWM") / 1024) };
+}
+
+/**
+ * B3 then B1 against the service as an SRE runs it (issue 27): `split` — gateway, services and workers
+ * (every group) as separate processes, the Kubernetes shape — or `all` — one `npm start` process. The load
+ * generator is the baselines' own (loadChild). After both, the resident memory of each process (the target
+ * "RSS of npm start after B1 + B3 ≤ 250 MiB" reads the `all` shape's).
+ */
+export class SplitApiFigures {
+  readonly sys = new SplitSystem();
+  private roles: RoleProcess[] = [];
+  private apiKey = "";
+  private planId = "";
+  private userId = "";
+
+  readonly shape: "split" | "all";
+
+  constructor(shape: "split" | "all") {
+    this.shape = shape;
+  }
+
+  async start(): Promise<void> {
+    await this.sys.start();
+    if (this.shape === "all") {
+      this.roles.push(await this.sys.spawnRole("npm start", "all"));
+    } else {
+      this.roles.push(await this.sys.spawnRole("services", "services"));
+      this.roles.push(await this.sys.spawnRole("gateway", "gateway"));
+      this.roles.push(await this.sys.spawnRole("workers", "workers"));
+    }
+    const merchant = await this.sys.createMerchant("Bench");
+    this.apiKey = merchant.apiKey;
+    this.planId = (await createPlan(merchant.api, { amount: "1" })).id;
+    this.userId = (await createWalletUser(this.sys as unknown as TestSystem)).id;
+  }
+
+  async create(): Promise<FigureResult> {
+    const r = await loadChild({
+      url: `${this.sys.baseUrl}/api/v1/subscriptions`,
+      method: "POST",
+      apiKey: this.apiKey,
+      body: { planId: this.planId, walletUserId: this.userId, successUrl: "https://merchant.example/ok", cancelUrl: "https://merchant.example/no" },
+    });
+    const [row] = await this.sys.sql<{ rows: number; refs: number; events: number }>(
+      "select count(*)::int as rows, count(distinct external_reference)::int as refs, (select count(*)::int from events where type = 'subscription.created') as events from subscriptions",
+    );
+    return {
+      values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms! },
+      ok: r.non_2xx === 0 && r.errors === 0 && row!.rows === row!.refs && row!.events === row!.rows,
+      correctness: `non2xx ${r.non_2xx}, errors ${r.errors}, ${row!.rows} rows, dup refs ${row!.rows - row!.refs}, events ${row!.events}`,
+    };
+  }
+
+  async read(): Promise<FigureResult> {
+    const ids = (await this.sys.sql<{ id: string }>("select id from subscriptions")).map((r) => r.id);
+    const r = await loadChild({ url: `${this.sys.baseUrl}/api/v1/subscriptions`, method: "GET", apiKey: this.apiKey, ids });
+    return {
+      values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms! },
+      ok: r.non_2xx === 0 && r.errors === 0,
+      correctness: `non2xx ${r.non_2xx}, errors ${r.errors}`,
+      notes: `${this.shape === "all" ? "npm start" : "split roles"}: random ids over ${ids.length} rows (those B3 created)`,
+    };
+  }
+
+  /** Each process's resident memory now and at its peak, and what of it V8's heap holds (its /metrics). */
+  async memory(): Promise<{ name: string; rss: number; peak: number; heap: string }[]> {
+    return Promise.all(
+      this.roles.map(async (r) => {
+        const metrics = await fetch(`http://127.0.0.1:${r.opsPort}/metrics`).then((res) => res.text());
+        const gauge = (name: string) => Math.round(Number(new RegExp(`^${name} (\\S+)$`, "m").exec(metrics)?.[1] ?? NaN) / 2 ** 20);
+        const heap = `V8 heap ${gauge("nodejs_heap_size_used_bytes")} used of ${gauge("nodejs_heap_size_total_bytes")} MiB, external ${gauge("nodejs_external_memory_bytes")} MiB`;
+        return { name: r.name, ...(await residentMib(r.child.pid!)), heap };
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.sys.close();
   }
 }

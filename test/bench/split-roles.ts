@@ -21,7 +21,7 @@ import { apiClient, type ApiClient } from "../support/http.ts";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The npm scripts' node flags (package.json "start:*"). */
 const NODE_ARGS = [
-  "--max-semi-space-size=32",
+  "--max-semi-space-size=16",
   "--heap-growing-percent=50",
   "--import",
   "./services/platform/observability/register.ts",
@@ -30,7 +30,7 @@ const NODE_ARGS = [
 ];
 const ADMIN_KEY = "bench-admin-key-0123456789";
 
-export type Role = "gateway" | "services" | "workers";
+export type Role = "gateway" | "services" | "workers" | "all";
 
 export interface RoleProcess {
   name: string;
