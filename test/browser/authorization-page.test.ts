@@ -6,6 +6,7 @@ import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, eventsOf, localUrl, PIN, type WalletUserFixture } from "../support/subscriptions.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
+import { eventually } from "../support/eventually.ts";
 
 /**
  * The hosted authorization page in a real headless Chromium, with JavaScript
@@ -271,11 +272,15 @@ describe("hosted authorization page (headless Chromium)", function () {
     const page = await context.newPage();
     await page.goto(s.url);
     await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 301 });
-    let res = await page.goto(s.url);
-    for (let i = 0; i < 20 && res!.status() !== 410; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      res = await page.goto(s.url);
-    }
+    const res = await eventually(
+      async () => {
+        const answer = await page.goto(s.url);
+        return answer!.status() === 410 && answer;
+      },
+      5_000,
+      "the page to say the link expired",
+      100,
+    );
     expect(res!.status()).to.equal(410);
     expect(res!.headers()["content-type"]).to.include("text/html");
     expect(await page.textContent("h1")).to.equal("This link has expired");

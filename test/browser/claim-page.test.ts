@@ -3,7 +3,7 @@ import { chromium, type Browser } from "playwright-core";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
-import { eventually } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { available, paidOrder } from "../support/order-refunds.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 

@@ -6,7 +6,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
-import { createPlan, createSubscription, createWalletUser, eventually, localUrl, PIN, type WalletUserFixture } from "../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, localUrl, PIN, type WalletUserFixture } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 
 /** Where the receipt page's screenshots are written (one per width), for a person to look at. */
 const SHOTS = join(tmpdir(), "billing-screenshots");

@@ -5,7 +5,8 @@ import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
-import { createPlan, createWalletUser, credit, eventsOf, eventually, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
+import { createPlan, createWalletUser, credit, eventsOf, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { approvedSubscription, changeOf, createChange } from "../support/change-sessions.ts";
 
 /**

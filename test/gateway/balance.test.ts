@@ -7,7 +7,8 @@ import { chargeSchema } from "../../gateway/schemas/subscription-charges.ts";
 import { pageSchema } from "../../gateway/schemas/common.ts";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { subscriptionsRpc } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { approvedSubscription } from "../support/billing.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 

@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { infrastructure } from "../support/infrastructure.ts";
-import { createPlan, createWalletUser, eventually, subscriptionBody } from "../support/subscriptions.ts";
+import { createPlan, createWalletUser, subscriptionBody } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 
 /**

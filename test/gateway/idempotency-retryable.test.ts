@@ -7,7 +7,8 @@ import { SERVICE_NAMES } from "../../services/platform/config.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { subscriptionsRpc } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { approvedSubscription } from "../support/billing.ts";
 
 /** How a services process can break a call: what a kill, a crash or a restart looks like to the gateway. */

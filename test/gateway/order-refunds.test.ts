@@ -4,7 +4,7 @@ import { orderRefundSchema } from "../../gateway/schemas/order-refunds.ts";
 import { paymentOrderSchema } from "../../gateway/schemas/payment-orders.ts";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { eventually } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { settle } from "../support/sweeps.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 import { available, paidOrder } from "../support/order-refunds.ts";

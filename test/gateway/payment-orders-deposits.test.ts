@@ -3,7 +3,8 @@ import { Webhook } from "standardwebhooks";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { apiClient } from "../support/http.ts";
-import { eventually, startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { eventually } from "../support/eventually.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 
 describe("POST /admin/v1/deposits and the merchant walk-through (deposit → status → webhook)", () => {

@@ -6,7 +6,7 @@ import { ALL_JOBS } from "../../workers/registry.ts";
 import { payoutJobs } from "../../services/payouts/jobs.ts";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { eventually } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 
 const TRON_ADDRESS = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";

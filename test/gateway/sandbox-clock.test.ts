@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
-import { createPlan, createSubscription, createWalletUser, eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, subscriptionsRpc } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { approvedSubscription, chargesOf, DAY, subscriptionOf } from "../support/billing.ts";
 
 /** The operator's sandbox clock: GET /admin/v1/sandbox/clock and POST …/advance, only when SANDBOX=true. */

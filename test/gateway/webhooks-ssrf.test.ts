@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
-import { startWebhookReceiver, eventually, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { eventually } from "../support/eventually.ts";
 import { emitEvents } from "../support/events.ts";
 
 /** Production mode: SANDBOX=false, so the SSRF rule applies unless WEBHOOK_ALLOW_PRIVATE=true. */

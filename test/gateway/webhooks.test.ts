@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { Webhook } from "standardwebhooks";
 import { ADMIN_KEY, startTestSystem, type TestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { startWebhookReceiver, eventually, type WebhookReceiver, type ReceivedWebhook } from "../support/webhook-receiver.ts";
+import { startWebhookReceiver, type WebhookReceiver, type ReceivedWebhook } from "../support/webhook-receiver.ts";
+import { eventually } from "../support/eventually.ts";
 import { emitEvents, waitUntilRelayed } from "../support/events.ts";
 import { settle } from "../support/sweeps.ts";
 

@@ -6,7 +6,8 @@ import { startTestSystem, type TestSystem } from "../support/system.ts";
 import { startSystem } from "../../cli/system.ts";
 import { createLogger } from "../../services/platform/logger.ts";
 import { scrape } from "../support/prometheus.ts";
-import { createPlan, createSubscription, createWalletUser, eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, subscriptionsRpc } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { advanceBy, approvedSubscription, DAY, waitForCharges } from "../support/billing.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 

@@ -3,7 +3,7 @@ import pg from "pg";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import { infrastructure } from "../support/infrastructure.ts";
 import { createPlan } from "../support/subscriptions.ts";
-import { eventually } from "../support/webhook-receiver.ts";
+import { eventually } from "../support/eventually.ts";
 
 /**
  * A write that reaches a read-only node — a primary demoted by a failover,

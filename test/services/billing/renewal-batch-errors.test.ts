@@ -4,7 +4,8 @@ import { pino } from "pino";
 import { renewBatchKind } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { claimDueRenewals } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
 import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
-import { createPlan, eventually, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { createPlan, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceTo, approvedSubscription, chargesOf, subscriptionOf } from "../../support/billing.ts";
 
 /**

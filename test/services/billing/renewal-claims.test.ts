@@ -6,7 +6,8 @@ import { createLogger } from "../../../services/platform/logger.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import type { JobDeps, SweepHandler } from "../../../services/platform/queue/define-job.ts";
 import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
-import { createWalletUser, eventually, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceBy, approvedSubscription, chargesOf, DAY, waitForQuiet } from "../../support/billing.ts";
 
 const claimsOf = (sys: TestSystem, ids: string[]) =>

@@ -6,7 +6,8 @@ import type { SubscriptionsService } from "../../../proto/gen/billing/subscripti
 import { WORKER_GROUP_NAMES } from "../../../services/platform/config.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { createWalletUser, eventually, subscriptionsRpc, type WalletUserFixture } from "../../support/subscriptions.ts";
+import { createWalletUser, subscriptionsRpc, type WalletUserFixture } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceBy, advanceTo, approvedSubscription, DAY, waitForStatus } from "../../support/billing.ts";
 import { settle } from "../../support/sweeps.ts";
 import { startSmtpSink, type ReceivedEmail, type SmtpSink } from "../../support/smtp-sink.ts";

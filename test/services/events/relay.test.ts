@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { Webhook } from "standardwebhooks";
 import { ADMIN_KEY, startTestSystem, type TestSystem } from "../../support/system.ts";
-import { startWebhookReceiver, eventually, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { eventually } from "../../support/eventually.ts";
 import { startWebhookWorkers } from "../../support/webhook-workers.ts";
 import { emitEvents } from "../../support/events.ts";
 import { relayEvents } from "../../../services/events/relay-events.ts";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { eventually } from "../../support/webhook-receiver.ts";
+import { eventually } from "../../support/eventually.ts";
 import { createOrder, orderClients } from "./orders-client.ts";
 
 /**

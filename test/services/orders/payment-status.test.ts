@@ -5,7 +5,7 @@ import { DepositOutcome, type OrdersService } from "../../../proto/gen/billing/o
 import type { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { eventually } from "../../support/webhook-receiver.ts";
+import { eventually } from "../../support/eventually.ts";
 import { rpcFailure } from "../wallet/wallet-client.ts";
 import { createOrder, merchantBalance, orderClients, orderEventTypes } from "./orders-client.ts";
 

@@ -13,7 +13,7 @@ import type { ChainPort, PayoutPorts } from "../../../services/payouts/payout-po
 import { backoffSeconds, MAX_CALL_FAILURES } from "../../../services/platform/wallet-calls/wallet-call.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { eventually } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { createOrder } from "../orders/orders-client.ts";
 
 const TRON_ADDRESS = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";

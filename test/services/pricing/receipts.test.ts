@@ -4,7 +4,8 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { ApprovalOutcome, type SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { recordAnswer } from "../../support/answers-seen.ts";
-import { createPlan, createSubscription, createWalletUser, eventsOf, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 
 /** Receipts (issue 25): numbers gap-free per merchant in commit order, the receipt URL, GET /charges/{id}, the PDF. */
 describe("pricing: receipts", () => {

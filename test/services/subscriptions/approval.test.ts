@@ -6,7 +6,8 @@ import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { periodEnd } from "../../../services/subscriptions/billing-calendar.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { balances, createPlan, createSubscription, createWalletUser, eventsOf, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { balances, createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 
 /** Approval through the service (the hosted page calls exactly this after checking password and PIN). */
 describe("subscription approval and the first payment", () => {

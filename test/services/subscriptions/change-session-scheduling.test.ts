@@ -10,7 +10,8 @@ import { createChangeSession } from "../../../services/subscriptions/change-sess
 import { subscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { createPlan, createWalletUser, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { createPlan, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceClock, approvedSubscription, changeEventTypes, changeOf, createChange, subscriptionOf } from "../../support/change-sessions.ts";
 import { settle } from "../../support/sweeps.ts";
 

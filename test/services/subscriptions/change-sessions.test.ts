@@ -4,7 +4,8 @@ import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { balances, createPlan, createSubscription, createWalletUser, credit, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { balances, createPlan, createSubscription, createWalletUser, credit, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceClock, approvedSubscription, changeBody, changeEventTypes, changeOf, createChange, subscriptionOf } from "../../support/change-sessions.ts";
 import { settle } from "../../support/sweeps.ts";
 

@@ -3,7 +3,8 @@ import { expireAuthorizationKind } from "../../../services/subscriptions/subscri
 import { expireAuthorization } from "../../../services/subscriptions/expire-authorization.ts";
 import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { createPlan, createSubscription, createWalletUser, eventsOf, eventually, localUrl, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, eventsOf, localUrl, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 
 const advance = async (sys: TestSystem, seconds: number) => {
   const res = await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds });

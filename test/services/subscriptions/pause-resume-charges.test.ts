@@ -7,6 +7,7 @@ import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { balances, createPlan, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf } from "../../support/billing.ts";
+import { eventually } from "../../support/eventually.ts";
 
 /** Pause and resume around a renewal charge in flight, and resume reading the plan under the lock (issue 15). */
 describe("pause and resume: charges in flight and the plan under the lock", () => {
@@ -95,18 +96,18 @@ describe("pause and resume: charges in flight and the plan under the lock", () =
       await holder.query("select id from subscriptions where id = $1 for update", [subscriptionId]);
       const resumed = api.post(`/api/v1/subscriptions/${subscriptionId}/resume`, {});
       // The resume has read the (daily) plan and now waits for the lock.
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const { rows } = await holder.query(
-          "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
-        );
-        if (rows[0].n > 0) break;
-        if (Date.now() > deadline)
-          throw new Error(
-            `resume never waited for the lock: ${JSON.stringify((await Promise.race([resumed, sleep(10).then(() => ({ text: "pending" }))])).text)}`,
+      await eventually(
+        async () => {
+          const { rows } = await holder.query(
+            "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
           );
-        await sleep(20);
-      }
+          return rows[0].n > 0;
+        },
+        10_000,
+        async () =>
+          `the resume to wait for the lock (it answered ${JSON.stringify((await Promise.race([resumed, sleep(10).then(() => ({ text: "pending" }))])).text)})`,
+        20,
+      );
       // An IMMEDIATE change to the weekly plan commits while the resume waits.
       await holder.query("update subscriptions set plan_id = $1 where id = $2", [weekly.id, subscriptionId]);
       await holder.query("commit");

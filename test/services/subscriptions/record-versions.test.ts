@@ -3,7 +3,8 @@ import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { createPlan, createSubscription, createWalletUser, eventsOf, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceBy, approvedSubscription, DAY, subscriptionOf, waitForCharges, waitForQuiet } from "../../support/billing.ts";
 import { changeEventTypes, changeOf, createChange } from "../../support/change-sessions.ts";
 

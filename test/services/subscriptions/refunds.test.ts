@@ -8,7 +8,8 @@ import { add, amount, convert, formatAmount, sub, zero } from "../../../services
 import { lockAccounts, openAccount, postTransactions } from "../../../services/wallet/ledger.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { balances, createWalletUser, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { balances, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { createChange } from "../../support/change-sessions.ts";
 import { advanceBy, approvedSubscription, DAY, subscriptionOf, waitForStatus } from "../../support/billing.ts";
 import { settleRefund } from "../../../services/subscriptions/refunds/settle-refund.ts";
