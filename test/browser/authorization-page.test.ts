@@ -2,7 +2,7 @@ import { expect } from "chai";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, eventsOf, localUrl, PIN, type WalletUserFixture } from "../support/subscriptions.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
@@ -15,7 +15,6 @@ import { eventually } from "../support/eventually.ts";
  */
 describe("hosted authorization page (headless Chromium)", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let browser: Browser;
   let context: BrowserContext;
@@ -23,8 +22,9 @@ describe("hosted authorization page (headless Chromium)", function () {
   let merchantBase: string;
   let plan: any;
 
+  const sys = useTestSystem();
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     api = (await sys.createMerchant("Acme Streaming")).api;
     plan = await createPlan(api, {
       name: "Pro Monthly",
@@ -45,7 +45,6 @@ describe("hosted authorization page (headless Chromium)", function () {
   after(async () => {
     await browser?.close();
     merchant?.close();
-    await sys?.close();
   });
   beforeEach(async () => {
     context = await browser.newContext({ javaScriptEnabled: false });

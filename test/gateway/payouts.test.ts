@@ -4,7 +4,7 @@ import { balanceObjectSchema } from "../../gateway/schemas/balance.ts";
 import { adminPayoutSchema, destinationSchema, payoutSchema } from "../../gateway/schemas/payouts.ts";
 import { ALL_JOBS } from "../../workers/registry.ts";
 import { payoutJobs } from "../../services/payouts/jobs.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { type TestSystem, useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { eventually } from "../support/eventually.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
@@ -70,19 +70,15 @@ async function booksClean(sys: TestSystem) {
 }
 
 describe("payouts over the real stack (sandbox chain)", () => {
-  let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
   let other: { id: string; api: ApiClient };
   let destinationId: string;
 
+  const sys = useTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "60" } });
   before(async () => {
-    sys = await startTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "60" } });
     merchant = await sys.createMerchant("Payout shop");
     other = await sys.createMerchant("Other shop");
     await fund(sys, merchant.api, "100");
-  });
-  after(async () => {
-    await sys?.close();
   });
 
   describe("destinations", () => {
@@ -303,13 +299,7 @@ describe("payouts over the real stack (sandbox chain)", () => {
 });
 
 describe("reconciliation of payouts", () => {
-  let sys: TestSystem;
-  before(async () => {
-    sys = await startTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" } });
-  });
-  after(async () => {
-    await sys?.close();
-  });
+  const sys = useTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" } });
 
   it("is clean after a PAID payout, and reports amounts that differ, a row without its money and a payout PAID twice", async () => {
     const shop = await sys.createMerchant("Reconciled shop");
@@ -349,21 +339,17 @@ describe("reconciliation of payouts", () => {
 });
 
 describe("payouts held before the chain (no payouts jobs): cancel, review, approve, reject", () => {
-  let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
   let destinationId: string;
 
+  const withoutPayouts = ALL_JOBS.filter((h) => !payoutJobs.includes(h as never));
+  const sys = useTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" }, jobs: withoutPayouts });
   before(async () => {
-    const withoutPayouts = ALL_JOBS.filter((h) => !payoutJobs.includes(h as never));
-    sys = await startTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" }, jobs: withoutPayouts });
     merchant = await sys.createMerchant("Held shop");
     await fund(sys, merchant.api, "100");
     const res = await merchant.api.post("/api/v1/payout-destinations", { asset: "USDT_TRON", address: TRON_ADDRESS });
     expect(res.body.status).to.equal("ACTIVE");
     destinationId = res.body.id;
-  });
-  after(async () => {
-    await sys?.close();
   });
 
   it("cancel: PENDING → CANCELLED, amount + fee back at once; cancelling again is 409 INVALID_STATUS_TRANSITION", async () => {

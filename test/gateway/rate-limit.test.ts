@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { startTestSystem, type TestSystem, useTestSystem } from "../support/system.ts";
 import { startRedisProcess, type RedisProcess } from "../support/redis-process.ts";
 import { rateLimiter } from "../../gateway/rate-limit/rate-limit.ts";
 import { pino } from "pino";
@@ -18,12 +18,8 @@ const params = (header: string | null) =>
   );
 
 describe("per-merchant rate limits (token bucket in Redis)", () => {
-  let sys: TestSystem;
-  before(async () => {
-    // Empty = unset: the documented defaults (the test harness raises them for other files).
-    sys = await startTestSystem({ workerGroups: [], env: { RATE_LIMIT_BURST: "", RATE_LIMIT_PER_SECOND: "" } });
-  });
-  after(async () => sys?.close());
+  // Empty = unset: the documented defaults (the test harness raises them for other files).
+  const sys = useTestSystem({ workerGroups: [], env: { RATE_LIMIT_BURST: "", RATE_LIMIT_PER_SECOND: "" } });
 
   const limit = (id: string, body: unknown) => sys.admin.request("PATCH", `/admin/v1/merchants/${id}`, { body });
 

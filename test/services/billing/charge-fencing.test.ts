@@ -8,7 +8,7 @@ import { SubscriptionCharge } from "../../../services/subscriptions/entities.ts"
 import { chargeWallet, commitSettle } from "../../../services/subscriptions/charges/settle-charge.ts";
 import { takeLease } from "../../../services/platform/wallet-calls/wallet-call.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { type TestSystem, useTestSystem } from "../../support/system.ts";
 import { balances, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceTo, approvedSubscription, chargesOf, subscriptionOf } from "../../support/billing.ts";
 
@@ -29,13 +29,12 @@ async function debitsOf(sys: TestSystem, subscriptionId: string): Promise<number
  * Played step by step (no timing), it must end with one debit and a renewed period.
  */
 describe("charge protocol: a settle delayed past its lease is fenced off", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let clients: RpcClients;
   let ports: SubscriptionPorts;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     clients = new RpcClients(sys.config.internalApiToken);
     ports = subscriptionPorts({ rpc: clients, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") });
@@ -43,7 +42,6 @@ describe("charge protocol: a settle delayed past its lease is fenced off", () =>
   after(async () => {
     clients?.close();
     rpc?.close();
-    await sys?.close();
   });
 
   it("refused → stall → top-up → sweep takes over and is paid → the stale FAILED settle commits nothing: one debit, no dunning", async () => {

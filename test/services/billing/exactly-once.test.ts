@@ -8,7 +8,7 @@ import { createLogger } from "../../../services/platform/logger.ts";
 import { startSystem, type RunningSystem } from "../../../cli/system.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
 import { renewSubscriptionKind } from "../../../services/subscriptions/renewals/renewal-queue.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { startTestSystem, type TestSystem, useTestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import {
   advanceBy,
@@ -25,19 +25,17 @@ import {
 
 describe("recurring billing: exactly one charge per period", () => {
   describe("the use case raced against itself (no workers running)", () => {
-    let sys: TestSystem;
     let rpc: ReturnType<typeof subscriptionsRpc>;
     let wired: ReturnType<typeof portsFor>;
 
+    const sys = useTestSystem({ workerGroups: [] });
     before(async () => {
-      sys = await startTestSystem({ workerGroups: [] });
       rpc = subscriptionsRpc(sys);
       wired = portsFor(sys);
     });
     after(async () => {
       wired?.close();
       rpc?.close();
-      await sys?.close();
     });
 
     it("eight concurrent runs on one subscription with three periods due: three charges, each debited once", async () => {
@@ -115,17 +113,15 @@ describe("recurring billing: exactly one charge per period", () => {
   });
 
   describe("a renewal worker process SIGKILLed after the debit, before the settle", () => {
-    let sys: TestSystem;
     let rpc: ReturnType<typeof subscriptionsRpc>;
 
+    // Only the scheduler group runs here (its sweep finishes stale charges); the child process is the only renewer.
+    const sys = useTestSystem({ workerGroups: ["scheduler"] });
     before(async () => {
-      // Only the scheduler group runs here (its sweep finishes stale charges); the child process is the only renewer.
-      sys = await startTestSystem({ workerGroups: ["scheduler"] });
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("the stale-charge sweep finishes its charge with the same key: the customer is debited once and the period advances", async () => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { createPlan, createSubscription, createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription } from "../../support/billing.ts";
 
@@ -14,16 +14,14 @@ const BILLING = fileURLToPath(new URL("../../../cli/billing.ts", import.meta.url
 
 /** Reconciliation: every wallet transaction of a charge against the row that should own it, and back (issue 15). */
 describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   let period = 100;

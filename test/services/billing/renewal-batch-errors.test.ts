@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { renewBatchKind } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { claimDueRenewals } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
-import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
+import { handlersOf, useTestSystem } from "../../support/system.ts";
 import { createPlan, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { eventually } from "../../support/eventually.ts";
 import { advanceTo, approvedSubscription, chargesOf, subscriptionOf } from "../../support/billing.ts";
@@ -16,19 +16,17 @@ import { advanceTo, approvedSubscription, chargesOf, subscriptionOf } from "../.
  * released with the others, and the rest of the set renewed in the same run.
  */
 describe("recurring billing: one subscription that cannot be renewed does not fail its set", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   const logLines: Record<string, unknown>[] = [];
 
+  const logger = pino({ level: "warn" }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
+  // Only the batch job runs: the test claims and enqueues as the sweep does, then watches that one run.
+  const sys = useTestSystem({ workerGroups: ["renewals"], jobs: handlersOf(renewBatchKind), logger });
   before(async () => {
-    const logger = pino({ level: "warn" }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
-    // Only the batch job runs: the test claims and enqueues as the sweep does, then watches that one run.
-    sys = await startTestSystem({ workerGroups: ["renewals"], jobs: handlersOf(renewBatchKind), logger });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("the bad one is logged and counted once and released; the others, before and after it, are renewed by the same job", async () => {

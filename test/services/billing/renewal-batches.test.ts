@@ -1,25 +1,23 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { renewBatch } from "../../../services/subscriptions/renewals/renew-batch.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceTo, approvedSubscription, chargesOf, DAY, debitsOf, portsFor, subscriptionOf } from "../../support/billing.ts";
 
 /** The renewal engine's sets (renew-batch.ts): the same outcomes as renewing one by one, each period charged once. */
 describe("recurring billing: renewals in sets", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let wired: ReturnType<typeof portsFor>;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     wired = portsFor(sys);
   });
   after(async () => {
     wired?.close();
     rpc?.close();
-    await sys?.close();
   });
 
   it("four concurrent runs over overlapping sets, three months due each: every period charged and debited once, in order", async () => {

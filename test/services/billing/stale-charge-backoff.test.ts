@@ -5,19 +5,18 @@ import { createLogger } from "../../../services/platform/logger.ts";
 import { subscriptionPorts, type SubscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { settleStaleCharges } from "../../../services/subscriptions/charges/settle-charge.ts";
 import { MAX_CALL_FAILURES as MAX_SETTLE_FAILURES, SWEEP_BATCH as STALE_CHARGE_BATCH } from "../../../services/platform/wallet-calls/wallet-call.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription, chargesOf, subscriptionOf, advanceTo } from "../../support/billing.ts";
 
 /** Rows that keep failing back off and are parked: they never block newer ones (issue 15). */
 describe("stale-charge sweep: back-off and parking", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let clients: RpcClients;
   let ports: SubscriptionPorts;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     clients = new RpcClients(sys.config.internalApiToken);
     ports = subscriptionPorts({ rpc: clients, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") });
@@ -25,7 +24,6 @@ describe("stale-charge sweep: back-off and parking", () => {
   after(async () => {
     clients?.close();
     rpc?.close();
-    await sys?.close();
   });
 
   it(`${STALE_CHARGE_BATCH} permanently failing rows do not block a newer one; they back off, then are parked and reported`, async () => {

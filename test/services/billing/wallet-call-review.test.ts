@@ -7,7 +7,7 @@ import { renewSubscription } from "../../../services/subscriptions/renewals/rene
 import { retryPastDueOnTopUp } from "../../../services/subscriptions/renewals/retry-on-top-up.ts";
 import { settleStaleCharges } from "../../../services/subscriptions/charges/settle-charge.ts";
 import { settleStaleRefunds } from "../../../services/subscriptions/refunds/settle-refund.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { type TestSystem, useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, createWalletUser, credit, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../../support/change-sessions.ts";
 import { advanceTo, chargesOf, debitsOf, portsFor, subscriptionOf } from "../../support/billing.ts";
@@ -20,16 +20,14 @@ import { advanceTo, chargesOf, debitsOf, portsFor, subscriptionOf } from "../../
  */
 describe("wallet calls: the review's cases", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   const reconciliationClean = async () => {

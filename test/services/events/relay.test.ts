@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Webhook } from "standardwebhooks";
-import { ADMIN_KEY, startTestSystem, type TestSystem } from "../../support/system.ts";
+import { ADMIN_KEY, useTestSystem } from "../../support/system.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 import { eventually } from "../../support/eventually.ts";
 import { startWebhookWorkers } from "../../support/webhook-workers.ts";
@@ -11,17 +11,15 @@ import { deliveryJobId } from "../../../services/events/webhook-queue.ts";
 import { settle } from "../../support/sweeps.ts";
 
 describe("outbox relay and delivery queue", () => {
-  let sys: TestSystem;
   let receiver: WebhookReceiver;
 
+  // No workers: the test drives the relay and the sweep by hand, then starts the workers.
+  const sys = useTestSystem({ workerGroups: [], env: { WEBHOOK_RETRY_SCHEDULE: "3600" } });
   before(async () => {
-    // No workers: the test drives the relay and the sweep by hand, then starts the workers.
-    sys = await startTestSystem({ workerGroups: [], env: { WEBHOOK_RETRY_SCHEDULE: "3600" } });
     receiver = await startWebhookReceiver();
   });
   after(async () => {
     await receiver?.close();
-    await sys?.close();
   });
 
   const queuedJobs = async () => {

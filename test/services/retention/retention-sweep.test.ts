@@ -9,7 +9,7 @@ import type { JobDeps } from "../../../services/platform/queue/define-job.ts";
 import { RETAINED_TABLES } from "../../../services/retention/retention-registry.ts";
 import { retentionJobs } from "../../../services/retention/jobs.ts";
 import { MONTHS_AHEAD, sweepRetention } from "../../../services/retention/sweep-retention.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { type TestSystem, useTestSystem } from "../../support/system.ts";
 import { createPlan } from "../../support/subscriptions.ts";
 import { advanceBy } from "../../support/billing.ts";
 
@@ -58,7 +58,6 @@ async function insertDelivery(sys: TestSystem, merchantId: string, endpointId: s
 }
 
 describe("retention sweep (monthly partitions)", () => {
-  let sys: TestSystem;
   let merchant: Awaited<ReturnType<TestSystem["createMerchant"]>>;
   let endpointId: string;
   const now = new Date();
@@ -66,15 +65,14 @@ describe("retention sweep (monthly partitions)", () => {
   const [m1, m2, m3] = [7, 6, 5].map((back) => addMonths(monthStart(now), -back)) as [Date, Date, Date];
   const mid = (m: Date) => new Date(m.getTime() + 10 * DAY_MS);
 
+  // No workers: nothing relays or delivers behind the test's back.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    // No workers: nothing relays or delivers behind the test's back.
-    sys = await startTestSystem({ workerGroups: [] });
     merchant = await sys.createMerchant("Retention shop");
     const endpoint = await merchant.api.post("/api/v1/webhook-endpoints", { url: "https://example.com/hooks" });
     endpointId = endpoint.body.id;
     await createMonths(sys, [m1, m2, m3]);
   });
-  after(async () => sys?.close());
 
   it("drops a month past retention, keeps one holding an unrelayed event or a pending delivery", async () => {
     const done = await insertEvent(sys, merchant.id, mid(m1));
@@ -150,13 +148,11 @@ describe("retention sweep (monthly partitions)", () => {
 });
 
 describe("retention sweep and the default partition", () => {
-  let sys: TestSystem;
   let merchantId: string;
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     merchantId = (await sys.createMerchant("Far future shop")).id;
   });
-  after(async () => sys?.close());
 
   it("moves rows that fell into the default partition into their month when it creates it (a clock moved a year ahead)", async () => {
     const ahead = new Date(Date.now() + 365 * DAY_MS);

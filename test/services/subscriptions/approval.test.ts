@@ -4,21 +4,20 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { ApprovalOutcome, type SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { periodEnd } from "../../../services/subscriptions/billing-calendar.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { eventually } from "../../support/eventually.ts";
 
 /** Approval through the service (the hosted page calls exactly this after checking password and PIN). */
 describe("subscription approval and the first payment", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let merchantId: string;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     const m = await sys.createMerchant("Acme");
     api = m.api;
     merchantId = m.id;
@@ -27,7 +26,6 @@ describe("subscription approval and the first payment", () => {
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   const codeOf = async (p: Promise<unknown>) => {

@@ -7,7 +7,7 @@ import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { changeSessionsSweep } from "../../../services/subscriptions/change-sessions/change-session-queue.ts";
 import { subscriptionsSweep } from "../../../services/subscriptions/subscription-queue.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../../support/change-sessions.ts";
 import { advanceTo, chargesOf, portsFor, subscriptionOf } from "../../support/billing.ts";
@@ -22,20 +22,18 @@ import { creditWalletUser } from "../../../services/wallet/credit-wallet-user.ts
  */
 describe("plan changes and charges in flight", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let wallet: RpcClients;
 
+  // No workers: nothing settles, renews or applies unless the test (or the use case under test) does it.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    // No workers: nothing settles, renews or applies unless the test (or the use case under test) does it.
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     wallet = new RpcClients(sys.config.internalApiToken);
   });
   after(async () => {
     rpc?.close();
     wallet?.close();
-    await sys?.close();
   });
 
   async function refusalCode(call: Promise<unknown>): Promise<string | undefined> {

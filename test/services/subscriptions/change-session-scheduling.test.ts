@@ -8,7 +8,7 @@ import { applyPlanChangeKind, changeSessionsSweep, expireChangeSessionKind } fro
 import { subscriptionsSweep } from "../../../services/subscriptions/subscription-queue.ts";
 import { createChangeSession } from "../../../services/subscriptions/change-sessions/create-change-session.ts";
 import { subscriptionPorts } from "../../../services/subscriptions/ports.ts";
-import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
+import { handlersOf, type TestSystem, useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { createPlan, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { eventually } from "../../support/eventually.ts";
@@ -34,17 +34,15 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
   }
 
   describe("the delayed jobs alone", () => {
-    let sys: TestSystem;
     let api: ApiClient;
     let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ jobs: handlersOf(applyPlanChangeKind, expireChangeSessionKind) });
     before(async () => {
-      sys = await startTestSystem({ jobs: handlersOf(applyPlanChangeKind, expireChangeSessionKind) });
       api = (await sys.createMerchant()).api;
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("one apply job per scheduled change, due at the next billing date: early it does nothing, on time it applies once", async () => {
@@ -90,17 +88,15 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
   });
 
   describe("the sweep alone (the delayed jobs lost)", () => {
-    let sys: TestSystem;
     let api: ApiClient;
     let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ jobs: handlersOf(changeSessionsSweep, subscriptionsSweep) });
     before(async () => {
-      sys = await startTestSystem({ jobs: handlersOf(changeSessionsSweep, subscriptionsSweep) });
       api = (await sys.createMerchant()).api;
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("a scheduled change whose job vanished from Redis is still applied once its billing date passes on the service clock", async () => {
@@ -147,17 +143,15 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
   });
 
   describe("currency the funding asset cannot pay", () => {
-    let sys: TestSystem;
     let api: ApiClient;
     let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ jobs: [] });
     before(async () => {
-      sys = await startTestSystem({ jobs: [] });
       api = (await sys.createMerchant()).api;
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("409 CURRENCY_NOT_PAYABLE when the wallet cannot quote the requested plan's currency in the funding asset", async () => {

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { randomUUID } from "node:crypto";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
@@ -13,15 +13,14 @@ import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 
 /** The customer's RPCs (wallet app, self-service page) against the real stack: keyed by wallet user, never by merchant. */
 describe("customer self-service RPCs", () => {
-  let sys: TestSystem;
   let acme: ApiClient;
   let acmeId: string;
   let globex: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     ({ api: acme, id: acmeId } = await sys.createMerchant("Acme Streaming"));
     globex = (await sys.createMerchant("Globex News")).api;
     rpc = subscriptionsRpc(sys);
@@ -29,7 +28,6 @@ describe("customer self-service RPCs", () => {
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   async function refusal(call: Promise<unknown>): Promise<{ code: Code; error: string | undefined; message: string }> {

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { ApprovalOutcome } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { claimDueAuthorizations, expireClaimedAuthorizations } from "../../../services/subscriptions/expire-authorization.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { advanceBy } from "../../support/billing.ts";
 
@@ -16,17 +16,15 @@ import { advanceBy } from "../../support/billing.ts";
  * steps itself and commits the charge between them.
  */
 describe("authorization expiry: a first payment committed while the sweep claims", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  // No workers: no sweep of its own expires anything behind the test's back.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    // No workers: no sweep of its own expires anything behind the test's back.
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("is seen by the re-check: the subscription is left to its payment, which then activates it (never EXPIRED with money taken)", async () => {

@@ -4,24 +4,22 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf } from "../../support/billing.ts";
 import { eventually } from "../../support/eventually.ts";
 
 /** Pause and resume around a renewal charge in flight, and resume reading the plan under the lock (issue 15). */
 describe("pause and resume: charges in flight and the plan under the lock", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  // No workers: nothing settles unless the use case under test does it.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    // No workers: nothing settles unless the use case under test does it.
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   /** What a renewal worker that died after the debit leaves: a PENDING row (lease run out) whose key already moved money. */

@@ -6,7 +6,7 @@ import { RefundOutcome, WalletService } from "../../../proto/gen/billing/wallet/
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { add, amount, convert, formatAmount, sub, zero } from "../../../services/platform/money.ts";
 import { lockAccounts, openAccount, postTransactions } from "../../../services/wallet/ledger.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { eventually } from "../../support/eventually.ts";
@@ -18,15 +18,14 @@ import { createLogger } from "../../../services/platform/logger.ts";
 
 /** Refunds through the real stack: REST → gateway → refunds RPC → wallet RPC → Postgres, events in the outbox. */
 describe("refunds of subscription charges", () => {
-  let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
   let internal: RpcClients;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     merchant = await sys.createMerchant("Refunds");
     api = merchant.api;
     rpc = subscriptionsRpc(sys);
@@ -36,7 +35,6 @@ describe("refunds of subscription charges", () => {
   after(async () => {
     rpc?.close();
     internal?.close();
-    await sys?.close();
   });
 
   /** A subscription paid with its first charge; returns the charge record (REST). */
