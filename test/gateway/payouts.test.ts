@@ -8,6 +8,7 @@ import { type TestSystem, useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { eventually } from "../support/eventually.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
+import { make } from "../support/factories/index.ts";
 
 const TRON_ADDRESS = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
 const TRON_ADDRESS_2 = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
@@ -320,20 +321,13 @@ describe("reconciliation of payouts", () => {
     await sys.sql("update payouts set amount = amount - 1 where id = ?", [res.body.id]);
     // A payout PAID twice (a second payout.paid for it).
     const [event] = await sys.sql("select merchant_id, data from events where type = 'payout.paid' and data->>'id' = ?", [res.body.id]);
-    await sys.sql("insert into events (id, merchant_id, type, data, created_at) values (gen_random_uuid(), ?, 'payout.paid', ?::jsonb, now())", [
-      event.merchant_id,
-      JSON.stringify(event.data),
-    ]);
+    await make.event(sys, { merchantId: event.merchant_id, type: "payout.paid", data: event.data });
     expect(await kinds()).to.deep.equal(["PAYOUT_PAID_TWICE/payout"]);
     await sys.sql("delete from events where id in (select id from events where type = 'payout.paid' and data->>'id' = ? order by seq desc limit 1)", [
       res.body.id,
     ]);
     // A debited row whose money is missing: a second row claiming a debit no ledger transaction made.
-    await sys.sql(
-      `insert into payouts (id, merchant_id, destination_id, asset, network, address, amount, fee, status, tx_hash, metadata, debited_at, paid_at, created_at, updated_at)
-       select gen_random_uuid(), merchant_id, destination_id, asset, network, address, 0.5, 0, 'PAID', 'forged-' || tx_hash, '{}', now(), now(), now(), now() from payouts where id = ?`,
-      [res.body.id],
-    );
+    await make.payout(sys, { destinationId: dest, status: "PAID", amount: "0.5", fee: 0 });
     expect(await kinds()).to.deep.equal(["AMOUNT_MISMATCH/payouts_account", "SUCCEEDED_OWNER_WITHOUT_MONEY/payout"]);
   });
 });

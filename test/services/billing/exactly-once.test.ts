@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
@@ -22,6 +21,7 @@ import {
   waitForCharges,
   waitForQuiet,
 } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 describe("recurring billing: exactly one charge per period", () => {
   describe("the use case raced against itself (no workers running)", () => {
@@ -76,14 +76,7 @@ describe("recurring billing: exactly one charge per period", () => {
       const active = await subscriptionOf(api, subscriptionId);
       await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
       // What a worker killed between the debit and the settle leaves: the PENDING row (lease run out) and the wallet's transaction.
-      const chargeId = randomUUID();
-      await sys.sql(
-        `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-           amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
-         select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second', 'RENEWAL'
-           from subscriptions where id = ?`,
-        [chargeId, subscriptionId],
-      );
+      const { id: chargeId } = await make.charge(sys, { subscriptionId, leaseSeconds: -1 });
       const clients = new RpcClients(sys.config.internalApiToken);
       try {
         await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({

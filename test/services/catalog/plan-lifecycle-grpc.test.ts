@@ -3,6 +3,7 @@ import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { useTestSystem } from "../../support/system.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** UpdatePlan / ArchivePlan / UnarchivePlan for internal callers: a stock @grpc/grpc-js client, validated input. */
 describe("catalog plan lifecycle over gRPC (@grpc/grpc-js)", () => {
@@ -11,8 +12,7 @@ describe("catalog plan lifecycle over gRPC (@grpc/grpc-js)", () => {
 
   const sys = useTestSystem({ workerGroups: [], gateway: false });
   before(async () => {
-    const [row] = await sys.sql<{ id: string }>("insert into merchants (id, name, created_at) values (gen_random_uuid(), 'gRPC', now()) returning id");
-    merchantId = row!.id;
+    merchantId = (await make.merchant(sys, { name: "gRPC" })).id;
     const definition = protoLoader.loadSync(path.resolve("proto/billing/catalog/v1/catalog.proto"), {
       includeDirs: [path.resolve("proto")],
       keepCase: false,

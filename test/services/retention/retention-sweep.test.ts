@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { ManualClock } from "../../support/manual-clock.ts";
 import { loadConfig } from "../../../services/platform/config.ts";
 import { addMonths, ensureMonth, monthStart, partitionName } from "../../../services/platform/database/monthly-partitions.ts";
@@ -12,6 +11,7 @@ import { MONTHS_AHEAD, sweepRetention } from "../../../services/retention/sweep-
 import { type TestSystem, useTestSystem } from "../../support/system.ts";
 import { createPlan } from "../../support/subscriptions.ts";
 import { advanceBy } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 const DAY_MS = 86_400_000;
 const logger = createLogger("silent");
@@ -29,31 +29,15 @@ async function createMonths(sys: TestSystem, months: Date[]) {
   for (const spec of RETAINED_TABLES) for (const m of months) await ensureMonth(sys.system.orm!.em.fork(), spec, m);
 }
 
+/** An event at `at`, its emails collected and (unless said otherwise) relayed: done with but for retention. */
 async function insertEvent(sys: TestSystem, merchantId: string, at: Date, options: { relayed?: boolean; type?: string } = {}) {
-  const id = randomUUID();
-  await sys.sql("insert into events (id, merchant_id, type, data, created_at, relayed_at, emails_collected_at) values (?, ?, ?, '{}', ?, ?, ?)", [
-    id,
-    merchantId,
-    options.type ?? "plan.created",
-    at,
-    options.relayed === false ? null : at,
-    at,
-  ]);
-  return id;
+  return (await make.event(sys, { merchantId, at, type: options.type, relayed: options.relayed !== false, emailsCollected: true })).id;
 }
 
-async function insertDelivery(sys: TestSystem, merchantId: string, endpointId: string, eventId: string, eventAt: Date, status: string) {
-  const id = randomUUID();
-  await sys.sql(
-    `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, next_attempt_at, created_at, updated_at, event_created_at)
-     values (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
-    [id, merchantId, eventId, endpointId, status, status === "PENDING" ? eventAt : null, eventAt, eventAt, eventAt],
-  );
-  await sys.sql(
-    `insert into webhook_delivery_attempts (id, delivery_id, endpoint_id, event_id, attempt_number, attempted_at, outcome, event_created_at)
-     values (?, ?, ?, ?, 1, ?, 'FAILED', ?)`,
-    [randomUUID(), id, endpointId, eventId, eventAt, eventAt],
-  );
+/** A delivery of the event, made at its time, with one failed attempt. */
+async function insertDelivery(sys: TestSystem, merchantId: string, endpointId: string, eventId: string, eventAt: Date, status: "PENDING" | "SUCCEEDED") {
+  const { id } = await make.delivery(sys, { merchantId, endpointId, eventId, eventAt, status });
+  await make.deliveryAttempt(sys, { deliveryId: id, endpointId, eventId, eventAt });
   return id;
 }
 

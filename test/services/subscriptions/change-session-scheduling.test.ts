@@ -14,6 +14,7 @@ import { createPlan, createWalletUser, subscriptionsRpc, tokenOf } from "../../s
 import { eventually } from "../../support/eventually.ts";
 import { advanceClock, approvedSubscription, changeEventTypes, changeOf, createChange, subscriptionOf } from "../../support/change-sessions.ts";
 import { settle } from "../../support/sweeps.ts";
+import { make } from "../../support/factories/index.ts";
 
 const DAY = 86_400;
 
@@ -128,13 +129,7 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
       const { pro, user, subscriptionId } = await arrange(sys, rpc.client, api);
       const change = await createChange(api, subscriptionId, pro.id, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "4" });
       // A crash right after step 1: the PENDING row is committed, the wallet was never called, the lease ran out.
-      await sys.sql(
-        `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end, amount, currency, asset,
-           asset_amount, rate, status, attempt, created_at, lease_until, change_session_id, purpose)
-         select gen_random_uuid(), s.id, s.merchant_id, s.wallet_user_id, 0, s.current_period_start, s.current_period_end, 4, 'USD', 'USDT_TRON',
-           4, 1, 'PENDING', 1, now(), now() - interval '1 second', ?, 'PLAN_CHANGE' from subscriptions s where s.id = ?`,
-        [change.id, subscriptionId],
-      );
+      await make.charge(sys, { subscriptionId, purpose: "PLAN_CHANGE", changeSessionId: change.id, leaseSeconds: -1 });
       await eventually(async () => ((await changeOf(api, subscriptionId, change.id)).status === "APPLIED" ? true : undefined), 10_000, "settle by the sweep");
       expect((await subscriptionOf(api, subscriptionId)).planId).to.equal(pro.id);
       const { balances } = await import("../../support/subscriptions.ts");

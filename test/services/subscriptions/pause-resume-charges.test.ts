@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
@@ -8,6 +7,7 @@ import { useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf } from "../../support/billing.ts";
 import { eventually } from "../../support/eventually.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** Pause and resume around a renewal charge in flight, and resume reading the plan under the lock (issue 15). */
 describe("pause and resume: charges in flight and the plan under the lock", () => {
@@ -24,15 +24,7 @@ describe("pause and resume: charges in flight and the plan under the lock", () =
 
   /** What a renewal worker that died after the debit leaves: a PENDING row (lease run out) whose key already moved money. */
   async function renewalDebitedNotSettled(subscriptionId: string, walletUserId: string, merchantId: string, amount: string): Promise<string> {
-    const chargeId = randomUUID();
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
-       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, 'PENDING', 1, now(),
-              now() - interval '1 second', 1, 'RENEWAL'
-         from subscriptions where id = ?`,
-      [chargeId, amount, amount, subscriptionId],
-    );
+    const { id: chargeId } = await make.charge(sys, { subscriptionId, amount, leaseSeconds: -1, leaseGeneration: 1 });
     const clients = new RpcClients(sys.config.internalApiToken);
     try {
       await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({

@@ -15,6 +15,7 @@ import { advanceBy, approvedSubscription, DAY, subscriptionOf, waitForStatus } f
 import { settleRefund } from "../../../services/subscriptions/refunds/settle-refund.ts";
 import { subscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** Refunds through the real stack: REST → gateway → refunds RPC → wallet RPC → Postgres, events in the outbox. */
 describe("refunds of subscription charges", () => {
@@ -364,16 +365,9 @@ describe("refunds of subscription charges", () => {
 
   it("a holder stalled past its lease cannot settle over the one that took it next (fencing): one credit, SUCCEEDED", async () => {
     const { subscriptionId, user, charge } = await paidCharge({ plan: { amount: "4" }, credits: { USDT_TRON: "4" } });
-    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>("select merchant_id, wallet_user_id from subscription_charges where id = ?", [
-      charge.id,
-    ]);
     const id = "22222222-3333-4444-8555-666666666666";
     // Holder A opened the refund with lease generation 1 (a live lease keeps the sweep away).
-    await sys.sql(
-      `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status, metadata, created_at, lease_until, lease_generation)
-       values (?, ?, ?, ?, ?, 1, 'USD', 'USDT_TRON', 1, 'PENDING', '{}', now(), now() + interval '60 seconds', 1)`,
-      [id, row!.merchant_id, charge.id, subscriptionId, row!.wallet_user_id],
-    );
+    await make.refund(sys, { id, chargeId: charge.id, leaseSeconds: 60, leaseGeneration: 1 });
     // A stalls past its lease; B (the sweep, say) takes the next one: generation 2.
     await sys.sql("update subscription_refunds set lease_generation = 2, lease_until = now() + interval '60 seconds' where id = ?", [id]);
     const ports = subscriptionPorts({ rpc: internal, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") });
@@ -391,15 +385,8 @@ describe("refunds of subscription charges", () => {
 
   it("a refund left PENDING by a crash is finished by the sweep, and the customer is credited once", async () => {
     const { subscriptionId, user, charge } = await paidCharge({ plan: { amount: "4" }, credits: { USDT_TRON: "4" } });
-    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>("select merchant_id, wallet_user_id from subscription_charges where id = ?", [
-      charge.id,
-    ]);
     const id = "11111111-2222-4333-8444-555555555555";
-    await sys.sql(
-      `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status, metadata, created_at)
-       values (?, ?, ?, ?, ?, 1, 'USD', 'USDT_TRON', 1, 'PENDING', '{}', now())`,
-      [id, row!.merchant_id, charge.id, subscriptionId, row!.wallet_user_id],
-    );
+    await make.refund(sys, { id, chargeId: charge.id });
     // The crash came after the wallet moved the money.
     const wallet = internal.client(WalletService, sys.config.serviceUrls.wallet);
     const moved = await wallet.refund({ idempotencyKey: `refund-${id}`, merchantId: merchant.id, walletUserId: user.id, asset: "USDT_TRON", amount: "1" });
