@@ -15,7 +15,7 @@ import { createTestDatabase, dropTemplate } from "../support/database.ts";
 import { infrastructure } from "../support/infrastructure.ts";
 import { apiClient } from "../support/http.ts";
 import { freePort } from "../support/redis-process.ts";
-import { eventually } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { startOtlpReceiver } from "../support/otlp-receiver.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);

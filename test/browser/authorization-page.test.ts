@@ -2,10 +2,11 @@ import { expect } from "chai";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, eventsOf, localUrl, PIN, type WalletUserFixture } from "../support/subscriptions.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
+import { eventually } from "../support/eventually.ts";
 
 /**
  * The hosted authorization page in a real headless Chromium, with JavaScript
@@ -14,7 +15,6 @@ import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } 
  */
 describe("hosted authorization page (headless Chromium)", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let browser: Browser;
   let context: BrowserContext;
@@ -22,8 +22,9 @@ describe("hosted authorization page (headless Chromium)", function () {
   let merchantBase: string;
   let plan: any;
 
+  const sys = useTestSystem();
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     api = (await sys.createMerchant("Acme Streaming")).api;
     plan = await createPlan(api, {
       name: "Pro Monthly",
@@ -44,7 +45,6 @@ describe("hosted authorization page (headless Chromium)", function () {
   after(async () => {
     await browser?.close();
     merchant?.close();
-    await sys?.close();
   });
   beforeEach(async () => {
     context = await browser.newContext({ javaScriptEnabled: false });
@@ -271,11 +271,15 @@ describe("hosted authorization page (headless Chromium)", function () {
     const page = await context.newPage();
     await page.goto(s.url);
     await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds: 301 });
-    let res = await page.goto(s.url);
-    for (let i = 0; i < 20 && res!.status() !== 410; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      res = await page.goto(s.url);
-    }
+    const res = await eventually(
+      async () => {
+        const answer = await page.goto(s.url);
+        return answer!.status() === 410 && answer;
+      },
+      5_000,
+      "the page to say the link expired",
+      100,
+    );
     expect(res!.status()).to.equal(410);
     expect(res!.headers()["content-type"]).to.include("text/html");
     expect(await page.textContent("h1")).to.equal("This link has expired");

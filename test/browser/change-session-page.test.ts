@@ -2,7 +2,7 @@ import { expect } from "chai";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { balances, createPlan, createWalletUser, localUrl, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
 import { advanceClock, approvedSubscription, changeEventTypes, changeOf, createChange, subscriptionOf } from "../support/change-sessions.ts";
@@ -15,7 +15,6 @@ import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } 
  */
 describe("hosted plan change page (headless Chromium)", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let browser: Browser;
@@ -25,8 +24,9 @@ describe("hosted plan change page (headless Chromium)", function () {
   let basic: any;
   let pro: any;
 
+  const sys = useTestSystem();
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     api = (await sys.createMerchant("Acme Streaming")).api;
     rpc = subscriptionsRpc(sys);
     basic = await createPlan(api, { name: "Basic Monthly", amount: "10", currency: "USD", interval: "MONTH" });
@@ -42,7 +42,6 @@ describe("hosted plan change page (headless Chromium)", function () {
     rpc?.close();
     await browser?.close();
     merchant?.close();
-    await sys?.close();
   });
   beforeEach(async () => {
     context = await browser.newContext({ javaScriptEnabled: false });

@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import { chromium, type Browser } from "playwright-core";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
-import { eventually } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { available, paidOrder } from "../support/order-refunds.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 
@@ -19,17 +19,16 @@ const TAPROOT_BAD_CHECKSUM = "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9
  */
 describe("refund claim page (headless Chromium)", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let browser: Browser;
 
+  const sys = useTestSystem();
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     api = (await sys.createMerchant("Acme <Store>")).api;
   });
   after(async () => {
     await browser?.close();
-    await sys?.close();
   });
 
   async function claim() {

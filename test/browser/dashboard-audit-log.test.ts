@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { type TestSystem, useTestSystem } from "../support/system.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 import { acceptInviteAndEnrol, invite, logIn, logOut, nextCode, submit, uniqueEmail, type MemberFixture } from "../support/dashboard.ts";
 import { approvedSubscription } from "../support/billing.ts";
@@ -14,7 +14,6 @@ import { subscriptionsRpc } from "../support/subscriptions.ts";
  */
 describe("dashboard: audit log and exports (headless Chromium)", function () {
   this.timeout(180_000);
-  let sys: TestSystem;
   let browser: Browser;
   let merchant: Awaited<ReturnType<TestSystem["createMerchant"]>>;
   let rpc: ReturnType<typeof subscriptionsRpc>;
@@ -23,11 +22,9 @@ describe("dashboard: audit log and exports (headless Chromium)", function () {
   let owner: MemberFixture;
   let subscriptionId: string;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    [sys, browser] = await Promise.all([
-      startTestSystem({ workerGroups: [] }),
-      chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true }),
-    ]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     merchant = await sys.createMerchant("Audited Streaming");
     rpc = subscriptionsRpc(sys);
     subscriptionId = (await approvedSubscription(sys, merchant.api, rpc.client, { plan: { amount: "10", currency: "USD" } })).subscriptionId;
@@ -39,7 +36,6 @@ describe("dashboard: audit log and exports (headless Chromium)", function () {
     await context?.close();
     await browser?.close();
     rpc?.close();
-    await sys?.close();
   });
 
   const entries = (action: string) => sys.sql("select * from audit_entries where merchant_id = ? and action = ? order by at", [merchant.id, action]);

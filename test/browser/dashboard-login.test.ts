@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 import { acceptInviteAndEnrol, invite, logIn, logOut, nextCode, submit, uniqueEmail, type MemberFixture } from "../support/dashboard.ts";
 
@@ -15,19 +15,18 @@ import { acceptInviteAndEnrol, invite, logIn, logOut, nextCode, submit, uniqueEm
  */
 describe("dashboard: team members and login (headless Chromium)", function () {
   this.timeout(120_000);
-  let sys: TestSystem;
   let browser: Browser;
   let acme: { id: string };
   let globex: { id: string };
 
+  const sys = useTestSystem();
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     acme = await sys.createMerchant("Acme Streaming");
     globex = await sys.createMerchant("Globex News");
   });
   after(async () => {
     await browser?.close();
-    await sys?.close();
   });
 
   describe("POST /admin/v1/merchants/{id}/members", () => {

@@ -1,11 +1,12 @@
 import { expect } from "chai";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 import { acceptInviteAndEnrol, invite, nextCode, submit, type MemberFixture } from "../support/dashboard.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
-import { eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { subscriptionsRpc } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { approvedSubscription, chargesOf } from "../support/billing.ts";
 import { paidOrder } from "../support/order-refunds.ts";
 import { HOSTILE } from "../support/hostile-text.ts";
@@ -30,7 +31,6 @@ const NAV_NAMES = ["API keys", "Webhooks", "Events", "Refunds", "Balance", "Payo
  */
 describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (headless Chromium)", function () {
   this.timeout(180_000);
-  let sys: TestSystem;
   let browser: Browser;
   let receiver: WebhookReceiver;
   let acme: { id: string; api: ApiClient };
@@ -57,13 +57,13 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
   const postForm = async (page: Page, path: string, form: Record<string, string>) =>
     page.request.post(url(path), { form: { csrf: await csrfOf(page), ...form } });
 
+  // Payouts stay PENDING (no payouts jobs hand them to the chain), so the page can cancel one.
+  const sys = useTestSystem({
+    env: { WEBHOOK_RETRY_SCHEDULE: "0.2,0.2,0.2", WEBHOOK_TIMEOUT_MS: "800", PAYOUT_DESTINATION_COOLDOWN_MINUTES: "60" },
+    jobs: ALL_JOBS.filter((h) => !payoutJobs.includes(h as never)),
+  });
   before(async () => {
-    [sys, browser, receiver] = await Promise.all([
-      // Payouts stay PENDING (no payouts jobs hand them to the chain), so the page can cancel one.
-      startTestSystem({
-        env: { WEBHOOK_RETRY_SCHEDULE: "0.2,0.2,0.2", WEBHOOK_TIMEOUT_MS: "800", PAYOUT_DESTINATION_COOLDOWN_MINUTES: "60" },
-        jobs: ALL_JOBS.filter((h) => !payoutJobs.includes(h as never)),
-      }),
+    [browser, receiver] = await Promise.all([
       chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true }),
       startWebhookReceiver(),
     ]);
@@ -77,7 +77,6 @@ describe("dashboard: API keys, webhooks, events, refunds, balance, payouts (head
     for (const c of contexts) await c.close().catch(() => {});
     await browser?.close();
     await receiver?.close();
-    await sys?.close();
   });
 
   it("every page is in the navigation with its accessible name and answers 200 to every role", async () => {

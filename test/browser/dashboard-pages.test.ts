@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { ApprovalOutcome } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 import { acceptInviteAndEnrol, invite, submit } from "../support/dashboard.ts";
@@ -20,7 +20,6 @@ type Merchant = { id: string; api: ApiClient };
  */
 describe("dashboard: overview, subscriptions and plans (headless Chromium)", function () {
   this.timeout(240_000);
-  let sys: TestSystem;
   let browser: Browser;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let acme: Merchant;
@@ -59,8 +58,9 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
   const csrfOf = async (page: Page) => (await page.getAttribute("input[name=csrf]", "value"))!;
   const metric = async (page: Page, name: string) => (await page.textContent(`[data-metric="${name}"]`))?.trim();
 
+  const sys = useTestSystem();
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     rpc = subscriptionsRpc(sys);
     acme = await sys.createMerchant("Acme Streaming");
     globex = await sys.createMerchant("Globex News");
@@ -100,7 +100,6 @@ describe("dashboard: overview, subscriptions and plans (headless Chromium)", fun
     for (const c of contexts) await c.close();
     rpc?.close();
     await browser?.close();
-    await sys?.close();
   });
 
   it("Overview: active subscriptions, MRR per currency (worked out by hand), 30-day charges, the chart and the balance", async () => {

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
 import {
@@ -27,14 +27,14 @@ import { settle } from "../support/sweeps.ts";
  */
 describe("funding fallback and at-risk warning on the hosted pages (headless Chromium)", function () {
   this.timeout(90_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
   let browser: Browser;
 
+  const sys = useTestSystem();
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     const merchant = await sys.createMerchant("Acme Streaming");
     api = merchant.api;
     // The at-risk check runs at the notice, 5 days before a charge.
@@ -45,7 +45,6 @@ describe("funding fallback and at-risk warning on the hosted pages (headless Chr
   after(async () => {
     rpc?.close();
     await browser?.close();
-    await sys?.close();
   });
 
   async function logIn(page: Page, user: WalletUserFixture) {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { chromium, type Browser } from "playwright-core";
-import { ADMIN_KEY, startTestSystem, type TestSystem } from "../support/system.ts";
+import { ADMIN_KEY, startTestSystem, useTestSystem } from "../support/system.ts";
 import { CHROMIUM_ARGS } from "../support/browser.ts";
 
 const QUEUES = ["scheduler", "renewals", "webhooks", "payments", "emails"];
@@ -9,18 +9,14 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 /** bull-board at /admin/queues on the gateway, behind the operator key. */
 describe("queue dashboard (/admin/queues)", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let browser: Browser;
 
+  const sys = useTestSystem({ services: [], workerGroups: [] });
   before(async () => {
-    [sys, browser] = await Promise.all([
-      startTestSystem({ services: [], workerGroups: [] }),
-      chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true }),
-    ]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
   });
   after(async () => {
     await browser?.close();
-    await sys?.close();
   });
 
   it("answers 401 with a Basic challenge without the key, or with a wrong one", async () => {

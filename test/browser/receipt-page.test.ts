@@ -3,10 +3,11 @@ import { mkdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
-import { createPlan, createSubscription, createWalletUser, eventually, localUrl, PIN, type WalletUserFixture } from "../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, localUrl, PIN, type WalletUserFixture } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 
 /** Where the receipt page's screenshots are written (one per width), for a person to look at. */
 const SHOTS = join(tmpdir(), "billing-screenshots");
@@ -21,18 +22,17 @@ const SHOTS = join(tmpdir(), "billing-screenshots");
  */
 describe("discounted approval and the receipt page (headless Chromium)", function () {
   this.timeout(90_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let browser: Browser;
 
+  const sys = useTestSystem();
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     api = (await sys.createMerchant("Acme Streaming")).api;
     mkdirSync(SHOTS, { recursive: true });
   });
   after(async () => {
     await browser?.close();
-    await sys?.close();
   });
 
   async function logIn(page: Page, user: WalletUserFixture) {

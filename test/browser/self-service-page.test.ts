@@ -2,10 +2,11 @@ import { expect } from "chai";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { CHROMIUM_ARGS, overflowingElements, seriousA11yViolations, VIEWPORTS } from "../support/browser.ts";
-import { createPlan, createWalletUser, credit, eventsOf, eventually, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
+import { createPlan, createWalletUser, credit, eventsOf, PIN, subscriptionsRpc, type WalletUserFixture } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { approvedSubscription, changeOf, createChange } from "../support/change-sessions.ts";
 
 /**
@@ -17,15 +18,15 @@ import { approvedSubscription, changeOf, createChange } from "../support/change-
  */
 describe("customer self-service page (headless Chromium)", function () {
   this.timeout(90_000);
-  let sys: TestSystem;
   let acme: ApiClient;
   let globex: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
   let browser: Browser;
 
+  const sys = useTestSystem();
   before(async () => {
-    [sys, browser] = await Promise.all([startTestSystem(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true })]);
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
     acme = (await sys.createMerchant("Acme Streaming")).api;
     globex = (await sys.createMerchant("Globex News")).api;
     rpc = subscriptionsRpc(sys);
@@ -34,7 +35,6 @@ describe("customer self-service page (headless Chromium)", function () {
   after(async () => {
     rpc?.close();
     await browser?.close();
-    await sys?.close();
   });
 
   const pageUrl = () => `${sys.baseUrl}/wallet/subscriptions`;

@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { infrastructure } from "../support/infrastructure.ts";
 import { apiClient } from "../support/http.ts";
+import { eventually } from "../support/eventually.ts";
 
 const run = promisify(execFile);
 const BILLING = "cli/billing.ts";
@@ -72,14 +73,16 @@ describe("billing CLI", () => {
     const gateway = spawn(process.execPath, [BILLING, "start", "gateway"], { env: roleEnv, stdio: "ignore" });
     try {
       const admin = apiClient(`http://127.0.0.1:${gatewayPort}`, { "x-admin-key": "cli-admin-key-0123456789" });
-      const deadline = Date.now() + 15_000;
-      let res;
-      while (Date.now() < deadline) {
-        res = await admin.post("/admin/v1/merchants", { name: "Split" }).catch(() => undefined);
-        if (res?.status === 201) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(res?.status).to.equal(201);
+      const res = await eventually(
+        async () => {
+          const answer = await admin.post("/admin/v1/merchants", { name: "Split" }).catch(() => undefined);
+          return answer?.status === 201 && answer;
+        },
+        15_000,
+        "the two roles to create a merchant",
+        200,
+      );
+      expect(res.status).to.equal(201);
     } finally {
       const exited = (p: typeof services) => new Promise<number | null>((resolve) => p.once("exit", (code) => resolve(code)));
       const [g, s] = [exited(gateway), exited(services)];

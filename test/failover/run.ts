@@ -32,6 +32,7 @@ import pg from "pg";
 import { SubscriptionsService, ApprovalOutcome } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { apiClient } from "../support/http.ts";
+import { eventually } from "../support/eventually.ts";
 import { freePort, startRedisProcess, type RedisProcess } from "../support/redis-process.ts";
 import { startPatroniCluster, type PatroniCluster, type PatroniNode } from "../support/patroni-cluster.ts";
 
@@ -77,15 +78,9 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
 }
 
-async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+/** `eventually`, where a check that throws (a read during the switch) counts as "not yet". */
+const until = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>, everyMs = 100): Promise<T> =>
+  eventually(() => check().catch(() => undefined), timeoutMs, what, everyMs);
 
 /** The suite's own reads go through HAProxy too: during a switch they fail and `until` asks again. */
 const q = async <T = any>(sql: string, params: unknown[] = []): Promise<T[]> => (await db!.query(sql, params)).rows as T[];

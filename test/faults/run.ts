@@ -24,6 +24,7 @@ import { SubscriptionsService, ApprovalOutcome } from "../../proto/gen/billing/s
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { serviceCheck } from "../../services/platform/health/readiness.ts";
 import { apiClient } from "../support/http.ts";
+import { eventually } from "../support/eventually.ts";
 import { freePort, startRedisProcess, type RedisProcess } from "../support/redis-process.ts";
 import { startPostgresProcess, type PostgresProcess } from "../support/postgres-process.ts";
 
@@ -68,15 +69,9 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
 }
 
-async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+/** `eventually`, where a check that throws (a read during a fault) counts as "not yet". */
+const until = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>, everyMs = 100): Promise<T> =>
+  eventually(() => check().catch(() => undefined), timeoutMs, what, everyMs);
 
 const q = async <T = any>(sql: string, params: unknown[] = []): Promise<T[]> => (await db.query(sql, params)).rows as T[];
 
@@ -208,8 +203,7 @@ async function main() {
       // The first kill lands as soon as the burst has begun: its first charges opened (a batch renews 100 in one
       // set, well under a second now, so this polls finely), and always happens; the next every 2.5 s while work remains.
       const begun = async () => (await q("select count(*)::int as n from subscription_charges where period_index = 1 and change_session_id is null"))[0].n > 0;
-      const deadline = Date.now() + 60_000;
-      while (!(await begun().catch(() => false)) && Date.now() < deadline) await sleep(5);
+      await until("the renewal burst to begin", 60_000, begun, 5).catch(() => undefined);
       for (let k = 0; Date.now() < killUntil; k++) {
         if (k > 0) await sleep(2500);
         if (k > 0 && stop) break;

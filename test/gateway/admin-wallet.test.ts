@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 
 const run = promisify(execFile);
@@ -10,14 +10,12 @@ const email = () => `op-${randomUUID().slice(0, 12)}@example.com`;
 const USER_FIELDS = ["createdAt", "email", "id", "pinLocked", "pinLockedUntil", "status"];
 
 describe("operator wallet API over REST", () => {
-  let sys: TestSystem;
   let admin: ApiClient;
 
+  const sys = useTestSystem({ services: ["wallet"], workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ services: ["wallet"], workerGroups: [] });
     admin = sys.admin;
   });
-  after(async () => sys?.close());
 
   const createUser = async () => {
     const res = await admin.post("/admin/v1/wallet-users", { email: email(), password: "password-123", pin: "123456" });

@@ -11,7 +11,7 @@ import { createLogger } from "../../services/platform/logger.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { startTestSystem, type TestSystem } from "../support/system.ts";
 import { apiClient } from "../support/http.ts";
-import { eventually } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 
 /** The production cache, telling the test which revocations it has heard. */
 class ObservedCache extends ApiKeyCache {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import { hostedPage } from "../support/hosted-page.ts";
 import { createPlan, createSubscription, createWalletUser, PIN } from "../support/subscriptions.ts";
 
@@ -7,12 +7,8 @@ const LOG = "/api/v1/audit-log";
 
 describe("GET /api/v1/audit-log", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
 
-  before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
-  });
-  after(async () => sys?.close());
+  const sys = useTestSystem({ workerGroups: [] });
 
   it("a customer approving on the hosted page, then the merchant cancelling with an API key: both entries, with their actors", async () => {
     const m = await sys.createMerchant("Audit API");

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { startTestSystem, useTestSystem } from "../support/system.ts";
 import { apiClient } from "../support/http.ts";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -10,12 +10,7 @@ const PLANS = "/api/v1/subscription-plans";
 const plan = { name: "Basic", amount: "5", currency: "USD", interval: "WEEK" };
 
 describe("API keys and tenant isolation", () => {
-  let sys: TestSystem;
-
-  before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
-  });
-  after(async () => sys?.close());
+  const sys = useTestSystem({ workerGroups: [] });
 
   it("answers 401 INVALID_API_KEY for a missing, malformed or unknown key", async () => {
     const variants: Record<string, string>[] = [{}, { "x-api-key": "nope" }, { "x-api-key": `sk_test_${"A".repeat(43)}` }];

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { sameDecimal } from "../../services/platform/exact-numbers.ts";
 
@@ -8,13 +8,11 @@ const plan = (extra: Record<string, unknown> = {}) => ({ name: "Pro", amount: "1
 
 /** Bad input found by trying the API as a new user would: each is a clean 4xx naming the field. */
 describe("bad input answered cleanly", () => {
-  let sys: TestSystem;
   let api: ApiClient;
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     ({ api } = await sys.createMerchant());
   });
-  after(async () => sys?.close());
 
   it("a payment-order amount that converts out of range is a 400 naming amount", async () => {
     const res = await api.post("/api/v1/payment-orders", {

@@ -5,21 +5,21 @@ import { balanceObjectSchema, balanceTransactionSchema } from "../../gateway/sch
 import { refundSchema } from "../../gateway/schemas/refunds.ts";
 import { chargeSchema } from "../../gateway/schemas/subscription-charges.ts";
 import { pageSchema } from "../../gateway/schemas/common.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { subscriptionsRpc } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { approvedSubscription } from "../support/billing.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 
 /** The merchant's balance and its history, from charges, refunds and paid orders over the real stack. */
 describe("GET /api/v1/balance and /api/v1/balance-transactions", () => {
-  let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
   let rpc: ReturnType<typeof subscriptionsRpc>;
   const ids: { charges: string[]; refunds: string[]; orderId: string } = { charges: [], refunds: [], orderId: "" };
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     merchant = await sys.createMerchant("Balance shop");
     rpc = subscriptionsRpc(sys);
     const api = merchant.api;
@@ -52,7 +52,6 @@ describe("GET /api/v1/balance and /api/v1/balance-transactions", () => {
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   async function balanceOf(api: ApiClient): Promise<Record<string, string>> {

@@ -12,7 +12,7 @@ import { parseDateTime } from "../../gateway/validation/date-time.ts";
 import { loadConfig } from "../../services/platform/config.ts";
 import { createLogger } from "../../services/platform/logger.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import { apiClient, type ApiClient } from "../support/http.ts";
 
 /**
@@ -54,14 +54,12 @@ function expectDateTimeRefusal(res: { status: number; body: any; text: string },
 
 describe("date-time input: one reading for every query and body field", () => {
   describe("query fields over the real stack", () => {
-    let sys: TestSystem;
     let api: ApiClient;
 
+    const sys = useTestSystem({ workerGroups: [] });
     before(async () => {
-      sys = await startTestSystem({ workerGroups: [] });
       api = (await sys.createMerchant()).api;
     });
-    after(async () => sys?.close());
 
     for (const path of ["/api/v1/balance-transactions", "/api/v1/events"]) {
       it(`${path}?createdAfter=…: what cannot be represented is a 400 naming createdAfter and the rule`, async () => {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { startTestSystem, useTestSystem } from "../support/system.ts";
 import { apiClient, type ApiClient } from "../support/http.ts";
 import { loadConfig } from "../../services/platform/config.ts";
 import { createLogger } from "../../services/platform/logger.ts";
@@ -10,14 +10,12 @@ const PLANS = "/api/v1/subscription-plans";
 
 /** Every error status answers the error body, and nothing leaks. */
 describe("error responses", () => {
-  let sys: TestSystem;
   let api: ApiClient;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     api = (await sys.createMerchant()).api;
   });
-  after(async () => sys?.close());
 
   function expectErrorBody(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
     expect(res.status).to.equal(status);

@@ -1,23 +1,22 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { infrastructure } from "../support/infrastructure.ts";
-import { createPlan, createWalletUser, eventually, subscriptionBody } from "../support/subscriptions.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { createPlan, createWalletUser, subscriptionBody } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
+import { useTestSystem } from "../support/system.ts";
 
 /**
  * An Idempotency-Key's answer is kept RETENTION_IDEMPOTENCY_HOURS (Redis
  * expires it); sent again after that, the key is a new request.
  */
 describe("Idempotency-Key retention (RETENTION_IDEMPOTENCY_HOURS)", () => {
-  let sys: TestSystem;
   let redis: Redis;
+  const sys = useTestSystem({ env: { RETENTION_IDEMPOTENCY_HOURS: "2" }, workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ env: { RETENTION_IDEMPOTENCY_HOURS: "2" }, workerGroups: [] });
     redis = new Redis((await infrastructure()).redisUrl);
   });
   after(async () => {
     redis?.disconnect();
-    await sys?.close();
   });
 
   it("keeps the answer for the configured hours, then treats the same key as new", async () => {

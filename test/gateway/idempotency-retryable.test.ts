@@ -5,9 +5,10 @@ import pg from "pg";
 import { RefundsService } from "../../proto/gen/billing/subscriptions/v1/refunds_pb.ts";
 import { SERVICE_NAMES } from "../../services/platform/config.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { startTestSystem, type TestSystem, useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { subscriptionsRpc } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { approvedSubscription } from "../support/billing.ts";
 
 /** How a services process can break a call: what a kill, a crash or a restart looks like to the gateway. */
@@ -125,20 +126,18 @@ describe("Idempotency-Key: an answer that says 'try again' is never the key's st
   });
 
   describe("409 REFUND_IN_PROGRESS (another attempt still with the wallet)", () => {
-    let sys: TestSystem;
     let rpc: ReturnType<typeof subscriptionsRpc>;
     let internal: RpcClients;
 
+    // No workers: the sweep must not finish the held refund behind the test's back.
+    const sys = useTestSystem({ workerGroups: [] });
     before(async () => {
-      // No workers: the sweep must not finish the held refund behind the test's back.
-      sys = await startTestSystem({ workerGroups: [] });
       rpc = subscriptionsRpc(sys);
       internal = new RpcClients(sys.config.internalApiToken);
     });
     after(async () => {
       rpc?.close();
       internal?.close();
-      await sys?.close();
     });
 
     it("is answered while the first attempt runs, and the same key afterwards gets the finished refund, not the 409 again", async () => {

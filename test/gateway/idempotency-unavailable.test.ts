@@ -1,14 +1,9 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 
 /** With Redis unreachable, an Idempotency-Key cannot be honoured: 503, never a duplicate, never a 500. */
 describe("Idempotency-Key while its store is unreachable", () => {
-  let sys: TestSystem;
-
-  before(async () => {
-    sys = await startTestSystem({ workerGroups: [], env: { REDIS_URL: "redis://127.0.0.1:1" } });
-  });
-  after(async () => sys?.close());
+  const sys = useTestSystem({ workerGroups: [], env: { REDIS_URL: "redis://127.0.0.1:1" } });
 
   it("answers 503 SERVICE_UNAVAILABLE and creates nothing", async () => {
     const { api } = await sys.createMerchant();

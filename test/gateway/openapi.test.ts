@@ -4,22 +4,20 @@ import { mkdtemp, writeFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import { allRoutes } from "../../gateway/routes/index.ts";
 
 const run = promisify(execFile);
 
 describe("OpenAPI document", () => {
-  let sys: TestSystem;
   let doc: any;
 
+  const sys = useTestSystem({ workerGroups: [], services: ["merchants"] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [], services: ["merchants"] });
     const res = await sys.http.get("/api/v1/openapi.json");
     expect(res.status).to.equal(200);
     doc = res.body;
   });
-  after(async () => sys?.close());
 
   it("is OpenAPI 3.1 with the interface version 1.1.0 and needs no key", () => {
     expect(doc.openapi).to.equal("3.1.0");

@@ -2,9 +2,9 @@ import { expect } from "chai";
 import { compileBody } from "../../gateway/validation/ajv.ts";
 import { orderRefundSchema } from "../../gateway/schemas/order-refunds.ts";
 import { paymentOrderSchema } from "../../gateway/schemas/payment-orders.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { type TestSystem, useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { eventually } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { settle } from "../support/sweeps.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 import { available, paidOrder } from "../support/order-refunds.ts";
@@ -29,17 +29,13 @@ async function booksClean(sys: TestSystem) {
 }
 
 describe("refunds of payment orders over the real stack (sandbox chain)", () => {
-  let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
   let other: { id: string; api: ApiClient };
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     merchant = await sys.createMerchant("Refund shop");
     other = await sys.createMerchant("Other shop");
-  });
-  after(async () => {
-    await sys?.close();
   });
 
   it("refunds an OVERPAID order's excess to an address at once: reserved (ORDER_REFUND), PROCESSING, then PAID; amountRefunded; events; books clean", async () => {

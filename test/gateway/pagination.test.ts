@@ -1,22 +1,20 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 
 const PLANS = "/api/v1/subscription-plans";
 
 describe("keyset pagination (plans list)", () => {
-  let sys: TestSystem;
   let api: ApiClient;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     api = (await sys.createMerchant()).api;
     for (let i = 0; i < 25; i++) {
       const res = await api.post(PLANS, { name: `p${i}`, amount: "1", currency: "USD", interval: "DAY", externalReference: `r${i}` });
       expect(res.status).to.equal(201);
     }
   });
-  after(async () => sys?.close());
 
   it("defaults to 20, newest first, with hasMore and nextCursor", async () => {
     const page = await api.get(PLANS);

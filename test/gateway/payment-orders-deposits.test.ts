@@ -1,24 +1,23 @@
 import { expect } from "chai";
 import { Webhook } from "standardwebhooks";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { apiClient } from "../support/http.ts";
-import { eventually, startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { eventually } from "../support/eventually.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 
 describe("POST /admin/v1/deposits and the merchant walk-through (deposit → status → webhook)", () => {
-  let sys: TestSystem;
   let receiver: WebhookReceiver;
   let merchant: { id: string; api: ApiClient };
 
+  const sys = useTestSystem({ workerGroups: ["payments", "webhooks"] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: ["payments", "webhooks"] });
     receiver = await startWebhookReceiver();
     merchant = await sys.createMerchant("Walkthrough shop");
   });
   after(async () => {
     await receiver?.close();
-    await sys?.close();
   });
 
   it("walk-through: create an order, simulate the deposit, poll the status, receive the signed payment_order.paid webhook", async () => {

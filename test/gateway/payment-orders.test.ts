@@ -1,19 +1,17 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { createOrder, externalId } from "../services/orders/orders-client.ts";
 
 describe("payment orders over REST (create, read, list, validation, isolation)", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let other: ApiClient;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     api = (await sys.createMerchant("Shop")).api;
     other = (await sys.createMerchant("Other shop")).api;
   });
-  after(async () => sys?.close());
 
   const create = (body: Record<string, unknown>, headers?: Record<string, string>) =>
     api.post("/api/v1/payment-orders", { externalId: externalId(), externalCustomerId: "c-1", asset: "USDT_TRON", amount: "10", ...body }, headers);

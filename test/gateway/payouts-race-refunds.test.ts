@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import { subscriptionsRpc } from "../support/subscriptions.ts";
 import { approvedSubscription } from "../support/billing.ts";
 
@@ -9,18 +9,16 @@ const TRON_ADDRESS = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
 
 /** Payouts and subscription refunds check one merchant balance under one lock: together they never overdraw it. */
 describe("payouts racing subscription refunds on one merchant balance", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" } });
   before(async () => {
-    sys = await startTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" } });
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("parallel POST /payouts and POST /refunds on a balance covering part of them: never below 0, every success accounted for, the rest 409 MERCHANT_BALANCE_INSUFFICIENT", async () => {

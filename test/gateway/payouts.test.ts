@@ -4,10 +4,11 @@ import { balanceObjectSchema } from "../../gateway/schemas/balance.ts";
 import { adminPayoutSchema, destinationSchema, payoutSchema } from "../../gateway/schemas/payouts.ts";
 import { ALL_JOBS } from "../../workers/registry.ts";
 import { payoutJobs } from "../../services/payouts/jobs.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { type TestSystem, useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { eventually } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
+import { make } from "../support/factories/index.ts";
 
 const TRON_ADDRESS = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
 const TRON_ADDRESS_2 = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
@@ -70,19 +71,15 @@ async function booksClean(sys: TestSystem) {
 }
 
 describe("payouts over the real stack (sandbox chain)", () => {
-  let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
   let other: { id: string; api: ApiClient };
   let destinationId: string;
 
+  const sys = useTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "60" } });
   before(async () => {
-    sys = await startTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "60" } });
     merchant = await sys.createMerchant("Payout shop");
     other = await sys.createMerchant("Other shop");
     await fund(sys, merchant.api, "100");
-  });
-  after(async () => {
-    await sys?.close();
   });
 
   describe("destinations", () => {
@@ -303,13 +300,7 @@ describe("payouts over the real stack (sandbox chain)", () => {
 });
 
 describe("reconciliation of payouts", () => {
-  let sys: TestSystem;
-  before(async () => {
-    sys = await startTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" } });
-  });
-  after(async () => {
-    await sys?.close();
-  });
+  const sys = useTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" } });
 
   it("is clean after a PAID payout, and reports amounts that differ, a row without its money and a payout PAID twice", async () => {
     const shop = await sys.createMerchant("Reconciled shop");
@@ -330,40 +321,29 @@ describe("reconciliation of payouts", () => {
     await sys.sql("update payouts set amount = amount - 1 where id = ?", [res.body.id]);
     // A payout PAID twice (a second payout.paid for it).
     const [event] = await sys.sql("select merchant_id, data from events where type = 'payout.paid' and data->>'id' = ?", [res.body.id]);
-    await sys.sql("insert into events (id, merchant_id, type, data, created_at) values (gen_random_uuid(), ?, 'payout.paid', ?::jsonb, now())", [
-      event.merchant_id,
-      JSON.stringify(event.data),
-    ]);
+    await make.event(sys, { merchantId: event.merchant_id, type: "payout.paid", data: event.data });
     expect(await kinds()).to.deep.equal(["PAYOUT_PAID_TWICE/payout"]);
     await sys.sql("delete from events where id in (select id from events where type = 'payout.paid' and data->>'id' = ? order by seq desc limit 1)", [
       res.body.id,
     ]);
     // A debited row whose money is missing: a second row claiming a debit no ledger transaction made.
-    await sys.sql(
-      `insert into payouts (id, merchant_id, destination_id, asset, network, address, amount, fee, status, tx_hash, metadata, debited_at, paid_at, created_at, updated_at)
-       select gen_random_uuid(), merchant_id, destination_id, asset, network, address, 0.5, 0, 'PAID', 'forged-' || tx_hash, '{}', now(), now(), now(), now() from payouts where id = ?`,
-      [res.body.id],
-    );
+    await make.payout(sys, { destinationId: dest, status: "PAID", amount: "0.5", fee: 0 });
     expect(await kinds()).to.deep.equal(["AMOUNT_MISMATCH/payouts_account", "SUCCEEDED_OWNER_WITHOUT_MONEY/payout"]);
   });
 });
 
 describe("payouts held before the chain (no payouts jobs): cancel, review, approve, reject", () => {
-  let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
   let destinationId: string;
 
+  const withoutPayouts = ALL_JOBS.filter((h) => !payoutJobs.includes(h as never));
+  const sys = useTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" }, jobs: withoutPayouts });
   before(async () => {
-    const withoutPayouts = ALL_JOBS.filter((h) => !payoutJobs.includes(h as never));
-    sys = await startTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" }, jobs: withoutPayouts });
     merchant = await sys.createMerchant("Held shop");
     await fund(sys, merchant.api, "100");
     const res = await merchant.api.post("/api/v1/payout-destinations", { asset: "USDT_TRON", address: TRON_ADDRESS });
     expect(res.body.status).to.equal("ACTIVE");
     destinationId = res.body.id;
-  });
-  after(async () => {
-    await sys?.close();
   });
 
   it("cancel: PENDING → CANCELLED, amount + fee back at once; cancelling again is 409 INVALID_STATUS_TRANSITION", async () => {

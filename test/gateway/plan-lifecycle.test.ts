@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { createPlan, createSubscription, createWalletUser, subscriptionsRpc } from "../support/subscriptions.ts";
 import { approvedSubscription, changeBody } from "../support/change-sessions.ts";
@@ -8,20 +8,18 @@ import { advanceBy, DAY, waitForCharges } from "../support/billing.ts";
 const PLANS = "/api/v1/subscription-plans";
 
 describe("plan lifecycle: edit, archive, unarchive", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let other: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     api = (await sys.createMerchant()).api;
     other = (await sys.createMerchant("Other")).api;
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   const patch = (path: string, body: unknown, client = api) => client.request("PATCH", path, { body });

@@ -1,19 +1,17 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 
 const valid = { name: "Pro", amount: "10.50", currency: "USD", interval: "MONTH" };
 const PLANS = "/api/v1/subscription-plans";
 
 describe("subscription plans over REST", () => {
-  let sys: TestSystem;
   let api: ApiClient;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     api = (await sys.createMerchant()).api;
   });
-  after(async () => sys?.close());
 
   async function expectInvalid(body: Record<string, unknown>, field: string) {
     const res = await api.post(PLANS, body);

@@ -1,8 +1,9 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { startTestSystem, type TestSystem, useTestSystem } from "../support/system.ts";
 import { startRedisProcess, type RedisProcess } from "../support/redis-process.ts";
 import { rateLimiter } from "../../gateway/rate-limit/rate-limit.ts";
 import { pino } from "pino";
+import { eventually } from "../support/eventually.ts";
 
 const PLANS = "/api/v1/subscription-plans";
 
@@ -17,12 +18,8 @@ const params = (header: string | null) =>
   );
 
 describe("per-merchant rate limits (token bucket in Redis)", () => {
-  let sys: TestSystem;
-  before(async () => {
-    // Empty = unset: the documented defaults (the test harness raises them for other files).
-    sys = await startTestSystem({ workerGroups: [], env: { RATE_LIMIT_BURST: "", RATE_LIMIT_PER_SECOND: "" } });
-  });
-  after(async () => sys?.close());
+  // Empty = unset: the documented defaults (the test harness raises them for other files).
+  const sys = useTestSystem({ workerGroups: [], env: { RATE_LIMIT_BURST: "", RATE_LIMIT_PER_SECOND: "" } });
 
   const limit = (id: string, body: unknown) => sys.admin.request("PATCH", `/admin/v1/merchants/${id}`, { body });
 
@@ -60,12 +57,15 @@ describe("per-merchant rate limits (token bucket in Redis)", () => {
     // Another merchant is untouched.
     expect((await quiet.api.get(PLANS)).status).to.equal(200);
     // The bucket refills at 1 per second: a token comes back.
-    const deadline = Date.now() + 5000;
-    let again = await noisy.api.get(PLANS);
-    while (again.status === 429 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      again = await noisy.api.get(PLANS);
-    }
+    const again = await eventually(
+      async () => {
+        const res = await noisy.api.get(PLANS);
+        return res.status !== 429 && res;
+      },
+      5_000,
+      "the bucket to refill",
+      200,
+    );
     expect(again.status).to.equal(200);
   });
 

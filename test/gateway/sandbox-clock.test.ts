@@ -1,16 +1,13 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
-import { createPlan, createSubscription, createWalletUser, eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { useTestSystem } from "../support/system.ts";
+import { createPlan, createSubscription, createWalletUser, subscriptionsRpc } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { approvedSubscription, chargesOf, DAY, subscriptionOf } from "../support/billing.ts";
 
 /** The operator's sandbox clock: GET /admin/v1/sandbox/clock and POST …/advance, only when SANDBOX=true. */
 describe("sandbox clock endpoints", () => {
   describe("with SANDBOX=true", () => {
-    let sys: TestSystem;
-    before(async () => {
-      sys = await startTestSystem({ services: ["merchants", "sandbox"], workerGroups: [] });
-    });
-    after(async () => sys?.close());
+    const sys = useTestSystem({ services: ["merchants", "sandbox"], workerGroups: [] });
 
     it("GET returns the service time; advance moves it forward by exactly the seconds asked", async () => {
       const before = await sys.admin.get("/admin/v1/sandbox/clock");
@@ -35,16 +32,14 @@ describe("sandbox clock endpoints", () => {
   });
 
   describe("an advance runs what became due at once, not at the next periodic sweep", () => {
-    let sys: TestSystem;
     let rpc: ReturnType<typeof subscriptionsRpc>;
+    // The periodic sweeps run once an hour here: whatever happens within seconds, the advance made it happen.
+    const sys = useTestSystem({ env: { SWEEP_INTERVAL_MS: "3600000" } });
     before(async () => {
-      // The periodic sweeps run once an hour here: whatever happens within seconds, the advance made it happen.
-      sys = await startTestSystem({ env: { SWEEP_INTERVAL_MS: "3600000" } });
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("an authorization past its expiry is EXPIRED and a renewal come due is charged within seconds of the advance", async () => {
@@ -73,11 +68,7 @@ describe("sandbox clock endpoints", () => {
   });
 
   describe("with SANDBOX=false", () => {
-    let sys: TestSystem;
-    before(async () => {
-      sys = await startTestSystem({ services: ["merchants", "sandbox"], workerGroups: [], env: { SANDBOX: "false" } });
-    });
-    after(async () => sys?.close());
+    const sys = useTestSystem({ services: ["merchants", "sandbox"], workerGroups: [], env: { SANDBOX: "false" } });
 
     it("both endpoints answer 404, whatever the body or the key, as if they did not exist", async () => {
       const answers = [

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import { createWalletUser, type WalletUserFixture } from "../support/subscriptions.ts";
 import { logIn, pageSession, type PageSessionClient } from "../support/page-session.ts";
 
@@ -10,17 +10,15 @@ import { logIn, pageSession, type PageSessionClient } from "../support/page-sess
  * "[object Object]" shown for toString, toLocaleString).
  */
 describe("self-service page: a ?done= from the URL finds only the page's own notices", () => {
-  let sys: TestSystem;
   let user: WalletUserFixture;
   let page: PageSessionClient;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     user = await createWalletUser(sys);
     page = await pageSession(sys.baseUrl, "/wallet/subscriptions");
     await logIn(page, user.email, user.password);
   });
-  after(async () => sys?.close());
 
   const PROTOTYPE_KEYS = ["constructor", "__proto__", "valueOf", "__defineGetter__", "toString", "toLocaleString", "hasOwnProperty", "isPrototypeOf"];
 

@@ -1,24 +1,22 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { createPlan, createSubscription, createWalletUser, eventsOf, subscriptionBody, type WalletUserFixture } from "../support/subscriptions.ts";
 
 describe("subscriptions over REST", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let other: ApiClient;
   let plan: any;
   let customer: WalletUserFixture;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     api = (await sys.createMerchant("Acme")).api;
     other = (await sys.createMerchant("Other")).api;
     plan = await createPlan(api);
     customer = await createWalletUser(sys);
   });
-  after(async () => sys?.close());
 
   const body = (overrides: Record<string, unknown> = {}) => subscriptionBody(plan.id, customer.id, overrides);
 

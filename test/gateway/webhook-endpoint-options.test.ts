@@ -1,14 +1,8 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 
 describe("webhook endpoint delivery options (ordered, maxInFlight)", () => {
-  let sys: TestSystem;
-  before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
-  });
-  after(async () => {
-    await sys?.close();
-  });
+  const sys = useTestSystem({ workerGroups: [] });
 
   it("defaults to 10 in flight, unordered; echoes ordered and maxInFlight; refuses a bad maxInFlight with 400 naming it", async () => {
     const { api } = await sys.createMerchant("Options");

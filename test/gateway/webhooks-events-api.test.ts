@@ -1,16 +1,15 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
 import { emitEvents } from "../support/events.ts";
 
 describe("events API (polling)", () => {
-  let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
   let other: { id: string; api: ApiClient };
   let ids: string[];
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     merchant = await sys.createMerchant("Poller");
     other = await sys.createMerchant("Other");
     ids = [
@@ -19,7 +18,6 @@ describe("events API (polling)", () => {
     ];
     await emitEvents(sys, other.id, 2, "subscription.created");
   });
-  after(async () => sys?.close());
 
   it("returns an event: id, type, createdAt and the object after the change", async () => {
     const res = await merchant.api.get(`/api/v1/events/${ids[3]}`);

@@ -1,27 +1,26 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
-import { startWebhookReceiver, eventually, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { type TestSystem, useTestSystem } from "../support/system.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { eventually } from "../support/eventually.ts";
 import { emitEvents } from "../support/events.ts";
 
 /** Production mode: SANDBOX=false, so the SSRF rule applies unless WEBHOOK_ALLOW_PRIVATE=true. */
-async function productionSystem(extraEnv: Record<string, string> = {}) {
-  return startTestSystem({
+function productionSystem(extraEnv: Record<string, string> = {}): TestSystem {
+  return useTestSystem({
     workerGroups: ["webhooks"],
     env: { SANDBOX: "false", WEBHOOK_RETRY_SCHEDULE: "0.1", SWEEP_INTERVAL_MS: "300", ...extraEnv },
   });
 }
 
 describe("webhook SSRF rule in production mode", () => {
-  let sys: TestSystem;
   let receiver: WebhookReceiver;
 
+  const sys = productionSystem();
   before(async () => {
-    sys = await productionSystem();
     receiver = await startWebhookReceiver();
   });
   after(async () => {
     await receiver?.close();
-    await sys?.close();
   });
 
   it("accepts the URL but refuses to send to loopback or private addresses, recording why", async () => {
@@ -56,16 +55,14 @@ describe("webhook SSRF rule in production mode", () => {
 });
 
 describe("webhook SSRF rule lifted by WEBHOOK_ALLOW_PRIVATE=true", () => {
-  let sys: TestSystem;
   let receiver: WebhookReceiver;
 
+  const sys = productionSystem({ WEBHOOK_ALLOW_PRIVATE: "true" });
   before(async () => {
-    sys = await productionSystem({ WEBHOOK_ALLOW_PRIVATE: "true" });
     receiver = await startWebhookReceiver();
   });
   after(async () => {
     await receiver?.close();
-    await sys?.close();
   });
 
   it("delivers to a loopback receiver", async () => {

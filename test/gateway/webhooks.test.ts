@@ -1,8 +1,9 @@
 import { expect } from "chai";
 import { Webhook } from "standardwebhooks";
-import { ADMIN_KEY, startTestSystem, type TestSystem } from "../support/system.ts";
+import { ADMIN_KEY, useTestSystem } from "../support/system.ts";
 import type { ApiClient } from "../support/http.ts";
-import { startWebhookReceiver, eventually, type WebhookReceiver, type ReceivedWebhook } from "../support/webhook-receiver.ts";
+import { startWebhookReceiver, type WebhookReceiver, type ReceivedWebhook } from "../support/webhook-receiver.ts";
+import { eventually } from "../support/eventually.ts";
 import { emitEvents, waitUntilRelayed } from "../support/events.ts";
 import { settle } from "../support/sweeps.ts";
 
@@ -13,23 +14,21 @@ const headersOf = (r: ReceivedWebhook) => ({
 });
 
 describe("webhooks over REST (signed delivery, retries, 410, rotation)", function () {
-  let sys: TestSystem;
   let receiver: WebhookReceiver;
   let merchant: { id: string; api: ApiClient };
   let other: { id: string; api: ApiClient };
 
+  const sys = useTestSystem({
+    workerGroups: ["webhooks"],
+    env: { WEBHOOK_RETRY_SCHEDULE: "0.2,0.2,0.2", WEBHOOK_TIMEOUT_MS: "800", SWEEP_INTERVAL_MS: "300" },
+  });
   before(async () => {
-    sys = await startTestSystem({
-      workerGroups: ["webhooks"],
-      env: { WEBHOOK_RETRY_SCHEDULE: "0.2,0.2,0.2", WEBHOOK_TIMEOUT_MS: "800", SWEEP_INTERVAL_MS: "300" },
-    });
     receiver = await startWebhookReceiver();
     merchant = await sys.createMerchant("Hooks");
     other = await sys.createMerchant("Other");
   });
   after(async () => {
     await receiver?.close();
-    await sys?.close();
   });
 
   /** A fresh endpoint on its own receiver path, so tests do not see each other's deliveries. */

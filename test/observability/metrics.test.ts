@@ -2,11 +2,12 @@ import { expect } from "chai";
 import { spawn } from "node:child_process";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { startTestSystem, useTestSystem } from "../support/system.ts";
 import { startSystem } from "../../cli/system.ts";
 import { createLogger } from "../../services/platform/logger.ts";
 import { scrape } from "../support/prometheus.ts";
-import { createPlan, createSubscription, createWalletUser, eventually, subscriptionsRpc } from "../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, subscriptionsRpc } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { advanceBy, approvedSubscription, DAY, waitForCharges } from "../support/billing.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -15,13 +16,12 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-/i;
 
 /** /metrics of the all-in-one process, scraped with a Prometheus text parser, moving after real actions. */
 describe("operations: Prometheus metrics", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
   let receiver: WebhookReceiver;
 
+  const sys = useTestSystem({ env: { WEBHOOK_RETRY_SCHEDULE: "60", WEBHOOK_TIMEOUT_MS: "300" } });
   before(async () => {
-    sys = await startTestSystem({ env: { WEBHOOK_RETRY_SCHEDULE: "60", WEBHOOK_TIMEOUT_MS: "300" } });
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
     receiver = await startWebhookReceiver();
@@ -29,7 +29,6 @@ describe("operations: Prometheus metrics", () => {
   after(async () => {
     rpc?.close();
     await receiver?.close();
-    await sys?.close();
   });
 
   const metrics = () => scrape(sys.system.metricsPort!);
@@ -192,17 +191,15 @@ describe("operations: Prometheus metrics", () => {
 });
 
 describe("operations: due-work lag and queue depth", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
   // Worker groups run but have no job handlers: nothing due is ever done.
+  const sys = useTestSystem({ jobs: [] });
   before(async () => {
-    sys = await startTestSystem({ jobs: [] });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("a renewal left undone raises billing_due_work_lag_seconds{kind=renewal}; other kinds stay 0", async () => {

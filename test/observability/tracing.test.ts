@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { infrastructure } from "../support/infrastructure.ts";
 import { apiClient } from "../support/http.ts";
-import { eventually } from "../support/subscriptions.ts";
+import { eventually } from "../support/eventually.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -9,6 +9,7 @@ import { createLogger } from "../../services/platform/logger.ts";
 import { startSystem } from "../../cli/system.ts";
 import { infrastructure } from "../support/infrastructure.ts";
 import { apiClient } from "../support/http.ts";
+import { eventually } from "../support/eventually.ts";
 
 /**
  * The database wedge: with a small pool and many transactions open when
@@ -61,11 +62,7 @@ describe("database outage: pool slots survive a crash mid-transaction", function
       const settled = openTransactions(POOL * 4, gate);
       // Wait until the pool is full of open transactions (the rest queue for a slot).
       const pool = await nativePool();
-      const deadline = Date.now() + 10_000;
-      while (pool.totalCount < POOL || pool.idleCount > 0) {
-        if (Date.now() > deadline) throw new Error("transactions did not fill the pool");
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await eventually(async () => pool.totalCount >= POOL && pool.idleCount === 0, 10_000, "transactions to fill the pool", 20);
       await server!.stopImmediate();
       open();
       const results = await settled;
@@ -100,7 +97,7 @@ describe("database outage: pool slots survive a crash mid-transaction", function
         ),
       );
       const pool = (await unguarded.em.getConnection().getNativeClient()) as unknown as pg.Pool;
-      while (pool.totalCount < POOL || pool.idleCount > 0) await new Promise((r) => setTimeout(r, 20));
+      await eventually(async () => pool.totalCount >= POOL && pool.idleCount === 0, 10_000, "transactions to fill the pool", 20);
       await server!.stopImmediate();
       open();
       await all;

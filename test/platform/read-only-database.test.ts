@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import pg from "pg";
-import { startTestSystem, type TestSystem } from "../support/system.ts";
+import { useTestSystem } from "../support/system.ts";
 import { infrastructure } from "../support/infrastructure.ts";
 import { createPlan } from "../support/subscriptions.ts";
-import { eventually } from "../support/webhook-receiver.ts";
+import { eventually } from "../support/eventually.ts";
 
 /**
  * A write that reaches a read-only node — a primary demoted by a failover,
@@ -16,7 +16,6 @@ import { eventually } from "../support/webhook-receiver.ts";
  */
 describe("a write that reaches a read-only node", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
 
   async function onServer(sql: string): Promise<void> {
     const client = new pg.Client({ connectionString: (await infrastructure()).databaseUrl });
@@ -33,12 +32,7 @@ describe("a write that reaches a read-only node", function () {
     await onServer(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${sys.database.name}' and pid <> pg_backend_pid()`);
   }
 
-  before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
-  });
-  after(async () => {
-    await sys?.close();
-  });
+  const sys = useTestSystem({ workerGroups: [] });
 
   it("answers 503 SERVICE_UNAVAILABLE to writes and 200 to reads, then writes again once the node is writable", async () => {
     const merchant = await sys.createMerchant("Read-only");

@@ -22,6 +22,7 @@ import { Code } from "@connectrpc/connect";
 import { SubscriptionsService, ApprovalOutcome } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { apiClient, type ApiClient } from "../support/http.ts";
+import { eventually } from "../support/eventually.ts";
 import { freePort, startRedisProcess, type RedisProcess } from "../support/redis-process.ts";
 import { startPostgresProcess, type PostgresProcess } from "../support/postgres-process.ts";
 import { scrape } from "../support/prometheus.ts";
@@ -82,18 +83,12 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>, everyMs = 200): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) {
-      console.log(`  (timed out waiting for ${what})`);
-      return undefined;
-    }
-    await sleep(everyMs);
-  }
-}
+/** `eventually` that reports a stall instead of throwing (the soak records it and goes on); a probe that throws counts as "not yet". */
+const until = <T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>, everyMs = 200): Promise<T | undefined> =>
+  eventually(() => probe().catch(() => undefined), timeoutMs, what, everyMs).catch((err: Error) => {
+    console.log(`  (${err.message})`);
+    return undefined;
+  });
 
 async function pool(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
   let next = 0;

@@ -1,5 +1,5 @@
 import { DUE_FOR_RENEWAL } from "../../services/subscriptions/due-predicates.ts";
-import { setTimeout as sleep } from "node:timers/promises";
+import { eventually } from "./eventually.ts";
 import type { Client } from "@connectrpc/connect";
 import { ApprovalOutcome, type SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import type { ApiClient } from "./http.ts";
@@ -77,14 +77,15 @@ export async function chargesOf(sys: TestSystem, subscriptionId: string): Promis
 
 /** Polls until the subscription has `count` period charges, none of them in flight. */
 export async function waitForCharges(sys: TestSystem, subscriptionId: string, count: number, timeoutMs = 15_000): Promise<ChargeRowView[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const charges = await chargesOf(sys, subscriptionId);
-    if (charges.length === count && charges.every((c) => c.status !== "PENDING")) return charges;
-    if (Date.now() > deadline)
-      throw new Error(`subscription ${subscriptionId} has ${charges.length} charges (${charges.map((c) => c.status).join(",")}), not ${count}`);
-    await sleep(50);
-  }
+  let charges: ChargeRowView[] = [];
+  return eventually(
+    async () => {
+      charges = await chargesOf(sys, subscriptionId);
+      return charges.length === count && charges.every((c) => c.status !== "PENDING") ? charges : undefined;
+    },
+    timeoutMs,
+    () => `subscription ${subscriptionId} to have ${count} settled charges (has ${charges.length}: ${charges.map((c) => c.status).join(",")})`,
+  );
 }
 
 export async function subscriptionOf(api: ApiClient, id: string): Promise<any> {
@@ -98,30 +99,35 @@ export async function subscriptionOf(api: ApiClient, id: string): Promise<any> {
  * subscription due (billing date or retry passed) and no charge in flight.
  */
 export async function waitForQuiet(sys: TestSystem, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const now = await serviceNow(sys);
-    const [row] = await sys.sql<{ due: string; pending: string }>(
-      `select (select count(*) from subscriptions
-                where ${DUE_FOR_RENEWAL()}) as due,
-              (select count(*) from subscription_charges where status = 'PENDING') as pending`,
-      [now, now],
-    );
-    if (Number(row!.due) === 0 && Number(row!.pending) === 0) return;
-    if (Date.now() > deadline) throw new Error(`engine still busy: ${row!.due} due, ${row!.pending} pending`);
-    await sleep(100);
-  }
+  let row: { due: string; pending: string } | undefined;
+  await eventually(
+    async () => {
+      const now = await serviceNow(sys);
+      [row] = await sys.sql<{ due: string; pending: string }>(
+        `select (select count(*) from subscriptions
+                  where ${DUE_FOR_RENEWAL()}) as due,
+                (select count(*) from subscription_charges where status = 'PENDING') as pending`,
+        [now, now],
+      );
+      return Number(row!.due) === 0 && Number(row!.pending) === 0;
+    },
+    timeoutMs,
+    () => `the engine to be quiet (${row?.due} due, ${row?.pending} pending)`,
+    100,
+  );
 }
 
 /** Polls until the subscription's status is `status`. */
 export async function waitForStatus(api: ApiClient, id: string, status: string, timeoutMs = 10_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const sub = await subscriptionOf(api, id);
-    if (sub.status === status) return sub;
-    if (Date.now() > deadline) throw new Error(`subscription ${id} is ${sub.status}, not ${status}`);
-    await sleep(50);
-  }
+  let sub: any;
+  return eventually(
+    async () => {
+      sub = await subscriptionOf(api, id);
+      return sub.status === status ? sub : undefined;
+    },
+    timeoutMs,
+    () => `subscription ${id} to be ${status} (is ${sub?.status})`,
+  );
 }
 
 /** The subscriptions' ports over real RPC clients to the test system, for calling renewal use cases directly. */

@@ -1,3 +1,4 @@
+import { eventually } from "./eventually.ts";
 import type { TestSystem } from "./system.ts";
 import { recordEvent } from "../../services/events/record-event.ts";
 import type { EventType } from "../../services/events/contract.ts";
@@ -27,13 +28,17 @@ export async function emitEvents(
  * relay lock meanwhile, so running the relay by hand is not enough to know.
  */
 export async function waitUntilRelayed(sys: TestSystem, eventIds: readonly string[], timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await sys.sql<{ n: string }>("select count(*) as n from events where id = any(?::uuid[]) and relayed_at is null", [
-      `{${eventIds.join(",")}}`,
-    ]);
-    if (Number(row!.n) === 0) return;
-    if (Date.now() > deadline) throw new Error(`${row!.n} of ${eventIds.length} events not relayed within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  let unrelayed = eventIds.length;
+  await eventually(
+    async () => {
+      const [row] = await sys.sql<{ n: string }>("select count(*) as n from events where id = any(?::uuid[]) and relayed_at is null", [
+        `{${eventIds.join(",")}}`,
+      ]);
+      unrelayed = Number(row!.n);
+      return unrelayed === 0;
+    },
+    timeoutMs,
+    () => `the relay to pass every event (${unrelayed} of ${eventIds.length} not relayed)`,
+    25,
+  );
 }

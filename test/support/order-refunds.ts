@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { TestSystem } from "./system.ts";
 import type { ApiClient } from "./http.ts";
-import { eventually } from "./subscriptions.ts";
+import { eventually } from "./eventually.ts";
 import { createOrder } from "../services/orders/orders-client.ts";
 
 let deposits = 0;

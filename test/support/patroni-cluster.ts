@@ -4,8 +4,8 @@ import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { eventually } from "./eventually.ts";
 import { freePort } from "./redis-process.ts";
 
 const run = promisify(execFile);
@@ -373,15 +373,9 @@ function descendants(pid: number): number[] {
   return found;
 }
 
-async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
+/** `eventually`, where a check that throws (a node not answering yet) counts as "not yet". */
+const until = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>): Promise<T> =>
+  eventually(() => check().catch(() => undefined), timeoutMs, what, 200);
 
 async function postgresIds(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;

@@ -1,3 +1,4 @@
+import { eventually } from "./eventually.ts";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -96,24 +97,25 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
     return u.toString();
   };
   try {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`pgbouncer exited: ${log()}`);
-      const client = new pg.Client({ connectionString: url("pgbouncer"), connectionTimeoutMillis: 1_000 });
-      client.on("error", () => {});
-      const up = await client.connect().then(
-        () =>
-          client.query("show version").then(
-            () => true,
-            () => true,
-          ),
-        () => false,
-      );
-      await client.end().catch(() => {});
-      if (up) break;
-      if (Date.now() > deadline) throw new Error(`pgbouncer did not start: ${log()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(
+      async () => {
+        if (child!.exitCode !== null) throw new Error(`pgbouncer exited: ${log()}`);
+        const client = new pg.Client({ connectionString: url("pgbouncer"), connectionTimeoutMillis: 1_000 });
+        client.on("error", () => {});
+        const up = await client.connect().then(
+          () =>
+            client.query("show version").then(
+              () => true,
+              () => true,
+            ),
+          () => false,
+        );
+        await client.end().catch(() => {});
+        return up;
+      },
+      10_000,
+      () => `pgbouncer to start: ${log()}`,
+    );
   } catch (err) {
     await stop();
     throw err;

@@ -1,3 +1,4 @@
+import { eventually } from "./eventually.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -63,7 +64,8 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
   child.stdout!.on("data", (c: Buffer) => (output += c));
   child.stderr!.on("data", (c: Buffer) => (output += c));
   const exited = new Promise<void>((resolve) => child!.once("exit", () => resolve()));
-  const spawnFailed = new Promise<Error>((resolve) => child!.once("error", resolve));
+  let spawnFailed: Error | undefined;
+  child.once("error", (err) => (spawnFailed = err));
 
   const stop = async () => {
     const c = child;
@@ -81,18 +83,19 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     return body.data;
   };
   try {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const failed = await Promise.race([spawnFailed, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
-      if (failed) throw failed;
-      if (child.exitCode !== null) throw new Error(`prometheus exited: ${output}`);
-      const ready = await fetch(`${url}/-/ready`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ready) break;
-      if (Date.now() > deadline) throw new Error(`prometheus did not start: ${output}`);
-    }
+    await eventually(
+      async () => {
+        if (spawnFailed) throw spawnFailed;
+        if (child!.exitCode !== null) throw new Error(`prometheus exited: ${output}`);
+        return fetch(`${url}/-/ready`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+      },
+      20_000,
+      () => `prometheus to start: ${output}`,
+      100,
+    );
   } catch (err) {
     await stop();
     throw err;

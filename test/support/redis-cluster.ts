@@ -1,3 +1,4 @@
+import { eventually } from "./eventually.ts";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -75,10 +76,4 @@ async function cli(node: string, ...args: string[]): Promise<string> {
   );
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = (check: () => Promise<boolean>, what: string) => eventually(check, 15_000, what, 100);

@@ -1,3 +1,4 @@
+import { eventually } from "./eventually.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 
@@ -35,11 +36,7 @@ export async function startRedisProcess(): Promise<RedisProcess> {
     async start() {
       // No persistence: a restart comes back empty, the worst case for the queue.
       child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-      const deadline = Date.now() + 10_000;
-      while (!(await answers())) {
-        if (Date.now() > deadline) throw new Error("redis-server did not start");
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await eventually(answers, 10_000, "redis-server to start");
     },
     async stop() {
       const c = child;

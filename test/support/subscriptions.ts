@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@connectrpc/connect";
 import { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
@@ -70,17 +69,6 @@ export const localUrl = (sys: TestSystem, authorizationUrl: string) => `${sys.ba
 export function subscriptionsRpc(sys: TestSystem): { client: Client<typeof SubscriptionsService>; close(): void } {
   const rpc = new RpcClients(sys.config.internalApiToken);
   return { client: rpc.client(SubscriptionsService, `http://127.0.0.1:${sys.system.servicesPort}`), close: () => rpc.close() };
-}
-
-/** Polls until `check` returns a value (not undefined) or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 export async function eventsOf(sys: TestSystem, subscriptionId: string): Promise<{ type: string; data: any }[]> {

@@ -120,6 +120,32 @@ export async function startTestSystem(options: TestSystemOptions = {}): Promise<
   };
 }
 
+/**
+ * The test system of the enclosing describe: started by a `before` hook, closed by
+ * an `after` hook, both registered here (hooks run in the order they are
+ * registered: a suite's own `before` after this line sees the system started,
+ * its own `after` runs once the system is closed). The handle forwards to the
+ * started system, so `sys.x` reads as it would on startTestSystem's result;
+ * touching it outside the hooks and tests throws. A suite that stops or
+ * restarts its system inside a test keeps to startTestSystem.
+ */
+export function useTestSystem(options: TestSystemOptions = {}): TestSystem {
+  let started: TestSystem | undefined;
+  before(async () => {
+    started = await startTestSystem(options);
+  });
+  after(async () => {
+    await started?.close();
+    started = undefined;
+  });
+  return new Proxy({} as TestSystem, {
+    get(_, key) {
+      if (!started) throw new Error(`the test system is not running (asked for ${String(key)}): use it inside hooks and tests`);
+      return Reflect.get(started, key);
+    },
+  });
+}
+
 /** The production handlers of the given kinds, for a test system that runs only those jobs. */
 export function handlersOf(...kinds: (JobKind<any> | SweepKind)[]): AnyHandler[] {
   return kinds.map((kind) => {

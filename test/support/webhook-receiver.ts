@@ -1,3 +1,4 @@
+import { eventually } from "./eventually.ts";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -61,29 +62,17 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
   const port = (server.address() as AddressInfo).port;
   receiver.port = port;
   receiver.url = `http://127.0.0.1:${port}${path}`;
-  receiver.waitFor = async (predicate, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(received)) {
-      if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${received.length} received)`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    return received;
-  };
+  receiver.waitFor = (predicate, timeoutMs = 15_000) =>
+    eventually(
+      async () => predicate(received) && received,
+      timeoutMs,
+      () => `the receiver's condition (${received.length} received)`,
+      25,
+    );
   receiver.close = async () => {
     for (const t of timers) clearTimeout(t);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return receiver;
-}
-
-/** Polls `check` until it returns a truthy value (or throws after timeoutMs). */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 15_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { hostedPage } from "../../support/hosted-page.ts";
 import { logIn, pageSession } from "../../support/page-session.ts";
@@ -17,14 +17,13 @@ import { escaped, expectOnlyEscaped, HOSTILE } from "../../support/hostile-text.
  */
 describe("hosted pages escape what merchants, customers and URLs put on them", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let user: WalletUserFixture;
   let plan: { id: string };
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     api = (await sys.createMerchant(HOSTILE)).api;
     plan = await createPlan(api, { name: HOSTILE, description: HOSTILE, amount: "10", maximumChargeAmount: "12" });
@@ -32,7 +31,6 @@ describe("hosted pages escape what merchants, customers and URLs put on them", f
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("the authorization page: merchant, plan name and description, and the email typed at login", async () => {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { type TestSystem, useTestSystem } from "../../support/system.ts";
 
 const PLANS = "/api/v1/subscription-plans";
 const plan = { name: "Basic", amount: "5", currency: "USD", interval: "WEEK" };
@@ -7,12 +7,7 @@ const plan = { name: "Basic", amount: "5", currency: "USD", interval: "WEEK" };
 const entriesOf = (sys: TestSystem, merchantId: string) => sys.sql("select * from audit_entries where merchant_id = ? order by at, id", [merchantId]);
 
 describe("audit entries: one per successful action, in its transaction", () => {
-  let sys: TestSystem;
-
-  before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
-  });
-  after(async () => sys?.close());
+  const sys = useTestSystem({ workerGroups: [] });
 
   it("an API-key action writes exactly one entry with the key as actor and the request's origin", async () => {
     const m = await sys.createMerchant("Audited");

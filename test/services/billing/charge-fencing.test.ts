@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
@@ -8,9 +7,10 @@ import { SubscriptionCharge } from "../../../services/subscriptions/entities.ts"
 import { chargeWallet, commitSettle } from "../../../services/subscriptions/charges/settle-charge.ts";
 import { takeLease } from "../../../services/platform/wallet-calls/wallet-call.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { type TestSystem, useTestSystem } from "../../support/system.ts";
 import { balances, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceTo, approvedSubscription, chargesOf, subscriptionOf } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** Ledger transactions moved under a subscription's charge keys. */
 async function debitsOf(sys: TestSystem, subscriptionId: string): Promise<number> {
@@ -29,13 +29,12 @@ async function debitsOf(sys: TestSystem, subscriptionId: string): Promise<number
  * Played step by step (no timing), it must end with one debit and a renewed period.
  */
 describe("charge protocol: a settle delayed past its lease is fenced off", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let clients: RpcClients;
   let ports: SubscriptionPorts;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     clients = new RpcClients(sys.config.internalApiToken);
     ports = subscriptionPorts({ rpc: clients, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") });
@@ -43,7 +42,6 @@ describe("charge protocol: a settle delayed past its lease is fenced off", () =>
   after(async () => {
     clients?.close();
     rpc?.close();
-    await sys?.close();
   });
 
   it("refused → stall → top-up → sweep takes over and is paid → the stale FAILED settle commits nothing: one debit, no dunning", async () => {
@@ -54,15 +52,7 @@ describe("charge protocol: a settle delayed past its lease is fenced off", () =>
     await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
 
     // Worker A opened the renewal's charge row and holds its lease (generation 1)…
-    const chargeId = randomUUID();
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
-       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 5, 'USD', 'USDT_TRON', 5, 1, 'PENDING', 1, now(),
-              now() + interval '30 seconds', 1, 'RENEWAL'
-         from subscriptions where id = ?`,
-      [chargeId, subscriptionId],
-    );
+    const { id: chargeId } = await make.charge(sys, { subscriptionId, amount: 5, leaseSeconds: 30, leaseGeneration: 1 });
     const charge = await sys.context().em.findOneOrFail(SubscriptionCharge, { id: chargeId });
     // …and the wallet refused it.
     const answerA = await chargeWallet(ports, charge);
@@ -113,15 +103,7 @@ describe("charge protocol: a settle delayed past its lease is fenced off", () =>
     const { subscriptionId } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "10" } });
     const active = await subscriptionOf(api, subscriptionId);
     await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
-    const chargeId = randomUUID();
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
-       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 3, 'USD', 'USDT_TRON', 3, 1, 'PENDING', 1, now(),
-              now() - interval '1 second', 1, 'RENEWAL'
-         from subscriptions where id = ?`,
-      [chargeId, subscriptionId],
-    );
+    const { id: chargeId } = await make.charge(sys, { subscriptionId, amount: 3, leaseSeconds: -1, leaseGeneration: 1 });
     const charge = await sys.context().em.findOneOrFail(SubscriptionCharge, { id: chargeId });
     const answer = await chargeWallet(ports, charge);
     const res = await commitSettle(sys.context(), ports, chargeId, 1, answer);

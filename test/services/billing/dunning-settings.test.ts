@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { createWalletUser, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceTo, approvedSubscription, chargesOf, DAY, portsFor, serviceNow, subscriptionOf, waitForCharges, waitForStatus } from "../../support/billing.ts";
@@ -13,18 +13,16 @@ const patch = (api: ApiClient, body: unknown) => api.request("PATCH", "/api/v1/s
 
 /** Issue 26: dunning settings per merchant, one attempt budget per period, the funding fallback, at-risk warnings. */
 describe("dunning settings, attempt budget, funding fallback, at-risk", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   /** An ACTIVE monthly subscription funded with exactly its first payment, moved to its first renewal, which fails. */

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { creditWalletUser } from "../../../services/wallet/credit-wallet-user.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createWalletUser, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf, waitForCharges, waitForStatus } from "../../support/billing.ts";
@@ -12,20 +12,18 @@ const DAY_MS = DAY * 1000;
 
 /** Failed renewals: PAST_DUE, retries on DUNNING_RETRY_DAYS (default 1,3,5), recovery, the terminal status, retry on top-up. */
 describe("recurring billing: dunning", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     api = (await sys.createMerchant("Dunning")).api;
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   /** An ACTIVE monthly subscription whose wallet holds exactly the first payment, then its first renewal failed. */
@@ -139,15 +137,13 @@ describe("recurring billing: dunning", () => {
   });
 
   describe("with DUNNING_FINAL_STATUS=CANCELLED and DUNNING_RETRY_DAYS=2", () => {
-    let other: TestSystem;
     let otherRpc: ReturnType<typeof subscriptionsRpc>;
+    const other = useTestSystem({ env: { DUNNING_FINAL_STATUS: "CANCELLED", DUNNING_RETRY_DAYS: "2" } });
     before(async () => {
-      other = await startTestSystem({ env: { DUNNING_FINAL_STATUS: "CANCELLED", DUNNING_RETRY_DAYS: "2" } });
       otherRpc = subscriptionsRpc(other);
     });
     after(async () => {
       otherRpc?.close();
-      await other?.close();
     });
 
     it("the last failed retry cancels the subscription (reason PAYMENT_FAILED)", async () => {

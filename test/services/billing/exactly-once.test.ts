@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
@@ -8,7 +7,7 @@ import { createLogger } from "../../../services/platform/logger.ts";
 import { startSystem, type RunningSystem } from "../../../cli/system.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
 import { renewSubscriptionKind } from "../../../services/subscriptions/renewals/renewal-queue.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { startTestSystem, type TestSystem, useTestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import {
   advanceBy,
@@ -22,22 +21,21 @@ import {
   waitForCharges,
   waitForQuiet,
 } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 describe("recurring billing: exactly one charge per period", () => {
   describe("the use case raced against itself (no workers running)", () => {
-    let sys: TestSystem;
     let rpc: ReturnType<typeof subscriptionsRpc>;
     let wired: ReturnType<typeof portsFor>;
 
+    const sys = useTestSystem({ workerGroups: [] });
     before(async () => {
-      sys = await startTestSystem({ workerGroups: [] });
       rpc = subscriptionsRpc(sys);
       wired = portsFor(sys);
     });
     after(async () => {
       wired?.close();
       rpc?.close();
-      await sys?.close();
     });
 
     it("eight concurrent runs on one subscription with three periods due: three charges, each debited once", async () => {
@@ -78,14 +76,7 @@ describe("recurring billing: exactly one charge per period", () => {
       const active = await subscriptionOf(api, subscriptionId);
       await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
       // What a worker killed between the debit and the settle leaves: the PENDING row (lease run out) and the wallet's transaction.
-      const chargeId = randomUUID();
-      await sys.sql(
-        `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-           amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
-         select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second', 'RENEWAL'
-           from subscriptions where id = ?`,
-        [chargeId, subscriptionId],
-      );
+      const { id: chargeId } = await make.charge(sys, { subscriptionId, leaseSeconds: -1 });
       const clients = new RpcClients(sys.config.internalApiToken);
       try {
         await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({
@@ -115,17 +106,15 @@ describe("recurring billing: exactly one charge per period", () => {
   });
 
   describe("a renewal worker process SIGKILLed after the debit, before the settle", () => {
-    let sys: TestSystem;
     let rpc: ReturnType<typeof subscriptionsRpc>;
 
+    // Only the scheduler group runs here (its sweep finishes stale charges); the child process is the only renewer.
+    const sys = useTestSystem({ workerGroups: ["scheduler"] });
     before(async () => {
-      // Only the scheduler group runs here (its sweep finishes stale charges); the child process is the only renewer.
-      sys = await startTestSystem({ workerGroups: ["scheduler"] });
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("the stale-charge sweep finishes its charge with the same key: the customer is debited once and the period advances", async () => {

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { periodEnd } from "../../../services/subscriptions/billing-calendar.ts";
 import { amount, add, formatAmount, zero } from "../../../services/platform/money.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, approvedSubscription, chargesOf, DAY, serviceNow, subscriptionOf, waitForQuiet } from "../../support/billing.ts";
 
@@ -29,16 +29,14 @@ const CASES: Case[] = [
 
 /** Many subscriptions driven through 200 days of sandbox time in steps: every account stays exact, the ledger balances. */
 describe("recurring billing: a long simulated run", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("charges every billing date of every funded subscription once, stops the unfunded ones, and the ledger checks out", async function () {

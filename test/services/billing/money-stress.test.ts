@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { createPlan, createSubscription, createWalletUser, credit, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { advanceTo, portsFor, serviceNow } from "../../support/billing.ts";
@@ -38,13 +38,12 @@ async function inParallel<T>(items: readonly T[], width: number, work: (item: T)
  */
 describe("money under races (200 at once)", function () {
   this.timeout(240_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let real: { ports: SubscriptionPorts; close(): void };
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     api = (await sys.createMerchant()).api;
     rpc = subscriptionsRpc(sys);
     real = portsFor(sys);
@@ -52,7 +51,6 @@ describe("money under races (200 at once)", function () {
   after(async () => {
     real?.close();
     rpc?.close();
-    await sys?.close();
   });
 
   async function assertClean(): Promise<void> {

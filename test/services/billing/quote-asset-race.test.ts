@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { credit, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceTo, approvedSubscription, portsFor, subscriptionOf } from "../../support/billing.ts";
 import type { SubscriptionPorts } from "../../../services/subscriptions/ports.ts";
@@ -15,19 +15,17 @@ import { quotePlan } from "../../../services/subscriptions/funding.ts";
  * the test releases), the asset changes, then the quote answers.
  */
 describe("renewals: a charge is quoted in the asset it is opened in", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let real: { ports: SubscriptionPorts; close(): void };
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     real = portsFor(sys);
   });
   after(async () => {
     real?.close();
     rpc?.close();
-    await sys?.close();
   });
 
   it("a funding-asset change while the quote is in flight: the charge is in the new asset at that asset's quote, and cancel still works", async () => {

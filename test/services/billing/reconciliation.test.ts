@@ -1,44 +1,33 @@
 import { expect } from "chai";
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { createPlan, createSubscription, createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 const run = promisify(execFile);
 const BILLING = fileURLToPath(new URL("../../../cli/billing.ts", import.meta.url));
 
 /** Reconciliation: every wallet transaction of a charge against the row that should own it, and back (issue 15). */
 describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   let period = 100;
-  async function chargeRow(subscriptionId: string, status: string, amount: string, extra = ""): Promise<string> {
-    const id = randomUUID();
+  async function chargeRow(subscriptionId: string, status: "PENDING" | "SUCCEEDED" | "FAILED", amount: string, parked = false): Promise<string> {
     period += 1;
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, failure_reason, attempt, created_at, settled_at ${extra ? ", parked_at" : ""}, purpose)
-       select ?, id, merchant_id, wallet_user_id, ${period}, now(), now() + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, ?,
-              ${status === "FAILED" ? "'INSUFFICIENT_FUNDS'" : "null"}, 1, now(),
-              ${status === "PENDING" ? "null" : "now()"} ${extra ? ", now()" : ""}, 'RENEWAL'
-         from subscriptions where id = ?`,
-      [id, amount, amount, status, subscriptionId],
-    );
+    const { id } = await make.charge(sys, { subscriptionId, status, amount, period: { index: period }, parked });
     // As a settle does: a paid period is billed (the subscription moves past it), else it is CHARGE_WITHOUT_BILLED_PERIOD too.
     if (status === "SUCCEEDED")
       await sys.sql("update subscriptions set next_period_index = greatest(next_period_index, ?) where id = ?", [period + 1, subscriptionId]);
@@ -87,7 +76,7 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     const differs = await chargeRow(subscriptionId, "SUCCEEDED", "5");
     await walletCharge(differs, user.id, merchantId, "2");
     // A row parked after repeated settle failures.
-    const parked = await chargeRow(subscriptionId, "PENDING", "1", "parked");
+    const parked = await chargeRow(subscriptionId, "PENDING", "1", true);
     // In flight (PENDING, not parked) with its money already moved: not judged yet.
     const inFlight = await chargeRow(subscriptionId, "PENDING", "1");
     await walletCharge(inFlight, user.id, merchantId, "1");
@@ -133,14 +122,13 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     // What the expiry race left: the subscription EXPIRED (never activated, period 0 never billed), its first payment SUCCEEDED and paid.
     await sys.sql("update subscriptions set status = 'EXPIRED', expired_at = now() where id = ?", [s.subscriptionId]);
     await sys.sql("update subscription_authorizations set status = 'EXPIRED', expired_at = now() where subscription_id = ?", [s.subscriptionId]);
-    const chargeId = randomUUID();
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, settled_at, purpose)
-       select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 day', 3, 'USD', 'USDT_TRON', 3, 1, 'SUCCEEDED', 1, now(), now(), 'FIRST_PAYMENT'
-         from subscriptions where id = ?`,
-      [chargeId, s.subscriptionId],
-    );
+    const { id: chargeId } = await make.charge(sys, {
+      subscriptionId: s.subscriptionId,
+      status: "SUCCEEDED",
+      purpose: "FIRST_PAYMENT",
+      period: { index: 0 },
+      amount: 3,
+    });
     await walletCharge(chargeId, user.id, merchantId, "3");
     // A subscription approved the normal way (its first payment bills period 0) is not reported.
     const fine = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "10" } });
@@ -162,25 +150,8 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     const { api, id: merchantId } = await sys.createMerchant();
     const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "50" } });
     const [paid] = await sys.sql<{ id: string }>("select id from subscription_charges where subscription_id = ? and status = 'SUCCEEDED'", [subscriptionId]);
-    const refundRow = async (status: string) => {
-      const id = randomUUID();
-      await sys.sql(
-        `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status, failure_reason, wallet_transaction_id, metadata, created_at, settled_at)
-         values (?, ?, ?, ?, ?, 1, 'USD', 'USDT_TRON', 1, ?, ?, ?, '{}', now(), now())`,
-        // A SUCCEEDED row names a wallet transaction (here one that does not exist).
-        [
-          id,
-          merchantId,
-          paid!.id,
-          subscriptionId,
-          user.id,
-          status,
-          status === "FAILED" ? "MERCHANT_BALANCE_INSUFFICIENT" : null,
-          status === "SUCCEEDED" ? randomUUID() : null,
-        ],
-      );
-      return id;
-    };
+    // A SUCCEEDED row names a wallet transaction (the factory's: one that does not exist).
+    const refundRow = async (status: "SUCCEEDED" | "FAILED") => (await make.refund(sys, { chargeId: paid!.id, status })).id;
     // The wallet paid the customer back, but the refund row says FAILED.
     const failedButMoved = await refundRow("FAILED");
     const clients = new RpcClients(sys.config.internalApiToken);

@@ -1,11 +1,12 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { renewBatchKind } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { claimDueRenewals } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
-import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
-import { createPlan, eventually, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { handlersOf, useTestSystem } from "../../support/system.ts";
+import { createPlan, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceTo, approvedSubscription, chargesOf, subscriptionOf } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 /**
  * Issue 21 (6): a subscription whose renewal throws in a batch's one-by-one
@@ -15,19 +16,17 @@ import { advanceTo, approvedSubscription, chargesOf, subscriptionOf } from "../.
  * released with the others, and the rest of the set renewed in the same run.
  */
 describe("recurring billing: one subscription that cannot be renewed does not fail its set", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   const logLines: Record<string, unknown>[] = [];
 
+  const logger = pino({ level: "warn" }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
+  // Only the batch job runs: the test claims and enqueues as the sweep does, then watches that one run.
+  const sys = useTestSystem({ workerGroups: ["renewals"], jobs: handlersOf(renewBatchKind), logger });
   before(async () => {
-    const logger = pino({ level: "warn" }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
-    // Only the batch job runs: the test claims and enqueues as the sweep does, then watches that one run.
-    sys = await startTestSystem({ workerGroups: ["renewals"], jobs: handlersOf(renewBatchKind), logger });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("the bad one is logged and counted once and released; the others, before and after it, are renewed by the same job", async () => {
@@ -46,13 +45,7 @@ describe("recurring billing: one subscription that cannot be renewed does not fa
     const due = await subscriptionOf(api, plain.subscriptionId);
     await advanceTo(sys, new Date(Date.parse(due.nextBillingAt) + 60_000));
     // What a worker killed mid-charge leaves: a PENDING row of the due period whose lease ran out (renewed one by one).
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
-       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second', 'RENEWAL'
-         from subscriptions where id = ?`,
-      [randomUUID(), inFlight!.subscriptionId],
-    );
+    await make.charge(sys, { subscriptionId: inFlight!.subscriptionId, leaseSeconds: -1 });
     const ids = [plain, bad!, inFlight!].map((s) => s.subscriptionId);
 
     // Claimed and enqueued as the sweep does: one set, one job.

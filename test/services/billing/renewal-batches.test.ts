@@ -1,25 +1,23 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { renewBatch } from "../../../services/subscriptions/renewals/renew-batch.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceTo, approvedSubscription, chargesOf, DAY, debitsOf, portsFor, subscriptionOf } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** The renewal engine's sets (renew-batch.ts): the same outcomes as renewing one by one, each period charged once. */
 describe("recurring billing: renewals in sets", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let wired: ReturnType<typeof portsFor>;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     wired = portsFor(sys);
   });
   after(async () => {
     wired?.close();
     rpc?.close();
-    await sys?.close();
   });
 
   it("four concurrent runs over overlapping sets, three months due each: every period charged and debited once, in order", async () => {
@@ -71,14 +69,7 @@ describe("recurring billing: renewals in sets", () => {
     const active = await subscriptionOf(api, paid.subscriptionId);
     await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
     // What a worker killed mid-charge leaves: a PENDING row of the due period whose lease ran out.
-    const pendingId = randomUUID();
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
-       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second', 'RENEWAL'
-         from subscriptions where id = ?`,
-      [pendingId, inFlight.subscriptionId],
-    );
+    const { id: pendingId } = await make.charge(sys, { subscriptionId: inFlight.subscriptionId, leaseSeconds: -1 });
 
     const ids = [paid, short, inFlight, capped, paused].map((s) => s.subscriptionId);
     const run = await renewBatch(sys.context(), wired.ports, ids);

@@ -5,8 +5,9 @@ import { renewBatchKind, renewalsSweep } from "../../../services/subscriptions/r
 import { createLogger } from "../../../services/platform/logger.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import type { JobDeps, SweepHandler } from "../../../services/platform/queue/define-job.ts";
-import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
-import { createWalletUser, eventually, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { handlersOf, type TestSystem, useTestSystem } from "../../support/system.ts";
+import { createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceBy, approvedSubscription, chargesOf, DAY, waitForQuiet } from "../../support/billing.ts";
 
 const claimsOf = (sys: TestSystem, ids: string[]) =>
@@ -18,16 +19,14 @@ const claimsOf = (sys: TestSystem, ids: string[]) =>
 /** The renewal sweep's claims (issues 15 and 21): each due subscription claimed once, a live claim never taken again. */
 describe("renewal sweep: claims", () => {
   describe("bounded by the live claims", () => {
-    let sys: TestSystem;
     let rpc: ReturnType<typeof subscriptionsRpc>;
 
+    const sys = useTestSystem({ workerGroups: [] });
     before(async () => {
-      sys = await startTestSystem({ workerGroups: [] });
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("claims each due subscription once, never a live claim, and only up to the look-ahead counted in live claims", async () => {
@@ -86,14 +85,13 @@ describe("renewal sweep: claims", () => {
    * orphans: the running batch's subscriptions went into a second batch.
    */
   describe("while a batch runs, the sweep run in the watchdog's process", () => {
-    let sys: TestSystem;
     let rpc: ReturnType<typeof subscriptionsRpc>;
     let clients: RpcClients;
     let sweep: () => Promise<void>;
 
+    // Only the batch job runs, one at a time: a second batch waits in the queue, where the test can read it.
+    const sys = useTestSystem({ workerGroups: ["renewals"], jobs: handlersOf(renewBatchKind), env: { WORKER_CONCURRENCY: "1", CHARGE_NOTICE_DAYS: "0" } });
     before(async () => {
-      // Only the batch job runs, one at a time: a second batch waits in the queue, where the test can read it.
-      sys = await startTestSystem({ workerGroups: ["renewals"], jobs: handlersOf(renewBatchKind), env: { WORKER_CONCURRENCY: "1", CHARGE_NOTICE_DAYS: "0" } });
       rpc = subscriptionsRpc(sys);
       clients = new RpcClients(sys.config.internalApiToken);
       const deps: JobDeps = {
@@ -111,7 +109,6 @@ describe("renewal sweep: claims", () => {
     after(async () => {
       clients?.close();
       rpc?.close();
-      await sys?.close();
     });
 
     it("claims only what is not claimed: the running batch's subscriptions are not claimed or enqueued again", async () => {

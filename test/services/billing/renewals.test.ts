@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { settle } from "../../support/sweeps.ts";
@@ -25,20 +25,18 @@ const utcAt = (year: number, month: number, day: number, timeOfDayMs: number) =>
 
 /** Renewals through the real engine: sweep (renewals group) → job → use case → wallet, driven by the sandbox clock. */
 describe("recurring billing: renewals", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     api = (await sys.createMerchant("Renewals")).api;
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("a year of a monthly plan anchored on 31 January: exactly 12 charges, at the anchor's day or the month's last", async () => {

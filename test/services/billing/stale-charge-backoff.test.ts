@@ -5,19 +5,19 @@ import { createLogger } from "../../../services/platform/logger.ts";
 import { subscriptionPorts, type SubscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { settleStaleCharges } from "../../../services/subscriptions/charges/settle-charge.ts";
 import { MAX_CALL_FAILURES as MAX_SETTLE_FAILURES, SWEEP_BATCH as STALE_CHARGE_BATCH } from "../../../services/platform/wallet-calls/wallet-call.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription, chargesOf, subscriptionOf, advanceTo } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** Rows that keep failing back off and are parked: they never block newer ones (issue 15). */
 describe("stale-charge sweep: back-off and parking", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let clients: RpcClients;
   let ports: SubscriptionPorts;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     clients = new RpcClients(sys.config.internalApiToken);
     ports = subscriptionPorts({ rpc: clients, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") });
@@ -25,32 +25,26 @@ describe("stale-charge sweep: back-off and parking", () => {
   after(async () => {
     clients?.close();
     rpc?.close();
-    await sys?.close();
   });
 
   it(`${STALE_CHARGE_BATCH} permanently failing rows do not block a newer one; they back off, then are parked and reported`, async () => {
     const { api } = await sys.createMerchant();
     const { subscriptionId } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "2", interval: "DAY" }, credits: { USDT_TRON: "10" } });
     // Failing rows: their wallet user does not exist, so every wallet call fails.
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
-       select gen_random_uuid(), s.id, s.merchant_id, gen_random_uuid(), 1000 + g, now(), now() + interval '1 day', 1, 'USD', 'USDT_TRON', 1, 1, 'PENDING', 1,
-              now() - interval '1 hour' + g * interval '1 second', now() - interval '1 second', 'RENEWAL'
-         from subscriptions s, generate_series(1, ?) g where s.id = ?`,
-      [STALE_CHARGE_BATCH, subscriptionId],
-    );
+    for (let g = 1; g <= STALE_CHARGE_BATCH; g++) {
+      await make.charge(sys, {
+        subscriptionId,
+        walletUserId: randomUUID(),
+        period: { index: 1000 + g },
+        amount: 1,
+        createdSecondsAgo: 3600 - g,
+        leaseSeconds: -1,
+      });
+    }
     // The newer row that can settle: the renewal of period 1, left PENDING by a crash.
     const active = await subscriptionOf(api, subscriptionId);
     await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
-    const good = randomUUID();
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
-       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', 2, 'USD', 'USDT_TRON', 2, 1, 'PENDING', 1, now(), now() - interval '1 second', 'RENEWAL'
-         from subscriptions where id = ?`,
-      [good, subscriptionId],
-    );
+    const { id: good } = await make.charge(sys, { subscriptionId, amount: 2, leaseSeconds: -1 });
 
     // First sweep: the oldest batch, all failing; each backs off.
     expect(await settleStaleCharges(sys.context(), ports)).to.equal(0);

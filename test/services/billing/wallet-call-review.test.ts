@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { renewBatch } from "../../../services/subscriptions/renewals/renew-batch.ts";
@@ -7,10 +6,11 @@ import { renewSubscription } from "../../../services/subscriptions/renewals/rene
 import { retryPastDueOnTopUp } from "../../../services/subscriptions/renewals/retry-on-top-up.ts";
 import { settleStaleCharges } from "../../../services/subscriptions/charges/settle-charge.ts";
 import { settleStaleRefunds } from "../../../services/subscriptions/refunds/settle-refund.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { type TestSystem, useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, createWalletUser, credit, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../../support/change-sessions.ts";
 import { advanceTo, chargesOf, debitsOf, portsFor, subscriptionOf } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 /**
  * What the review of issue 21's money paths found, each played on the real
@@ -20,16 +20,14 @@ import { advanceTo, chargesOf, debitsOf, portsFor, subscriptionOf } from "../../
  */
 describe("wallet calls: the review's cases", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   const reconciliationClean = async () => {
@@ -108,21 +106,17 @@ describe("wallet calls: the review's cases", function () {
     const subscriptionId = await approvedSubscription(api, rpc.client, basic.id, user.id);
     const change = await createChange(api, subscriptionId, plus.id, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "5" });
     // The immediate charge a crash left after the wallet debited it: PENDING, lease run out, its key already used.
-    const chargeId = randomUUID();
-    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end, amount, currency, asset,
-         asset_amount, rate, status, attempt, created_at, lease_until, change_session_id, purpose)
-       select ?, s.id, s.merchant_id, s.wallet_user_id, 0, s.current_period_start, s.current_period_end, 5, 'USD', 'USDT_TRON',
-         5, 1, 'PENDING', 1, now(), now() - interval '1 second', ?, 'PLAN_CHANGE' from subscriptions s where s.id = ?
-       returning merchant_id, wallet_user_id`,
-      [chargeId, change.id, subscriptionId],
-    );
+    const {
+      id: chargeId,
+      merchantId,
+      walletUserId,
+    } = await make.charge(sys, { subscriptionId, purpose: "PLAN_CHANGE", changeSessionId: change.id, amount: 5, leaseSeconds: -1 });
     const rpcClients = new RpcClients(sys.config.internalApiToken);
     try {
       await rpcClients.client(WalletService, sys.config.serviceUrls.wallet).charge({
         idempotencyKey: `subscription-charge-${chargeId}`,
-        walletUserId: row!.wallet_user_id,
-        merchantId: row!.merchant_id,
+        walletUserId,
+        merchantId,
         asset: "USDT_TRON",
         amount: "5",
         description: "debited, then the approval crashed",
@@ -158,14 +152,7 @@ describe("wallet calls: the review's cases", function () {
     const subscriptionId = await approvedSubscription(api, rpc.client, plan.id, user.id);
     const [charge] = await chargesOf(sys, subscriptionId);
     // More than the merchant holds (4): the wallet refuses it as MERCHANT_BALANCE_INSUFFICIENT.
-    const refundId = randomUUID();
-    await sys.sql(
-      `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status,
-         reason, metadata, created_at, owed)
-       select ?, merchant_id, id, subscription_id, wallet_user_id, 5, 'USD', 'USDT_TRON', 5, 'PENDING', 'automatic: test', '{}', now(), true
-         from subscription_charges where id = ?`,
-      [refundId, charge!.id],
-    );
+    const { id: refundId } = await make.refund(sys, { chargeId: charge!.id, amount: 5, owed: true, reason: "automatic: test" });
     const { ports, close } = portsFor(sys);
     try {
       expect(await settleStaleRefunds(sys.context(), ports)).to.equal(0);

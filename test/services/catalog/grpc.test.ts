@@ -2,19 +2,18 @@ import { expect } from "chai";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 
 /**
  * Internal callers use gRPC directly: a stock @grpc/grpc-js client against the
  * catalog service, which must demand the service token.
  */
 describe("catalog service over gRPC (@grpc/grpc-js)", () => {
-  let sys: TestSystem;
   let client: any;
   let merchantId: string;
 
+  const sys = useTestSystem({ workerGroups: [], gateway: true });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [], gateway: true });
     merchantId = (await sys.createMerchant()).id;
     const definition = protoLoader.loadSync(path.resolve("proto/billing/catalog/v1/catalog.proto"), {
       includeDirs: [path.resolve("proto")],
@@ -28,7 +27,6 @@ describe("catalog service over gRPC (@grpc/grpc-js)", () => {
   });
   after(async () => {
     client?.close();
-    await sys?.close();
   });
 
   const call = (method: string, request: object, metadata = new grpc.Metadata()) =>

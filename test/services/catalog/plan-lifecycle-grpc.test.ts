@@ -2,18 +2,17 @@ import { expect } from "chai";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** UpdatePlan / ArchivePlan / UnarchivePlan for internal callers: a stock @grpc/grpc-js client, validated input. */
 describe("catalog plan lifecycle over gRPC (@grpc/grpc-js)", () => {
-  let sys: TestSystem;
   let client: any;
   let merchantId: string;
 
+  const sys = useTestSystem({ workerGroups: [], gateway: false });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [], gateway: false });
-    const [row] = await sys.sql<{ id: string }>("insert into merchants (id, name, created_at) values (gen_random_uuid(), 'gRPC', now()) returning id");
-    merchantId = row!.id;
+    merchantId = (await make.merchant(sys, { name: "gRPC" })).id;
     const definition = protoLoader.loadSync(path.resolve("proto/billing/catalog/v1/catalog.proto"), {
       includeDirs: [path.resolve("proto")],
       keepCase: false,
@@ -26,7 +25,6 @@ describe("catalog plan lifecycle over gRPC (@grpc/grpc-js)", () => {
   });
   after(async () => {
     client?.close();
-    await sys?.close();
   });
 
   const call = (method: string, request: object) => {

@@ -6,10 +6,12 @@ import type { SubscriptionsService } from "../../../proto/gen/billing/subscripti
 import { WORKER_GROUP_NAMES } from "../../../services/platform/config.ts";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { createWalletUser, eventually, subscriptionsRpc, type WalletUserFixture } from "../../support/subscriptions.ts";
+import { createWalletUser, subscriptionsRpc, type WalletUserFixture } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceBy, advanceTo, approvedSubscription, DAY, waitForStatus } from "../../support/billing.ts";
 import { settle } from "../../support/sweeps.ts";
 import { startSmtpSink, type ReceivedEmail, type SmtpSink } from "../../support/smtp-sink.ts";
+import { make } from "../../support/factories/index.ts";
 
 const NAME = `Acme <b>"Streaming"</b> & Co`;
 const NAME_IN_HTML = "Acme &lt;b&gt;&quot;Streaming&quot;&lt;/b&gt; &amp; Co";
@@ -121,14 +123,11 @@ describe("customer emails over SMTP", function () {
       const skippedBefore = await metric("upcoming_charge", "skipped");
       // The wallet no longer knows this subscription's customer: its lookup is NOT_FOUND.
       await sys.sql("update subscriptions set wallet_user_id = gen_random_uuid() where id = ?", [subscriptionId]);
-      const [stuck] = await sys.sql<{ id: string }>(
-        `insert into events (id, merchant_id, type, data, created_at) values (gen_random_uuid(), ?, 'subscription.charge_upcoming', ?::jsonb, now()) returning id`,
-        [m.id, JSON.stringify({ subscriptionId })],
-      );
+      const stuck = await make.event(sys, { merchantId: m.id, type: "subscription.charge_upcoming", data: { subscriptionId } });
       const user = await createWalletUser(sys, { USDT_TRON: "10" });
       await approvedSubscription(sys, m.api, client, { plan: { amount: "10", interval: "MONTH" }, user });
       await mailOf(user, "receipt");
-      const [event] = await sys.sql<{ emails_collected_at: Date | null }>("select emails_collected_at from events where id = ?", [stuck!.id]);
+      const [event] = await sys.sql<{ emails_collected_at: Date | null }>("select emails_collected_at from events where id = ?", [stuck.id]);
       expect(event!.emails_collected_at).to.not.equal(null);
       expect(await metric("upcoming_charge", "skipped")).to.be.greaterThan(skippedBefore);
     });

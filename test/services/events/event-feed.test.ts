@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { emitEvents } from "../../support/events.ts";
 import { relayEvents } from "../../../services/events/relay-events.ts";
 import type { ApiClient } from "../../support/http.ts";
@@ -11,16 +11,14 @@ import type { ApiClient } from "../../support/http.ts";
  * transaction commits late (with an earlier createdAt) is never skipped.
  */
 describe("event feed (GET /api/v1/events?sequenceAfter=)", () => {
-  let sys: TestSystem;
   let merchantId: string;
   let api: ApiClient;
 
+  // No workers: the relay runs by hand so the test decides when events are published.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    // No workers: the relay runs by hand so the test decides when events are published.
-    sys = await startTestSystem({ workerGroups: [] });
     ({ id: merchantId, api } = await sys.createMerchant("Feed"));
   });
-  after(async () => sys?.close());
 
   const relay = () => relayEvents(sys.context(), sys.system.queues!);
   const feed = async (after: number, extra = "") => {

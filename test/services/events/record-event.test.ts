@@ -1,17 +1,15 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { recordEvent, recordEvents } from "../../../services/events/record-event.ts";
 import { Event } from "../../../services/events/entities.ts";
 
 describe("recordEvent (transactional outbox)", () => {
-  let sys: TestSystem;
   let merchantId: string;
 
+  const sys = useTestSystem({ gateway: true, workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ gateway: true, workerGroups: [] });
     merchantId = (await sys.createMerchant()).id;
   });
-  after(async () => sys?.close());
 
   it("leaves no event when the transaction that records it rolls back", async () => {
     const ctx = sys.context();

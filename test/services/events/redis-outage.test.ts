@@ -4,7 +4,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhoo
 import { startRedisProcess, type RedisProcess } from "../../support/redis-process.ts";
 import { emitEvents } from "../../support/events.ts";
 import { drainQueues } from "../../support/sweeps.ts";
-import { eventually } from "../../support/webhook-receiver.ts";
+import { eventually } from "../../support/eventually.ts";
 import { relayEvents } from "../../../services/events/relay-events.ts";
 import { Redis } from "ioredis";
 

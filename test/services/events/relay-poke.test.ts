@@ -1,22 +1,20 @@
 import { expect } from "chai";
-import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
+import { handlersOf, useTestSystem } from "../../support/system.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 import { emitEvents } from "../../support/events.ts";
 import { deliverWebhooksKind } from "../../../services/events/webhook-queue.ts";
 import { recordEvents } from "../../../services/events/record-event.ts";
 
 describe("relay poke (a committed event reaches the relay without its period)", () => {
-  let sys: TestSystem;
   let receiver: WebhookReceiver;
 
+  // No relay sweep at all: only the poke published after commit can relay the event.
+  const sys = useTestSystem({ workerGroups: ["webhooks"], jobs: handlersOf(deliverWebhooksKind) });
   before(async () => {
-    // No relay sweep at all: only the poke published after commit can relay the event.
-    sys = await startTestSystem({ workerGroups: ["webhooks"], jobs: handlersOf(deliverWebhooksKind) });
     receiver = await startWebhookReceiver();
   });
   after(async () => {
     await receiver?.close();
-    await sys?.close();
   });
 
   it("relays and delivers an event as soon as its transaction commits", async () => {

@@ -1,26 +1,26 @@
 import { expect } from "chai";
 import { Webhook } from "standardwebhooks";
-import { ADMIN_KEY, startTestSystem, type TestSystem } from "../../support/system.ts";
-import { startWebhookReceiver, eventually, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { ADMIN_KEY, useTestSystem } from "../../support/system.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { eventually } from "../../support/eventually.ts";
 import { startWebhookWorkers } from "../../support/webhook-workers.ts";
 import { emitEvents } from "../../support/events.ts";
 import { relayEvents } from "../../../services/events/relay-events.ts";
 import { sweepDueDeliveries } from "../../../services/events/sweep-due-deliveries.ts";
 import { deliveryJobId } from "../../../services/events/webhook-queue.ts";
 import { settle } from "../../support/sweeps.ts";
+import { make } from "../../support/factories/index.ts";
 
 describe("outbox relay and delivery queue", () => {
-  let sys: TestSystem;
   let receiver: WebhookReceiver;
 
+  // No workers: the test drives the relay and the sweep by hand, then starts the workers.
+  const sys = useTestSystem({ workerGroups: [], env: { WEBHOOK_RETRY_SCHEDULE: "3600" } });
   before(async () => {
-    // No workers: the test drives the relay and the sweep by hand, then starts the workers.
-    sys = await startTestSystem({ workerGroups: [], env: { WEBHOOK_RETRY_SCHEDULE: "3600" } });
     receiver = await startWebhookReceiver();
   });
   after(async () => {
     await receiver?.close();
-    await sys?.close();
   });
 
   const queuedJobs = async () => {
@@ -86,10 +86,7 @@ describe("outbox relay and delivery queue", () => {
   it("delivers and records an event whose createdAt has microseconds (the deliveries' partition key is copied exactly)", async () => {
     const { id: merchantId, api } = await sys.createMerchant("Microseconds");
     await api.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/micro` });
-    const [row] = await sys.sql<{ id: string }>(
-      "insert into events (id, merchant_id, type, data, created_at) values (gen_random_uuid(), ?, 'plan.created', '{}', now() - interval '1.234567 second') returning id",
-      [merchantId],
-    );
+    const row = await make.event(sys, { merchantId, secondsAgo: 1.234567 });
     await relayEvents(sys.context(), sys.system.queues!);
     const workers = await startWebhookWorkers(sys);
     try {
@@ -97,7 +94,7 @@ describe("outbox relay and delivery queue", () => {
       const [delivery] = await eventually(async () => {
         const rows = await sys.sql<{ status: string; same: boolean }>(
           "select d.status, d.event_created_at = e.created_at as same from webhook_deliveries d join events e on e.id = d.event_id where d.event_id = ?",
-          [row!.id],
+          [row.id],
         );
         return rows[0]?.status === "SUCCEEDED" ? rows : undefined;
       });

@@ -4,7 +4,7 @@ import { startTestSystem, type TestSystem } from "../../support/system.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
 import { startWebhookWorkers } from "../../support/webhook-workers.ts";
 import { emitEvents } from "../../support/events.ts";
-import { eventually } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import type { RunningWorkers } from "../../../workers/start-workers.ts";
 import { declareSweep } from "../../../workers/declare-sweep.ts";
 import { deliverWebhooksKind, dueDeliveriesSweep, relayEventsSweep } from "../../../services/events/webhook-queue.ts";

@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { startTestSystem, type TestSystem } from "../../support/system.ts";
-import { startWebhookReceiver, eventually, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.ts";
+import { eventually } from "../../support/eventually.ts";
 import { emitEvents } from "../../support/events.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 
 /**
  * MerchantService.ListApiKeys (the dashboard's API keys page) over gRPC: the
@@ -10,11 +10,10 @@ import { startTestSystem, type TestSystem } from "../../support/system.ts";
  * stamped by authentication at most once a minute; never the key or its digest.
  */
 describe("MerchantService.ListApiKeys and the last use of a key", () => {
-  let sys: TestSystem;
   let merchants: any;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     const definition = protoLoader.loadSync(path.resolve("proto/billing/merchants/v1/merchants.proto"), {
       includeDirs: [path.resolve("proto")],
       longs: String,
@@ -26,7 +25,6 @@ describe("MerchantService.ListApiKeys and the last use of a key", () => {
   });
   after(async () => {
     merchants?.close();
-    await sys?.close();
   });
 
   const call = (method: string, request: object) =>

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { createDepositAddresses } from "../../../services/orders/addresses/deposit-addresses.ts";
 import { TEST_DEPOSIT_XPUBS } from "../../../services/platform/config.ts";
@@ -9,14 +9,12 @@ import { walletPort } from "../../../services/orders/wallet-port.ts";
 import { createOrder, externalId, merchantBalance, orderClients } from "./orders-client.ts";
 
 describe("deposit addresses under concurrency", () => {
-  let sys: TestSystem;
   let api: ApiClient;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     api = (await sys.createMerchant("Busy shop")).api;
   });
-  after(async () => sys?.close());
 
   it("hands out 200 distinct addresses to 200 concurrent creates, each the configured key's child at its index", async function () {
     this.timeout(60_000);
@@ -59,19 +57,17 @@ describe("deposit addresses under concurrency", () => {
 });
 
 describe("merchant credits are exactly once (crash recovery)", () => {
-  let sys: TestSystem;
   let clients: ReturnType<typeof orderClients>;
   let merchant: { id: string; api: ApiClient };
 
   // No workers: nothing carries the credits but the calls below, as after a crash.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     clients = orderClients(sys);
     merchant = await sys.createMerchant("Recovering shop");
   });
   after(async () => {
     clients?.close();
-    await sys?.close();
   });
 
   const paidOrder = async (amount: string) => {

@@ -2,16 +2,15 @@ import { expect } from "chai";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { createOrder } from "./orders-client.ts";
 
 /** A chain watcher is any gRPC client: a stock @grpc/grpc-js one reports deposits with the service token. */
 describe("ReportDeposit over stock gRPC (@grpc/grpc-js)", () => {
-  let sys: TestSystem;
   let client: any;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     const definition = protoLoader.loadSync(path.resolve("proto/billing/orders/v1/orders.proto"), {
       includeDirs: [path.resolve("proto")],
       keepCase: false,
@@ -24,7 +23,6 @@ describe("ReportDeposit over stock gRPC (@grpc/grpc-js)", () => {
   });
   after(async () => {
     client?.close();
-    await sys?.close();
   });
 
   const call = (method: string, request: object, token?: string) => {

@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { eventually } from "../../support/webhook-receiver.ts";
+import { eventually } from "../../support/eventually.ts";
 import { createOrder, orderClients } from "./orders-client.ts";
 
 /**
@@ -10,18 +10,16 @@ import { createOrder, orderClients } from "./orders-client.ts";
  * record, the status body and every payment_order.* event carry it.
  */
 describe("record versions: payment orders", () => {
-  let sys: TestSystem;
   let clients: ReturnType<typeof orderClients>;
   let api: ApiClient;
 
+  const sys = useTestSystem({ workerGroups: ["payments"] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: ["payments"] });
     clients = orderClients(sys);
     api = (await sys.createMerchant("Versions shop")).api;
   });
   after(async () => {
     clients?.close();
-    await sys?.close();
   });
 
   /** [event type, version in its data] of an order, in commit order. */

@@ -3,9 +3,9 @@ import type { Client } from "@connectrpc/connect";
 import { Code } from "@connectrpc/connect";
 import { DepositOutcome, type OrdersService } from "../../../proto/gen/billing/orders/v1/orders_pb.ts";
 import type { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { eventually } from "../../support/webhook-receiver.ts";
+import { eventually } from "../../support/eventually.ts";
 import { rpcFailure } from "../wallet/wallet-client.ts";
 import { createOrder, merchantBalance, orderClients, orderEventTypes } from "./orders-client.ts";
 
@@ -14,14 +14,13 @@ import { createOrder, merchantBalance, orderClients, orderEventTypes } from "./o
  * (ReportDeposit) against real Postgres, Redis and the wallet service.
  */
 describe("payment order status paths (ReportDeposit over gRPC/Connect)", () => {
-  let sys: TestSystem;
   let clients: ReturnType<typeof orderClients>;
   let orders: Client<typeof OrdersService>;
   let wallet: Client<typeof WalletService>;
   let merchant: { id: string; api: ApiClient };
 
+  const sys = useTestSystem({ workerGroups: ["payments"] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: ["payments"] });
     clients = orderClients(sys);
     orders = clients.orders;
     wallet = clients.wallet;
@@ -29,7 +28,6 @@ describe("payment order status paths (ReportDeposit over gRPC/Connect)", () => {
   });
   after(async () => {
     clients?.close();
-    await sys?.close();
   });
 
   const deposit = (order: { address: string; asset: string }, amount: string, txId: string, confirmations?: number) =>
@@ -172,18 +170,16 @@ describe("payment order status paths (ReportDeposit over gRPC/Connect)", () => {
 });
 
 describe("payment order expiry and late payments (sandbox clock)", () => {
-  let sys: TestSystem;
   let clients: ReturnType<typeof orderClients>;
   let merchant: { id: string; api: ApiClient };
 
+  const sys = useTestSystem({ workerGroups: ["payments"] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: ["payments"] });
     clients = orderClients(sys);
     merchant = await sys.createMerchant("Expiry shop");
   });
   after(async () => {
     clients?.close();
-    await sys?.close();
   });
 
   const advance = async (seconds: number) => {

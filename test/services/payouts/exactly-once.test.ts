@@ -11,9 +11,9 @@ import { observeChain } from "../../../services/payouts/payout-actions.ts";
 import { fakeTxHash, sandboxChain } from "../../../services/payouts/sandbox-chain.ts";
 import type { ChainPort, PayoutPorts } from "../../../services/payouts/payout-ports.ts";
 import { backoffSeconds, MAX_CALL_FAILURES } from "../../../services/platform/wallet-calls/wallet-call.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { eventually } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { createOrder } from "../orders/orders-client.ts";
 
 const TRON_ADDRESS = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
@@ -26,19 +26,17 @@ const TRON_ADDRESS = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
  * so nothing but the dead process and the sweep ever touches these payouts.
  */
 describe("payouts: exactly once through crashes (the payouts sweep finishes what a crash left)", () => {
-  let sys: TestSystem;
   let rpc: RpcClients;
   let ports: PayoutPorts;
   let deposits = 0;
 
+  const sys = useTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" }, jobs: ALL_JOBS.filter((h) => !payoutJobs.includes(h as never)) });
   before(async () => {
-    sys = await startTestSystem({ env: { PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0" }, jobs: ALL_JOBS.filter((h) => !payoutJobs.includes(h as never)) });
     rpc = new RpcClients(sys.config.internalApiToken);
     ports = payoutPorts({ rpc, config: sys.config, logger: createLogger("silent") });
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   /** What `payouts.sweep` runs (services/payouts/jobs.ts), once. */

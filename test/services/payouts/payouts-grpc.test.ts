@@ -2,16 +2,15 @@ import { expect } from "chai";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 
 /** The payouts service over gRPC, as any internal caller reaches it: authenticated and validated like the others. */
 describe("PayoutsService over gRPC (stock @grpc/grpc-js client)", () => {
-  let sys: TestSystem;
   let payouts: any;
   let merchantId: string;
 
+  const sys = useTestSystem({ workerGroups: [], gateway: true });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [], gateway: true });
     merchantId = (await sys.createMerchant()).id;
     const definition = protoLoader.loadSync(path.resolve("proto/billing/payouts/v1/payouts.proto"), {
       includeDirs: [path.resolve("proto")],
@@ -24,7 +23,6 @@ describe("PayoutsService over gRPC (stock @grpc/grpc-js client)", () => {
   });
   after(async () => {
     payouts?.close();
-    await sys?.close();
   });
 
   const call = (method: string, request: object, token: string | null = sys.config.internalApiToken) =>

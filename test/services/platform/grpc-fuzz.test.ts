@@ -3,7 +3,7 @@ import path from "node:path";
 import { readdirSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 
 /**
  * Random and boundary messages on every method of every service, through a
@@ -40,7 +40,6 @@ function mulberry32(seed: number) {
 
 describe("gRPC fuzz: every method, random and boundary input, never INTERNAL/UNKNOWN", function () {
   this.timeout(300_000);
-  let sys: TestSystem;
   let merchantId: string;
   const clients: Record<string, grpc.Client> = {};
   // Each domain's own file, plus the subscriptions service's pricing.proto (issue 25).
@@ -63,8 +62,8 @@ describe("gRPC fuzz: every method, random and boundary input, never INTERNAL/UNK
         | undefined
     )?.value ?? [];
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     merchantId = (await sys.createMerchant("Fuzz")).id;
     const pkg = grpc.loadPackageDefinition(definition) as any;
     for (const [name] of services) {
@@ -74,7 +73,6 @@ describe("gRPC fuzz: every method, random and boundary input, never INTERNAL/UNK
   });
   after(async () => {
     for (const c of Object.values(clients)) c.close();
-    await sys?.close();
   });
 
   const random = mulberry32(SEED);

@@ -4,17 +4,16 @@ import net from "node:net";
 import os from "node:os";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { encodeGrpcMessage } from "../../../services/platform/rpc/grpc-status-text.ts";
 
 /** What a stock @grpc/grpc-js caller sees when its request is wrong. */
 describe("RPC input validation and status text (stock @grpc/grpc-js client)", () => {
-  let sys: TestSystem;
   let catalog: any;
   let merchantId: string;
 
+  const sys = useTestSystem({ workerGroups: [], gateway: true });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [], gateway: true });
     merchantId = (await sys.createMerchant()).id;
     const definition = protoLoader.loadSync(path.resolve("proto/billing/catalog/v1/catalog.proto"), {
       includeDirs: [path.resolve("proto")],
@@ -27,7 +26,6 @@ describe("RPC input validation and status text (stock @grpc/grpc-js client)", ()
   });
   after(async () => {
     catalog?.close();
-    await sys?.close();
   });
 
   const call = (method: string, request: object) =>

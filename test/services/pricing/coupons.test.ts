@@ -1,22 +1,21 @@
 import { expect } from "chai";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { createPlan, createWalletUser, eventsOf, subscriptionBody, subscriptionsRpc, type WalletUserFixture } from "../../support/subscriptions.ts";
 import { serviceNow } from "../../support/billing.ts";
 
 /** Coupons and promotion codes over REST (issue 25): every rule and error code, isolation, redemption counts under concurrency. */
 describe("pricing: coupons and promotion codes", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let other: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
   let user: WalletUserFixture;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     api = (await sys.createMerchant("Coupons")).api;
     other = (await sys.createMerchant("Other")).api;
     rpc = subscriptionsRpc(sys);
@@ -25,7 +24,6 @@ describe("pricing: coupons and promotion codes", () => {
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   const coupon = async (body: Record<string, unknown>) => {

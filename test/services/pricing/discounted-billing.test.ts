@@ -1,27 +1,25 @@
 import { expect } from "chai";
 import type { Client } from "@connectrpc/connect";
 import { ApprovalOutcome, type SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { advanceTo, chargesOf, debitsOf, subscriptionOf, waitForCharges, waitForQuiet } from "../../support/billing.ts";
 
 /** Free plans, coupons and 100 % discounts through the real engine: approval, the renewal sweep and batches, the ledger (issue 25). */
 describe("pricing: discounted and free periods through the renewal engine", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     api = (await sys.createMerchant("Discounts")).api;
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   async function approve(subscription: { authorizationUrl: string }, userId: string) {

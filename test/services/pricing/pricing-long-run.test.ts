@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { createPlan, createSubscription, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { createChange } from "../../support/change-sessions.ts";
 import { advanceBy, serviceNow, waitForQuiet } from "../../support/billing.ts";
@@ -9,18 +9,16 @@ import { amount, add, formatAmount, zero } from "../../../services/platform/mone
 
 /** A simulated year with coupons, a free plan and prorations: every charge's parts add up, the ledger and reconciliation stay clean (issue 25). */
 describe("pricing: a simulated year with coupons and prorations", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("twelve months of monthly and weekly subscriptions: exact amounts, one ledger movement per paid charge, reconciliation and the ledger check clean", async function () {

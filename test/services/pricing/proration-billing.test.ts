@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createPlan, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { approvedSubscription, changeBody, createChange } from "../../support/change-sessions.ts";
@@ -10,20 +10,18 @@ import { prorationAmount } from "../../../services/subscriptions/pricing/prorati
 
 /** Proration on plan changes through the real stack (issue 25): up (charged at once), down (credit), the credit spent by the next renewal. */
 describe("pricing: prorated plan changes", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     api = (await sys.createMerchant("Proration")).api;
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   /** The proration the service may have computed: one of the whole seconds the approval call spanned. */

@@ -2,24 +2,23 @@ import { expect } from "chai";
 import { extractText, getDocumentProxy } from "unpdf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { ApprovalOutcome, type SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { recordAnswer } from "../../support/answers-seen.ts";
-import { createPlan, createSubscription, createWalletUser, eventsOf, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 
 /** Receipts (issue 25): numbers gap-free per merchant in commit order, the receipt URL, GET /charges/{id}, the PDF. */
 describe("pricing: receipts", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   /** As the hosted page's customer does: a retryable answer (503, a payment in flight) is tried again with the same link. */

@@ -7,7 +7,7 @@ import { sweepRetention } from "../../../services/retention/sweep-retention.ts";
 import { approvedSubscription, waitForCharges } from "../../support/billing.ts";
 import { subscriptionsRpc } from "../../support/subscriptions.ts";
 import { settle } from "../../support/sweeps.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { type TestSystem, useTestSystem } from "../../support/system.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -25,15 +25,13 @@ async function booksClean(sys: TestSystem) {
  * every money row is still there.
  */
 describe("reconciliation after retention drops a month", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("is clean before and after the drop, and no money row is gone", async () => {

@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { ManualClock } from "../../support/manual-clock.ts";
 import { loadConfig } from "../../../services/platform/config.ts";
 import { addMonths, ensureMonth, monthStart, partitionName } from "../../../services/platform/database/monthly-partitions.ts";
@@ -9,9 +8,10 @@ import type { JobDeps } from "../../../services/platform/queue/define-job.ts";
 import { RETAINED_TABLES } from "../../../services/retention/retention-registry.ts";
 import { retentionJobs } from "../../../services/retention/jobs.ts";
 import { MONTHS_AHEAD, sweepRetention } from "../../../services/retention/sweep-retention.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { type TestSystem, useTestSystem } from "../../support/system.ts";
 import { createPlan } from "../../support/subscriptions.ts";
 import { advanceBy } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 const DAY_MS = 86_400_000;
 const logger = createLogger("silent");
@@ -29,36 +29,19 @@ async function createMonths(sys: TestSystem, months: Date[]) {
   for (const spec of RETAINED_TABLES) for (const m of months) await ensureMonth(sys.system.orm!.em.fork(), spec, m);
 }
 
+/** An event at `at`, its emails collected and (unless said otherwise) relayed: done with but for retention. */
 async function insertEvent(sys: TestSystem, merchantId: string, at: Date, options: { relayed?: boolean; type?: string } = {}) {
-  const id = randomUUID();
-  await sys.sql("insert into events (id, merchant_id, type, data, created_at, relayed_at, emails_collected_at) values (?, ?, ?, '{}', ?, ?, ?)", [
-    id,
-    merchantId,
-    options.type ?? "plan.created",
-    at,
-    options.relayed === false ? null : at,
-    at,
-  ]);
-  return id;
+  return (await make.event(sys, { merchantId, at, type: options.type, relayed: options.relayed !== false, emailsCollected: true })).id;
 }
 
-async function insertDelivery(sys: TestSystem, merchantId: string, endpointId: string, eventId: string, eventAt: Date, status: string) {
-  const id = randomUUID();
-  await sys.sql(
-    `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, next_attempt_at, created_at, updated_at, event_created_at)
-     values (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
-    [id, merchantId, eventId, endpointId, status, status === "PENDING" ? eventAt : null, eventAt, eventAt, eventAt],
-  );
-  await sys.sql(
-    `insert into webhook_delivery_attempts (id, delivery_id, endpoint_id, event_id, attempt_number, attempted_at, outcome, event_created_at)
-     values (?, ?, ?, ?, 1, ?, 'FAILED', ?)`,
-    [randomUUID(), id, endpointId, eventId, eventAt, eventAt],
-  );
+/** A delivery of the event, made at its time, with one failed attempt. */
+async function insertDelivery(sys: TestSystem, merchantId: string, endpointId: string, eventId: string, eventAt: Date, status: "PENDING" | "SUCCEEDED") {
+  const { id } = await make.delivery(sys, { merchantId, endpointId, eventId, eventAt, status });
+  await make.deliveryAttempt(sys, { deliveryId: id, endpointId, eventId, eventAt });
   return id;
 }
 
 describe("retention sweep (monthly partitions)", () => {
-  let sys: TestSystem;
   let merchant: Awaited<ReturnType<TestSystem["createMerchant"]>>;
   let endpointId: string;
   const now = new Date();
@@ -66,15 +49,14 @@ describe("retention sweep (monthly partitions)", () => {
   const [m1, m2, m3] = [7, 6, 5].map((back) => addMonths(monthStart(now), -back)) as [Date, Date, Date];
   const mid = (m: Date) => new Date(m.getTime() + 10 * DAY_MS);
 
+  // No workers: nothing relays or delivers behind the test's back.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    // No workers: nothing relays or delivers behind the test's back.
-    sys = await startTestSystem({ workerGroups: [] });
     merchant = await sys.createMerchant("Retention shop");
     const endpoint = await merchant.api.post("/api/v1/webhook-endpoints", { url: "https://example.com/hooks" });
     endpointId = endpoint.body.id;
     await createMonths(sys, [m1, m2, m3]);
   });
-  after(async () => sys?.close());
 
   it("drops a month past retention, keeps one holding an unrelayed event or a pending delivery", async () => {
     const done = await insertEvent(sys, merchant.id, mid(m1));
@@ -150,13 +132,11 @@ describe("retention sweep (monthly partitions)", () => {
 });
 
 describe("retention sweep and the default partition", () => {
-  let sys: TestSystem;
   let merchantId: string;
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     merchantId = (await sys.createMerchant("Far future shop")).id;
   });
-  after(async () => sys?.close());
 
   it("moves rows that fell into the default partition into their month when it creates it (a clock moved a year ahead)", async () => {
     const ahead = new Date(Date.now() + 365 * DAY_MS);

@@ -1,23 +1,23 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { ApprovalOutcome, type SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { periodEnd } from "../../../services/subscriptions/billing-calendar.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { balances, createPlan, createSubscription, createWalletUser, eventsOf, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { balances, createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** Approval through the service (the hosted page calls exactly this after checking password and PIN). */
 describe("subscription approval and the first payment", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let merchantId: string;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     const m = await sys.createMerchant("Acme");
     api = m.api;
     merchantId = m.id;
@@ -26,7 +26,6 @@ describe("subscription approval and the first payment", () => {
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   const codeOf = async (p: Promise<unknown>) => {
@@ -218,14 +217,7 @@ describe("subscription approval and the first payment", () => {
       const plan = await createPlan(api, { amount: "4" });
       const user = await createWalletUser(sys, { USDT_TRON: "10" });
       const s = await createSubscription(api, plan.id, user.id);
-      const chargeId = randomUUID();
-      await sys.sql(
-        `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-           amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
-         select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 month', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second', 'FIRST_PAYMENT'
-         from subscriptions where id = ?`,
-        [chargeId, s.subscriptionId],
-      );
+      const { id: chargeId } = await make.charge(sys, { subscriptionId: s.subscriptionId, purpose: "FIRST_PAYMENT", leaseSeconds: -1 });
       if (debited) {
         const wallet = (await import("../../../proto/gen/billing/wallet/v1/wallet_pb.ts")).WalletService;
         const { RpcClients } = await import("../../../services/platform/rpc/clients.ts");

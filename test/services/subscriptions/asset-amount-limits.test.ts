@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { ConnectError } from "@connectrpc/connect";
 import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createPlan, createSubscription, createWalletUser, PIN, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { advanceBy, chargesOf, DAY, waitForStatus } from "../../support/billing.ts";
@@ -16,19 +16,17 @@ import { alertOf, hostedPage } from "../../support/hosted-page.ts";
  * 99,999,999,999,999,999,999 BTC is 5,999,999,999,999,999,999,940,000 USDT at the sandbox's 60,000 USD/BTC.
  */
 describe("prices an asset cannot hold once converted", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   const HUGE_BTC = { amount: "99999999999999999999", currency: "BTC" };
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     api = (await sys.createMerchant("Huge prices")).api;
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   async function refusal(call: Promise<unknown>): Promise<{ error: string | undefined; message: string }> {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { createPlan, createSubscription, createWalletUser } from "../../support/subscriptions.ts";
 import { getSubscription } from "../../../services/subscriptions/get-subscription.ts";
@@ -10,12 +10,11 @@ import { getPlan } from "../../../services/catalog/get-plan.ts";
 import { getWalletUser } from "../../../services/wallet/get-wallet-user.ts";
 
 describe("GET subscription: the reads of one event-loop turn share one statement", () => {
-  let sys: TestSystem;
   const merchants: { id: string; subs: string[]; api: ApiClient; planId: string }[] = [];
   let userId = "";
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     const user = await createWalletUser(sys);
     userId = user.id;
     for (const name of ["A", "B"]) {
@@ -26,7 +25,6 @@ describe("GET subscription: the reads of one event-loop turn share one statement
       merchants.push({ id, subs, api, planId: plan.id });
     }
   });
-  after(async () => sys?.close());
 
   /** Counts the executions of the batched statement on the system's own pool while `work` runs. */
   async function statementsDuring<T>(work: () => Promise<T>): Promise<{ result: T; executions: number; largest: number }> {

@@ -1,20 +1,19 @@
 import { expect } from "chai";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { createPlan, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { approvedSubscription, changeEventTypes, changeOf, createChange } from "../../support/change-sessions.ts";
 import type { ApiClient } from "../../support/http.ts";
 
 /** POST /api/v1/subscriptions/{id}/change-sessions/{sessionId}/cancel: the merchant withdraws a proposal. */
 describe("merchant cancels a change session", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let current: { id: string };
   let requested: { id: string };
   let walletUserId: string;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     api = (await sys.createMerchant()).api;
     rpc = subscriptionsRpc(sys);
     walletUserId = (await createWalletUser(sys, { USDT_TRON: "1000" })).id;
@@ -23,7 +22,6 @@ describe("merchant cancels a change session", () => {
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   const cancel = (subscriptionId: string, sessionId: string, client = api) =>

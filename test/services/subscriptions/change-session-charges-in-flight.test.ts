@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
@@ -7,12 +6,13 @@ import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { changeSessionsSweep } from "../../../services/subscriptions/change-sessions/change-session-queue.ts";
 import { subscriptionsSweep } from "../../../services/subscriptions/subscription-queue.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../../support/change-sessions.ts";
 import { advanceTo, chargesOf, portsFor, subscriptionOf } from "../../support/billing.ts";
 import { runSweeps } from "../../support/sweeps.ts";
 import { creditWalletUser } from "../../../services/wallet/credit-wallet-user.ts";
+import { make } from "../../support/factories/index.ts";
 
 /**
  * Issue 21 (5): plan changes and charges in flight. An approval waits for a
@@ -22,20 +22,18 @@ import { creditWalletUser } from "../../../services/wallet/credit-wallet-user.ts
  */
 describe("plan changes and charges in flight", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let wallet: RpcClients;
 
+  // No workers: nothing settles, renews or applies unless the test (or the use case under test) does it.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    // No workers: nothing settles, renews or applies unless the test (or the use case under test) does it.
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
     wallet = new RpcClients(sys.config.internalApiToken);
   });
   after(async () => {
     rpc?.close();
     wallet?.close();
-    await sys?.close();
   });
 
   async function refusalCode(call: Promise<unknown>): Promise<string | undefined> {
@@ -50,33 +48,16 @@ describe("plan changes and charges in flight", function () {
 
   /** The renewal of period 1 as a worker leaves it mid-call: PENDING, its lease held (`leaseSeconds` from now). */
   async function renewalInFlight(subscriptionId: string, amount: string, leaseSeconds: number): Promise<string> {
-    const id = randomUUID();
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
-       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, 'PENDING', 1, now(),
-              now() + make_interval(secs => ?), 1, 'RENEWAL'
-         from subscriptions where id = ?`,
-      [id, amount, amount, leaseSeconds, subscriptionId],
-    );
-    return id;
+    return (await make.charge(sys, { subscriptionId, amount, leaseSeconds, leaseGeneration: 1 })).id;
   }
 
   /** An immediate change charge a crash left after the wallet debited it: PENDING, lease run out, the key already used. */
   async function changeChargeDebitedNotSettled(subscriptionId: string, changeSessionId: string, amount: string): Promise<string> {
-    const id = randomUUID();
-    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end, amount, currency, asset,
-         asset_amount, rate, status, attempt, created_at, lease_until, change_session_id, purpose)
-       select ?, s.id, s.merchant_id, s.wallet_user_id, 0, s.current_period_start, s.current_period_end, ?, 'USD', 'USDT_TRON',
-         ?, 1, 'PENDING', 1, now(), now() - interval '1 second', ?, 'PLAN_CHANGE' from subscriptions s where s.id = ?
-       returning merchant_id, wallet_user_id`,
-      [id, amount, amount, changeSessionId, subscriptionId],
-    );
+    const { id, merchantId, walletUserId } = await make.charge(sys, { subscriptionId, purpose: "PLAN_CHANGE", changeSessionId, amount, leaseSeconds: -1 });
     await wallet.client(WalletService, sys.config.serviceUrls.wallet).charge({
       idempotencyKey: `subscription-charge-${id}`,
-      walletUserId: row!.wallet_user_id,
-      merchantId: row!.merchant_id,
+      walletUserId,
+      merchantId,
       asset: "USDT_TRON",
       amount,
       description: "debited, then the approval crashed",

@@ -8,11 +8,13 @@ import { applyPlanChangeKind, changeSessionsSweep, expireChangeSessionKind } fro
 import { subscriptionsSweep } from "../../../services/subscriptions/subscription-queue.ts";
 import { createChangeSession } from "../../../services/subscriptions/change-sessions/create-change-session.ts";
 import { subscriptionPorts } from "../../../services/subscriptions/ports.ts";
-import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
+import { handlersOf, type TestSystem, useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { createPlan, createWalletUser, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { createPlan, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceClock, approvedSubscription, changeEventTypes, changeOf, createChange, subscriptionOf } from "../../support/change-sessions.ts";
 import { settle } from "../../support/sweeps.ts";
+import { make } from "../../support/factories/index.ts";
 
 const DAY = 86_400;
 
@@ -33,17 +35,15 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
   }
 
   describe("the delayed jobs alone", () => {
-    let sys: TestSystem;
     let api: ApiClient;
     let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ jobs: handlersOf(applyPlanChangeKind, expireChangeSessionKind) });
     before(async () => {
-      sys = await startTestSystem({ jobs: handlersOf(applyPlanChangeKind, expireChangeSessionKind) });
       api = (await sys.createMerchant()).api;
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("one apply job per scheduled change, due at the next billing date: early it does nothing, on time it applies once", async () => {
@@ -89,17 +89,15 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
   });
 
   describe("the sweep alone (the delayed jobs lost)", () => {
-    let sys: TestSystem;
     let api: ApiClient;
     let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ jobs: handlersOf(changeSessionsSweep, subscriptionsSweep) });
     before(async () => {
-      sys = await startTestSystem({ jobs: handlersOf(changeSessionsSweep, subscriptionsSweep) });
       api = (await sys.createMerchant()).api;
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("a scheduled change whose job vanished from Redis is still applied once its billing date passes on the service clock", async () => {
@@ -131,13 +129,7 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
       const { pro, user, subscriptionId } = await arrange(sys, rpc.client, api);
       const change = await createChange(api, subscriptionId, pro.id, { effectiveMode: "IMMEDIATE", immediateChargeAmount: "4" });
       // A crash right after step 1: the PENDING row is committed, the wallet was never called, the lease ran out.
-      await sys.sql(
-        `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end, amount, currency, asset,
-           asset_amount, rate, status, attempt, created_at, lease_until, change_session_id, purpose)
-         select gen_random_uuid(), s.id, s.merchant_id, s.wallet_user_id, 0, s.current_period_start, s.current_period_end, 4, 'USD', 'USDT_TRON',
-           4, 1, 'PENDING', 1, now(), now() - interval '1 second', ?, 'PLAN_CHANGE' from subscriptions s where s.id = ?`,
-        [change.id, subscriptionId],
-      );
+      await make.charge(sys, { subscriptionId, purpose: "PLAN_CHANGE", changeSessionId: change.id, leaseSeconds: -1 });
       await eventually(async () => ((await changeOf(api, subscriptionId, change.id)).status === "APPLIED" ? true : undefined), 10_000, "settle by the sweep");
       expect((await subscriptionOf(api, subscriptionId)).planId).to.equal(pro.id);
       const { balances } = await import("../../support/subscriptions.ts");
@@ -146,17 +138,15 @@ describe("plan change scheduling: delayed jobs and sweeps", function () {
   });
 
   describe("currency the funding asset cannot pay", () => {
-    let sys: TestSystem;
     let api: ApiClient;
     let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ jobs: [] });
     before(async () => {
-      sys = await startTestSystem({ jobs: [] });
       api = (await sys.createMerchant()).api;
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("409 CURRENCY_NOT_PAYABLE when the wallet cannot quote the requested plan's currency in the funding asset", async () => {

@@ -2,9 +2,10 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { balances, createPlan, createSubscription, createWalletUser, credit, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { balances, createPlan, createSubscription, createWalletUser, credit, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceClock, approvedSubscription, changeBody, changeEventTypes, changeOf, createChange, subscriptionOf } from "../../support/change-sessions.ts";
 import { settle } from "../../support/sweeps.ts";
 
@@ -17,7 +18,6 @@ const DAY = 86_400;
  */
 describe("plan change sessions", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let other: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
@@ -25,8 +25,8 @@ describe("plan change sessions", function () {
   let basic: any;
   let pro: any;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     api = (await sys.createMerchant("Acme")).api;
     other = (await sys.createMerchant("Other")).api;
     rpc = subscriptionsRpc(sys);
@@ -36,7 +36,6 @@ describe("plan change sessions", function () {
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   const path = (subscriptionId: string) => `/api/v1/subscriptions/${subscriptionId}/change-sessions`;

@@ -1,27 +1,26 @@
 import { expect } from "chai";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { randomUUID } from "node:crypto";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { balances, createPlan, createSubscription, createWalletUser, credit, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription, createChange, changeOf } from "../../support/change-sessions.ts";
 import { advanceTo, chargesOf, subscriptionOf, waitForCharges, waitForStatus } from "../../support/billing.ts";
 import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** The customer's RPCs (wallet app, self-service page) against the real stack: keyed by wallet user, never by merchant. */
 describe("customer self-service RPCs", () => {
-  let sys: TestSystem;
   let acme: ApiClient;
   let acmeId: string;
   let globex: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     ({ api: acme, id: acmeId } = await sys.createMerchant("Acme Streaming"));
     globex = (await sys.createMerchant("Globex News")).api;
     rpc = subscriptionsRpc(sys);
@@ -29,7 +28,6 @@ describe("customer self-service RPCs", () => {
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   async function refusal(call: Promise<unknown>): Promise<{ code: Code; error: string | undefined; message: string }> {
@@ -230,14 +228,7 @@ describe("customer self-service RPCs", () => {
     const user = await createWalletUser(sys, { USDT_TRON: "10" });
     const s = await createSubscription(acme, plan.id, user.id);
     // What a crashed approval leaves: a PENDING first charge whose lease ran out, the wallet already debited.
-    const chargeId = randomUUID();
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, purpose)
-       select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 month', 4, 'USD', 'USDT_TRON', 4, 1, 'PENDING', 1, now(), now() - interval '1 second', 'FIRST_PAYMENT'
-       from subscriptions where id = ?`,
-      [chargeId, s.subscriptionId],
-    );
+    const { id: chargeId } = await make.charge(sys, { subscriptionId: s.subscriptionId, purpose: "FIRST_PAYMENT", leaseSeconds: -1 });
     const wallets = new RpcClients(sys.config.internalApiToken);
     try {
       await wallets.client(WalletService, `http://127.0.0.1:${sys.system.servicesPort}`).charge({

@@ -1,10 +1,10 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { ApprovalOutcome } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { claimDueAuthorizations, expireClaimedAuthorizations } from "../../../services/subscriptions/expire-authorization.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { advanceBy } from "../../support/billing.ts";
+import { make } from "../../support/factories/index.ts";
 
 /**
  * Issue 21 (2): the expiry sweep read "no first payment in flight" in the
@@ -16,17 +16,15 @@ import { advanceBy } from "../../support/billing.ts";
  * steps itself and commits the charge between them.
  */
 describe("authorization expiry: a first payment committed while the sweep claims", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  // No workers: no sweep of its own expires anything behind the test's back.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    // No workers: no sweep of its own expires anything behind the test's back.
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("is seen by the re-check: the subscription is left to its payment, which then activates it (never EXPIRED with money taken)", async () => {
@@ -47,12 +45,13 @@ describe("authorization expiry: a first payment committed while the sweep claims
       // key-share lock, which would wait for the claim, is skipped for this one arranged insert.)
       await sys.system.orm!.em.fork().transactional(async (other) => {
         await other.execute("set local session_replication_role = replica");
-        await other.execute(
-          `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-             amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose)
-           select ?, id, merchant_id, wallet_user_id, 0, now(), now() + interval '1 month', 2, 'USD', 'USDT_TRON', 2, 1, 'PENDING', 1, now(), 'FIRST_PAYMENT'
-             from subscriptions where id = ?`,
-          [randomUUID(), racing.subscriptionId],
+        await make.charge(
+          { sql: (query, params) => other.execute(query, params as any[]) },
+          {
+            subscriptionId: racing.subscriptionId,
+            purpose: "FIRST_PAYMENT",
+            amount: 2,
+          },
         );
       });
       return expireClaimedAuthorizations(em, ctx.clock, claimed);

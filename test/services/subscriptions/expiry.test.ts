@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import { expireAuthorizationKind } from "../../../services/subscriptions/subscription-queue.ts";
 import { expireAuthorization } from "../../../services/subscriptions/expire-authorization.ts";
-import { handlersOf, startTestSystem, type TestSystem } from "../../support/system.ts";
+import { handlersOf, type TestSystem, useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { createPlan, createSubscription, createWalletUser, eventsOf, eventually, localUrl, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, eventsOf, localUrl, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 
 const advance = async (sys: TestSystem, seconds: number) => {
   const res = await sys.admin.post("/admin/v1/sandbox/clock/advance", { seconds });
@@ -13,19 +14,17 @@ const statusOf = async (api: ApiClient, id: string) => (await api.get(`/api/v1/s
 
 describe("authorization expiry", () => {
   describe("by the expire-authorization job (no sweep running)", () => {
-    let sys: TestSystem;
     let api: ApiClient;
     let plan: any;
     let userId: string;
 
+    // Only the job: whatever expires here, the job did it.
+    const sys = useTestSystem({ jobs: handlersOf(expireAuthorizationKind) });
     before(async () => {
-      // Only the job: whatever expires here, the job did it.
-      sys = await startTestSystem({ jobs: handlersOf(expireAuthorizationKind) });
       api = (await sys.createMerchant()).api;
       plan = await createPlan(api);
       userId = (await createWalletUser(sys)).id;
     });
-    after(async () => sys?.close());
 
     it("create schedules no delayed job (the sweep expires); a job (queued by an earlier version) early does nothing, on time it expires", async () => {
       const s = await createSubscription(api, plan.id, userId, { authorizationExpiresInMinutes: 5 });
@@ -87,20 +86,18 @@ describe("authorization expiry", () => {
   });
 
   describe("by the sweep", () => {
-    let sys: TestSystem;
     let api: ApiClient;
     let plan: any;
     let rpc: ReturnType<typeof subscriptionsRpc>;
 
+    const sys = useTestSystem();
     before(async () => {
-      sys = await startTestSystem();
       api = (await sys.createMerchant()).api;
       plan = await createPlan(api, { amount: "2" });
       rpc = subscriptionsRpc(sys);
     });
     after(async () => {
       rpc?.close();
-      await sys?.close();
     });
 
     it("expires on the service clock even when the delayed jobs are lost; approved ones are left alone", async () => {

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ApprovalOutcome } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { createPlan, createSubscription, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 
 /**
@@ -14,16 +14,14 @@ import { createPlan, createSubscription, createWalletUser, subscriptionsRpc, tok
  */
 describe("subscriptions service: GetMerchantOverview and the search query", function () {
   this.timeout(120_000);
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   async function approve(api: Parameters<typeof createSubscription>[0], planId: string, email?: string) {

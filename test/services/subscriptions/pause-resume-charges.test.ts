@@ -1,39 +1,30 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf } from "../../support/billing.ts";
+import { eventually } from "../../support/eventually.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** Pause and resume around a renewal charge in flight, and resume reading the plan under the lock (issue 15). */
 describe("pause and resume: charges in flight and the plan under the lock", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
 
+  // No workers: nothing settles unless the use case under test does it.
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    // No workers: nothing settles unless the use case under test does it.
-    sys = await startTestSystem({ workerGroups: [] });
     rpc = subscriptionsRpc(sys);
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   /** What a renewal worker that died after the debit leaves: a PENDING row (lease run out) whose key already moved money. */
   async function renewalDebitedNotSettled(subscriptionId: string, walletUserId: string, merchantId: string, amount: string): Promise<string> {
-    const chargeId = randomUUID();
-    await sys.sql(
-      `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
-         amount, currency, asset, asset_amount, rate, status, attempt, created_at, lease_until, lease_generation, purpose)
-       select ?, id, merchant_id, wallet_user_id, 1, next_billing_at, next_billing_at + interval '1 day', ?, 'USD', 'USDT_TRON', ?, 1, 'PENDING', 1, now(),
-              now() - interval '1 second', 1, 'RENEWAL'
-         from subscriptions where id = ?`,
-      [chargeId, amount, amount, subscriptionId],
-    );
+    const { id: chargeId } = await make.charge(sys, { subscriptionId, amount, leaseSeconds: -1, leaseGeneration: 1 });
     const clients = new RpcClients(sys.config.internalApiToken);
     try {
       await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({
@@ -95,18 +86,18 @@ describe("pause and resume: charges in flight and the plan under the lock", () =
       await holder.query("select id from subscriptions where id = $1 for update", [subscriptionId]);
       const resumed = api.post(`/api/v1/subscriptions/${subscriptionId}/resume`, {});
       // The resume has read the (daily) plan and now waits for the lock.
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const { rows } = await holder.query(
-          "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
-        );
-        if (rows[0].n > 0) break;
-        if (Date.now() > deadline)
-          throw new Error(
-            `resume never waited for the lock: ${JSON.stringify((await Promise.race([resumed, sleep(10).then(() => ({ text: "pending" }))])).text)}`,
+      await eventually(
+        async () => {
+          const { rows } = await holder.query(
+            "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
           );
-        await sleep(20);
-      }
+          return rows[0].n > 0;
+        },
+        10_000,
+        async () =>
+          `the resume to wait for the lock (it answered ${JSON.stringify((await Promise.race([resumed, sleep(10).then(() => ({ text: "pending" }))])).text)})`,
+        20,
+      );
       // An IMMEDIATE change to the weekly plan commits while the resume waits.
       await holder.query("update subscriptions set plan_id = $1 where id = $2", [weekly.id, subscriptionId]);
       await holder.query("commit");

@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import type { Client } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { createPlan, createSubscription, createWalletUser, eventsOf, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { advanceBy, approvedSubscription, DAY, subscriptionOf, waitForCharges, waitForQuiet } from "../../support/billing.ts";
 import { changeEventTypes, changeOf, createChange } from "../../support/change-sessions.ts";
 
@@ -16,20 +17,18 @@ import { changeEventTypes, changeOf, createChange } from "../../support/change-s
  */
 describe("record versions: subscriptions and change sessions", function () {
   this.timeout(60_000);
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     api = (await sys.createMerchant("Versions")).api;
     rpc = subscriptionsRpc(sys);
     client = rpc.client;
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   const act = async (id: string, action: string) => {

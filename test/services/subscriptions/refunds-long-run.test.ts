@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { add, amount, compare, convert, formatAmount, sub, zero, type Amount } from "../../../services/platform/money.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
 import { balances, createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, approvedSubscription, DAY, waitForQuiet } from "../../support/billing.ts";
@@ -20,18 +20,16 @@ function* fractions(): Generator<string> {
 
 /** Renewals and refunds interleaved over 60 days of sandbox time, then every figure is reconciled. */
 describe("refunds: a long run with renewals, then the ledger check and reconciliation", () => {
-  let sys: TestSystem;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let merchant: { id: string; api: ApiClient };
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     rpc = subscriptionsRpc(sys);
     merchant = await sys.createMerchant("Long refunds");
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   it("refunds of first payments and renewals, racing the renewals, keep the ledger balanced, the charges' totals exact and every balance explained", async function () {

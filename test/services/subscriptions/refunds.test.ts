@@ -6,26 +6,27 @@ import { RefundOutcome, WalletService } from "../../../proto/gen/billing/wallet/
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { add, amount, convert, formatAmount, sub, zero } from "../../../services/platform/money.ts";
 import { lockAccounts, openAccount, postTransactions } from "../../../services/wallet/ledger.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient } from "../../support/http.ts";
-import { balances, createWalletUser, eventually, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { balances, createWalletUser, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
+import { eventually } from "../../support/eventually.ts";
 import { createChange } from "../../support/change-sessions.ts";
 import { advanceBy, approvedSubscription, DAY, subscriptionOf, waitForStatus } from "../../support/billing.ts";
 import { settleRefund } from "../../../services/subscriptions/refunds/settle-refund.ts";
 import { subscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
+import { make } from "../../support/factories/index.ts";
 
 /** Refunds through the real stack: REST → gateway → refunds RPC → wallet RPC → Postgres, events in the outbox. */
 describe("refunds of subscription charges", () => {
-  let sys: TestSystem;
   let merchant: { id: string; api: ApiClient };
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let client: Client<typeof SubscriptionsService>;
   let internal: RpcClients;
 
+  const sys = useTestSystem();
   before(async () => {
-    sys = await startTestSystem();
     merchant = await sys.createMerchant("Refunds");
     api = merchant.api;
     rpc = subscriptionsRpc(sys);
@@ -35,7 +36,6 @@ describe("refunds of subscription charges", () => {
   after(async () => {
     rpc?.close();
     internal?.close();
-    await sys?.close();
   });
 
   /** A subscription paid with its first charge; returns the charge record (REST). */
@@ -365,16 +365,9 @@ describe("refunds of subscription charges", () => {
 
   it("a holder stalled past its lease cannot settle over the one that took it next (fencing): one credit, SUCCEEDED", async () => {
     const { subscriptionId, user, charge } = await paidCharge({ plan: { amount: "4" }, credits: { USDT_TRON: "4" } });
-    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>("select merchant_id, wallet_user_id from subscription_charges where id = ?", [
-      charge.id,
-    ]);
     const id = "22222222-3333-4444-8555-666666666666";
     // Holder A opened the refund with lease generation 1 (a live lease keeps the sweep away).
-    await sys.sql(
-      `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status, metadata, created_at, lease_until, lease_generation)
-       values (?, ?, ?, ?, ?, 1, 'USD', 'USDT_TRON', 1, 'PENDING', '{}', now(), now() + interval '60 seconds', 1)`,
-      [id, row!.merchant_id, charge.id, subscriptionId, row!.wallet_user_id],
-    );
+    await make.refund(sys, { id, chargeId: charge.id, leaseSeconds: 60, leaseGeneration: 1 });
     // A stalls past its lease; B (the sweep, say) takes the next one: generation 2.
     await sys.sql("update subscription_refunds set lease_generation = 2, lease_until = now() + interval '60 seconds' where id = ?", [id]);
     const ports = subscriptionPorts({ rpc: internal, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") });
@@ -392,15 +385,8 @@ describe("refunds of subscription charges", () => {
 
   it("a refund left PENDING by a crash is finished by the sweep, and the customer is credited once", async () => {
     const { subscriptionId, user, charge } = await paidCharge({ plan: { amount: "4" }, credits: { USDT_TRON: "4" } });
-    const [row] = await sys.sql<{ merchant_id: string; wallet_user_id: string }>("select merchant_id, wallet_user_id from subscription_charges where id = ?", [
-      charge.id,
-    ]);
     const id = "11111111-2222-4333-8444-555555555555";
-    await sys.sql(
-      `insert into subscription_refunds (id, merchant_id, charge_id, subscription_id, wallet_user_id, amount, currency, asset, asset_amount, status, metadata, created_at)
-       values (?, ?, ?, ?, ?, 1, 'USD', 'USDT_TRON', 1, 'PENDING', '{}', now())`,
-      [id, row!.merchant_id, charge.id, subscriptionId, row!.wallet_user_id],
-    );
+    await make.refund(sys, { id, chargeId: charge.id });
     // The crash came after the wallet moved the money.
     const wallet = internal.client(WalletService, sys.config.serviceUrls.wallet);
     const moved = await wallet.refund({ idempotencyKey: `refund-${id}`, merchantId: merchant.id, walletUserId: user.id, asset: "USDT_TRON", amount: "1" });

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { nextStatus, type SubscriptionEvent } from "../../../services/subscriptions/status-machine.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import type { ApiClient, ApiResponse } from "../../support/http.ts";
 import { createPlan, createSubscription, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 
@@ -12,14 +12,13 @@ const EVENT_OF: Record<string, SubscriptionEvent> = {
 
 /** Pause, resume and cancel through REST, one at a time and many at once on one subscription. */
 describe("subscription lifecycle transitions", () => {
-  let sys: TestSystem;
   let api: ApiClient;
   let rpc: ReturnType<typeof subscriptionsRpc>;
   let plan: any;
   let trialPlan: any;
 
+  const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ workerGroups: [] });
     api = (await sys.createMerchant()).api;
     rpc = subscriptionsRpc(sys);
     plan = await createPlan(api, { amount: "1" });
@@ -27,7 +26,6 @@ describe("subscription lifecycle transitions", () => {
   });
   after(async () => {
     rpc?.close();
-    await sys?.close();
   });
 
   async function approvedSubscription(trial = false): Promise<string> {

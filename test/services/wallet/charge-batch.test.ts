@@ -2,24 +2,22 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { Code, type Client } from "@connectrpc/connect";
 import { ChargeOutcome, OwnerType, type WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { ledgerFixtures, rpcFailure, walletClient } from "./wallet-client.ts";
 
 /** ChargeBatch: each item is exactly a Charge; the merchant's account moves once per batch. */
 describe("wallet ChargeBatch over RPC", () => {
-  let sys: TestSystem;
   let client: ReturnType<typeof walletClient>;
   let wallet: Client<typeof WalletService>;
 
+  const sys = useTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
     client = walletClient(sys);
     wallet = client.wallet;
     fixtures = ledgerFixtures(sys, wallet);
   });
   after(async () => {
     client?.close();
-    await sys?.close();
   });
 
   let fixtures: ReturnType<typeof ledgerFixtures>;

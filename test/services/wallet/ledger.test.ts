@@ -2,23 +2,21 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { Code, type Client } from "@connectrpc/connect";
 import { ChargeOutcome, OwnerType, type WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { ledgerFixtures, rpcFailure, walletClient } from "./wallet-client.ts";
 
 describe("wallet ledger over RPC", () => {
-  let sys: TestSystem;
   let client: ReturnType<typeof walletClient>;
   let wallet: Client<typeof WalletService>;
 
+  const sys = useTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
     client = walletClient(sys);
     wallet = client.wallet;
     fixtures = ledgerFixtures(sys, wallet);
   });
   after(async () => {
     client?.close();
-    await sys?.close();
   });
 
   let fixtures: ReturnType<typeof ledgerFixtures>;

@@ -5,25 +5,23 @@ import type { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_
 import { advanceClock } from "../../../services/sandbox/advance-clock.ts";
 import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_MS } from "../../../services/wallet/login-throttle.ts";
 import { PIN_LOCK_MS, PIN_MAX_ATTEMPTS } from "../../../services/wallet/verify-pin.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { rpcFailure, uniqueEmail, walletClient } from "./wallet-client.ts";
 
 const PASSWORD = "correct horse battery";
 const PIN = "246810";
 
 describe("wallet login throttle and PIN lockout", () => {
-  let sys: TestSystem;
   let client: ReturnType<typeof walletClient>;
   let wallet: Client<typeof WalletService>;
 
+  const sys = useTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
     client = walletClient(sys);
     wallet = client.wallet;
   });
   after(async () => {
     client?.close();
-    await sys?.close();
   });
 
   const newUser = async () => (await wallet.createWalletUser({ email: uniqueEmail(), password: PASSWORD, pin: PIN })).user!;

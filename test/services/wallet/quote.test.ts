@@ -2,22 +2,20 @@ import { expect } from "chai";
 import { Code, type Client } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { rpcFailure, walletClient } from "./wallet-client.ts";
 
 describe("wallet assets and quotes over RPC", () => {
-  let sys: TestSystem;
   let client: ReturnType<typeof walletClient>;
   let wallet: Client<typeof WalletService>;
 
+  const sys = useTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
     client = walletClient(sys);
     wallet = client.wallet;
   });
   after(async () => {
     client?.close();
-    await sys?.close();
   });
 
   const quote = async (amount: string, currency: string, asset: string, rounding = "") => wallet.quote({ amount, currency, asset, rounding });

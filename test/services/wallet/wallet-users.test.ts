@@ -2,22 +2,20 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { Code, type Client } from "@connectrpc/connect";
 import type { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { startTestSystem, type TestSystem } from "../../support/system.ts";
+import { useTestSystem } from "../../support/system.ts";
 import { rpcFailure, uniqueEmail, walletClient } from "./wallet-client.ts";
 
 describe("wallet users over RPC", () => {
-  let sys: TestSystem;
   let client: ReturnType<typeof walletClient>;
   let wallet: Client<typeof WalletService>;
 
+  const sys = useTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
   before(async () => {
-    sys = await startTestSystem({ services: ["wallet"], gateway: false, workerGroups: [] });
     client = walletClient(sys);
     wallet = client.wallet;
   });
   after(async () => {
     client?.close();
-    await sys?.close();
   });
 
   it("stores the password and the PIN only as argon2id hashes", async () => {
