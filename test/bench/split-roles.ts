@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -19,15 +20,13 @@ import { freePort } from "../support/redis-process.ts";
 import { apiClient, type ApiClient } from "../support/http.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-/** The npm scripts' node flags (package.json "start:*"). */
-const NODE_ARGS = [
-  "--max-semi-space-size=16",
-  "--heap-growing-percent=50",
-  "--import",
-  "./services/platform/observability/register.ts",
-  "cli/billing.ts",
-  "start",
-];
+/**
+ * `node` arguments of a role exactly as `npm start` runs it (the flags and entry of package.json's "start" script,
+ * "start all" without its role): one source, so a bench never runs flags an SRE does not.
+ */
+export const NODE_ARGS: readonly string[] = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start as string)
+  .split(/\s+/)
+  .slice(1, -1);
 const ADMIN_KEY = "bench-admin-key-0123456789";
 
 export type Role = "gateway" | "services" | "workers" | "all";

@@ -28,6 +28,7 @@ import { startPostgresProcess, type PostgresProcess } from "../support/postgres-
 import { scrape } from "../support/prometheus.ts";
 import { patientClient } from "./patient-client.ts";
 import { startWebhookSink, type WebhookSink } from "./webhook-sink.ts";
+import { NODE_ARGS, repoPath } from "../bench/split-roles.ts";
 import { growth, keepsGrowing, memoryMonths, periodsDue, type Interval } from "./rules.ts";
 
 const N = Number(process.env.SOAK_SUBSCRIPTIONS ?? 10_000);
@@ -41,7 +42,6 @@ const MEMORY_GROWTH_LIMIT = 0.05;
 const QUEUE_FLOOR = 100;
 const LAG_FLOOR_S = 3_600;
 const BILLING = fileURLToPath(new URL("../../cli/billing.ts", import.meta.url));
-const REGISTER = fileURLToPath(new URL("../../services/platform/observability/register.ts", import.meta.url));
 const ADMIN_KEY = "soak-admin-key";
 const DAY = 86_400;
 const MiB = 1024 * 1024;
@@ -71,8 +71,11 @@ const roles = new Map<Role, { child: ChildProcess; metricsPort: number }>();
 function startRole(role: Role, env: NodeJS.ProcessEnv, metricsPort: number) {
   const out = createWriteStream(join(logDir, `${role}.log`), { flags: "a" });
   // The flags of `npm run start:<role>` (package.json): what production runs.
-  const args = ["--max-semi-space-size=32", "--heap-growing-percent=50", "--import", REGISTER, BILLING, "start", role];
-  const child = spawn(process.execPath, args, { env: { ...env, METRICS_PORT: String(metricsPort) }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...NODE_ARGS, role], {
+    cwd: repoPath(),
+    env: { ...env, METRICS_PORT: String(metricsPort) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout!.pipe(out);
   child.stderr!.pipe(out);
   roles.set(role, { child, metricsPort });
