@@ -1,6 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { oldestOf } from "../platform/observability/due-work.ts";
+import { sqlStatus, statusIn } from "../platform/status-machine.ts";
 import { EMAIL_EVENT_TYPES, type EmailKind } from "./contract.ts";
+import { DUE_EMAIL_STATUSES, EMAIL_STATUSES } from "./email-status.ts";
 
 /**
  * The SQL of the customer emails outbox (customer_emails), and of the emails
@@ -11,6 +13,12 @@ import { EMAIL_EVENT_TYPES, type EmailKind } from "./contract.ts";
  * modules only through its contract, so these statements live here.) Each
  * function runs on the caller's entity manager, so in its transaction.
  */
+
+// The statuses these statements write and fence on, checked against the table's list when the module loads.
+const PENDING = sqlStatus(EMAIL_STATUSES, "PENDING");
+const SENDING = sqlStatus(EMAIL_STATUSES, "SENDING");
+const SENT = sqlStatus(EMAIL_STATUSES, "SENT");
+const PARKED = sqlStatus(EMAIL_STATUSES, "PARKED");
 
 /** An email-worthy event, as the collector decides on it. */
 export interface EmailEvent {
@@ -60,7 +68,7 @@ export async function markEventsCollected(em: EntityManager, eventIds: readonly 
 export async function insertEmails(em: EntityManager, rows: readonly Record<string, unknown>[], now: Date): Promise<number> {
   const ids = await em.execute<{ id: string }[]>(
     `insert into customer_emails (id, event_id, merchant_id, recipient, kind, subject, text_body, html_body, status, attempt_count, next_attempt_at, created_at, updated_at)
-           select t.id, t.event_id, t.merchant_id, t.recipient, t.kind, t.subject, t.text, t.html, 'PENDING', 0, ?, ?, ?
+           select t.id, t.event_id, t.merchant_id, t.recipient, t.kind, t.subject, t.text, t.html, ${PENDING}, 0, ?, ?, ?
              from jsonb_to_recordset(?::jsonb) as t(id uuid, event_id uuid, merchant_id uuid, recipient text, kind text, subject text, text text, html text)
            on conflict (event_id, lower(recipient), kind) do nothing
            returning id`,
@@ -104,8 +112,8 @@ export interface ClaimedEmail {
  */
 export function claimDueEmails(em: EntityManager, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedEmail[]> {
   return em.execute<ClaimedEmail[]>(
-    `update customer_emails c set status = 'SENDING', attempt_count = c.attempt_count + 1, next_attempt_at = ?, updated_at = ?
-      where c.id in (select id from customer_emails where status in ('PENDING', 'SENDING') and next_attempt_at <= ?
+    `update customer_emails c set status = ${SENDING}, attempt_count = c.attempt_count + 1, next_attempt_at = ?, updated_at = ?
+      where c.id in (select id from customer_emails where ${statusIn("status", DUE_EMAIL_STATUSES)} and next_attempt_at <= ?
                       order by next_attempt_at limit ? for update skip locked)
       returning c.id, c.recipient, c.kind, c.subject, c.text_body, c.html_body, c.attempt_count`,
     [leaseUntil, now, now, limit],
@@ -123,14 +131,14 @@ interface SendFence {
 
 export async function markEmailSent(em: EntityManager, fence: SendFence, now: Date): Promise<void> {
   await em.execute(
-    "update customer_emails set status = 'SENT', sent_at = ?, last_error = null, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?",
+    `update customer_emails set status = ${SENT}, sent_at = ?, last_error = null, updated_at = ? where id = ? and status = ${SENDING} and attempt_count = ?`,
     [now, now, fence.id, fence.attemptCount],
   );
 }
 
 /** Parked: never sent again (a permanent refusal, or the last attempt failed). */
 export async function markEmailParked(em: EntityManager, fence: SendFence, error: string | null, now: Date): Promise<void> {
-  await em.execute("update customer_emails set status = 'PARKED', last_error = ?, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?", [
+  await em.execute(`update customer_emails set status = ${PARKED}, last_error = ?, updated_at = ? where id = ? and status = ${SENDING} and attempt_count = ?`, [
     error,
     now,
     fence.id,
@@ -141,7 +149,7 @@ export async function markEmailParked(em: EntityManager, fence: SendFence, error
 /** Due again at `retryAt`. */
 export async function markEmailRetry(em: EntityManager, fence: SendFence, retryAt: Date, error: string | null, now: Date): Promise<void> {
   await em.execute(
-    "update customer_emails set status = 'PENDING', next_attempt_at = ?, last_error = ?, updated_at = ? where id = ? and status = 'SENDING' and attempt_count = ?",
+    `update customer_emails set status = ${PENDING}, next_attempt_at = ?, last_error = ?, updated_at = ? where id = ? and status = ${SENDING} and attempt_count = ?`,
     [retryAt, error, now, fence.id, fence.attemptCount],
   );
 }
@@ -151,7 +159,7 @@ export function oldestDueEmailWorkAt(em: EntityManager, now: Date): Promise<Date
   return oldestOf(
     em,
     `select least(
-           (select min(next_attempt_at) from customer_emails where status in ('PENDING', 'SENDING') and next_attempt_at <= ?),
+           (select min(next_attempt_at) from customer_emails where ${statusIn("status", DUE_EMAIL_STATUSES)} and next_attempt_at <= ?),
            (select min(created_at) from events where emails_collected_at is null and type in (${EMAIL_EVENT_TYPES.map(() => "?").join(", ")}) and created_at <= ?)
          ) as oldest`,
     [now, ...EMAIL_EVENT_TYPES, now],

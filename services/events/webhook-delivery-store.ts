@@ -1,5 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { oldestOf } from "../platform/observability/due-work.ts";
+import { sqlStatus } from "../platform/status-machine.ts";
+import { deliveryMachine } from "./delivery-status.ts";
+import { endpointMachine } from "./endpoint-status.ts";
 
 /**
  * The SQL of webhook deliveries and their attempts (webhook_deliveries,
@@ -9,6 +12,11 @@ import { oldestOf } from "../platform/observability/due-work.ts";
  * their statements are kept byte for byte as they were measured (the odd
  * indentation inside their text included).
  */
+
+// The statuses these statements name, checked against their machines when the module loads.
+const PENDING = sqlStatus(deliveryMachine.statuses, "PENDING");
+const FAILED = sqlStatus(deliveryMachine.statuses, "FAILED");
+const ENABLED = sqlStatus(endpointMachine.statuses, "ENABLED");
 
 /** One answer as the batch record writes it (recordAnswersAndClaimDue; built by record-attempt.ts). */
 export interface AttemptRecordItem {
@@ -112,7 +120,7 @@ export function recordAnswersAndClaimDue(em: EntityManager, input: RecordAndClai
           set status = i.next_status, next_attempt_at = i.next_attempt_at, retry_index = i.retry_index,
               last_status_code = i.status_code, last_error = i.error, updated_at = ?
          from input i
-        where d.id = i.delivery_id and d.event_created_at = i.event_created_at and d.attempt_count = i.attempt_number and d.status = 'PENDING'
+        where d.id = i.delivery_id and d.event_created_at = i.event_created_at and d.attempt_count = i.attempt_number and d.status = ${PENDING}
        returning d.id
      ), ep as (
        select id, status, url, secret_ciphertext, previous_secret_ciphertext,
@@ -122,20 +130,20 @@ export function recordAnswersAndClaimDue(em: EntityManager, input: RecordAndClai
          from webhook_endpoints where id = ? for no key update
      ), mine as (
        select ep.id, greatest(1, least(ep.in_flight - ?, greatest(?, ? * ep.in_flight) - ?)) as batch
-         from ep where ? and ep.status = 'ENABLED' and not ep.busy
+         from ep where ? and ep.status = ${ENABLED} and not ep.busy
      ), due as (
        select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq, d.event_created_at
          from mine cross join lateral (
            select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq, d.event_created_at
              from webhook_deliveries d
-            where d.endpoint_id = mine.id and d.status = 'PENDING' and d.next_attempt_at <= ? and d.id <> all(?::uuid[])
+            where d.endpoint_id = mine.id and d.status = ${PENDING} and d.next_attempt_at <= ? and d.id <> all(?::uuid[])
             order by d.event_seq, d.id
             limit mine.batch
          ) d
      ), bumped as (
        update webhook_deliveries w set attempt_count = due.attempt_count + 1, last_attempt_at = ?, updated_at = ?
          from due
-        where w.id = due.id and w.status = 'PENDING' and w.attempt_count = due.attempt_count and w.next_attempt_at <= ?
+        where w.id = due.id and w.status = ${PENDING} and w.attempt_count = due.attempt_count and w.next_attempt_at <= ?
        returning w.id, w.event_id, w.attempt_count, w.retry_index, w.event_seq, w.event_created_at
      ), interrupted as (
        update webhook_delivery_attempts a
@@ -218,7 +226,7 @@ export interface CreatedDelivery {
 export function insertFirstDeliveries(em: EntityManager, planned: readonly PlannedDelivery[], now: Date): Promise<CreatedDelivery[]> {
   return em.execute<CreatedDelivery[]>(
     `insert into webhook_deliveries (id, merchant_id, event_id, endpoint_id, event_seq, status, attempt_count, retry_index, next_attempt_at, created_at, updated_at, event_created_at)
-             select t.id, t.merchant_id, t.event_id, t.endpoint_id, t.event_seq, 'PENDING', 0, 0, ?, ?, ?, t.event_created_at
+             select t.id, t.merchant_id, t.event_id, t.endpoint_id, t.event_seq, ${PENDING}, 0, 0, ?, ?, ?, t.event_created_at
                from jsonb_to_recordset(?::jsonb) as t(id uuid, merchant_id uuid, event_id uuid, endpoint_id uuid, event_seq bigint, event_created_at timestamptz)
              on conflict (event_id, endpoint_id, event_created_at) do nothing
              returning id, endpoint_id, event_seq`,
@@ -258,7 +266,7 @@ export async function recordAnswer(em: EntityManager, answer: AnswerRecord): Pro
           where id = ? and event_created_at = ? and outcome = 'IN_PROGRESS' returning id
        )
        update webhook_deliveries set status = ?, next_attempt_at = ?, retry_index = ?, last_status_code = ?, last_error = ?, updated_at = ?
-        where id = ? and event_created_at = ? and attempt_count = ? and status = 'PENDING'
+        where id = ? and event_created_at = ? and attempt_count = ? and status = ${PENDING}
        returning id`,
     [
       answer.outcome,
@@ -304,8 +312,8 @@ export async function redeliver(
 /** Ends the endpoint's pending deliveries as FAILED: the endpoint was deleted, nothing will be sent to it again. */
 export async function failPendingDeliveriesOfDeletedEndpoint(em: EntityManager, endpointId: string, now: Date): Promise<void> {
   await em.execute(
-    `update webhook_deliveries set status = 'FAILED', next_attempt_at = null, last_error = 'the webhook endpoint was deleted', updated_at = ?
-        where endpoint_id = ? and status = 'PENDING'`,
+    `update webhook_deliveries set status = ${FAILED}, next_attempt_at = null, last_error = 'the webhook endpoint was deleted', updated_at = ?
+        where endpoint_id = ? and status = ${PENDING}`,
     [now, endpointId],
   );
 }
@@ -324,8 +332,8 @@ export function firstDueDeliveryPerIdleEndpoint(
     `select distinct on (d.endpoint_id) d.id, d.endpoint_id, d.attempt_count
        from webhook_deliveries d
        join webhook_endpoints w on w.id = d.endpoint_id
-      where d.status = 'PENDING' and d.next_attempt_at <= ?
-        and w.status = 'ENABLED' and (w.lease_expires_at is null or w.lease_expires_at < clock_timestamp())
+      where d.status = ${PENDING} and d.next_attempt_at <= ?
+        and w.status = ${ENABLED} and (w.lease_expires_at is null or w.lease_expires_at < clock_timestamp())
       order by d.endpoint_id, d.event_seq, d.id
       limit ?`,
     [now, limit],
@@ -337,7 +345,7 @@ export function oldestDueDeliveryAt(em: EntityManager, now: Date): Promise<Date 
   return oldestOf(
     em,
     `select min(d.next_attempt_at) as oldest from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
-          where d.status = 'PENDING' and d.next_attempt_at <= ? and w.status = 'ENABLED'`,
+          where d.status = ${PENDING} and d.next_attempt_at <= ? and w.status = ${ENABLED}`,
     [now],
   );
 }

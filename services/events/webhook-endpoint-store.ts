@@ -1,9 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { sqlStatus } from "../platform/status-machine.ts";
+import { endpointMachine } from "./endpoint-status.ts";
 
 /**
  * The SQL of the webhook_endpoints table. Each function runs on the caller's
  * entity manager, so in the caller's transaction.
  */
+
+const ENABLED = sqlStatus(endpointMachine.statuses, "ENABLED");
 
 /** The enabled endpoints of these merchants, with the event types each subscribes to (the relay fans events out to them). */
 export function enabledEndpointsOf(
@@ -11,7 +15,7 @@ export function enabledEndpointsOf(
   merchantIds: readonly string[],
 ): Promise<{ id: string; merchant_id: string; enabled_events: string[] }[]> {
   return em.execute<{ id: string; merchant_id: string; enabled_events: string[] }[]>(
-    "select id, merchant_id, enabled_events from webhook_endpoints where status = 'ENABLED' and merchant_id = any(string_to_array(?, ',')::uuid[])",
+    `select id, merchant_id, enabled_events from webhook_endpoints where status = ${ENABLED} and merchant_id = any(string_to_array(?, ',')::uuid[])`,
     [merchantIds.join(",")],
   );
 }

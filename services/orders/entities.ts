@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { walletCallColumns } from "../platform/wallet-calls/columns.ts";
 import { COUNTED_REFUND_STATUSES } from "../payouts/contract.ts";
+import { CREDIT_STATUSES } from "./contract.ts";
 import type { OrderStatus } from "./order-status.ts";
 
 /** The SQL list of the counted refund statuses (constants of the payouts contract, never input). */
@@ -90,7 +91,6 @@ export const OrderPayment = defineEntity({
 
 export type OrderPaymentRow = InferEntity<typeof OrderPayment>;
 
-const CREDIT_STATUSES = ["PENDING", "DONE"] as const;
 type CreditStatus = (typeof CREDIT_STATUSES)[number];
 
 /**

@@ -3,6 +3,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { oldestOf } from "../platform/observability/due-work.ts";
 import { BUMP_VERSION } from "../platform/record-version.ts";
 import { OrderPayment, PaymentOrder, type OrderPaymentRow, type PaymentOrderRow } from "./entities.ts";
+import { sqlStatus } from "../platform/status-machine.ts";
+import { CREDIT_STATUSES } from "./contract.ts";
 import { OPEN_STATUSES } from "./order-status.ts";
 
 export interface OrderWithPayments {
@@ -69,10 +71,12 @@ export async function creditStatus(em: EntityManager, creditId: string): Promise
   return row?.status;
 }
 
+const CREDIT_DONE = sqlStatus(CREDIT_STATUSES, "DONE");
+
 /** The credit is done: the wallet moved the money in `transactionId`; its lease and schedule are cleared. */
 export async function markCreditDone(em: EntityManager, creditId: string, transactionId: string, now: Date): Promise<void> {
   await em.execute(
-    "update payment_order_credits set status = 'DONE', wallet_transaction_id = ?, credited_at = ?, lease_until = null, next_settle_at = null where id = ?",
+    `update payment_order_credits set status = ${CREDIT_DONE}, wallet_transaction_id = ?, credited_at = ?, lease_until = null, next_settle_at = null where id = ?`,
     [transactionId, now, creditId],
   );
 }

@@ -79,11 +79,31 @@ export function markdownTable(machine: StatusMachine<string, string, string>): s
 }
 
 /**
+ * `'A'`: one status named in SQL text, checked against the statuses the
+ * column may hold when the calling module loads, so a renamed or removed
+ * status fails at start rather than matching no row. `statuses` is a
+ * machine's (`machine.statuses`; from another domain, the contract list the
+ * machine is built on, since its machine is that domain's internals), or the
+ * list of a table without a machine. Same quoting as statusIn, so a
+ * statement's text stays byte for byte what it was.
+ */
+export function sqlStatus<S extends string>(statuses: readonly S[], status: NoInfer<S>): string {
+  if (!statuses.includes(status)) throw new Error(`sqlStatus: ${status} is not one of ${statuses.join(",")}`);
+  return quoted(status);
+}
+
+/**
  * `column in ('A', 'B')` for set-based SQL, from a machine's statuses (code
  * constants, checked to be plain names, so the literal is safe to inline:
  * the planner then sees the partial indexes' own predicates).
  */
 export function statusIn(column: string, statuses: readonly string[]): string {
-  if (statuses.length === 0 || statuses.some((s) => !/^[A-Z_]+$/.test(s))) throw new Error(`statusIn: bad statuses ${statuses.join(",")}`);
-  return `${column} in (${statuses.map((s) => `'${s}'`).join(", ")})`;
+  if (statuses.length === 0) throw new Error("statusIn: no statuses");
+  return `${column} in (${statuses.map(quoted).join(", ")})`;
+}
+
+/** A status as an SQL literal: only plain names, so inlining it is safe. */
+function quoted(status: string): string {
+  if (!/^[A-Z_]+$/.test(status)) throw new Error(`bad status ${status}`);
+  return `'${status}'`;
 }

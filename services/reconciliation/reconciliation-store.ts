@@ -3,12 +3,33 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
 import { LEDGER_KEY_PREFIXES as K, ledgerKeyMatchesSql, ledgerKeyOwnerSql } from "../wallet/contract.ts";
 import { walletCallAnomalies } from "../platform/wallet-calls/wallet-call.ts";
+import { WALLET_CALL_PENDING } from "../platform/wallet-calls/wallet-call-status.ts";
+import { sqlStatus } from "../platform/status-machine.ts";
+import { CHARGE_STATUSES } from "../subscriptions/contract.ts";
+import { REFUND_STATUSES } from "../subscriptions/refunds/contract.ts";
+import { CREDIT_STATUSES } from "../orders/contract.ts";
+import { ORDER_REFUND_STATUSES, PAYOUT_STATUSES } from "../payouts/contract.ts";
 
 /**
  * The reconciliation's checks (reconcile.ts runs them and records what they
  * find): it reads every domain's tables, so its statements live here, on the
  * caller's entity manager.
  */
+
+// The statuses the checks name, checked when the module loads against each
+// table's statuses: the contracts' lists (each domain's machine is built on
+// its list and is that domain's own), the credits' list, the protocol's PENDING.
+const CHARGE_SUCCEEDED = sqlStatus(CHARGE_STATUSES, "SUCCEEDED");
+const CHARGE_FAILED = sqlStatus(CHARGE_STATUSES, "FAILED");
+const REFUND_SUCCEEDED = sqlStatus(REFUND_STATUSES, "SUCCEEDED");
+const REFUND_FAILED = sqlStatus(REFUND_STATUSES, "FAILED");
+const CREDIT_DONE = sqlStatus(CREDIT_STATUSES, "DONE");
+const PAYOUT_REFUSED = sqlStatus(PAYOUT_STATUSES, "REFUSED");
+const PAYOUT_PAID = sqlStatus(PAYOUT_STATUSES, "PAID");
+const PAYOUT_FAILED = sqlStatus(PAYOUT_STATUSES, "FAILED");
+const PAYOUT_CANCELLED = sqlStatus(PAYOUT_STATUSES, "CANCELLED");
+const PAYOUT_EXPIRED = sqlStatus(PAYOUT_STATUSES, "EXPIRED");
+const ORDER_REFUND_REFUSED = sqlStatus(ORDER_REFUND_STATUSES, "REFUSED");
 
 /** How many wallet transactions and owning rows the checks compare. */
 export async function comparedCounts(em: EntityManager): Promise<{ transactions: number; charges: number; credits: number }> {
@@ -17,10 +38,10 @@ export async function comparedCounts(em: EntityManager): Promise<{ transactions:
               where idempotency_key like '${K.subscriptionCharge}%' or idempotency_key like '${K.paymentOrder}%' or idempotency_key like '${K.refund}%'
                  or idempotency_key like '${K.payoutDebit}%' or idempotency_key like '${K.payoutReversal}%'
                  or idempotency_key like '${K.orderRefund}%') as transactions,
-            (select count(*)::int from subscription_charges where status = 'SUCCEEDED' or parked_at is not null)
-              + (select count(*)::int from subscription_refunds where status = 'SUCCEEDED')
+            (select count(*)::int from subscription_charges where status = ${CHARGE_SUCCEEDED} or parked_at is not null)
+              + (select count(*)::int from subscription_refunds where status = ${REFUND_SUCCEEDED})
               + (select count(*)::int from payouts where debited_at is not null) as charges,
-            (select count(*)::int from payment_order_credits where status = 'DONE' or parked_at is not null) as credits`,
+            (select count(*)::int from payment_order_credits where status = ${CREDIT_DONE} or parked_at is not null) as credits`,
   );
   return counts!;
 }
@@ -70,41 +91,41 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER' as kind, 'subscription_charge' as owner_type, m.owner_id, m.id::text as wallet_transaction_id,
             c.status as owner_status, c.asset_amount::text as owner_amount, c.asset as owner_asset, m.amount as money_amount, m.asset as money_asset
        from charge_money m left join subscription_charges c on c.id::text = m.owner_id
-      where c.id is null or c.status = 'FAILED'
+      where c.id is null or c.status = ${CHARGE_FAILED}
      union all
      select 'AMOUNT_MISMATCH', 'subscription_charge', m.owner_id, m.id::text, c.status, c.asset_amount::text, c.asset, m.amount, m.asset
        from charge_money m join subscription_charges c on c.id::text = m.owner_id
-      where c.status = 'SUCCEEDED' and (c.asset <> m.asset or c.asset_amount is null or c.asset_amount <> m.amount::numeric)
+      where c.status = ${CHARGE_SUCCEEDED} and (c.asset <> m.asset or c.asset_amount is null or c.asset_amount <> m.amount::numeric)
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'subscription_charge', c.id::text, null, c.status, c.asset_amount::text, c.asset, null, null
        from subscription_charges c
-      where c.status = 'SUCCEEDED' and coalesce(c.asset_amount, 0) > 0
+      where c.status = ${CHARGE_SUCCEEDED} and coalesce(c.asset_amount, 0) > 0
         and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.subscriptionCharge}' || c.id::text)
      union all
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_credit', coalesce(o.id::text, m.idempotency_key), m.id::text, o.status, o.amount::text, o.asset, m.amount, m.asset
        from credit_money m left join payment_order_credits o on o.idempotency_key = m.idempotency_key
-      where o.id is null or (o.status = 'DONE' and o.wallet_transaction_id is not null and o.wallet_transaction_id <> m.id::text)
+      where o.id is null or (o.status = ${CREDIT_DONE} and o.wallet_transaction_id is not null and o.wallet_transaction_id <> m.id::text)
      union all
      select 'AMOUNT_MISMATCH', 'order_credit', o.id::text, m.id::text, o.status, o.amount::text, o.asset, m.amount, m.asset
        from credit_money m join payment_order_credits o on o.idempotency_key = m.idempotency_key
-      where o.status = 'DONE' and (o.asset <> m.asset or o.amount <> m.amount::numeric)
+      where o.status = ${CREDIT_DONE} and (o.asset <> m.asset or o.amount <> m.amount::numeric)
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'order_credit', o.id::text, null, o.status, o.amount::text, o.asset, null, null
        from payment_order_credits o
-      where o.status = 'DONE' and not exists (select 1 from ledger_transactions t where t.idempotency_key = o.idempotency_key)
+      where o.status = ${CREDIT_DONE} and not exists (select 1 from ledger_transactions t where t.idempotency_key = o.idempotency_key)
      union all
      -- refunds: money back to a customer and the refund row that owns it
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'refund', m.owner_id, m.id::text, r.status, r.asset_amount::text, r.asset, m.amount, m.asset
        from refund_money m left join subscription_refunds r on r.id::text = m.owner_id
-      where r.id is null or r.status = 'FAILED'
+      where r.id is null or r.status = ${REFUND_FAILED}
      union all
      select 'AMOUNT_MISMATCH', 'refund', m.owner_id, m.id::text, r.status, r.asset_amount::text, r.asset, m.amount, m.asset
        from refund_money m join subscription_refunds r on r.id::text = m.owner_id
-      where r.status = 'SUCCEEDED' and (r.asset <> m.asset or r.asset_amount <> m.amount::numeric)
+      where r.status = ${REFUND_SUCCEEDED} and (r.asset <> m.asset or r.asset_amount <> m.amount::numeric)
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'refund', r.id::text, null, r.status, r.asset_amount::text, r.asset, null, null
        from subscription_refunds r
-      where r.status = 'SUCCEEDED' and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.refund}' || r.id::text)
+      where r.status = ${REFUND_SUCCEEDED} and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.refund}' || r.id::text)
      union all
      -- the wallet-call protocol's own reports, for every kind: parked rows, and PENDING rows no sweep finished in time
      ${walletCallAnomalies("subscription_charges", "subscription_charge", "asset_amount")}
@@ -118,7 +139,7 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      -- payouts: the debit of amount + fee and the payout row that owns it, both ways
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'payout', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
        from payout_money m left join payouts p on p.id::text = m.owner_id
-      where p.id is null or p.status = 'REFUSED'
+      where p.id is null or p.status = ${PAYOUT_REFUSED}
      union all
      select 'AMOUNT_MISMATCH', 'payout', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
        from payout_money m join payouts p on p.id::text = m.owner_id
@@ -131,7 +152,7 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      -- the money back: only for a FAILED or CANCELLED payout, exactly its amount + fee
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'payout_reversal', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
        from reversal_money m left join payouts p on p.id::text = m.owner_id
-      where p.id is null or p.status not in ('FAILED','CANCELLED')
+      where p.id is null or p.status not in (${PAYOUT_FAILED},${PAYOUT_CANCELLED})
      union all
      select 'AMOUNT_MISMATCH', 'payout_reversal', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
        from reversal_money m join payouts p on p.id::text = m.owner_id
@@ -144,7 +165,7 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      -- order refunds: the reservation of amount + fee and the refund (and its payout) that own it, both ways
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_refund', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
        from order_refund_money m left join order_refunds r on r.id::text = m.owner_id left join payouts p on p.id = r.payout_id
-      where r.id is null or r.status = 'REFUSED'
+      where r.id is null or r.status = ${ORDER_REFUND_REFUSED}
      union all
      select 'AMOUNT_MISMATCH', 'order_refund', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
        from order_refund_money m join order_refunds r on r.id::text = m.owner_id join payouts p on p.id = r.payout_id
@@ -157,7 +178,7 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      -- an order refund's money back: only for an expired claim or a failed (or cancelled) payout, exactly amount + fee
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_refund_return', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
        from order_refund_return_money m left join order_refunds r on r.id::text = m.owner_id left join payouts p on p.id = r.payout_id
-      where r.id is null or p.status not in ('FAILED','CANCELLED','EXPIRED')
+      where r.id is null or p.status not in (${PAYOUT_FAILED},${PAYOUT_CANCELLED},${PAYOUT_EXPIRED})
      union all
      select 'AMOUNT_MISMATCH', 'order_refund_return', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
        from order_refund_return_money m join order_refunds r on r.id::text = m.owner_id join payouts p on p.id = r.payout_id
@@ -168,10 +189,10 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
       where p.reversed_at is not null and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.orderRefundReturn}' || r.id::text)
      union all
      -- a payout PAID twice: two payout.paid events for one payout, or two payouts on one chain transfer
-     select 'PAYOUT_PAID_TWICE', 'payout', e.data->>'id', null, 'PAID', count(*)::text, null, null, null
+     select 'PAYOUT_PAID_TWICE', 'payout', e.data->>'id', null, ${PAYOUT_PAID}, count(*)::text, null, null, null
        from events e where e.type = 'payout.paid' group by e.data->>'id' having count(*) > 1
      union all
-     select 'PAYOUT_PAID_TWICE', 'payout', min(p.id::text), null, 'PAID', count(*)::text, min(p.asset), null, null
+     select 'PAYOUT_PAID_TWICE', 'payout', min(p.id::text), null, ${PAYOUT_PAID}, count(*)::text, min(p.asset), null, null
        from payouts p where p.tx_hash is not null group by p.tx_hash having count(*) > 1
      union all
      -- the PAYOUTS system account holds exactly what payouts took and did not give back
@@ -180,19 +201,19 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
        left join (select asset, sum(amount + fee) as total from payouts where debited_at is not null and reversed_at is null group by asset) o on o.asset = a.asset
       where a.owner_type = 'SYSTEM' and a.system_code = 'PAYOUTS' and a.balance <> coalesce(o.total, 0)
         -- a debit or reversal in flight (moved, not yet settled) is judged once it settles
-        and not exists (select 1 from payout_calls c where c.asset = a.asset and c.kind in ('DEBIT','REVERSAL') and c.status = 'PENDING')
+        and not exists (select 1 from payout_calls c where c.asset = a.asset and c.kind in ('DEBIT','REVERSAL') and c.status = '${WALLET_CALL_PENDING}')
      union all
      -- a charge's refunded total must be the sum of its succeeded refunds
      select 'AMOUNT_MISMATCH', 'subscription_charge', c.id::text, null, c.status, c.asset_amount_refunded::text, c.asset, coalesce(s.total, 0)::text, c.asset
        from subscription_charges c
-       left join (select charge_id, sum(asset_amount) as total from subscription_refunds where status = 'SUCCEEDED' group by charge_id) s on s.charge_id = c.id
+       left join (select charge_id, sum(asset_amount) as total from subscription_refunds where status = ${REFUND_SUCCEEDED} group by charge_id) s on s.charge_id = c.id
       where c.asset_amount_refunded <> coalesce(s.total, 0)
      union all
      -- money for a period the subscription never billed: a period charge succeeded but the subscription did not move
      -- past it (a first payment that succeeded after its subscription expired, issue 21; a renewal settled on a cancelled one)
      select 'CHARGE_WITHOUT_BILLED_PERIOD', 'subscription_charge', c.id::text, c.wallet_transaction_id, c.status, c.asset_amount::text, c.asset, null, null
        from subscription_charges c join subscriptions s on s.id = c.subscription_id
-      where c.status = 'SUCCEEDED' and c.change_session_id is null and c.period_index >= s.next_period_index
+      where c.status = ${CHARGE_SUCCEEDED} and c.change_session_id is null and c.period_index >= s.next_period_index
         -- given back in full (an operator's refund): nothing is kept for nothing any more
         and c.asset_amount_refunded < coalesce(c.asset_amount, 0)
      order by 1, 2, 3`,

@@ -1,4 +1,6 @@
 import { EMAIL_EVENT_TYPES } from "../emails/contract.ts";
+import { DELIVERY_STATUSES } from "../events/contract.ts";
+import { sqlStatus } from "../platform/status-machine.ts";
 
 /**
  * The retention sweep's "still needed" conditions, as SQL on a row `r` of a
@@ -7,15 +9,17 @@ import { EMAIL_EVENT_TYPES } from "../emails/contract.ts";
  * use its own partial index.
  */
 
+/** A delivery's open status, from the events contract's list (the machine itself is that domain's own). */
+const PENDING_DELIVERY = sqlStatus(DELIVERY_STATUSES, "PENDING");
+
 /** The attempt a worker is making. */
 export const ATTEMPT_IN_PROGRESS = "r.outcome = 'IN_PROGRESS'";
 
 /** The history of a delivery still being retried. */
-export const ATTEMPT_OF_PENDING_DELIVERY =
-  "exists (select 1 from webhook_deliveries d where d.id = r.delivery_id and d.event_created_at = r.event_created_at and d.status = 'PENDING')";
+export const ATTEMPT_OF_PENDING_DELIVERY = `exists (select 1 from webhook_deliveries d where d.id = r.delivery_id and d.event_created_at = r.event_created_at and d.status = ${PENDING_DELIVERY})`;
 
 /** A delivery still to be made or retried. */
-export const DELIVERY_PENDING = "r.status = 'PENDING'";
+export const DELIVERY_PENDING = `r.status = ${PENDING_DELIVERY}`;
 
 /** An event not yet relayed (no deliveries made). */
 export const EVENT_NOT_RELAYED = "r.relayed_at is null";
@@ -24,5 +28,4 @@ export const EVENT_NOT_RELAYED = "r.relayed_at is null";
 export const EVENT_EMAILS_NOT_COLLECTED = `r.emails_collected_at is null and r.type in (${EMAIL_EVENT_TYPES.map((t) => `'${t}'`).join(", ")})`;
 
 /** An event being delivered. */
-export const EVENT_BEING_DELIVERED =
-  "exists (select 1 from webhook_deliveries d where d.event_id = r.id and d.event_created_at = r.created_at and d.status = 'PENDING')";
+export const EVENT_BEING_DELIVERED = `exists (select 1 from webhook_deliveries d where d.event_id = r.id and d.event_created_at = r.created_at and d.status = ${PENDING_DELIVERY})`;

@@ -71,6 +71,9 @@ export const subscriptionMachine = defineStatusMachine<SubscriptionStatus, Subsc
   (from, event) => `cannot ${VERB[event]} a subscription in status ${from}`,
 );
 
+/** Statuses a renewal charge may settle on: the subscriptions being billed, which the dashboard counts as live. */
+export const BILLED_STATUSES = subscriptionMachine.statesFrom("charge_succeeded");
+
 /** Statuses nothing leaves. A terminal subscription frees its externalReference. */
 export const TERMINAL_STATUSES = subscriptionMachine.terminal;
 

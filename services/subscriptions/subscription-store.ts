@@ -12,7 +12,10 @@ import { noteAuditObject } from "../platform/audit/call-context.ts";
 import { oldestOf } from "../platform/observability/due-work.ts";
 import { BUMP_VERSION } from "../platform/record-version.ts";
 import { AUTHORIZATION_EXPIRED } from "./due-predicates.ts";
-import { nextStatus } from "./status-machine.ts";
+import { BILLED_STATUSES, nextStatus } from "./status-machine.ts";
+import { sqlStatus, statusIn } from "../platform/status-machine.ts";
+import { authorizationMachine } from "./authorization-status.ts";
+import { chargeMachine } from "./charges/charge-status.ts";
 
 /** Queries shared by the use cases; each use case owns its transaction. */
 
@@ -197,11 +200,11 @@ export async function lockSubscriptionRows(em: EntityManager, ids: readonly stri
   return asEntityRows<SubscriptionRow>(em, Subscription, rows);
 }
 
-/** A merchant's subscriptions that count on its dashboard (ACTIVE, PAST_DUE, TRIALING), per plan and status. */
+/** A merchant's subscriptions that count on its dashboard (BILLED_STATUSES: ACTIVE, TRIALING, PAST_DUE), per plan and status. */
 export function countLiveSubscriptionsByPlan(em: EntityManager, merchantId: string): Promise<{ plan_id: string; status: string; n: string }[]> {
   return em.execute<{ plan_id: string; status: string; n: string }[]>(
     `select plan_id, status, count(*) as n from subscriptions
-      where merchant_id = ? and status in ('ACTIVE', 'PAST_DUE', 'TRIALING') group by plan_id, status`,
+      where merchant_id = ? and ${statusIn("status", BILLED_STATUSES)} group by plan_id, status`,
     [merchantId],
   );
 }
@@ -211,6 +214,11 @@ export interface ClaimedAuthorization {
   authorizationId: string;
   subscriptionId: string;
 }
+
+// The statuses the expiry statements name, checked against their machines when the module loads.
+const CHARGE_PENDING = sqlStatus(chargeMachine.statuses, "PENDING");
+const CHARGE_SUCCEEDED = sqlStatus(chargeMachine.statuses, "SUCCEEDED");
+const AUTHORIZATION_EXPIRED_STATUS = sqlStatus(authorizationMachine.statuses, "EXPIRED");
 
 /**
  * The due conditions of both expiry steps (parameters: now, the status
@@ -222,7 +230,7 @@ const STILL_EXPIRABLE = `${AUTHORIZATION_EXPIRED("a")} and s.status = ?
                    where newer.subscription_id = a.subscription_id
                      and (newer.created_at, newer.id) > (a.created_at, a.id))
   and not exists (select 1 from subscription_charges c
-                   where c.subscription_id = s.id and c.period_index = 0 and c.status in ('PENDING', 'SUCCEEDED'))`;
+                   where c.subscription_id = s.id and c.period_index = 0 and c.status in (${CHARGE_PENDING}, ${CHARGE_SUCCEEDED}))`;
 
 /**
  * Locks up to `limit` authorizations due to expire at `now` and their
@@ -265,7 +273,7 @@ export async function expireAuthorizationsStillDue(
          join subscriptions s on s.id = a.subscription_id
         where a.id in (${claimed.map(() => "?").join(", ")}) and ${STILL_EXPIRABLE}
      ), auths as (
-       update subscription_authorizations a set status = 'EXPIRED', expired_at = ?
+       update subscription_authorizations a set status = ${AUTHORIZATION_EXPIRED_STATUS}, expired_at = ?
          from due where a.id = due.authorization_id
        returning a.*
      ), subs as (

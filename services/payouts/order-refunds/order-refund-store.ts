@@ -1,6 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { oldestOf } from "../../platform/observability/due-work.ts";
+import { sqlStatus } from "../../platform/status-machine.ts";
 import { COUNTED_REFUND_STATUSES } from "../contract.ts";
+import { orderRefundMachine } from "./order-refund-status.ts";
 
 /** The order refunds' statements, each on the caller's entity manager (in its transaction). */
 
@@ -21,6 +23,8 @@ export async function refundedSoFar(em: EntityManager, orderId: string): Promise
   return row?.total ?? "0";
 }
 
+const AWAITING_ADDRESS = sqlStatus(orderRefundMachine.statuses, "AWAITING_ADDRESS");
+
 /** expireDueClaims' condition: claims still AWAITING_ADDRESS past their expiry. */
 export const oldestDueClaimExpiry = (em: EntityManager, now: Date) =>
-  oldestOf(em, "select min(claim_expires_at) as oldest from order_refunds where status = 'AWAITING_ADDRESS' and claim_expires_at <= ?", [now]);
+  oldestOf(em, `select min(claim_expires_at) as oldest from order_refunds where status = ${AWAITING_ADDRESS} and claim_expires_at <= ?`, [now]);

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { WALLET_CALL_PENDING } from "./wallet-call-status.ts";
 
 /**
  * The statements of the wallet-call protocol (wallet-call.ts says the protocol), for any kind's table: the table
@@ -18,7 +19,7 @@ const STALE_AFTER_SECONDS = 600;
 export async function takeLease(em: EntityManager, table: string, id: string): Promise<number | null> {
   const rows = await em.execute<{ lease_generation: number }[]>(
     `update ${table} set lease_until = now() + make_interval(secs => ?), lease_generation = lease_generation + 1
-      where id = ? and status = 'PENDING' and (lease_until is null or lease_until < now())
+      where id = ? and status = '${WALLET_CALL_PENDING}' and (lease_until is null or lease_until < now())
       returning lease_generation`,
     [LEASE_SECONDS, id],
   );
@@ -36,7 +37,7 @@ export async function renewLeases(em: EntityManager, table: string, rows: readon
   const held = await em.execute<{ id: string }[]>(
     `update ${table} t set lease_until = now() + make_interval(secs => ?)
        from json_to_recordset(?::json) as held(id uuid, generation int)
-      where t.id = held.id and t.status = 'PENDING' and t.lease_generation = held.generation
+      where t.id = held.id and t.status = '${WALLET_CALL_PENDING}' and t.lease_generation = held.generation
       returning t.id`,
     [LEASE_SECONDS, JSON.stringify(rows)],
   );
@@ -62,7 +63,7 @@ export function countFailures(em: EntityManager, table: string, rows: { id: stri
               lease_until = null,
               last_error = ?
          from json_to_recordset(?::json) as held(id uuid, generation int)
-        where t.id = held.id and t.status = 'PENDING' and t.lease_generation = held.generation
+        where t.id = held.id and t.status = '${WALLET_CALL_PENDING}' and t.lease_generation = held.generation
         returning t.id, t.settle_failures, t.parked_at is not null as parked`,
     [maxFailures, message, JSON.stringify(rows)],
   );
@@ -72,7 +73,7 @@ export function countFailures(em: EntityManager, table: string, rows: { id: stri
 export async function dueWalletCallIds(em: EntityManager, table: string, limit: number): Promise<{ id: string }[]> {
   return em.execute<{ id: string }[]>(
     `select id from ${table}
-      where status = 'PENDING' and parked_at is null
+      where status = '${WALLET_CALL_PENDING}' and parked_at is null
         and (lease_until is null or lease_until < now())
         and (next_settle_at is null or next_settle_at <= now())
       order by next_settle_at nulls first, created_at limit ?`,
@@ -90,11 +91,11 @@ export function walletCallAnomalies(table: string, ownerType: string, amountColu
   return `
      select 'PARKED_ROW' as kind, '${ownerType}' as owner_type, w.id::text as owner_id, null as wallet_transaction_id, w.status as owner_status,
             w.${amountColumn}::text as owner_amount, w.asset as owner_asset, null as money_amount, null as money_asset
-       from ${table} w where w.status = 'PENDING' and w.parked_at is not null
+       from ${table} w where w.status = '${WALLET_CALL_PENDING}' and w.parked_at is not null
      union all
      select 'STALE_PENDING_ROW', '${ownerType}', w.id::text, null, w.status, w.${amountColumn}::text, w.asset, null, null
        from ${table} w
-      where w.status = 'PENDING' and w.parked_at is null
+      where w.status = '${WALLET_CALL_PENDING}' and w.parked_at is null
         -- database times only (created_at is service time, which a sandbox clock may have moved)
         and coalesce(greatest(w.lease_until, w.next_settle_at), w.created_at + make_interval(secs => ${LEASE_SECONDS}))
             < now() - make_interval(secs => ${STALE_AFTER_SECONDS})`;

@@ -4,6 +4,7 @@ import { isOutage } from "../dependency-outage.ts";
 import type { Logger } from "../logger.ts";
 import { withoutAuditEntry } from "../audit/call-context.ts";
 import type { UseCaseContext } from "../use-case.ts";
+import { WALLET_CALL_PENDING } from "./wallet-call-status.ts";
 import { countFailures, dueWalletCallIds, LEASE_SECONDS, takeLease, walletCallStatus } from "./wallet-call-store.ts";
 
 // The protocol's steps its openers and reconciliation use; their statements live in the store.
@@ -93,7 +94,7 @@ export type CallOutcome<R> = { state: "in_progress" } | { state: "settled"; resu
 type Fence = "held" | "taken_over" | "settled";
 
 export function fenceOf(row: { status: string; leaseGeneration: number }, generation: number): Fence {
-  if (row.status !== "PENDING") return "settled";
+  if (row.status !== WALLET_CALL_PENDING) return "settled";
   return Number(row.leaseGeneration) === generation ? "held" : "taken_over";
 }
 
@@ -127,7 +128,7 @@ export async function runWalletCall<A, L, R, W extends FencedRow>(
     const em = ctx.em.fork();
     const status = await walletCallStatus(em, kind.table, id);
     if (status === undefined) throw new Error(`${kind.what} ${id} does not exist`);
-    return status === "PENDING" ? { state: "in_progress" } : { state: "settled", result: await kind.settled(em, id) };
+    return status === WALLET_CALL_PENDING ? { state: "in_progress" } : { state: "settled", result: await kind.settled(em, id) };
   }
   try {
     const answer = await kind.call(ctx, id);

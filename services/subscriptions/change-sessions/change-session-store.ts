@@ -6,11 +6,12 @@ import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow 
 import { SubscriptionChangeSession, type ChangeSessionRow } from "./change-session-entities.ts";
 import { changeSessionToken, hashAuthorizationToken, looksLikeAuthorizationToken } from "../authorization-token.ts";
 import { noteAuditObject } from "../../platform/audit/call-context.ts";
-import { statusIn } from "../../platform/status-machine.ts";
+import { sqlStatus, statusIn } from "../../platform/status-machine.ts";
 import { oldestOf } from "../../platform/observability/due-work.ts";
 import { PLAN_CHANGE_DUE } from "../due-predicates.ts";
 import { TERMINAL_STATUSES } from "../status-machine.ts";
 import { changeSessionMachine } from "./change-session-status-machine.ts";
+import { chargeMachine } from "../charges/charge-status.ts";
 
 /** Queries shared by the change-session use cases; each use case owns its transaction. */
 
@@ -131,10 +132,12 @@ export async function lastChangeChargeAttempt(em: EntityManager, changeSessionId
   return Number(rows[0]?.attempt ?? 0);
 }
 
+const CHARGE_SUCCEEDED = sqlStatus(chargeMachine.statuses, "SUCCEEDED");
+
 /** The index of the subscription's last period paid by its own charge (0 before any); a change's charges do not count. */
 export async function lastPaidPeriodIndex(em: EntityManager, subscriptionId: string): Promise<number> {
   const rows = await em.execute<{ period: number | null }[]>(
-    "select max(period_index) as period from subscription_charges where subscription_id = ? and change_session_id is null and status = 'SUCCEEDED'",
+    `select max(period_index) as period from subscription_charges where subscription_id = ? and change_session_id is null and status = ${CHARGE_SUCCEEDED}`,
     [subscriptionId],
   );
   return Number(rows[0]?.period ?? 0);

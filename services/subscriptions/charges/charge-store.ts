@@ -1,8 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { LEASED_INSERT } from "../../platform/wallet-calls/wallet-call.ts";
 import type { ChargeRow } from "../entities.ts";
+import { sqlStatus, statusIn } from "../../platform/status-machine.ts";
+import { chargeMachine } from "./charge-status.ts";
 
 /** The statements of subscription charges (subscription_charges); each caller passes its own EntityManager, so they run in its transaction. */
+
+// The statuses these statements name, checked against the machine when the module loads.
+const PENDING = sqlStatus(chargeMachine.statuses, "PENDING");
+const SUCCEEDED = sqlStatus(chargeMachine.statuses, "SUCCEEDED");
 
 /** The last attempt number of a subscription's period charge so far (plan changes' charges aside); 0 when none. */
 export async function lastPeriodAttempt(em: EntityManager, subscriptionId: string, periodIndex: number): Promise<number> {
@@ -35,7 +41,7 @@ export async function lastNextPeriodAttempts(
 export async function subscriptionsWithChargeInFlight(em: EntityManager, subscriptionIds: readonly string[]): Promise<Set<string>> {
   const rows = await em.execute<{ subscription_id: string }[]>(
     `select distinct subscription_id from subscription_charges
-      where status = 'PENDING' and subscription_id in (${subscriptionIds.map(() => "?").join(", ")})`,
+      where status = ${PENDING} and subscription_id in (${subscriptionIds.map(() => "?").join(", ")})`,
     [...subscriptionIds],
   );
   return new Set(rows.map((r) => r.subscription_id));
@@ -52,7 +58,7 @@ export async function insertLeasedRenewalCharges(em: EntityManager, rows: readon
     `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
        amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose,
        subtotal, discount_amount, credit_applied, coupon_id, rate_at, ${LEASED_INSERT.columns})
-     values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, 'PENDING', ?, ?, 'RENEWAL', ?::numeric, ?::numeric, ?::numeric, ?::uuid, ?, ${LEASED_INSERT.values})`).join(", ")}`,
+     values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, ${PENDING}, ?, ?, 'RENEWAL', ?::numeric, ?::numeric, ?::numeric, ?::uuid, ?, ${LEASED_INSERT.values})`).join(", ")}`,
     rows.flatMap((r) => [
       r.id,
       r.subscriptionId,
@@ -88,7 +94,7 @@ export async function subscriptionIdOfCharge(em: EntityManager, chargeId: string
 export function countSettledCharges(em: EntityManager, merchantId: string, from: Date, to: Date): Promise<{ status: string; n: string }[]> {
   return em.execute<{ status: string; n: string }[]>(
     `select status, count(*) as n from subscription_charges
-      where merchant_id = ? and created_at >= ? and created_at < ? and status in ('SUCCEEDED', 'FAILED') group by status`,
+      where merchant_id = ? and created_at >= ? and created_at < ? and ${statusIn("status", chargeMachine.terminal)} group by status`,
     [merchantId, from, to],
   );
 }
@@ -103,7 +109,7 @@ export function dailyChargedVolume(
   return em.execute<{ day: string; currency: string; total: string; n: string }[]>(
     `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, currency, sum(amount)::text as total, count(*) as n
        from subscription_charges
-      where merchant_id = ? and created_at >= ? and created_at < ? and status = 'SUCCEEDED' group by 1, 2`,
+      where merchant_id = ? and created_at >= ? and created_at < ? and status = ${SUCCEEDED} group by 1, 2`,
     [merchantId, from, to],
   );
 }
