@@ -1,8 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Middleware } from "koa";
-import { createBullBoard } from "@bull-board/api";
-import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
-import { KoaAdapter } from "@bull-board/koa";
 import { WORKER_GROUP_NAMES, type Config } from "../services/platform/config.ts";
 import type { Logger } from "../services/platform/logger.ts";
 import { Queues } from "../services/platform/queue/queues.ts";
@@ -35,34 +32,49 @@ export function queueDashboard(config: Config, logger: Logger): QueueDashboard {
       close: async () => {},
     };
   }
-  const queues = new Queues(config, config.queuePrefix, logger);
-  const serverAdapter = new KoaAdapter();
-  serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
-  const write = config.queueDashboardWrite;
-  createBullBoard({
-    // Each group's jobs, then its sweeps apart (their runs every 0.5 s would bury the jobs).
-    queues: WORKER_GROUP_NAMES.flatMap((group) => [
-      new BullMQAdapter(queues.queue(group), { readOnlyMode: !write, allowRetries: write, description: `${group} jobs` }),
-      new BullMQAdapter(queues.sweepQueue(group), {
-        readOnlyMode: !write,
-        allowRetries: write,
-        description: `${group} recurring sweeps (job schedulers; each also runs on demand)`,
-      }),
-    ]),
-    serverAdapter,
-    options: { uiConfig: { boardTitle: "Billing queues" } },
-  });
-  const board = serverAdapter.registerPlugin();
+  // Built on the first request inside it, not at start: bull-board's UI and its Redis connection are megabytes of
+  // every gateway's RSS that most processes never use (issue 27).
+  let built: Promise<{ queues: Queues; board: Middleware }> | undefined;
+  const build = async () => {
+    const [{ createBullBoard }, { BullMQAdapter }, { KoaAdapter }] = await Promise.all([
+      import("@bull-board/api"),
+      import("@bull-board/api/bullMQAdapter"),
+      import("@bull-board/koa"),
+    ]);
+    const queues = new Queues(config, config.queuePrefix, logger);
+    const serverAdapter = new KoaAdapter();
+    serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
+    const write = config.queueDashboardWrite;
+    createBullBoard({
+      // Each group's jobs, then its sweeps apart (their runs every 0.5 s would bury the jobs).
+      queues: WORKER_GROUP_NAMES.flatMap((group) => [
+        new BullMQAdapter(queues.queue(group), { readOnlyMode: !write, allowRetries: write, description: `${group} jobs` }),
+        new BullMQAdapter(queues.sweepQueue(group), {
+          readOnlyMode: !write,
+          allowRetries: write,
+          description: `${group} recurring sweeps (job schedulers; each also runs on demand)`,
+        }),
+      ]),
+      serverAdapter,
+      options: { uiConfig: { boardTitle: "Billing queues" } },
+    });
+    return { queues, board: serverAdapter.registerPlugin() as Middleware };
+  };
   const guard = dashboardGuard(config.adminApiKey);
   const middleware: Middleware = async (ctx, next) => {
     if (!inside(ctx.path)) return next();
     ctx.state.metricsRoute = `${QUEUE_DASHBOARD_PATH}/*`;
     if (!guard(ctx)) return;
     ctx.set("Content-Security-Policy", DASHBOARD_CSP);
+    built ??= build().catch((err: unknown) => {
+      built = undefined; // the next request tries again
+      throw err;
+    });
+    const { board } = await built;
     await board(ctx, next);
     if (typeof ctx.body === "string" && ctx.response.is("html")) ctx.body = withoutExternalAssets(ctx.body);
   };
-  return { middleware, close: () => queues.close() };
+  return { middleware, close: async () => (built ? (await built).queues.close() : undefined) };
 }
 
 /**
