@@ -32,8 +32,8 @@ import { auditService } from "./audit/rpc.ts";
 /** The one place that says which Connect service each service name serves. */
 const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: ServiceDeps) => void>> = {
   merchants: (router, deps) =>
-    router.service(MerchantService, merchantService(deps)).service(MembersService, membersService(deps)).service(AuditService, auditService(deps)),
-  catalog: (router, deps) => router.service(CatalogService, catalogService(deps)),
+    router.service(MerchantService, merchantService(deps)).service(MembersService, membersService(deps)).service(AuditService, auditService()),
+  catalog: (router, deps) => router.service(CatalogService, catalogService()),
   // A clock advance makes the retained tables' months of the new time before its sweeps write in them.
   sandbox: (router, deps) =>
     router.service(

@@ -1,14 +1,13 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AuditService } from "../../proto/gen/billing/audit/v1/audit_pb.ts";
-import type { ServiceDeps } from "../platform/service-deps.ts";
 import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import { withRecordJson } from "../platform/rpc/record-json.ts";
 import { listAuditEntries } from "./list-audit-entries.ts";
 import { auditEntryRecord } from "./audit-entry-record.ts";
 
 /** The audit log's one RPC: read it (writing is every service's transactions' business). */
-export function auditService(deps: ServiceDeps): ServiceImpl<typeof AuditService> {
+export function auditService(): ServiceImpl<typeof AuditService> {
   return {
     async listAuditEntries(req, call) {
       const page = await listAuditEntries(useCaseContext(call), {

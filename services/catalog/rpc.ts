@@ -1,6 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { CatalogService, Interval } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
-import type { ServiceDeps } from "../platform/service-deps.ts";
 import { useCaseContext } from "../platform/rpc/use-case-context.ts";
 import { parseMetadataJson } from "../platform/metadata.ts";
 import { toTimestamp } from "../platform/timestamps.ts";
@@ -47,7 +46,7 @@ export function planMessage(plan: PlanRow) {
   );
 }
 
-export function catalogService(deps: ServiceDeps): ServiceImpl<typeof CatalogService> {
+export function catalogService(): ServiceImpl<typeof CatalogService> {
   return {
     async createPlan(req, call) {
       const plan = await createPlan(useCaseContext(call), {

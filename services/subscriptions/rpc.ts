@@ -47,9 +47,9 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
     return cached.ports;
   };
   return {
-    ...changeSessionMethods(deps, ports),
-    ...customerMethods(deps, ports),
-    ...settingsMethods(deps, ports),
+    ...changeSessionMethods(ports),
+    ...customerMethods(ports),
+    ...settingsMethods(ports),
     async exportCharges(req, call) {
       const batch = await exportCharges(useCaseContext(call), {
         merchantId: req.merchantId,

@@ -88,6 +88,45 @@ const memory = () => {
   return { rss_mib: mib(m.rss), heap_total_mib: mib(m.heapTotal), heap_used_mib: mib(m.heapUsed), external_mib: mib(m.external) };
 };
 
+/** A running API to load, whatever its shape (in this process, or its roles as processes). */
+export interface ApiTarget {
+  baseUrl: string;
+  apiKey: string;
+  planId: string;
+  userId: string;
+  sql<T>(query: string): Promise<T[]>;
+}
+
+/** B3: the baselines' load generator creating subscriptions (a fresh Idempotency-Key each), then the books checked. */
+export async function createLoad(t: ApiTarget): Promise<FigureResult> {
+  const r = await loadChild({
+    url: `${t.baseUrl}/api/v1/subscriptions`,
+    method: "POST",
+    apiKey: t.apiKey,
+    body: { planId: t.planId, walletUserId: t.userId, successUrl: "https://merchant.example/ok", cancelUrl: "https://merchant.example/no" },
+  });
+  const [row] = await t.sql<{ rows: number; refs: number; events: number }>(
+    "select count(*)::int as rows, count(distinct external_reference)::int as refs, (select count(*)::int from events where type = 'subscription.created') as events from subscriptions",
+  );
+  return {
+    values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms! },
+    ok: r.non_2xx === 0 && r.errors === 0 && row!.rows === row!.refs && row!.events === row!.rows,
+    correctness: `non2xx ${r.non_2xx}, errors ${r.errors}, ${row!.rows} rows, dup refs ${row!.rows - row!.refs}, events ${row!.events}`,
+  };
+}
+
+/** B1: the baselines' load generator reading random subscriptions of those B3 created. */
+export async function readLoad(t: ApiTarget): Promise<FigureResult> {
+  const ids = (await t.sql<{ id: string }>("select id from subscriptions")).map((r) => r.id);
+  const r = await loadChild({ url: `${t.baseUrl}/api/v1/subscriptions`, method: "GET", apiKey: t.apiKey, ids });
+  return {
+    values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms! },
+    ok: r.non_2xx === 0 && r.errors === 0,
+    correctness: `non2xx ${r.non_2xx}, errors ${r.errors}`,
+    notes: `random ids over ${ids.length} rows (those B3 created)`,
+  };
+}
+
 /** B3 then B1 on one system: B3 creates the rows B1 reads. */
 export class ApiFigures {
   sys!: TestSystem;
@@ -107,32 +146,20 @@ export class ApiFigures {
   }
 
   async create(): Promise<FigureResult> {
-    const r = await loadChild({
-      url: `${this.sys.baseUrl}/api/v1/subscriptions`,
-      method: "POST",
-      apiKey: this.apiKey,
-      body: { planId: this.planId, walletUserId: this.userId, successUrl: "https://merchant.example/ok", cancelUrl: "https://merchant.example/no" },
-    });
-    const [row] = await this.sys.sql<{ rows: number; refs: number; events: number }>(
-      "select count(*)::int as rows, count(distinct external_reference)::int as refs, (select count(*)::int from events where type = 'subscription.created') as events from subscriptions",
-    );
-    const ok = r.non_2xx === 0 && r.errors === 0 && row!.rows === row!.refs && row!.events === row!.rows;
-    return {
-      values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms!, rss_mib: rss() },
-      ok,
-      correctness: `non2xx ${r.non_2xx}, errors ${r.errors}, ${row!.rows} rows, dup refs ${row!.rows - row!.refs}, events ${row!.events}`,
-    };
+    const result = await createLoad(this.target());
+    result.values.rss_mib = rss();
+    return result;
   }
 
   async read(): Promise<FigureResult> {
-    const ids = (await this.sys.sql<{ id: string }>("select id from subscriptions")).map((r) => r.id);
-    const r = await loadChild({ url: `${this.sys.baseUrl}/api/v1/subscriptions`, method: "GET", apiKey: this.apiKey, ids });
-    return {
-      values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms!, ...memory(), rss_idle_mib: this.idleRssMib },
-      ok: r.non_2xx === 0 && r.errors === 0,
-      correctness: `non2xx ${r.non_2xx}, errors ${r.errors}`,
-      notes: `random ids over ${ids.length} rows (those B3 created; the baseline reads 100k)`,
-    };
+    const result = await readLoad(this.target());
+    Object.assign(result.values, memory(), { rss_idle_mib: this.idleRssMib });
+    result.notes = `${result.notes} (the baseline reads 100k)`;
+    return result;
+  }
+
+  private target(): ApiTarget {
+    return { baseUrl: this.sys.baseUrl, apiKey: this.apiKey, planId: this.planId, userId: this.userId, sql: (q) => this.sys.sql(q) };
   }
 
   async close() {

@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { SplitSystem, type RoleProcess } from "./split-roles.ts";
+import { cpuSeconds } from "./split-figures.ts";
 import { pool } from "./figures.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { ApprovalOutcome, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
@@ -24,16 +25,6 @@ const THROUGH_API = Math.min(SUBSCRIPTIONS, Number(process.env.SCALE_THROUGH_API
 const TOKEN = "scale-out-internal-token-0123456789";
 const DAY = 86_400;
 const log = (s: string) => process.stderr.write(`[scale-out] ${s}\n`);
-
-/** CPU seconds (user + system) of a process so far; undefined once it is gone. */
-async function cpuSeconds(pid: number): Promise<number | undefined> {
-  try {
-    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
 
 /** CPU seconds of every process named `name` (all PostgreSQL backends, or redis-server). */
 async function cpuOfAll(name: string): Promise<number> {

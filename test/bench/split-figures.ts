@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SplitSystem, type RoleProcess } from "./split-roles.ts";
 import { randomUUID } from "node:crypto";
-import { loadChild, type FigureResult } from "./figures.ts";
+import { createLoad, readLoad, type ApiTarget, type FigureResult } from "./figures.ts";
 import { createPlan, createWalletUser } from "../support/subscriptions.ts";
 import type { TestSystem } from "../support/system.ts";
 import { createOrm } from "../../services/platform/database/orm.ts";
@@ -104,7 +104,7 @@ function spawnWebhooks(sys: SplitSystem, profileDir?: string) {
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
-async function cpuSeconds(pid: number): Promise<number | undefined> {
+export async function cpuSeconds(pid: number): Promise<number | undefined> {
   try {
     const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -155,31 +155,17 @@ export class SplitApiFigures {
   }
 
   async create(): Promise<FigureResult> {
-    const r = await loadChild({
-      url: `${this.sys.baseUrl}/api/v1/subscriptions`,
-      method: "POST",
-      apiKey: this.apiKey,
-      body: { planId: this.planId, walletUserId: this.userId, successUrl: "https://merchant.example/ok", cancelUrl: "https://merchant.example/no" },
-    });
-    const [row] = await this.sys.sql<{ rows: number; refs: number; events: number }>(
-      "select count(*)::int as rows, count(distinct external_reference)::int as refs, (select count(*)::int from events where type = 'subscription.created') as events from subscriptions",
-    );
-    return {
-      values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms! },
-      ok: r.non_2xx === 0 && r.errors === 0 && row!.rows === row!.refs && row!.events === row!.rows,
-      correctness: `non2xx ${r.non_2xx}, errors ${r.errors}, ${row!.rows} rows, dup refs ${row!.rows - row!.refs}, events ${row!.events}`,
-    };
+    return createLoad(this.target());
   }
 
   async read(): Promise<FigureResult> {
-    const ids = (await this.sys.sql<{ id: string }>("select id from subscriptions")).map((r) => r.id);
-    const r = await loadChild({ url: `${this.sys.baseUrl}/api/v1/subscriptions`, method: "GET", apiKey: this.apiKey, ids });
-    return {
-      values: { req_per_s: r.req_per_s!, p99_ms: r.p99_ms! },
-      ok: r.non_2xx === 0 && r.errors === 0,
-      correctness: `non2xx ${r.non_2xx}, errors ${r.errors}`,
-      notes: `${this.shape === "all" ? "npm start" : "split roles"}: random ids over ${ids.length} rows (those B3 created)`,
-    };
+    const result = await readLoad(this.target());
+    result.notes = `${this.shape === "all" ? "npm start" : "split roles"}: ${result.notes}`;
+    return result;
+  }
+
+  private target(): ApiTarget {
+    return { baseUrl: this.sys.baseUrl, apiKey: this.apiKey, planId: this.planId, userId: this.userId, sql: (q) => this.sys.sql(q) };
   }
 
   /** Each process's resident memory now and at its peak, and what of it V8's heap holds (its /metrics). */

@@ -1,6 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import type { ServiceDeps } from "../../platform/service-deps.ts";
 import { useCaseContext } from "../../platform/rpc/use-case-context.ts";
 import { parseMetadataJson } from "../../platform/metadata.ts";
 import { formatAmount } from "../../platform/money.ts";
@@ -76,7 +75,7 @@ type ChangeSessionMethods = Pick<
 >;
 
 /** The change-session procedures of SubscriptionsService (rpc.ts mounts them with the others). */
-export function changeSessionMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): ChangeSessionMethods {
+export function changeSessionMethods(ports: () => SubscriptionPorts): ChangeSessionMethods {
   return {
     async createChangeSession(req, call) {
       const created = await createChangeSession(useCaseContext(call), ports(), {

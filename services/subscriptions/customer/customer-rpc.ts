@@ -1,6 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import type { ServiceDeps } from "../../platform/service-deps.ts";
 import { useCaseContext } from "../../platform/rpc/use-case-context.ts";
 import { formatAmount } from "../../platform/money.ts";
 import { chargeRecord, subscriptionRecord } from "../subscription-record.ts";
@@ -29,7 +28,7 @@ type CustomerMethods = Pick<
 >;
 
 /** The customer's RPCs (wallet app, self-service page): keyed by wallet user id, never by merchant. */
-export function customerMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): CustomerMethods {
+export function customerMethods(ports: () => SubscriptionPorts): CustomerMethods {
   return {
     async listCustomerSubscriptions(req, call) {
       const page = await listCustomerSubscriptions(useCaseContext(call), ports(), { walletUserId: req.walletUserId, limit: req.limit, cursor: req.cursor });

@@ -1,6 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SubscriptionsService } from "../../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
-import type { ServiceDeps } from "../../platform/service-deps.ts";
 import { useCaseContext } from "../../platform/rpc/use-case-context.ts";
 import { withRecordJson } from "../../platform/rpc/record-json.ts";
 import type { SubscriptionPorts } from "../ports.ts";
@@ -25,7 +24,7 @@ function settingsMessage(settings: EffectiveBillingSettings) {
 }
 
 /** The merchant's billing settings (GET/PATCH /api/v1/settings/billing): keyed by the merchant id from the API key. */
-export function settingsMethods(deps: ServiceDeps, ports: () => SubscriptionPorts): SettingsMethods {
+export function settingsMethods(ports: () => SubscriptionPorts): SettingsMethods {
   return {
     async getBillingSettings(req, call) {
       return { settings: settingsMessage(await getBillingSettings(useCaseContext(call), ports().policies.defaults, req.merchantId)) };
