@@ -14,5 +14,5 @@ USER node
 EXPOSE 3000 50051 9464
 # register.ts starts OpenTelemetry before anything loads, only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 # Node 24 keeps its peak heap resident: a 32 MiB young generation and slower heap growth keep RSS near the live set (README, Benchmarks).
-ENTRYPOINT ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--import", "./services/platform/observability/register.ts", "cli/billing.ts"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--heap-growing-percent=50", "--import", "./services/platform/observability/register.ts", "cli/billing.ts"]
 CMD ["start", "gateway"]
