@@ -18,8 +18,8 @@ import { createPlan, createWalletUser, credit, subscriptionsRpc, tokenOf, type W
 import { advanceBy, DAY } from "../support/billing.ts";
 import { startWebhookWorkers } from "../support/webhook-workers.ts";
 import { recordEvent } from "../../services/events/record-event.ts";
-import { Code, ConnectError } from "@connectrpc/connect";
-import { ApprovalOutcome } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { ApprovalOutcome, type SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import type { ApiClient } from "../support/http.ts";
 import type { WorkerGroup } from "../../services/platform/config.ts";
 
@@ -51,6 +51,29 @@ export async function loadChild(spec: { url: string; method: "GET" | "POST"; api
   await rm(specFile, { force: true });
   if (code !== 0) throw new Error(`load generator failed (${code}): ${err.slice(-1500)}`);
   return JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, number>;
+}
+
+/**
+ * Approves an authorization as the hosted page's customer does on a loaded machine: a retryable answer (503, a
+ * payment in flight) is tried again; "already used" means an earlier try went through (its charge finished by the
+ * stale-charge sweep).
+ */
+export async function approveAsCustomer(
+  client: Pick<Client<typeof SubscriptionsService>, "approveAuthorization">,
+  request: { token: string; walletUserId: string; fundingAsset: string },
+): Promise<void> {
+  for (let tries = 0; ; tries += 1) {
+    try {
+      const res = await client.approveAuthorization(request);
+      if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
+      return;
+    } catch (err) {
+      if (err instanceof ConnectError && err.message.includes("already been used")) return;
+      const retryable = err instanceof ConnectError && (err.code === Code.Unavailable || err.message.includes("being processed"));
+      if (!retryable || tries >= 50) throw err;
+      await sleep(200);
+    }
+  }
 }
 
 /** Runs `fn(i)` for i in [0, count) with `concurrency` in flight. */
@@ -285,21 +308,7 @@ export async function renewalsFigure(k: number): Promise<FigureResult> {
     const subs = await createSubscriptions(api, plan.id, users, k);
     await pool(subs.length, 10, async (i) => {
       const s = subs[i]!;
-      const request = { token: tokenOf(s.url), walletUserId: s.user.id, fundingAsset: "USDT_TRON" };
-      // As the hosted page's customer does on a loaded machine: a retryable answer (503, a payment in flight) is tried
-      // again; "already used" means an earlier try went through (its charge finished by the stale-charge sweep).
-      for (let tries = 0; ; tries += 1) {
-        try {
-          const res = await rpc.client.approveAuthorization(request);
-          if (res.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${res.message}`);
-          return;
-        } catch (err) {
-          if (err instanceof ConnectError && err.message.includes("already been used")) return;
-          const retryable = err instanceof ConnectError && (err.code === Code.Unavailable || err.message.includes("being processed"));
-          if (!retryable || tries >= 50) throw err;
-          await sleep(200);
-        }
-      }
+      await approveAsCustomer(rpc.client, { token: tokenOf(s.url), walletUserId: s.user.id, fundingAsset: "USDT_TRON" });
     });
     // Every first payment settled (a retried one may still be finishing) before the clock moves.
     for (const deadline = performance.now() + 300_000; ; await sleep(200)) {

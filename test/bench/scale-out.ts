@@ -10,12 +10,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Code, ConnectError } from "@connectrpc/connect";
 import { SplitSystem, type RoleProcess } from "./split-roles.ts";
 import { cpuSeconds } from "./split-figures.ts";
-import { pool } from "./figures.ts";
+import { approveAsCustomer, pool } from "./figures.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
-import { ApprovalOutcome, SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
+import { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import { createPlan, createWalletUser, credit, tokenOf, type WalletUserFixture } from "../support/subscriptions.ts";
 import type { TestSystem } from "../support/system.ts";
 
@@ -153,19 +152,7 @@ try {
       cancelUrl: "https://merchant.example/no",
     });
     if (created.status !== 201) throw new Error(`seed create failed: ${created.status} ${created.text}`);
-    const request = { token: tokenOf(created.body.authorizationUrl), walletUserId: user.id, fundingAsset: "USDT_TRON" };
-    for (let tries = 0; ; tries += 1) {
-      try {
-        const answer = await subscriptions.approveAuthorization(request);
-        if (answer.outcome !== ApprovalOutcome.APPROVED) throw new Error(`approval refused: ${answer.message}`);
-        break;
-      } catch (err) {
-        if (err instanceof ConnectError && err.message.includes("already been used")) break;
-        const retryable = err instanceof ConnectError && (err.code === Code.Unavailable || err.message.includes("being processed"));
-        if (!retryable || tries >= 50) throw err;
-        await sleep(200);
-      }
-    }
+    await approveAsCustomer(subscriptions, { token: tokenOf(created.body.authorizationUrl), walletUserId: user.id, fundingAsset: "USDT_TRON" });
     if (++seeded % 1_000 === 0) log(`${seeded} seeded through the API (${((performance.now() - seedStarted) / 1000).toFixed(0)} s)`);
   });
   for (;;) {
