@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
-import { LEDGER_KEY_PREFIXES as K, ledgerKeyMatchesSql, ledgerKeyOwnerSql } from "../wallet/contract.ts";
+import { LEDGER_KEY_PREFIXES as K, ledgerKeyMatchesSql, ledgerKeyOwnerSql, ledgerKeyOwnerUuidSql } from "../wallet/contract.ts";
 import { walletCallAnomalies } from "../platform/wallet-calls/wallet-call.ts";
 import { WALLET_CALL_PENDING } from "../platform/wallet-calls/wallet-call-status.ts";
 import { sqlStatus } from "../platform/status-machine.ts";
@@ -66,35 +66,35 @@ interface MismatchRow {
 export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchRow[]> {
   return em.execute<MismatchRow[]>(
     `with charge_money as (
-       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.subscriptionCharge)} as owner_id
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.subscriptionCharge)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.subscriptionCharge)} as owner_uuid
          from ledger_transactions t where t.idempotency_key like '${K.subscriptionCharge}%'
      ), credit_money as (
        select t.id, t.asset, t.amount::text as amount, t.idempotency_key from ledger_transactions t where t.idempotency_key like '${K.paymentOrder}%'
      ), payout_money as (
-       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.payoutDebit)} as owner_id
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.payoutDebit)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.payoutDebit)} as owner_uuid
          from ledger_transactions t where t.idempotency_key like '${K.payoutDebit}%'
      ), reversal_money as (
-       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.payoutReversal)} as owner_id
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.payoutReversal)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.payoutReversal)} as owner_uuid
          from ledger_transactions t where t.idempotency_key like '${K.payoutReversal}%'
      ), order_refund_money as (
        -- order-refund-<uuid> (the reservation) only: order-refund-return-<uuid> is the money back
-       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefund)} as owner_id
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefund)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.orderRefund)} as owner_uuid
          from ledger_transactions t where ${ledgerKeyMatchesSql("t.idempotency_key", K.orderRefund)}
      ), order_refund_return_money as (
-       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefundReturn)} as owner_id
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefundReturn)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.orderRefundReturn)} as owner_uuid
          from ledger_transactions t where t.idempotency_key like '${K.orderRefundReturn}%'
      ), refund_money as (
-       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.refund)} as owner_id
+       select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.refund)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.refund)} as owner_uuid
          from ledger_transactions t where t.idempotency_key like '${K.refund}%'
      )
      -- money for a charge whose row is missing or did not succeed
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER' as kind, 'subscription_charge' as owner_type, m.owner_id, m.id::text as wallet_transaction_id,
             c.status as owner_status, c.asset_amount::text as owner_amount, c.asset as owner_asset, m.amount as money_amount, m.asset as money_asset
-       from charge_money m left join subscription_charges c on c.id::text = m.owner_id
+       from charge_money m left join subscription_charges c on c.id = m.owner_uuid
       where c.id is null or c.status = ${CHARGE_FAILED}
      union all
      select 'AMOUNT_MISMATCH', 'subscription_charge', m.owner_id, m.id::text, c.status, c.asset_amount::text, c.asset, m.amount, m.asset
-       from charge_money m join subscription_charges c on c.id::text = m.owner_id
+       from charge_money m join subscription_charges c on c.id = m.owner_uuid
       where c.status = ${CHARGE_SUCCEEDED} and (c.asset <> m.asset or c.asset_amount is null or c.asset_amount <> m.amount::numeric)
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'subscription_charge', c.id::text, null, c.status, c.asset_amount::text, c.asset, null, null
@@ -116,11 +116,11 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      union all
      -- refunds: money back to a customer and the refund row that owns it
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'refund', m.owner_id, m.id::text, r.status, r.asset_amount::text, r.asset, m.amount, m.asset
-       from refund_money m left join subscription_refunds r on r.id::text = m.owner_id
+       from refund_money m left join subscription_refunds r on r.id = m.owner_uuid
       where r.id is null or r.status = ${REFUND_FAILED}
      union all
      select 'AMOUNT_MISMATCH', 'refund', m.owner_id, m.id::text, r.status, r.asset_amount::text, r.asset, m.amount, m.asset
-       from refund_money m join subscription_refunds r on r.id::text = m.owner_id
+       from refund_money m join subscription_refunds r on r.id = m.owner_uuid
       where r.status = ${REFUND_SUCCEEDED} and (r.asset <> m.asset or r.asset_amount <> m.amount::numeric)
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'refund', r.id::text, null, r.status, r.asset_amount::text, r.asset, null, null
@@ -138,11 +138,11 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      union all
      -- payouts: the debit of amount + fee and the payout row that owns it, both ways
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'payout', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
-       from payout_money m left join payouts p on p.id::text = m.owner_id
+       from payout_money m left join payouts p on p.id = m.owner_uuid
       where p.id is null or p.status = ${PAYOUT_REFUSED}
      union all
      select 'AMOUNT_MISMATCH', 'payout', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
-       from payout_money m join payouts p on p.id::text = m.owner_id
+       from payout_money m join payouts p on p.id = m.owner_uuid
       where p.asset <> m.asset or p.amount + p.fee <> m.amount::numeric
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'payout', p.id::text, null, p.status, (p.amount + p.fee)::text, p.asset, null, null
@@ -151,11 +151,11 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      union all
      -- the money back: only for a FAILED or CANCELLED payout, exactly its amount + fee
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'payout_reversal', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
-       from reversal_money m left join payouts p on p.id::text = m.owner_id
+       from reversal_money m left join payouts p on p.id = m.owner_uuid
       where p.id is null or p.status not in (${PAYOUT_FAILED},${PAYOUT_CANCELLED})
      union all
      select 'AMOUNT_MISMATCH', 'payout_reversal', m.owner_id, m.id::text, p.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
-       from reversal_money m join payouts p on p.id::text = m.owner_id
+       from reversal_money m join payouts p on p.id = m.owner_uuid
       where p.asset <> m.asset or p.amount + p.fee <> m.amount::numeric
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'payout_reversal', p.id::text, null, p.status, (p.amount + p.fee)::text, p.asset, null, null
@@ -164,11 +164,11 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      union all
      -- order refunds: the reservation of amount + fee and the refund (and its payout) that own it, both ways
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_refund', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
-       from order_refund_money m left join order_refunds r on r.id::text = m.owner_id left join payouts p on p.id = r.payout_id
+       from order_refund_money m left join order_refunds r on r.id = m.owner_uuid left join payouts p on p.id = r.payout_id
       where r.id is null or r.status = ${ORDER_REFUND_REFUSED}
      union all
      select 'AMOUNT_MISMATCH', 'order_refund', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
-       from order_refund_money m join order_refunds r on r.id::text = m.owner_id join payouts p on p.id = r.payout_id
+       from order_refund_money m join order_refunds r on r.id = m.owner_uuid join payouts p on p.id = r.payout_id
       where p.asset <> m.asset or r.asset <> m.asset or p.amount + p.fee <> m.amount::numeric or r.amount <> p.amount
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'order_refund', r.id::text, null, r.status, (p.amount + p.fee)::text, p.asset, null, null
@@ -177,11 +177,11 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      union all
      -- an order refund's money back: only for an expired claim or a failed (or cancelled) payout, exactly amount + fee
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_refund_return', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
-       from order_refund_return_money m left join order_refunds r on r.id::text = m.owner_id left join payouts p on p.id = r.payout_id
+       from order_refund_return_money m left join order_refunds r on r.id = m.owner_uuid left join payouts p on p.id = r.payout_id
       where r.id is null or p.status not in (${PAYOUT_FAILED},${PAYOUT_CANCELLED},${PAYOUT_EXPIRED})
      union all
      select 'AMOUNT_MISMATCH', 'order_refund_return', m.owner_id, m.id::text, r.status, (p.amount + p.fee)::text, p.asset, m.amount, m.asset
-       from order_refund_return_money m join order_refunds r on r.id::text = m.owner_id join payouts p on p.id = r.payout_id
+       from order_refund_return_money m join order_refunds r on r.id = m.owner_uuid join payouts p on p.id = r.payout_id
       where p.asset <> m.asset or p.amount + p.fee <> m.amount::numeric
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'order_refund_return', r.id::text, null, r.status, (p.amount + p.fee)::text, p.asset, null, null

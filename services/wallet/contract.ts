@@ -82,6 +82,15 @@ export function parseLedgerKey(key: string | null): { source: LedgerKeySource; o
 export const ledgerKeyOwnerSql = (column: string, prefix: string) => `substring(${column} from ${prefix.length + 1})`;
 
 /**
+ * SQL: the same owner id as a uuid, or null when the key does not name one
+ * (a typed value joins on the owner's primary key: comparing `owner.id::text`
+ * with text can use no index, and with the planner's guess of one row for a
+ * key prefix it became a nested loop over every pair, quadratic in history).
+ */
+export const ledgerKeyOwnerUuidSql = (column: string, prefix: string) =>
+  `case when ${column} ~ '^${prefix}${UUID}$' then substring(${column} from ${prefix.length + 1})::uuid end`;
+
+/**
  * SQL: true when the column `column` is a key of `prefix` naming one owner
  * id and nothing more (the pattern parseLedgerKey uses): where one prefix
  * starts another ("order-refund-" and "order-refund-return-"), `like` would
