@@ -86,7 +86,7 @@ export function outcomeUnknownMs(config: { rpcTimeoutMs: number; dbConnectTimeou
  * waiting, so the key stays in flight until it surely has stopped
  * (outcomeUnknownMs; a retry meanwhile answers 409 IDEMPOTENCY_KEY_IN_USE, as
  * while the first runs), then the retry runs again and meets what the first
- * attempt left (a create answers the existing subscription).
+ * attempt left (a create answers the subscription it made under that key).
  */
 export function idempotency(store: IdempotencyStore, operationId: string, onStoreError: (err: unknown) => void = () => {}): Middleware<GatewayState> {
   /**

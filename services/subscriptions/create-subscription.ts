@@ -29,6 +29,8 @@ interface CreateSubscriptionInput {
   /** A discount from the start (pricing/): a coupon, or a promotion code, not both. */
   couponId?: string | undefined;
   promotionCode?: string | undefined;
+  /** The merchant's Idempotency-Key (the gateway passes it on; gRPC callers may send their own): kept with the subscription. */
+  idempotencyKey?: string | undefined;
 }
 
 interface CreatedSubscription {
@@ -41,8 +43,9 @@ interface CreatedSubscription {
  * Creates a subscription awaiting the customer's approval and its
  * authorization (a single-use link with an expiry). The gateway validates the
  * same rules with JSON schemas; they are checked again here because internal
- * callers reach this over gRPC directly. The same request again, while that
- * subscription awaits the customer, answers it again (repeated-create.ts).
+ * callers reach this over gRPC directly. The same request again under the
+ * same Idempotency-Key, while that subscription awaits the customer, answers
+ * it again (repeated-create.ts); without a key it is a conflict.
  *
  * `callSignal`: the RPC's, aborted at the caller's deadline. Nothing is
  * written once it has passed: the gateway answered 504 and keeps the
@@ -89,6 +92,7 @@ export async function createSubscription(
     metadata: input.metadata,
     couponId: input.couponId,
     promotionCode: input.promotionCode,
+    idempotencyKey: input.idempotencyKey ?? null,
   };
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + minutes * 60_000);
@@ -118,6 +122,7 @@ export async function createSubscription(
     pausedAt: null,
     cancelledAt: null,
     expiredAt: null,
+    createIdempotencyKey: input.idempotencyKey ?? null,
     // Every column the insert does not name keeps its database default; the record shows version 1 (a new record).
     version: 1,
   } satisfies Partial<SubscriptionRow> as SubscriptionRow;
@@ -164,7 +169,7 @@ export async function createSubscription(
     // One statement, one round trip: the subscription, its authorization and the event commit together.
     await insertNewSubscription(ctx.em, { subscription, authorization, event });
   } catch (err) {
-    // The reference is taken (the row committed before ours, or long ago): the same request again, or a conflict.
+    // The reference is taken (the row committed before ours, or long ago): a retry under the same key, or a conflict.
     if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) return answerRepeatedCreate(ctx, ports, resolved);
     throw err;
   }
@@ -182,6 +187,7 @@ function validate(input: CreateSubscriptionInput, minutes: number): void {
   };
   text("externalReference", input.externalReference, 1, 200);
   text("serviceReference", input.serviceReference, 0, 200);
+  text("idempotencyKey", input.idempotencyKey, 1, 200);
   if (input.walletUserId === undefined && input.customerEmail === undefined) {
     throw invalid("INVALID_REQUEST", "walletUserId: at least one of walletUserId or customerEmail is required");
   }

@@ -88,6 +88,7 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
           metadata: parseMetadataJson(req.metadataJson),
           couponId: req.couponId,
           promotionCode: req.promotionCode,
+          idempotencyKey: req.idempotencyKey,
         },
         call.signal,
       );
