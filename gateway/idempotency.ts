@@ -22,6 +22,11 @@ export interface IdempotencyStore {
   claim(key: string, fingerprint: string): Promise<StoredResult | null>;
   complete(key: string, result: StoredResult): Promise<void>;
   release(key: string): Promise<void>;
+  /**
+   * Keeps the key claimed in flight for `outcomeUnknownMs` more: the call timed out (504) and the service may still
+   * finish it, so a retry meanwhile must not run it a second time (docs/merchant-api.md, Idempotency).
+   */
+  hold(key: string, fingerprint: string): Promise<void>;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface IdempotencyStore {
  * Redis expires it, so the keys never pile up, and the same key sent later is
  * a new request (docs/merchant-api.md).
  */
-export function redisIdempotencyStore(redis: Redis, prefix: string, keepHours: number): IdempotencyStore {
+export function redisIdempotencyStore(redis: Redis, prefix: string, keepHours: number, outcomeUnknownMs: number): IdempotencyStore {
   const keepMs = keepHours * 60 * 60 * 1000;
   const k = (key: string) => `${prefix}:idempotency:${key}`;
   return {
@@ -50,7 +55,23 @@ export function redisIdempotencyStore(redis: Redis, prefix: string, keepHours: n
     async release(key) {
       await redis.del(k(key));
     },
+    async hold(key, fingerprint) {
+      const marker: StoredResult = { state: "in_flight", fingerprint };
+      await redis.set(k(key), JSON.stringify(marker), "PX", outcomeUnknownMs);
+    },
   };
+}
+
+/**
+ * How long after a 504 the service may still commit the call's work: its own deadline (RPC_TIMEOUT_MS, which the
+ * gateway's client sends with the call, `connect-timeout-ms`; Connect aborts the handler's signal at it, and a
+ * use case checks it before it starts writing) counts from when the service read the call, which was before the
+ * gateway's deadline ran out; a write started just before it may still wait for a pool slot
+ * (DB_CONNECT_TIMEOUT_MS) and run one statement or commit (DB_STATEMENT_TIMEOUT_MS, which PostgreSQL enforces).
+ * Past the sum, the outcome is known: the retry runs again and finds what the first attempt left.
+ */
+export function outcomeUnknownMs(config: { rpcTimeoutMs: number; dbConnectTimeoutMs: number; dbStatementTimeoutMs: number }): number {
+  return config.rpcTimeoutMs + config.dbConnectTimeoutMs + config.dbStatementTimeoutMs;
 }
 
 /**
@@ -60,7 +81,12 @@ export function redisIdempotencyStore(redis: Redis, prefix: string, keepHours: n
  * scoped to the caller (merchant or operator), the operation and its target
  * (the ids in the path). A final answer is stored, success or client error
  * (404, 409 REFUND_EXCEEDS_CHARGE…); an answer that says "try again"
- * (isRetryable) is not, so the retry really runs again.
+ * (isRetryable) is not, so the retry really runs again. A 504 says "not known
+ * yet": the service may still be doing the work after the gateway stopped
+ * waiting, so the key stays in flight until it surely has stopped
+ * (outcomeUnknownMs; a retry meanwhile answers 409 IDEMPOTENCY_KEY_IN_USE, as
+ * while the first runs), then the retry runs again and meets what the first
+ * attempt left (a create answers the subscription it made under that key).
  */
 export function idempotency(store: IdempotencyStore, operationId: string, onStoreError: (err: unknown) => void = () => {}): Middleware<GatewayState> {
   /**
@@ -103,7 +129,9 @@ export function idempotency(store: IdempotencyStore, operationId: string, onStor
       await next();
     } catch (err) {
       const httpError = err instanceof HttpError ? err : err instanceof ConnectError ? fromConnectError(err) : undefined;
-      if (httpError && !isRetryable(httpError.status, httpError.code)) {
+      if (httpError?.status === 504) {
+        await record(() => store.hold(scoped, fingerprint));
+      } else if (httpError && !isRetryable(httpError.status, httpError.code)) {
         await record(() =>
           store.complete(scoped, {
             state: "done",

@@ -18,7 +18,7 @@ import { PayoutsService } from "../proto/gen/billing/payouts/v1/payouts_pb.ts";
 import { EventsService } from "../proto/gen/billing/events/v1/events_pb.ts";
 import { createGatewayApp } from "./app.ts";
 import type { GatewayClients, GatewayDeps } from "./deps.ts";
-import { redisIdempotencyStore } from "./idempotency.ts";
+import { outcomeUnknownMs, redisIdempotencyStore } from "./idempotency.ts";
 import { ApiKeyCache, listenForRevocations } from "./api-key-cache.ts";
 import { hostedPages } from "./pages/index.ts";
 import { redisRateLimiter } from "./rate-limit/redis-rate-limiter.ts";
@@ -108,7 +108,7 @@ export async function startGateway(
   const keyCache = new ApiKeyCache();
   const revocations = listenForRevocations(keyCache, config, config.queuePrefix, logger);
   const app = createGatewayApp(deps, {
-    idempotencyStore: redisIdempotencyStore(redis, config.queuePrefix, config.retention.idempotencyHours),
+    idempotencyStore: redisIdempotencyStore(redis, config.queuePrefix, config.retention.idempotencyHours, outcomeUnknownMs(config)),
     extraRouters: hostedPages(deps, redis),
     apiKeyCache: { cache: keyCache, isLive: revocations.isLive },
     ...(metrics && { metrics }),

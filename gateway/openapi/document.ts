@@ -13,6 +13,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: "Over the merchant's rate limit (RATE_LIMITED): see Retry-After and RateLimit",
   500: "Unexpected failure (no details are exposed)",
   503: "A dependency is unavailable; retry later",
+  504: "A service did not answer in time (TIMEOUT); the outcome is not known yet: retry later (with the same Idempotency-Key, which stays in use until the service has surely stopped)",
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

@@ -22,6 +22,8 @@ export function errorStatusesOf(route: RouteSpec): number[] {
   if (route.idempotent) statuses.add(409);
   // Every handler calls a service: one that is down (or an idempotency store that is) is a retryable 503.
   statuses.add(503);
+  // …and one that does not answer within RPC_TIMEOUT_MS is 504 TIMEOUT (http-errors.ts), the outcome not known yet.
+  statuses.add(504);
   statuses.add(500);
   return [...statuses].sort((a, b) => a - b);
 }

@@ -1,6 +1,7 @@
 import { isoFromTimestamp } from "../../services/platform/timestamps.ts";
 import { defineRoutes, JsonText, type RouteSpec } from "../route.ts";
 import { HttpError } from "../http-errors.ts";
+import { IDEMPOTENCY_HEADER } from "../idempotency.ts";
 import { pageSchema, toPageBody } from "../schemas/common.ts";
 import { createdSubscriptionSchema, createSubscriptionBody, listSubscriptionsQuery, subscriptionSchema } from "../schemas/subscriptions.ts";
 import { recordJsonOf, recordOf } from "../../services/platform/rpc/record-json.ts";
@@ -50,7 +51,7 @@ export const subscriptionRoutes = defineRoutes([
     idempotent: true,
     errors: [404, 409],
     responses: { 201: { description: "The authorization result", schema: createdSubscriptionSchema } },
-    async handler({ body, merchantId }, { clients }) {
+    async handler({ body, merchantId }, { clients }, ctx) {
       if (body.walletUserId === undefined && body.customerEmail === undefined) {
         throw new HttpError(400, "INVALID_REQUEST", "walletUserId: at least one of walletUserId or customerEmail is required", [
           { field: "walletUserId", rule: "anyOf", message: "walletUserId: at least one of walletUserId or customerEmail is required" },
@@ -73,6 +74,8 @@ export const subscriptionRoutes = defineRoutes([
         metadataJson: JSON.stringify(body.metadata ?? {}),
         couponId: body.couponId,
         promotionCode: body.promotionCode,
+        // Kept with the subscription: only a retry under it answers the subscription again (docs/merchant-api.md).
+        idempotencyKey: ctx.get(IDEMPOTENCY_HEADER) || undefined,
       });
       return {
         status: 201,

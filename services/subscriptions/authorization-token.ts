@@ -1,15 +1,15 @@
-import { createHash, createHmac, hkdfSync, randomBytes } from "node:crypto";
+import { createHash, createHmac, hkdfSync } from "node:crypto";
 
 /**
- * The token in an authorization URL: 32 random bytes, base64url (43 chars).
- * Only its SHA-256 is stored, so a database leak yields no usable link; the
+ * The tokens in approval links (a subscription's authorization URL, a change
+ * session's approval URL) are HMAC-SHA256 of the link's row id under the link
+ * key: 32 bytes, base64url (43 chars), unguessable without SECRETS_KEY. Only
+ * their SHA-256 is stored, so a database leak yields no usable link, and the
  * lookup is an exact match on the digest, which reveals nothing by timing.
+ * Derived, not random, so the service can compute a link again while it is
+ * open: a retried create answers the subscription it made with its URL
+ * (create-subscription.ts), a change session shows its URL on GET.
  */
-export function generateAuthorizationToken(): { token: string; hash: string } {
-  const token = randomBytes(32).toString("base64url");
-  return { token, hash: hashAuthorizationToken(token) };
-}
-
 export function hashAuthorizationToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
@@ -21,19 +21,22 @@ export function authorizationUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}/authorize/${token}`;
 }
 
-/** The key change-session links are derived with: from SECRETS_KEY under its own label (not the key itself). */
+/** The key approval links are derived with: from SECRETS_KEY under its own label (not the key itself). */
 export function deriveLinkKey(secretsKey: Buffer): Buffer {
   return Buffer.from(hkdfSync("sha256", secretsKey, Buffer.alloc(0), "approval-link-token-v1", 32));
 }
 
-/**
- * A change session's link token: HMAC-SHA256 of the session id under the link
- * key (32 bytes, base64url, the same shape as a random token). Only its digest
- * is stored, as for authorizations, but the service can compute the URL again,
- * so the merchant reads `approvalUrl` on GET and list while the session is
- * open, not only in the create response. Unguessable without SECRETS_KEY.
- */
-export function changeSessionToken(linkKey: Buffer, changeSessionId: string): { token: string; hash: string } {
-  const token = createHmac("sha256", linkKey).update(`change-session:${changeSessionId}`).digest("base64url");
+const linkToken = (linkKey: Buffer, label: string): { token: string; hash: string } => {
+  const token = createHmac("sha256", linkKey).update(label).digest("base64url");
   return { token, hash: hashAuthorizationToken(token) };
-}
+};
+
+/**
+ * A subscription authorization's link token, from the authorization's id.
+ * (Authorizations created before tokens were derived hold a random token's
+ * digest: theirs cannot be computed again, see authorizationUrlOf.)
+ */
+export const authorizationToken = (linkKey: Buffer, authorizationId: string) => linkToken(linkKey, `authorization:${authorizationId}`);
+
+/** A change session's link token, from the session's id. */
+export const changeSessionToken = (linkKey: Buffer, changeSessionId: string) => linkToken(linkKey, `change-session:${changeSessionId}`);

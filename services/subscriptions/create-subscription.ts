@@ -1,18 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { conflict, invalid } from "../platform/errors.ts";
+import { invalid } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
 import { parseEmail } from "../platform/email.ts";
 import { recordEvent } from "../events/record-event.ts";
 import type { AuthorizationRow, SubscriptionRow } from "./entities.ts";
-import { insertNewSubscription } from "./subscription-store.ts";
+import { insertNewSubscription, liveSubscriptionByReference } from "./subscription-store.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
-import { authorizationUrl, generateAuthorizationToken } from "./authorization-token.ts";
+import { authorizationToken, authorizationUrl } from "./authorization-token.ts";
 import { fetchPlan, fetchWalletUserByEmail, fetchWalletUserById, refuseArchivedPlan, type SubscriptionPorts } from "./ports.ts";
 import { AUTHORIZATION_MINUTES, URL_MAX_LENGTH } from "./contract.ts";
 import { checkDiscountRequest, hasDiscountRequest } from "./pricing/redeem-discount.ts";
 import { insertWithDiscount } from "./pricing/create-with-discount.ts";
 import { noteAuditObject } from "../platform/audit/call-context.ts";
+import { answerRepeatedCreate, type ResolvedCreate } from "./repeated-create.ts";
 
 interface CreateSubscriptionInput {
   merchantId: string;
@@ -28,6 +29,8 @@ interface CreateSubscriptionInput {
   /** A discount from the start (pricing/): a coupon, or a promotion code, not both. */
   couponId?: string | undefined;
   promotionCode?: string | undefined;
+  /** The merchant's Idempotency-Key (the gateway passes it on; gRPC callers may send their own): kept with the subscription. */
+  idempotencyKey?: string | undefined;
 }
 
 interface CreatedSubscription {
@@ -40,9 +43,21 @@ interface CreatedSubscription {
  * Creates a subscription awaiting the customer's approval and its
  * authorization (a single-use link with an expiry). The gateway validates the
  * same rules with JSON schemas; they are checked again here because internal
- * callers reach this over gRPC directly.
+ * callers reach this over gRPC directly. The same request again under the
+ * same Idempotency-Key, while that subscription awaits the customer, answers
+ * it again (repeated-create.ts); without a key it is a conflict.
+ *
+ * `callSignal`: the RPC's, aborted at the caller's deadline. Nothing is
+ * written once it has passed: the gateway answered 504 and keeps the
+ * Idempotency-Key in flight only for as long as a write started before the
+ * deadline can take (gateway/idempotency.ts outcomeUnknownMs).
  */
-export async function createSubscription(ctx: UseCaseContext, ports: SubscriptionPorts, input: CreateSubscriptionInput): Promise<CreatedSubscription> {
+export async function createSubscription(
+  ctx: UseCaseContext,
+  ports: SubscriptionPorts,
+  input: CreateSubscriptionInput,
+  callSignal?: AbortSignal,
+): Promise<CreatedSubscription> {
   const minutes = input.authorizationExpiresInMinutes || AUTHORIZATION_MINUTES.default;
   validate(input, minutes);
   // The one email rule: trimmed (and stored so), otherwise as sent; the wallet matches it case-insensitively.
@@ -64,7 +79,21 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
   refuseArchivedPlan(plan, "planId");
   checkDiscountRequest(input, false);
 
-  const { token, hash } = generateAuthorizationToken();
+  const resolved: ResolvedCreate = {
+    merchantId: input.merchantId,
+    externalReference: input.externalReference,
+    serviceReference: input.serviceReference ?? null,
+    planId: plan.id,
+    walletUserId,
+    customerEmail: customerEmail ?? null,
+    successUrl: input.successUrl,
+    cancelUrl: input.cancelUrl,
+    minutes,
+    metadata: input.metadata,
+    couponId: input.couponId,
+    promotionCode: input.promotionCode,
+    idempotencyKey: input.idempotencyKey ?? null,
+  };
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + minutes * 60_000);
   const subscription = {
@@ -93,11 +122,15 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     pausedAt: null,
     cancelledAt: null,
     expiredAt: null,
+    createIdempotencyKey: input.idempotencyKey ?? null,
     // Every column the insert does not name keeps its database default; the record shows version 1 (a new record).
     version: 1,
   } satisfies Partial<SubscriptionRow> as SubscriptionRow;
+  const authorizationId = randomUUID();
+  // Derived from the id (authorization-token.ts), so a repeated create can answer the same URL.
+  const { token, hash } = authorizationToken(ports.linkKey, authorizationId);
   const authorization = {
-    id: randomUUID(),
+    id: authorizationId,
     subscriptionId: subscription.id,
     merchantId: input.merchantId,
     tokenHash: hash,
@@ -113,11 +146,15 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
   } satisfies AuthorizationRow;
   // Inserted with plain SQL (no unit-of-work event): the audit entry learns the new id here.
   noteAuditObject("Subscription", subscription);
+  callSignal?.throwIfAborted();
   if (hasDiscountRequest(input)) {
+    // Looked for first: a repeat must not redeem the coupon again (a code used up by the first attempt would refuse it).
+    if (await liveSubscriptionByReference(ctx.em, input.merchantId, input.externalReference)) return answerRepeatedCreate(ctx, ports, resolved);
     try {
       await insertWithDiscount(ctx, { subscription, authorization }, input, plan);
     } catch (err) {
-      throw isUniqueViolation(err, "subscriptions_merchant_external_live_key") ? alreadyExists(input.externalReference) : err;
+      if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) return answerRepeatedCreate(ctx, ports, resolved);
+      throw err;
     }
     return { subscription, authorization, authorizationUrl: authorizationUrl(ports.publicBaseUrl, token) };
   }
@@ -132,7 +169,8 @@ export async function createSubscription(ctx: UseCaseContext, ports: Subscriptio
     // One statement, one round trip: the subscription, its authorization and the event commit together.
     await insertNewSubscription(ctx.em, { subscription, authorization, event });
   } catch (err) {
-    if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) throw alreadyExists(input.externalReference);
+    // The reference is taken (the row committed before ours, or long ago): a retry under the same key, or a conflict.
+    if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) return answerRepeatedCreate(ctx, ports, resolved);
     throw err;
   }
   // No delayed job per authorization: the link reads as EXPIRED the moment expiresAt passes
@@ -149,6 +187,7 @@ function validate(input: CreateSubscriptionInput, minutes: number): void {
   };
   text("externalReference", input.externalReference, 1, 200);
   text("serviceReference", input.serviceReference, 0, 200);
+  text("idempotencyKey", input.idempotencyKey, 1, 200);
   if (input.walletUserId === undefined && input.customerEmail === undefined) {
     throw invalid("INVALID_REQUEST", "walletUserId: at least one of walletUserId or customerEmail is required");
   }
@@ -174,9 +213,6 @@ export function isHttpUrl(value: string): boolean {
     return false;
   }
 }
-
-const alreadyExists = (externalReference: string) =>
-  conflict("SUBSCRIPTION_ALREADY_EXISTS", `externalReference: a live subscription with externalReference "${externalReference}" already exists`);
 
 /** PostgreSQL's unique_violation (23505) on the named constraint or index (raw, or as the ORM wraps it). */
 function isUniqueViolation(err: unknown, constraint: string): boolean {

@@ -71,6 +71,8 @@ export const Subscription = defineEntity({
     /** Plan currency, spent by the next charges before any money moves (a prorated downgrade). */
     creditBalance: p.decimal("string").precision(38).scale(18).default("0"),
     creditCurrency: p.string().length(16).nullable(),
+    /** The Idempotency-Key it was created under (migration 0036): only a retry under it answers the subscription again (repeated-create.ts). */
+    createIdempotencyKey: p.string().length(200).nullable(),
   },
 });
 

@@ -72,20 +72,26 @@ export function subscriptionsService(deps: ServiceDeps): ServiceImpl<typeof Subs
       };
     },
     async createSubscription(req, call) {
-      const created = await createSubscription(useCaseContext(call), ports(), {
-        merchantId: req.merchantId,
-        externalReference: req.externalReference,
-        serviceReference: req.serviceReference,
-        planId: req.planId,
-        walletUserId: req.walletUserId,
-        customerEmail: req.customerEmail,
-        successUrl: req.successUrl,
-        cancelUrl: req.cancelUrl,
-        authorizationExpiresInMinutes: req.authorizationExpiresInMinutes,
-        metadata: parseMetadataJson(req.metadataJson),
-        couponId: req.couponId,
-        promotionCode: req.promotionCode,
-      });
+      const created = await createSubscription(
+        useCaseContext(call),
+        ports(),
+        {
+          merchantId: req.merchantId,
+          externalReference: req.externalReference,
+          serviceReference: req.serviceReference,
+          planId: req.planId,
+          walletUserId: req.walletUserId,
+          customerEmail: req.customerEmail,
+          successUrl: req.successUrl,
+          cancelUrl: req.cancelUrl,
+          authorizationExpiresInMinutes: req.authorizationExpiresInMinutes,
+          metadata: parseMetadataJson(req.metadataJson),
+          couponId: req.couponId,
+          promotionCode: req.promotionCode,
+          idempotencyKey: req.idempotencyKey,
+        },
+        call.signal,
+      );
       return {
         subscription: toMessage(created),
         authorizationUrl: created.authorizationUrl,

@@ -6,8 +6,9 @@ import type { AuthorizationRow, ChargeRow, SubscriptionRow } from "./entities.ts
  * The merchant-facing subscription record: the one builder for event data
  * and REST bodies (the RPC message carries it as record_json; its typed
  * fields are derived from it in subscription-messages.ts). The authorization
- * URL is not part of it: only the token's hash is stored, so the URL exists
- * only in the create response.
+ * URL is not part of it (not in events, lists or GET): it is answered by a
+ * create, and by the same create repeated while the customer has not
+ * answered (repeated-create.ts).
  */
 export function subscriptionRecord(sub: SubscriptionRow, authorization: AuthorizationRow | null) {
   return {
@@ -115,4 +116,4 @@ export type SubscriptionRecord = ReturnType<typeof subscriptionRecord>;
 export type ChargeRecord = ReturnType<typeof chargeRecord>;
 
 /** The authorization window as the merchant asked for it, in whole minutes. */
-const authorizationMinutes = (createdAt: Date, expiresAt: Date): number => Math.round((expiresAt.getTime() - createdAt.getTime()) / 60_000);
+export const authorizationMinutes = (createdAt: Date, expiresAt: Date): number => Math.round((expiresAt.getTime() - createdAt.getTime()) / 60_000);

@@ -53,6 +53,20 @@ export async function currentAuthorization(em: EntityManager, subscriptionId: st
 }
 
 /**
+ * The merchant's live subscription with this externalReference (live as the
+ * unique index subscriptions_merchant_external_live_key says: not cancelled or
+ * expired; at most one), with its current authorization, read fresh.
+ */
+export async function liveSubscriptionByReference(
+  em: EntityManager,
+  merchantId: string,
+  externalReference: string,
+): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow | null } | null> {
+  const subscription = await em.findOne(Subscription, { merchantId, externalReference, status: { $nin: ["CANCELLED", "EXPIRED"] } }, { refresh: true });
+  return subscription ? { subscription, authorization: await currentAuthorization(em, subscription.id) } : null;
+}
+
+/**
  * Current authorizations of many subscriptions in one query (lists, renewal
  * batches), on the connection of `em` (its transaction, if any). Plain rows
  * shaped like the entity, for reading only: callers build records from them,

@@ -28,6 +28,9 @@ describe("Idempotency-Key whose answer cannot be recorded (the store fails after
     release: async () => {
       throw new Error("Command timed out");
     },
+    hold: async () => {
+      throw new Error("Command timed out");
+    },
   };
 
   before(async () => {

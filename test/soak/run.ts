@@ -432,9 +432,9 @@ async function main() {
         cancelUrl: "https://m.example/no",
       });
       if (res.status === 409 && res.body?.error === "SUBSCRIPTION_ALREADY_EXISTS" && attempt < 3) {
-        // A retry after a 504 whose first attempt went through: the Idempotency-Key was released, the database refuses
-        // the duplicate, and the authorization URL (shown only at create) is lost. The soak cancels the orphan and
-        // creates the subscription again under another reference (counted, and reported at the end).
+        // Should not happen any more: a retry under the same Idempotency-Key (patientClient sends one per POST and
+        // retries with it) answers the pending subscription with its URL (docs/reliability.md, Found by it so far). Kept as a guard: the orphan is cancelled and the subscription
+        // created again under another reference (counted, and reported at the end).
         const found = must(await merchant.api.get(`/api/v1/subscriptions?externalReference=${externalReference}`), "lookup").data[0];
         if (found) must(await merchant.api.post(`/api/v1/subscriptions/${found.id}/cancel`), "cancel orphan", [200, 409]);
         orphanedCreates += 1;

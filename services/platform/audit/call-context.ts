@@ -73,6 +73,15 @@ export function setActor(actor: Actor): void {
 }
 
 /**
+ * This audited call changed nothing after all (a retried create answered with
+ * what the first attempt made, whose entry was written then): it owes no entry.
+ */
+export function owesNoAuditEntry(): void {
+  const entry = storage.getStore()?.entry;
+  if (entry?.state === "pending") entry.state = "written";
+}
+
+/**
  * A row of `entityName` this call acts on: when the call's audited action is
  * about that entity (audited-methods.ts `entity`) and its request did not
  * name the object or the merchant, the row does. The audit subscriber calls
