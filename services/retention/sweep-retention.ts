@@ -68,7 +68,6 @@ export async function sweepRetention(
   return { tables: results };
 }
 
-/** A lock not granted in time (55P03) is no failure: the next run tries again. Anything else is. */
 /** (a) alone: the month of `now` and MONTHS_AHEAD more exist for `spec`; returns the partitions it created. */
 async function monthsAhead(ctx: UseCaseContext, logger: Logger, spec: RetainedTable, now: Date): Promise<string[]> {
   const created: string[] = [];
@@ -89,12 +88,24 @@ export async function ensureRetainedMonths(ctx: UseCaseContext, logger: Logger, 
   for (const spec of tables) await monthsAhead(ctx, logger, spec, now);
 }
 
+/**
+ * Lock contention is no failure: a lock not granted in time (55P03), or this
+ * transaction chosen as a deadlock's victim (40P01). Attaching a month locks
+ * the default partition, then the tables its foreign keys name, while a
+ * business transaction may hold one of those and be about to write a stray
+ * row into the default partition (the soak met it on a sandbox advance: the
+ * advance answered 500). Nothing was half done (the month's transaction rolled
+ * back, the other one went on); the next run tries again.
+ */
+const LOCK_CONTENTION = new Set(["55P03", "40P01"]);
+
 async function step<T>(logger: Logger, table: string, run: () => Promise<T>): Promise<T | undefined> {
   try {
     return await run();
   } catch (err) {
-    if ((err as { code?: string }).code !== "55P03") throw err;
-    logger.warn({ table }, "retention sweep: a lock was not granted in time; the next run tries again");
+    const code = (err as { code?: string }).code;
+    if (!code || !LOCK_CONTENTION.has(code)) throw err;
+    logger.warn({ table, code }, "retention sweep: lock contention (lock timeout or deadlock); the next run tries again");
     return undefined;
   }
 }
