@@ -92,10 +92,11 @@ export async function ensureRetainedMonths(ctx: UseCaseContext, logger: Logger, 
  * Lock contention is no failure: a lock not granted in time (55P03), or this
  * transaction chosen as a deadlock's victim (40P01). Attaching a month locks
  * the default partition, then the tables its foreign keys name, while a
- * business transaction may hold one of those and be about to write a stray
- * row into the default partition (the soak met it on a sandbox advance: the
- * advance answered 500). Nothing was half done (the month's transaction rolled
- * back, the other one went on); the next run tries again.
+ * business transaction may hold one of those (a webhook worker updated its
+ * endpoint) and then touch the default partition (a statement on the table
+ * not pruned to one month locks every partition). The soak met it on a
+ * sandbox advance, which answered 500. Nothing was half done (the month's
+ * transaction rolled back, the other went on); the next run tries again.
  */
 const LOCK_CONTENTION = new Set(["55P03", "40P01"]);
 
