@@ -8,10 +8,12 @@ import { subscriptionRecord } from "./subscription-record.ts";
 import {
   currentAuthorization,
   expireAuthorizationsStillDue,
-  lockExpiringAuthorizations,
+  lockDueAuthorizations,
   lockSubscription,
+  lockSubscriptionsAwaitingApproval,
   pendingFirstCharge,
   type ClaimedAuthorization,
+  type ExpiryCursor,
 } from "./subscription-store.ts";
 import { markAuthorization } from "./authorization-status.ts";
 import { touch } from "../platform/record-version.ts";
@@ -52,15 +54,15 @@ const EXPIRY_BATCH = 500;
 /**
  * The sweep behind the delayed jobs: every pending authorization due on the
  * service clock (sandbox advances included), oldest first, set-based: per
- * batch, in one transaction, one statement claims the due rows
+ * batch, in one transaction, two statements claim the due rows
  * (claimDueAuthorizations: `for update skip locked`, so two sweeps, or a
  * sweep and a job, never walk the same rows, and a row being approved right
- * now is skipped and reconsidered next time), a second one re-checks and
- * expires them under the same rules as expireAuthorization and returns the
- * expired records (expireClaimedAuthorizations), a third records their
- * events. No ORM entity is made: hydrating, tracking and flushing 500
- * subscriptions, 500 authorizations and 500 events cost about three quarters
- * of the sweep's CPU. Two lanes run at once.
+ * now is skipped and reconsidered next time), a third re-checks and expires
+ * them under the same rules as expireAuthorization and returns the expired
+ * records (expireClaimedAuthorizations), a fourth records their events. No
+ * ORM entity is made: hydrating, tracking and flushing 500 subscriptions, 500
+ * authorizations and 500 events cost about three quarters of the sweep's
+ * CPU. Two lanes run at once.
  */
 export async function expireDueAuthorizations(ctx: UseCaseContext): Promise<number> {
   // Two lanes at once: skip locked hands each its own rows, so a large backlog drains on two connections.
@@ -72,25 +74,42 @@ const EXPIRY_LANES = 2;
 
 async function expireLane(ctx: UseCaseContext): Promise<number> {
   let expired = 0;
-  for (;;) {
+  let after: ExpiryCursor | null = null;
+  do {
     const batch = await ctx.em.fork().transactional(async (em) => {
-      const claimed = await claimDueAuthorizations(em, ctx.clock.now());
-      return { claimed: claimed.length, expired: await expireClaimedAuthorizations(em, ctx.clock, claimed) };
+      const claim = await claimDueAuthorizations(em, ctx.clock.now(), after);
+      return { next: claim.next, expired: await expireClaimedAuthorizations(em, ctx.clock, claim.authorizations) };
     });
     expired += batch.expired;
-    // Counted as claimed, not expired: a row the re-check kept is no longer due, and the next claim does not see it.
-    if (batch.claimed < EXPIRY_BATCH) break;
-  }
+    after = batch.next;
+  } while (after);
   return expired;
+}
+
+/** One batch's claim: the authorizations locked with their subscriptions, and where the walk goes on (null: nothing more was due). */
+interface ExpiryClaim {
+  authorizations: ClaimedAuthorization[];
+  next: ExpiryCursor | null;
 }
 
 /**
  * Step 1, inside the caller's transaction: locks up to `limit` due
- * authorizations and their subscriptions, oldest first, skipping rows another
- * transaction holds (lockExpiringAuthorizations).
+ * authorizations after `after`, oldest first, then those of their
+ * subscriptions still awaiting approval, skipping rows another transaction
+ * holds (lockDueAuthorizations, lockSubscriptionsAwaitingApproval). An
+ * authorization whose subscription was not locked is left for the next
+ * sweep; the walk goes on past it.
  */
-export function claimDueAuthorizations(em: EntityManager, now: Date, limit = EXPIRY_BATCH): Promise<ClaimedAuthorization[]> {
-  return lockExpiringAuthorizations(em, now, limit);
+export async function claimDueAuthorizations(em: EntityManager, now: Date, after: ExpiryCursor | null = null, limit = EXPIRY_BATCH): Promise<ExpiryClaim> {
+  const due = await lockDueAuthorizations(em, now, limit, after);
+  const subscriptions = await lockSubscriptionsAwaitingApproval(
+    em,
+    due.map((d) => d.subscriptionId),
+  );
+  return {
+    authorizations: due.filter((d) => subscriptions.has(d.subscriptionId)).map(({ authorizationId, subscriptionId }) => ({ authorizationId, subscriptionId })),
+    next: due.length < limit ? null : due[due.length - 1]!,
+  };
 }
 
 /**

@@ -229,76 +229,100 @@ export interface ClaimedAuthorization {
   subscriptionId: string;
 }
 
+/** A due authorization locked by the expiry sweep's walk; `expiresAt` as the database wrote it (text). */
+interface DueAuthorization extends ClaimedAuthorization {
+  expiresAt: string;
+}
+
+/** Where an expiry walk stands: the last authorization it locked, in (expires_at, id) order. */
+export type ExpiryCursor = Pick<DueAuthorization, "expiresAt" | "authorizationId">;
+
 // The statuses the expiry statements name, checked against their machines when the module loads.
 const CHARGE_PENDING = sqlStatus(chargeMachine.statuses, "PENDING");
 const CHARGE_SUCCEEDED = sqlStatus(chargeMachine.statuses, "SUCCEEDED");
 const AUTHORIZATION_EXPIRED_STATUS = sqlStatus(authorizationMachine.statuses, "EXPIRED");
 
 /**
- * The due conditions of both expiry steps (parameters: now, the status
- * awaiting approval): awaiting approval, the subscription's current
- * authorization, no first payment in flight or taken.
+ * What keeps a due authorization (alias `a`) from expiring that lives in
+ * other rows: a newer authorization of its subscription, or a first payment
+ * in flight or taken.
  */
-const STILL_EXPIRABLE = `${AUTHORIZATION_EXPIRED("a")} and s.status = ?
-  and not exists (select 1 from subscription_authorizations newer
+const NOT_SUPERSEDED_OR_PAID = `not exists (select 1 from subscription_authorizations newer
                    where newer.subscription_id = a.subscription_id
                      and (newer.created_at, newer.id) > (a.created_at, a.id))
   and not exists (select 1 from subscription_charges c
-                   where c.subscription_id = s.id and c.period_index = 0 and c.status in (${CHARGE_PENDING}, ${CHARGE_SUCCEEDED}))`;
+                   where c.subscription_id = a.subscription_id and c.period_index = 0 and c.status in (${CHARGE_PENDING}, ${CHARGE_SUCCEEDED}))`;
 
 /**
- * Locks up to `limit` authorizations due to expire at `now` and their
- * subscriptions, oldest first, skipping rows another transaction holds. Its
- * conditions only narrow what is locked: they are read in this statement's
- * snapshot, taken before the locks were granted, so an approval that
- * committed its first charge in between passed them.
+ * The expiry walk's first lock: up to `limit` due authorizations after
+ * `after`, in (expires_at, id) order, skipping rows another transaction
+ * holds. One table only, so its plan does not hang on statistics: joined to
+ * subscriptions with a status filter, a table bulk-filled since its last
+ * ANALYZE (every expiry sweep right after a burst of creates, any table
+ * after a restore) was planned as a cross product, 10,000 due took 28 s a
+ * claim and the sweep never got past its statement timeout. The cursor
+ * makes every row of the walk read once, even those the re-check keeps.
  */
-export async function lockExpiringAuthorizations(em: EntityManager, now: Date, limit: number): Promise<ClaimedAuthorization[]> {
-  const rows = await em.execute<{ authorization_id: string; subscription_id: string }[]>(
-    `select a.id as authorization_id, s.id as subscription_id
+export async function lockDueAuthorizations(em: EntityManager, now: Date, limit: number, after: ExpiryCursor | null): Promise<DueAuthorization[]> {
+  const rows = await em.execute<{ id: string; subscription_id: string; expires_at: string }[]>(
+    `select a.id, a.subscription_id, a.expires_at
        from subscription_authorizations a
-       join subscriptions s on s.id = a.subscription_id
-      where ${STILL_EXPIRABLE}
-      order by a.expires_at
+      where ${AUTHORIZATION_EXPIRED("a")}${after ? " and (a.expires_at, a.id) > (?, ?)" : ""}
+      order by a.expires_at, a.id
       limit ?
-      for update of a, s skip locked`,
-    [now, "PENDING_APPROVAL", limit],
+      for update skip locked`,
+    [now, ...(after ? [after.expiresAt, after.authorizationId] : []), limit],
   );
-  return rows.map((r) => ({ authorizationId: r.authorization_id, subscriptionId: r.subscription_id }));
+  return rows.map((r) => ({ authorizationId: r.id, subscriptionId: r.subscription_id, expiresAt: r.expires_at }));
 }
 
 /**
- * Expires, in one statement, those of the claimed authorizations (locked by
- * lockExpiringAuthorizations in this transaction) that still qualify, with
- * their subscriptions, and returns them as written. A new statement, so (READ
- * COMMITTED) a new snapshot, taken while the locks are held: a first charge
- * committed before the claim locked the row is seen here.
+ * The expiry walk's second lock: those of `ids` still awaiting approval,
+ * skipping rows another transaction holds (an approval in progress). Taken
+ * after the authorizations' locks; neither lock ever waits, so the order
+ * cannot deadlock with an approval's (subscription, then authorization).
+ * Returns the ids locked; while this transaction holds them their status
+ * cannot move.
+ */
+export async function lockSubscriptionsAwaitingApproval(em: EntityManager, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await em.execute<{ id: string }[]>(
+    `select s.id from subscriptions s where s.id in (${ids.map(() => "?").join(", ")}) and s.status = ? for update skip locked`,
+    [...ids, "PENDING_APPROVAL"],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Expires, in one statement, those of the claimed authorizations (locked,
+ * with their subscriptions awaiting approval, by the two statements above in
+ * this transaction) that still qualify, with their subscriptions, and
+ * returns them as written. A new statement, so (READ COMMITTED) a new
+ * snapshot, taken while the locks are held: a first charge committed before
+ * the claim locked the row is seen here. The subscription's status is not
+ * read again: the lock holds it. The subscriptions' update returns the
+ * authorizations beside them (a join of the two updates' results was a
+ * nested loop over both, 250,000 comparisons a batch of 500).
  */
 export async function expireAuthorizationsStillDue(
   em: EntityManager,
   claimed: readonly ClaimedAuthorization[],
   now: Date,
 ): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow | null }[]> {
-  const columns = withAuthorizationColumns(em, "subs", "auths");
+  const columns = withAuthorizationColumns(em, "s", "auths");
   const rows = await em.execute<Record<string, unknown>[]>(
     `with due as (
-       select a.id as authorization_id, s.id as subscription_id
-         from subscription_authorizations a
-         join subscriptions s on s.id = a.subscription_id
-        where a.id in (${claimed.map(() => "?").join(", ")}) and ${STILL_EXPIRABLE}
+       select a.id from subscription_authorizations a
+        where a.id in (${claimed.map(() => "?").join(", ")}) and ${AUTHORIZATION_EXPIRED("a")} and ${NOT_SUPERSEDED_OR_PAID}
      ), auths as (
        update subscription_authorizations a set status = ${AUTHORIZATION_EXPIRED_STATUS}, expired_at = ?
-         from due where a.id = due.authorization_id
+         from due where a.id = due.id
        returning a.*
-     ), subs as (
-       update subscriptions s set status = ?, expired_at = ?, updated_at = ?, ${BUMP_VERSION}
-         from due where s.id = due.subscription_id
-       returning s.*
      )
-     select ${columns.subscription}, ${columns.authorization}
-       from subs join auths on auths.subscription_id = subs.id
-      order by subs.id`,
-    [...claimed.map((c) => c.authorizationId), now, "PENDING_APPROVAL", now, nextStatus("PENDING_APPROVAL", "expire"), now, now],
+     update subscriptions s set status = ?, expired_at = ?, updated_at = ?, ${BUMP_VERSION}
+       from auths where s.id = auths.subscription_id
+     returning ${columns.subscription}, ${columns.authorization}`,
+    [...claimed.map((c) => c.authorizationId), now, now, nextStatus("PENDING_APPROVAL", "expire"), now, now],
   );
   return rows.map((row) => splitWithAuthorization(row, em));
 }

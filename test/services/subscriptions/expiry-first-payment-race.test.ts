@@ -11,8 +11,8 @@ import { make } from "../../support/factories/index.ts";
  * snapshot of the statement that also took the row locks, so a first charge
  * an approval committed between that snapshot and the lock was not seen and
  * the subscription was expired under it; the charge then succeeded on an
- * EXPIRED subscription. The sweep now claims in one statement and re-checks
- * in the next (a new snapshot, taken under the locks). The test runs the two
+ * EXPIRED subscription. The sweep now claims (locks) first and re-checks in
+ * a later statement (a new snapshot, taken under the locks). The test runs the two
  * steps itself and commits the charge between them.
  */
 describe("authorization expiry: a first payment committed while the sweep claims", () => {
@@ -38,7 +38,7 @@ describe("authorization expiry: a first payment committed while the sweep claims
     await sys.system.clock!.clock.sync();
 
     const expired = await ctx.em.fork().transactional(async (em) => {
-      const claimed = await claimDueAuthorizations(em, ctx.clock.now());
+      const { authorizations: claimed } = await claimDueAuthorizations(em, ctx.clock.now());
       expect(claimed.map((c) => c.subscriptionId)).to.include.members([racing.subscriptionId, plain.subscriptionId]);
       // The approval's first charge, committed after the claim's snapshot. (The approval commits it under the
       // subscription lock, before the claim's lock is granted; here it commits after, so its foreign key's
