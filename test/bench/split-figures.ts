@@ -26,7 +26,8 @@ import { systemClock } from "../../services/platform/clock.ts";
  * sink got to the last (the baseline's clock also starts after its warm-up);
  * the time from the spawn (module loading, connections, the relay's first
  * run) is in the notes: on a loaded 2-core machine the boot alone takes
- * seconds. BENCH_PROFILE: a CPU profile of the webhooks process
+ * seconds. CPU per delivery once they flow: the webhooks process's, and PostgreSQL's backends of the bench database
+ * (the other roles' sessions included, idle but for their sweeps). BENCH_PROFILE: a CPU profile of the webhooks process
  * (`<prefix>-webhooks-split/`).
  */
 export async function splitWebhooksFigure(events: number, maxInFlight?: number): Promise<FigureResult> {
