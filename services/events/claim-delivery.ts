@@ -15,6 +15,8 @@ export interface ClaimedDelivery {
   retryIndex: number;
   endpointId: string;
   eventId: string;
+  /** The event's seq (bigint as text): the delivery's place in the endpoint's claim order. */
+  eventSeq: string;
   /** The event's createdAt as Postgres text (exact to the microsecond): the delivery's and attempt's partition key. */
   eventCreatedAt: string;
   url: string;
@@ -122,10 +124,11 @@ export async function recordAndClaim(
         retryIndex: due.retry_index,
         endpointId: options.endpointId,
         eventId: due.event_id,
+        eventSeq: due.event_seq,
         eventCreatedAt: due.event_created_at,
         url: endpoint.url,
         secrets,
-        body: eventBody({ id: due.event_id, type: due.type, createdAt: new Date(due.created_at), data: due.data, publishedSeq: due.published_seq }),
+        body: eventBody({ id: due.event_id, type: due.type, createdAt: due.created_at, data: due.data, publishedSeq: due.published_seq }),
       })),
     },
   };

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { poolOf, runPrepared, statementFor } from "../platform/database/prepared.ts";
 import { oldestOf } from "../platform/observability/due-work.ts";
 import { sqlStatus } from "../platform/status-machine.ts";
 import { deliveryMachine } from "./delivery-status.ts";
@@ -7,10 +8,10 @@ import { endpointMachine } from "./endpoint-status.ts";
 /**
  * The SQL of webhook deliveries and their attempts (webhook_deliveries,
  * webhook_delivery_attempts). Each function runs on the caller's entity
- * manager, so in the caller's transaction. The claim, the relay's insert and
- * the answer's record are the hot path benchmarked against a bare baseline:
- * their statements are kept byte for byte as they were measured (the odd
- * indentation inside their text included).
+ * manager, so in the caller's transaction, except the claim
+ * (recordAnswersAndClaimDue): a named statement of its own, on the pool. The
+ * claim, the relay's insert and the answer's record are the hot path
+ * benchmarked against a bare baseline (docs/benchmarks.md, B7).
  */
 
 // The statuses these statements name, checked against their machines when the module loads.
@@ -22,6 +23,8 @@ const ENABLED = sqlStatus(endpointMachine.statuses, "ENABLED");
 export interface AttemptRecordItem {
   attempt_id: string;
   delivery_id: string;
+  /** The delivery's place in the claim index (endpoint, event_seq): how the record finds it. */
+  event_seq: string;
   /** ISO time of the event: the partition key of the delivery and the attempt. */
   event_created_at: string;
   attempt_number: number;
@@ -51,11 +54,13 @@ interface ClaimRow {
   /** The claimed delivery of this row; null on the one row of a statement that claimed none. */
   id: string | null;
   event_id: string;
+  /** bigint as text. */
+  event_seq: string;
   attempt_number: number;
   retry_index: number;
   attempt_id: string;
   type: string;
-  created_at: string;
+  created_at: Date;
   event_created_at: string;
   data: Record<string, unknown>;
   published_seq: string | null;
@@ -82,7 +87,8 @@ interface RecordAndClaimInput {
 /**
  * Records the answers that came back (if any) and takes the endpoint's next
  * due deliveries, in event order, in one statement: one round trip and one
- * commit per batch of answers, whatever its size.
+ * commit per batch of answers, whatever its size (its own, outside any
+ * transaction of `em`).
  *
  * Recording: each delivery moves only if it is still at the answered attempt
  * (`attempt_count` guard), so a stale worker cannot overwrite a newer attempt.
@@ -104,69 +110,104 @@ interface RecordAndClaimInput {
  * due at the attempt that was read (the guarded update): never one that
  * another worker recorded meanwhile.
  */
-export function recordAnswersAndClaimDue(em: EntityManager, input: RecordAndClaimInput): Promise<ClaimRow[]> {
+export async function recordAnswersAndClaimDue(em: EntityManager, input: RecordAndClaimInput): Promise<ClaimRow[]> {
   const { now } = input;
-  return em.execute<ClaimRow[]>(
-    `with input as (
-       select * from jsonb_to_recordset(?::jsonb) as x(attempt_id uuid, delivery_id uuid, event_created_at timestamptz, attempt_number int, outcome text, status_code int,
+  const statement = statementFor(em, "webhooks.record-and-claim", () => RECORD_AND_CLAIM);
+  return runPrepared<ClaimRow>(await poolOf(em), statement, [
+    JSON.stringify(input.record),
+    input.record.map((r) => r.attempt_id),
+    input.record.map((r) => r.delivery_id),
+    input.record.map((r) => r.event_created_at),
+    now,
+    input.holder,
+    input.endpointId,
+    input.inFlight,
+    input.turn.min,
+    input.turn.rounds,
+    input.turnClaimed,
+    input.claim,
+    input.excluded,
+    input.leaseMs,
+    input.record.map((r) => r.event_seq),
+  ]);
+}
+
+/**
+ * recordAnswersAndClaimDue's text: a named statement, parsed once per
+ * connection (and, after a few runs, planned once: re-planned every time it
+ * cost more than its execution). The answered rows are found by their keys
+ * (`= any`: the attempts' primary key, the deliveries' claim index by
+ * endpoint and event_seq) and every join to a delivery or an attempt names
+ * its partition key: the planner cannot know how many rows the jsonb input
+ * holds (it guesses 100), and with the join alone it read a whole month's
+ * attempts (a sequential scan of the partition) and every pending delivery
+ * for each batch of answers.
+ */
+const RECORD_AND_CLAIM = `with input as (
+       select * from jsonb_to_recordset($1::jsonb) as x(attempt_id uuid, delivery_id uuid, event_created_at timestamptz, attempt_number int, outcome text, status_code int,
          error text, duration_ms int, excerpt text, next_status text, next_attempt_at timestamptz, retry_index int)
      ), answered as (
        update webhook_delivery_attempts a
           set outcome = i.outcome, status_code = i.status_code, error = i.error, duration_ms = i.duration_ms, response_excerpt = i.excerpt
-         from input i where a.id = i.attempt_id and a.event_created_at = i.event_created_at and a.outcome = 'IN_PROGRESS'
+         from input i
+        where a.id = any($2::uuid[]) and a.event_created_at = any($4::timestamptz[])
+          and a.id = i.attempt_id and a.event_created_at = i.event_created_at and a.outcome = 'IN_PROGRESS'
        returning a.id
      ), recorded as (
        update webhook_deliveries d
           set status = i.next_status, next_attempt_at = i.next_attempt_at, retry_index = i.retry_index,
-              last_status_code = i.status_code, last_error = i.error, updated_at = ?
+              last_status_code = i.status_code, last_error = i.error, updated_at = $5
          from input i
-        where d.id = i.delivery_id and d.event_created_at = i.event_created_at and d.attempt_count = i.attempt_number and d.status = ${PENDING}
+        where d.endpoint_id = $7 and d.event_seq = any($15::bigint[]) and d.id = any($3::uuid[]) and d.event_created_at = any($4::timestamptz[])
+          and d.id = i.delivery_id and d.event_created_at = i.event_created_at and d.attempt_count = i.attempt_number and d.status = ${PENDING}
        returning d.id
      ), ep as (
        select id, status, url, secret_ciphertext, previous_secret_ciphertext,
-              coalesce(previous_secret_expires_at > ?, false) as previous_secret_active,
-              lease_holder, coalesce(lease_expires_at > clock_timestamp(), false) and lease_holder is distinct from ?::uuid as busy,
+              coalesce(previous_secret_expires_at > $5, false) as previous_secret_active,
+              lease_holder, coalesce(lease_expires_at > clock_timestamp(), false) and lease_holder is distinct from $6::uuid as busy,
               case when ordered then 1 else max_in_flight end as in_flight, ordered
-         from webhook_endpoints where id = ? for no key update
+         from webhook_endpoints where id = $7 for no key update
      ), mine as (
-       select ep.id, greatest(1, least(ep.in_flight - ?, greatest(?, ? * ep.in_flight) - ?)) as batch
-         from ep where ? and ep.status = ${ENABLED} and not ep.busy
+       select ep.id, greatest(1, least(ep.in_flight - $8::int, greatest($9::int, $10::int * ep.in_flight) - $11::int)) as batch
+         from ep where $12::boolean and ep.status = ${ENABLED} and not ep.busy
      ), due as (
        select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq, d.event_created_at
          from mine cross join lateral (
            select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq, d.event_created_at
              from webhook_deliveries d
-            where d.endpoint_id = mine.id and d.status = ${PENDING} and d.next_attempt_at <= ? and d.id <> all(?::uuid[])
+            where d.endpoint_id = mine.id and d.status = ${PENDING} and d.next_attempt_at <= $5 and d.id <> all($13::uuid[])
             order by d.event_seq, d.id
             limit mine.batch
          ) d
      ), bumped as (
-       update webhook_deliveries w set attempt_count = due.attempt_count + 1, last_attempt_at = ?, updated_at = ?
+       update webhook_deliveries w set attempt_count = due.attempt_count + 1, last_attempt_at = $5, updated_at = $5
          from due
-        where w.id = due.id and w.status = ${PENDING} and w.attempt_count = due.attempt_count and w.next_attempt_at <= ?
+        where w.id = due.id and w.event_created_at = due.event_created_at
+          and w.status = ${PENDING} and w.attempt_count = due.attempt_count and w.next_attempt_at <= $5
        returning w.id, w.event_id, w.attempt_count, w.retry_index, w.event_seq, w.event_created_at
      ), interrupted as (
        update webhook_delivery_attempts a
           set outcome = 'INTERRUPTED', error = 'the worker stopped before the answer was recorded'
-         from bumped where a.delivery_id = bumped.id and bumped.attempt_count > 1 and a.outcome = 'IN_PROGRESS'
+         from bumped
+        where a.delivery_id = bumped.id and a.event_created_at = bumped.event_created_at and bumped.attempt_count > 1 and a.outcome = 'IN_PROGRESS'
        returning a.id
      ), attempts as (
        insert into webhook_delivery_attempts (id, delivery_id, endpoint_id, event_id, attempt_number, attempted_at, outcome, event_created_at)
-       select gen_random_uuid(), bumped.id, ?, bumped.event_id, bumped.attempt_count, ?, 'IN_PROGRESS', bumped.event_created_at from bumped
+       select gen_random_uuid(), bumped.id, $7, bumped.event_id, bumped.attempt_count, $5, 'IN_PROGRESS', bumped.event_created_at from bumped
        returning id, delivery_id
      ), lease as (
        -- Claimed: the lease is ours for one more round. Nothing claimed: give it back, unless requests are still out.
        -- Only recording: the lease stays as it is.
        update webhook_endpoints w
-          set lease_holder = case when exists (select 1 from bumped) then ?::uuid end,
-              lease_expires_at = case when exists (select 1 from bumped) then clock_timestamp() + (? * interval '1 millisecond') end
+          set lease_holder = case when exists (select 1 from bumped) then $6::uuid end,
+              lease_expires_at = case when exists (select 1 from bumped) then clock_timestamp() + ($14 * interval '1 millisecond') end
          from ep
-        where w.id = ep.id and ? and not ep.busy
-          and (exists (select 1 from bumped) or (ep.lease_holder is not null and not (? and ep.lease_holder = ?::uuid)))
+        where w.id = ep.id and $12::boolean and not ep.busy
+          and (exists (select 1 from bumped) or (ep.lease_holder is not null and not ($8::int > 0 and ep.lease_holder = $6::uuid)))
        returning w.id
      )
      select case when row_number() over (order by c.event_seq, c.id) = 1 then r.recorded end as recorded, ep.status, ep.url, ep.secret_ciphertext, ep.previous_secret_ciphertext, ep.previous_secret_active, ep.busy, ep.in_flight, ep.ordered,
-            c.id, c.event_id, c.attempt_number, c.retry_index, c.attempt_id, c.type, c.created_at, c.data, c.published_seq, c.event_created_at
+            c.id, c.event_id, c.event_seq::text as event_seq, c.attempt_number, c.retry_index, c.attempt_id, c.type, c.created_at, c.data, c.published_seq, c.event_created_at
        from (select string_agg(id::text, ',') as recorded from recorded) r
        left join ep on true
        left join (
@@ -174,33 +215,7 @@ export function recordAnswersAndClaimDue(em: EntityManager, input: RecordAndClai
                 e.type, e.created_at, e.data, e.published_seq, bumped.event_seq, bumped.event_created_at::text as event_created_at
            from bumped join attempts on attempts.delivery_id = bumped.id join events e on e.id = bumped.event_id and e.created_at = bumped.event_created_at
        ) c on true
-      order by c.event_seq, c.id`,
-    [
-      JSON.stringify(input.record),
-      now,
-      now,
-      input.holder,
-      input.endpointId,
-      input.inFlight,
-      input.turn.min,
-      input.turn.rounds,
-      input.turnClaimed,
-      input.claim,
-      now,
-      `{${input.excluded.join(",")}}`,
-      now,
-      now,
-      now,
-      input.endpointId,
-      now,
-      input.holder,
-      input.leaseMs,
-      input.claim,
-      input.inFlight > 0,
-      input.holder,
-    ],
-  );
-}
+      order by c.event_seq, c.id`;
 
 /** A delivery the relay plans: one per event and subscribed enabled endpoint. */
 interface PlannedDelivery {

@@ -3,7 +3,7 @@
  * processes (split-roles.ts), seeded through the public and admin APIs.
  */
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SplitSystem, type RoleProcess } from "./split-roles.ts";
@@ -26,7 +26,8 @@ import { systemClock } from "../../services/platform/clock.ts";
  * sink got to the last (the baseline's clock also starts after its warm-up);
  * the time from the spawn (module loading, connections, the relay's first
  * run) is in the notes: on a loaded 2-core machine the boot alone takes
- * seconds. BENCH_PROFILE: a CPU profile of the webhooks process
+ * seconds. CPU per delivery once they flow: the webhooks process's, and PostgreSQL's backends of the bench database
+ * (the other roles' sessions included, idle but for their sweeps). BENCH_PROFILE: a CPU profile of the webhooks process
  * (`<prefix>-webhooks-split/`).
  */
 export async function splitWebhooksFigure(events: number, maxInFlight?: number): Promise<FigureResult> {
@@ -66,15 +67,18 @@ export async function splitWebhooksFigure(events: number, maxInFlight?: number):
     const webhooks = await spawnWebhooks(sys, profile);
     let got = await stats();
     // The process's CPU once deliveries flow (boot and the relay's first batch behind it), and at the end.
-    let cpuAtFirst: { seconds: number; received: number } | undefined;
+    let cpuAtFirst: { seconds: number; pg: number; received: number } | undefined;
     for (const deadline = Date.now() + 600_000; got.received < events && Date.now() < deadline; got = await stats()) {
-      if (!cpuAtFirst && got.received > 0) cpuAtFirst = { seconds: (await cpuSeconds(webhooks.child.pid!)) ?? NaN, received: got.received };
+      if (!cpuAtFirst && got.received > 0)
+        cpuAtFirst = { seconds: (await cpuSeconds(webhooks.child.pid!)) ?? NaN, pg: await databaseCpuSeconds(sys.db.name), received: got.received };
       await sleep(20);
     }
     const seconds = (got.lastAt - webhooks.spawnedAt) / 1000;
     const steady = (got.received - 1) / ((got.lastAt - got.firstAt) / 1000);
     const cpuEnd = (await cpuSeconds(webhooks.child.pid!)) ?? NaN;
+    const pgEnd = await databaseCpuSeconds(sys.db.name);
     const cpuPerDelivery = cpuAtFirst ? ((cpuEnd - cpuAtFirst.seconds) * 1000) / (events - cpuAtFirst.received) : NaN;
+    const pgPerDelivery = cpuAtFirst ? ((pgEnd - cpuAtFirst.pg) * 1000) / (events - cpuAtFirst.received) : NaN;
     await webhooks.stop();
     let row: { ok: number } | undefined;
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(50)) {
@@ -84,13 +88,14 @@ export async function splitWebhooksFigure(events: number, maxInFlight?: number):
     got = await stats();
     const ok = got.distinct === events && got.received === events && row!.ok === events;
     return {
-      values: { deliveries_per_s: steady, from_spawn_per_s: events / seconds, cpu_ms_per_delivery: cpuPerDelivery },
+      values: { deliveries_per_s: steady, from_spawn_per_s: events / seconds, cpu_ms_per_delivery: cpuPerDelivery, pg_cpu_ms_per_delivery: pgPerDelivery },
       ok,
       correctness: `${got.received} received, ${got.distinct} distinct, ${row!.ok} succeeded`,
       notes:
         `B7 split: endpoint maxInFlight ${endpointMaxInFlight}${maxInFlight === undefined ? " (the API default)" : ""}; ${events} events in ${seconds.toFixed(2)} s from the webhooks process's spawn ` +
         `(first delivery ${((got.firstAt - webhooks.spawnedAt) / 1000).toFixed(2)} s after it; ${steady.toFixed(0)}/s first→last); ` +
-        `the webhooks process used ${cpuEnd.toFixed(2)} s of CPU in all, ${cpuPerDelivery.toFixed(2)} ms per delivery once they flowed (steadier than /s on a shared machine)`,
+        `the webhooks process used ${cpuEnd.toFixed(2)} s of CPU in all, ${cpuPerDelivery.toFixed(2)} ms per delivery once they flowed (steadier than /s on a shared machine); ` +
+        `PostgreSQL's backends of the bench database ${pgPerDelivery.toFixed(2)} ms per delivery`,
     };
   } finally {
     sink.kill("SIGTERM");
@@ -111,6 +116,22 @@ export async function cpuSeconds(pid: number): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds of PostgreSQL's backends connected to `database` now (from /proc, Linux; the backend's title names its
+ * database): the work of this bench's processes alone, on a server other sessions share. A backend that exits
+ * meanwhile takes its time with it: read it over a window where the pools keep their connections.
+ */
+async function databaseCpuSeconds(database: string): Promise<number> {
+  let total = 0;
+  for (const pid of await readdir("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    const title = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (!title.startsWith("postgres:") || !title.includes(` ${database} `)) continue;
+    total += (await cpuSeconds(Number(pid))) ?? 0;
+  }
+  return total;
 }
 
 /** A process's resident memory now and at its peak (VmRSS, VmHWM), in MiB, from /proc (Linux). */
