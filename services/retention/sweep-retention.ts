@@ -100,13 +100,19 @@ export async function ensureRetainedMonths(ctx: UseCaseContext, logger: Logger, 
  */
 const LOCK_CONTENTION = new Set(["55P03", "40P01"]);
 
+/** A deadlock's victim rolled back whole, so it is tried again at once (the other transaction is usually done by then). */
+const DEADLOCK_TRIES = 3;
+
 async function step<T>(logger: Logger, table: string, run: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await run();
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (!code || !LOCK_CONTENTION.has(code)) throw err;
-    logger.warn({ table, code }, "retention sweep: lock contention (lock timeout or deadlock); the next run tries again");
-    return undefined;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await run();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (!code || !LOCK_CONTENTION.has(code)) throw err;
+      if (code === "40P01" && tries < DEADLOCK_TRIES) continue;
+      logger.warn({ table, code, tries }, "retention sweep: lock contention (lock timeout or deadlock); the next run tries again");
+      return undefined;
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { UseCaseContext } from "../platform/use-case.ts";
-import { invalid } from "../platform/errors.ts";
+import { DomainError, invalid } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
 import { parseEmail } from "../platform/email.ts";
 import { recordEvent } from "../events/record-event.ts";
@@ -154,6 +154,11 @@ export async function createSubscription(
       await insertWithDiscount(ctx, { subscription, authorization }, input, plan);
     } catch (err) {
       if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) return answerRepeatedCreate(ctx, ports, resolved);
+      // A repeat racing its first attempt (a 504, then the retry while the first still ran): the code was used up by
+      // that attempt, which committed while this one waited for the code's row. The reference decides, as above.
+      if (err instanceof DomainError && (await liveSubscriptionByReference(ctx.em, input.merchantId, input.externalReference).catch(() => null))) {
+        return answerRepeatedCreate(ctx, ports, resolved);
+      }
       throw err;
     }
     return { subscription, authorization, authorizationUrl: authorizationUrl(ports.publicBaseUrl, token) };

@@ -177,4 +177,31 @@ describe("subscription create repeated (same merchant, same externalReference)",
     expect(errorCodeOf(refused as ConnectError)).to.equal("INVALID_REQUEST");
     expect((refused as ConnectError).rawMessage).to.include("idempotencyKey");
   });
+
+  it("over gRPC: parallel creates under one key redeeming a single-use promotion code answer one subscription, none refused as used up", async () => {
+    // The review's case: the retries wait on the code's row while the first attempt redeems it and commits; the code is
+    // then used up, and the reference (the first attempt's subscription) decides: the same subscription, not a 409.
+    const coupon = await api.post("/api/v1/coupons", { name: "Once", duration: "ONCE", percentOff: "10" });
+    expect(coupon.status, coupon.text).to.equal(201);
+    const code = `ONE-${randomBytes(4).toString("hex")}`;
+    const promo = await api.post("/api/v1/promotion-codes", { couponId: coupon.body.id, code, maxRedemptions: 1 });
+    expect(promo.status, promo.text).to.equal(201);
+    const req = {
+      merchantId,
+      externalReference: `grpc-code-${randomUUID()}`,
+      planId: plan.id,
+      walletUserId: customer.id,
+      successUrl: "https://merchant.example/ok",
+      cancelUrl: "https://merchant.example/no",
+      metadataJson: "{}",
+      promotionCode: code,
+      idempotencyKey: `grpc-${randomUUID()}`,
+    };
+    const answers = await Promise.allSettled(Array.from({ length: 6 }, () => rpc.client.createSubscription(req)));
+    const refusals = answers.filter((a) => a.status === "rejected").map((a) => errorCodeOf((a as PromiseRejectedResult).reason as ConnectError));
+    expect(refusals, "no retry refused").to.deep.equal([]);
+    const made = answers.map((a) => (a as PromiseFulfilledResult<Awaited<ReturnType<typeof rpc.client.createSubscription>>>).value);
+    expect(new Set(made.map((a) => a.subscription!.id)).size).to.equal(1);
+    expect(new Set(made.map((a) => a.authorizationUrl)).size).to.equal(1);
+  });
 });
