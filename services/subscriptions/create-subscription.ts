@@ -149,16 +149,16 @@ export async function createSubscription(
   callSignal?.throwIfAborted();
   if (hasDiscountRequest(input)) {
     // Looked for first: a repeat must not redeem the coupon again (a code used up by the first attempt would refuse it).
-    if (await liveSubscriptionByReference(ctx.em, input.merchantId, input.externalReference)) return answerRepeatedCreate(ctx, ports, resolved);
+    const live = await liveSubscriptionByReference(ctx.em, input.merchantId, input.externalReference);
+    if (live) return answerRepeatedCreate(ctx, ports, resolved, live);
     try {
       await insertWithDiscount(ctx, { subscription, authorization }, input, plan);
     } catch (err) {
       if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) return answerRepeatedCreate(ctx, ports, resolved);
       // A repeat racing its first attempt (a 504, then the retry while the first still ran): the code was used up by
       // that attempt, which committed while this one waited for the code's row. The reference decides, as above.
-      if (err instanceof DomainError && (await liveSubscriptionByReference(ctx.em, input.merchantId, input.externalReference).catch(() => null))) {
-        return answerRepeatedCreate(ctx, ports, resolved);
-      }
+      const raced = err instanceof DomainError && (await liveSubscriptionByReference(ctx.em, input.merchantId, input.externalReference).catch(() => null));
+      if (raced) return answerRepeatedCreate(ctx, ports, resolved, raced);
       throw err;
     }
     return { subscription, authorization, authorizationUrl: authorizationUrl(ports.publicBaseUrl, token) };

@@ -9,6 +9,8 @@ import { authorizationToken, authorizationUrl } from "./authorization-token.ts";
 import type { SubscriptionPorts } from "./ports.ts";
 
 /** A create request as the use case resolved it (the customer found, the email trimmed, the lifetime defaulted). */
+type LiveSubscription = NonNullable<Awaited<ReturnType<typeof liveSubscriptionByReference>>>;
+
 export interface ResolvedCreate {
   merchantId: string;
   externalReference: string;
@@ -46,8 +48,10 @@ export async function answerRepeatedCreate(
   ctx: UseCaseContext,
   ports: SubscriptionPorts,
   request: ResolvedCreate,
+  /** The live subscription under the reference when the caller has just read it (not read again). */
+  found?: LiveSubscription,
 ): Promise<{ subscription: SubscriptionRow; authorization: AuthorizationRow; authorizationUrl: string }> {
-  const live = await liveSubscriptionByReference(ctx.em, request.merchantId, request.externalReference);
+  const live = found ?? (await liveSubscriptionByReference(ctx.em, request.merchantId, request.externalReference));
   const authorization = live?.authorization;
   if (!live || !authorization || live.subscription.status !== "PENDING_APPROVAL" || authorization.status !== "PENDING") throw alreadyExists(request);
   if (!sameKey(live.subscription, request) || authorization.expiresAt.getTime() <= ctx.clock.now().getTime()) throw alreadyExists(request);
