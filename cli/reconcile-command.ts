@@ -4,9 +4,12 @@ import { print, withContext, type OperatorCommand } from "./command-support.ts";
 
 export const reconcileCommands: Record<string, OperatorCommand> = {
   reconcile: {
-    usage: "reconcile                          money vs its owners (exit status 1 when anomalies are found)",
-    async run(config, _argv, json) {
-      const res = await withContext(config, (ctx) => reconcile(ctx, createLogger(config.logLevel)));
+    usage: "reconcile [--full]                 money vs its owners: since the last runs, or all history (exit status 1 when anomalies are found)",
+    async run(config, argv, json) {
+      const scope = argv.includes("--full") ? "FULL" : "INCREMENTAL";
+      const res = await withContext(config, (ctx) =>
+        reconcile(ctx, createLogger(config.logLevel), { scope, overlapMs: config.reconcileOverlapMs, fullTimeoutMs: config.reconcileFullTimeoutMs }),
+      );
       const text =
         res.status === "ok"
           ? `reconciliation ok: ${res.checked} checked`

@@ -53,6 +53,16 @@ export interface Config {
   readonly sweepIntervalMs: number;
   /** Interval of the reconciliation job (RECONCILE_INTERVAL_MS). */
   readonly reconcileIntervalMs: number;
+  /**
+   * How far back in time each reconciliation reaches past the rows it has not
+   * seen yet (RECONCILE_OVERLAP_MS): longer than any transaction plus clock
+   * skew, so a row committed late is still checked (reconciliation-window-store.ts).
+   */
+  readonly reconcileOverlapMs: number;
+  /** Interval of the full pass over all history that the reconciliation job also runs (RECONCILE_FULL_INTERVAL_MS). */
+  readonly reconcileFullIntervalMs: number;
+  /** Statement bound of that full pass (RECONCILE_FULL_TIMEOUT_MS); the other runs keep DB_STATEMENT_TIMEOUT_MS. */
+  readonly reconcileFullTimeoutMs: number;
 
   /** 32-byte key that encrypts secrets we must be able to read back (webhook secrets). */
   readonly secretsKey: Buffer;
@@ -275,6 +285,9 @@ export function loadConfig(env: Env = process.env): Config {
     depositXpubs: Object.freeze(depositXpubs),
     sweepIntervalMs: int("SWEEP_INTERVAL_MS", 5000, 100, 3_600_000),
     reconcileIntervalMs: int("RECONCILE_INTERVAL_MS", 300_000, 1_000, 86_400_000),
+    reconcileOverlapMs: int("RECONCILE_OVERLAP_MS", 600_000, 60_000, 86_400_000),
+    reconcileFullIntervalMs: int("RECONCILE_FULL_INTERVAL_MS", 86_400_000, 60_000, 30 * 86_400_000),
+    reconcileFullTimeoutMs: int("RECONCILE_FULL_TIMEOUT_MS", 900_000, 1_000, 3_600_000),
     secretsKey,
     webhookConcurrency: int("WEBHOOK_CONCURRENCY", 10, 1, 1000),
     rpcInProcess: bool("RPC_IN_PROCESS", true),

@@ -3,6 +3,7 @@ import type { Logger } from "../platform/logger.ts";
 import { formatAmount } from "../platform/money.ts";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
 import { comparedCounts, moneyOwnerMismatches, recordAnomalyOnce } from "./reconciliation-store.ts";
+import { openWindow, recordRun } from "./reconciliation-window-store.ts";
 
 interface Anomaly {
   kind: AnomalyKind;
@@ -22,6 +23,22 @@ interface Reconciliation {
   newlyRecorded: number;
   /** The kinds of those first-seen anomalies (for the anomalies counter). */
   newKinds: string[];
+  /** The first created_at this run checked (PostgreSQL's text); null: all history. */
+  since: string | null;
+}
+
+export interface ReconcileOptions {
+  /**
+   * INCREMENTAL (what the endpoint and the job run every few minutes): what
+   * changed since the last runs, every recorded anomaly and the small tables
+   * (reconciliation-window-store.ts). FULL: all history, for the job's daily pass
+   * and `billing reconcile --full`.
+   */
+  scope: "INCREMENTAL" | "FULL";
+  /** RECONCILE_OVERLAP_MS. */
+  overlapMs: number;
+  /** Statement bound of a full pass (RECONCILE_FULL_TIMEOUT_MS); an incremental run keeps the connection's. */
+  fullTimeoutMs?: number | undefined;
 }
 
 /**
@@ -51,10 +68,21 @@ interface Reconciliation {
  * never billed its period (the period index did not move past it): money
  * taken for nothing — CHARGE_WITHOUT_BILLED_PERIOD.
  */
-export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Reconciliation> {
+export async function reconcile(ctx: UseCaseContext, logger: Logger, options: ReconcileOptions): Promise<Reconciliation> {
   const em = ctx.em;
-  const counts = await comparedCounts(em);
-  const rows = await moneyOwnerMismatches(em);
+  await ctx.clock.sync();
+  // Before the checks: what is in flight now bounds where the next run may start.
+  const window = await openWindow(em, options.scope, ctx.clock.now(), options.overlapMs);
+  const { counts, rows } = await em.transactional(
+    async (tx) => {
+      // A full pass reads all history: its own bound, local to this transaction (a pooler's connection keeps none of it).
+      if (window.since === null && options.fullTimeoutMs !== undefined) await tx.execute(`set local statement_timeout = ${Math.trunc(options.fullTimeoutMs)}`);
+      // One snapshot for both statements (repeatable read): the count describes what the checks saw. Not read-only:
+      // an audited call (WalletService/Reconcile) records its audit entry as the first transaction commits.
+      return { counts: await comparedCounts(tx, window.since), rows: await moneyOwnerMismatches(tx, window.since) };
+    },
+    { isolationLevel: "repeatable read" },
+  );
   const anomalies: Anomaly[] = rows.map((r) => ({
     kind: r.kind,
     ownerType: r.owner_type,
@@ -80,11 +108,14 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger): Promise<Re
     }
   }
   if (newlyRecorded) logger.error({ newlyRecorded, total: anomalies.length }, "reconciliation found new anomalies");
+  const checked = Number(counts.transactions) + Number(counts.charges) + Number(counts.credits);
+  await recordRun(em, window, { checked, anomalies: anomalies.length });
   return {
     status: anomalies.length ? "anomalies" : "ok",
-    checked: Number(counts.transactions) + Number(counts.charges) + Number(counts.credits),
+    checked,
     anomalies,
     newlyRecorded,
     newKinds,
+    since: window.since,
   };
 }

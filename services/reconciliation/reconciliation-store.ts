@@ -31,17 +31,105 @@ const PAYOUT_CANCELLED = sqlStatus(PAYOUT_STATUSES, "CANCELLED");
 const PAYOUT_EXPIRED = sqlStatus(PAYOUT_STATUSES, "EXPIRED");
 const ORDER_REFUND_REFUSED = sqlStatus(ORDER_REFUND_STATUSES, "REFUSED");
 
+const UUID = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+/** SQL: a text column as a uuid, or null when it holds none (an anomaly's owner id may be a key or an asset). */
+const uuidOrNull = (column: string) => `case when ${column} ~ '${UUID}' then ${column}::uuid end`;
+
+/**
+ * The rows a run checks (reconciliation-window-store.ts says why these are
+ * enough): `since` null checks all history; otherwise the statement starts
+ * with the CTEs below and each check reads its money from `scoped_money`
+ * and keeps only owners in the touched sets. Payouts, order refunds and the
+ * PAYOUTS account are few: they are checked in full either way.
+ */
+interface Scope {
+  /** CTEs that open the statement's `with` (each followed by a comma), or "". */
+  readonly prelude: string;
+  readonly params: unknown[];
+  /** Where the checks read money from. */
+  readonly money: string;
+  /** SQL conditions: the owner id (a uuid column) is one this run checks. */
+  readonly charge: (id: string) => string;
+  readonly refund: (id: string) => string;
+  readonly credit: (id: string) => string;
+  /** SQL condition on an event's created_at. */
+  readonly eventSince: (createdAt: string) => string;
+}
+
+const FULL: Scope = {
+  prelude: "",
+  params: [],
+  money: "ledger_transactions",
+  charge: () => "true",
+  refund: () => "true",
+  credit: () => "true",
+  eventSince: () => "true",
+};
+
+function scope(since: string | null): Scope {
+  if (since === null) return FULL;
+  const sinceSql = "(select since from scope)";
+  return {
+    prelude: `scope as (select ?::timestamptz as since),
+     -- money created in the window, and the money of every anomaly recorded before (checked until it is gone)
+     new_money as materialized (
+       select t.id, t.idempotency_key from ledger_transactions t where t.created_at >= ${sinceSql}
+       union
+       select t.id, t.idempotency_key from reconciliation_anomalies a join ledger_transactions t on t.id = ${uuidOrNull("a.wallet_transaction_id")}
+     ),
+     -- charges created in the window, named by new money, refunded in the window (their refunded total), or of a recorded anomaly
+     touched_charges as materialized (
+       select c.id from subscription_charges c where c.created_at >= ${sinceSql}
+       union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.subscriptionCharge)} from new_money m
+       union select r.charge_id from subscription_refunds r where r.created_at >= ${sinceSql}
+       union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'subscription_charge'
+     ),
+     touched_refunds as materialized (
+       select r.id from subscription_refunds r where r.created_at >= ${sinceSql}
+       union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.refund)} from new_money m
+       union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'refund'
+     ),
+     touched_credits as materialized (
+       select o.id, o.idempotency_key from payment_order_credits o where o.created_at >= ${sinceSql}
+       union select o.id, o.idempotency_key from new_money m join payment_order_credits o on o.idempotency_key = m.idempotency_key
+       union select o.id, o.idempotency_key from reconciliation_anomalies a join payment_order_credits o on o.id = ${uuidOrNull("a.owner_id")}
+        where a.owner_type = 'order_credit'
+     ),
+     -- the money of all of those (by key: the unique index), and of every payout and order refund
+     scoped_money as materialized (
+       select t.* from ledger_transactions t where t.id in (
+         select id from new_money
+         union select t.id from touched_charges c join ledger_transactions t on t.idempotency_key = '${K.subscriptionCharge}' || c.id::text
+         union select t.id from touched_refunds r join ledger_transactions t on t.idempotency_key = '${K.refund}' || r.id::text
+         union select t.id from touched_credits o join ledger_transactions t on t.idempotency_key = o.idempotency_key
+         union select t.id from payouts p join ledger_transactions t
+                 on t.idempotency_key in ('${K.payoutDebit}' || p.id::text, '${K.payoutReversal}' || p.id::text)
+         union select t.id from order_refunds r join ledger_transactions t
+                 on t.idempotency_key in ('${K.orderRefund}' || r.id::text, '${K.orderRefundReturn}' || r.id::text))
+     ),`,
+    params: [since],
+    money: "scoped_money",
+    charge: (id) => `${id} in (select id from touched_charges)`,
+    refund: (id) => `${id} in (select id from touched_refunds)`,
+    credit: (id) => `${id} in (select id from touched_credits)`,
+    eventSince: (createdAt) => `${createdAt} >= ${sinceSql}`,
+  };
+}
+
 /** How many wallet transactions and owning rows the checks compare. */
-export async function comparedCounts(em: EntityManager): Promise<{ transactions: number; charges: number; credits: number }> {
+export async function comparedCounts(em: EntityManager, since: string | null): Promise<{ transactions: number; charges: number; credits: number }> {
+  const sc = scope(since);
   const [counts] = await em.execute<{ transactions: number; charges: number; credits: number }[]>(
-    `select (select count(*)::int from ledger_transactions
+    `${sc.prelude ? `with ${sc.prelude.replace(/,\s*$/, "")}` : ""}
+     select (select count(*)::int from ${sc.money}
               where idempotency_key like '${K.subscriptionCharge}%' or idempotency_key like '${K.paymentOrder}%' or idempotency_key like '${K.refund}%'
                  or idempotency_key like '${K.payoutDebit}%' or idempotency_key like '${K.payoutReversal}%'
                  or idempotency_key like '${K.orderRefund}%') as transactions,
-            (select count(*)::int from subscription_charges where status = ${CHARGE_SUCCEEDED} or parked_at is not null)
-              + (select count(*)::int from subscription_refunds where status = ${REFUND_SUCCEEDED})
+            (select count(*)::int from subscription_charges c where (c.status = ${CHARGE_SUCCEEDED} or c.parked_at is not null) and ${sc.charge("c.id")})
+              + (select count(*)::int from subscription_refunds r where r.status = ${REFUND_SUCCEEDED} and ${sc.refund("r.id")})
               + (select count(*)::int from payouts where debited_at is not null) as charges,
-            (select count(*)::int from payment_order_credits where status = ${CREDIT_DONE} or parked_at is not null) as credits`,
+            (select count(*)::int from payment_order_credits o where (o.status = ${CREDIT_DONE} or o.parked_at is not null) and ${sc.credit("o.id")}) as credits`,
+    sc.params,
   );
   return counts!;
 }
@@ -63,29 +151,31 @@ interface MismatchRow {
  * one statement (one snapshot), ordered by kind, owner type and owner.
  * Amounts are compared as numerics in SQL and come back as decimal strings.
  */
-export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchRow[]> {
+export async function moneyOwnerMismatches(em: EntityManager, since: string | null): Promise<MismatchRow[]> {
+  const sc = scope(since);
   return em.execute<MismatchRow[]>(
-    `with charge_money as (
+    `with ${sc.prelude}
+     charge_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.subscriptionCharge)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.subscriptionCharge)} as owner_uuid
-         from ledger_transactions t where t.idempotency_key like '${K.subscriptionCharge}%'
+         from ${sc.money} t where t.idempotency_key like '${K.subscriptionCharge}%'
      ), credit_money as (
-       select t.id, t.asset, t.amount::text as amount, t.idempotency_key from ledger_transactions t where t.idempotency_key like '${K.paymentOrder}%'
+       select t.id, t.asset, t.amount::text as amount, t.idempotency_key from ${sc.money} t where t.idempotency_key like '${K.paymentOrder}%'
      ), payout_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.payoutDebit)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.payoutDebit)} as owner_uuid
-         from ledger_transactions t where t.idempotency_key like '${K.payoutDebit}%'
+         from ${sc.money} t where t.idempotency_key like '${K.payoutDebit}%'
      ), reversal_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.payoutReversal)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.payoutReversal)} as owner_uuid
-         from ledger_transactions t where t.idempotency_key like '${K.payoutReversal}%'
+         from ${sc.money} t where t.idempotency_key like '${K.payoutReversal}%'
      ), order_refund_money as (
        -- order-refund-<uuid> (the reservation) only: order-refund-return-<uuid> is the money back
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefund)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.orderRefund)} as owner_uuid
-         from ledger_transactions t where ${ledgerKeyMatchesSql("t.idempotency_key", K.orderRefund)}
+         from ${sc.money} t where ${ledgerKeyMatchesSql("t.idempotency_key", K.orderRefund)}
      ), order_refund_return_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.orderRefundReturn)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.orderRefundReturn)} as owner_uuid
-         from ledger_transactions t where t.idempotency_key like '${K.orderRefundReturn}%'
+         from ${sc.money} t where t.idempotency_key like '${K.orderRefundReturn}%'
      ), refund_money as (
        select t.id, t.asset, t.amount::text as amount, ${ledgerKeyOwnerSql("t.idempotency_key", K.refund)} as owner_id, ${ledgerKeyOwnerUuidSql("t.idempotency_key", K.refund)} as owner_uuid
-         from ledger_transactions t where t.idempotency_key like '${K.refund}%'
+         from ${sc.money} t where t.idempotency_key like '${K.refund}%'
      )
      -- money for a charge whose row is missing or did not succeed
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER' as kind, 'subscription_charge' as owner_type, m.owner_id, m.id::text as wallet_transaction_id,
@@ -99,7 +189,7 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'subscription_charge', c.id::text, null, c.status, c.asset_amount::text, c.asset, null, null
        from subscription_charges c
-      where c.status = ${CHARGE_SUCCEEDED} and coalesce(c.asset_amount, 0) > 0
+      where c.status = ${CHARGE_SUCCEEDED} and coalesce(c.asset_amount, 0) > 0 and ${sc.charge("c.id")}
         and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.subscriptionCharge}' || c.id::text)
      union all
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'order_credit', coalesce(o.id::text, m.idempotency_key), m.id::text, o.status, o.amount::text, o.asset, m.amount, m.asset
@@ -112,7 +202,7 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'order_credit', o.id::text, null, o.status, o.amount::text, o.asset, null, null
        from payment_order_credits o
-      where o.status = ${CREDIT_DONE} and not exists (select 1 from ledger_transactions t where t.idempotency_key = o.idempotency_key)
+      where o.status = ${CREDIT_DONE} and ${sc.credit("o.id")} and not exists (select 1 from ledger_transactions t where t.idempotency_key = o.idempotency_key)
      union all
      -- refunds: money back to a customer and the refund row that owns it
      select 'MONEY_WITHOUT_SUCCEEDED_OWNER', 'refund', m.owner_id, m.id::text, r.status, r.asset_amount::text, r.asset, m.amount, m.asset
@@ -125,7 +215,7 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      union all
      select 'SUCCEEDED_OWNER_WITHOUT_MONEY', 'refund', r.id::text, null, r.status, r.asset_amount::text, r.asset, null, null
        from subscription_refunds r
-      where r.status = ${REFUND_SUCCEEDED} and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.refund}' || r.id::text)
+      where r.status = ${REFUND_SUCCEEDED} and ${sc.refund("r.id")} and not exists (select 1 from ledger_transactions t where t.idempotency_key = '${K.refund}' || r.id::text)
      union all
      -- the wallet-call protocol's own reports, for every kind: parked rows, and PENDING rows no sweep finished in time
      ${walletCallAnomalies("subscription_charges", "subscription_charge", "asset_amount")}
@@ -190,7 +280,7 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      union all
      -- a payout PAID twice: two payout.paid events for one payout, or two payouts on one chain transfer
      select 'PAYOUT_PAID_TWICE', 'payout', e.data->>'id', null, ${PAYOUT_PAID}, count(*)::text, null, null, null
-       from events e where e.type = 'payout.paid' group by e.data->>'id' having count(*) > 1
+       from events e where e.type = 'payout.paid' and ${sc.eventSince("e.created_at")} group by e.data->>'id' having count(*) > 1
      union all
      select 'PAYOUT_PAID_TWICE', 'payout', min(p.id::text), null, ${PAYOUT_PAID}, count(*)::text, min(p.asset), null, null
        from payouts p where p.tx_hash is not null group by p.tx_hash having count(*) > 1
@@ -206,17 +296,19 @@ export async function moneyOwnerMismatches(em: EntityManager): Promise<MismatchR
      -- a charge's refunded total must be the sum of its succeeded refunds
      select 'AMOUNT_MISMATCH', 'subscription_charge', c.id::text, null, c.status, c.asset_amount_refunded::text, c.asset, coalesce(s.total, 0)::text, c.asset
        from subscription_charges c
-       left join (select charge_id, sum(asset_amount) as total from subscription_refunds where status = ${REFUND_SUCCEEDED} group by charge_id) s on s.charge_id = c.id
-      where c.asset_amount_refunded <> coalesce(s.total, 0)
+       left join (select charge_id, sum(asset_amount) as total from subscription_refunds
+                   where status = ${REFUND_SUCCEEDED} and ${sc.charge("charge_id")} group by charge_id) s on s.charge_id = c.id
+      where c.asset_amount_refunded <> coalesce(s.total, 0) and ${sc.charge("c.id")}
      union all
      -- money for a period the subscription never billed: a period charge succeeded but the subscription did not move
      -- past it (a first payment that succeeded after its subscription expired, issue 21; a renewal settled on a cancelled one)
      select 'CHARGE_WITHOUT_BILLED_PERIOD', 'subscription_charge', c.id::text, c.wallet_transaction_id, c.status, c.asset_amount::text, c.asset, null, null
        from subscription_charges c join subscriptions s on s.id = c.subscription_id
-      where c.status = ${CHARGE_SUCCEEDED} and c.change_session_id is null and c.period_index >= s.next_period_index
+      where c.status = ${CHARGE_SUCCEEDED} and c.change_session_id is null and c.period_index >= s.next_period_index and ${sc.charge("c.id")}
         -- given back in full (an operator's refund): nothing is kept for nothing any more
         and c.asset_amount_refunded < coalesce(c.asset_amount, 0)
      order by 1, 2, 3`,
+    sc.params,
   );
 }
 

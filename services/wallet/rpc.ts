@@ -240,7 +240,8 @@ export function walletService(deps: ServiceDeps, hooks: WalletHooks, rates: Rate
       };
     },
     async reconcile(_req, call) {
-      const res = await reconcile(useCaseContext(call), deps.logger);
+      // Incremental: a full pass over all history is the job's (daily) and the CLI's (`billing reconcile --full`).
+      const res = await reconcile(useCaseContext(call), deps.logger, { scope: "INCREMENTAL", overlapMs: deps.config.reconcileOverlapMs });
       return {
         status: res.status,
         checked: BigInt(res.checked),

@@ -31,6 +31,7 @@ import { Migration0033DashboardLookups } from "./0033-dashboard-lookups.ts";
 import { Migration0034ApiKeyLastUse } from "./0034-api-key-last-use.ts";
 import { Migration0035AnnouncedChargesIndex } from "./0035-announced-charges-index.ts";
 import { Migration0036CreateIdempotencyKey } from "./0036-create-idempotency-key.ts";
+import { Migration0037ReconciliationRuns } from "./0037-reconciliation-runs.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -69,4 +70,5 @@ export const migrations: MigrationObject[] = [
   { name: "0034-api-key-last-use", class: Migration0034ApiKeyLastUse },
   { name: "0035-announced-charges-index", class: Migration0035AnnouncedChargesIndex },
   { name: "0036-create-idempotency-key", class: Migration0036CreateIdempotencyKey },
+  { name: "0037-reconciliation-runs", class: Migration0037ReconciliationRuns },
 ];
