@@ -19,6 +19,8 @@ import { emailDueWork } from "../services/emails/due-work.ts";
 import { payoutDueWork } from "../services/payouts/due-work.ts";
 import { ANOMALY_KINDS } from "../services/reconciliation/contract.ts";
 import { reconciliationSweep } from "../services/reconciliation/reconciliation-queue.ts";
+import { retentionSweep } from "../services/retention/retention-queue.ts";
+import { RETAINED_TABLES } from "../services/retention/retention-registry.ts";
 
 /** Every kind of due work, each reported by the worker group that does it. */
 export const DUE_WORK_PROBES: readonly DueWorkProbe[] = [...subscriptionDueWork, ...orderDueWork, ...payoutDueWork, ...eventDueWork, ...emailDueWork];
@@ -107,6 +109,7 @@ export async function createObservability(config: Config, logger: Logger, metric
       // Counters alerts use exist at 0 in the process that counts them: increase() over a series that
       // appears with its first count sees no increase, so the first anomaly or failed email would not alert.
       if (workerGroups.includes(reconciliationSweep.group)) for (const check of ANOMALY_KINDS) metrics.reconciliationAnomalies.inc({ check }, 0);
+      if (workerGroups.includes(retentionSweep.group)) for (const { table } of RETAINED_TABLES) metrics.retentionContention.inc({ table }, 0);
       if (workerGroups.includes("emails")) for (const kind of EMAIL_KINDS) for (const outcome of EMAIL_OUTCOMES) metrics.emails.inc({ kind, outcome }, 0);
       const probes = DUE_WORK_PROBES.filter((p) => workerGroups.includes(p.group));
       if (orm && clock && probes.length > 0) {

@@ -34,11 +34,15 @@ const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: S
   merchants: (router, deps) =>
     router.service(MerchantService, merchantService(deps)).service(MembersService, membersService(deps)).service(AuditService, auditService()),
   catalog: (router, deps) => router.service(CatalogService, catalogService()),
-  // A clock advance makes the retained tables' months of the new time before its sweeps write in them.
+  // A clock advance makes the retained tables' months of the new time before its sweeps write in them; a month lock
+  // contention left is counted as the retention sweep counts its own (the soak met this deadlock here).
   sandbox: (router, deps) =>
     router.service(
       SandboxService,
-      sandboxService(deps, ALL_SWEEPS, (now) => ensureRetainedMonths(contextFor(deps), deps.logger, now)),
+      sandboxService(deps, ALL_SWEEPS, async (now) => {
+        for (const t of await ensureRetainedMonths(contextFor(deps), deps.logger, now))
+          deps.metrics?.retentionContention.inc({ table: t.table }, t.contended.length);
+      }),
     ),
   // Recurring billing hears of the wallet's credits here; neither domain imports the other.
   wallet: (router, deps) => router.service(WalletService, walletService(deps, { accountCredited: (credit) => enqueueAccountCredited(deps.queues, credit) })),

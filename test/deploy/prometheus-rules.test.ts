@@ -52,7 +52,7 @@ describe("deploy/prometheus and deploy/grafana", () => {
     expect(config.scrape_configs.map((s: { job_name: string }) => s.job_name)).to.deep.equal(["billing-gateway", "billing-services", "billing-workers"]);
   });
 
-  it("alerts cover lag, failed jobs, 5xx, readiness, disabled endpoints, reconciliation and the pool, on metrics we export", async () => {
+  it("alerts cover lag, failed jobs, 5xx, readiness, disabled endpoints, reconciliation, the pool and retention contention, on metrics we export", async () => {
     const alerts = parse(await readFile(`${DEPLOY}prometheus/alerts.yml`, "utf8"));
     const rules: { alert: string; expr: string }[] = alerts.groups.flatMap((g: { rules: unknown[] }) => g.rules);
     const exported = await exportedNames();
@@ -68,6 +68,7 @@ describe("deploy/prometheus and deploy/grafana", () => {
       "billing_webhook_endpoints_disabled_total",
       "billing_reconciliation_anomalies_total",
       'billing_db_pool_connections{state="waiting"}',
+      "billing_retention_contention_total",
     ]) {
       expect(uses(metric), metric).to.equal(true);
     }

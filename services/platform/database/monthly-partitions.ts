@@ -27,7 +27,7 @@ const LOCK_TIMEOUT = "2s";
 export const monthStart = (at: Date): Date => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
 export const addMonths = (month: Date, n: number): Date => new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + n, 1));
 export const partitionName = (table: string, month: Date): string => `${table}_${month.getUTCFullYear()}_${String(month.getUTCMonth() + 1).padStart(2, "0")}`;
-const defaultPartitionName = (table: string): string => `${table}_default`;
+export const defaultPartitionName = (table: string): string => `${table}_default`;
 
 /** Table and column names come from code (the registry), never from input; this keeps them plain identifiers anyway. */
 function ident(name: string): string {
@@ -51,6 +51,12 @@ export async function listMonths(em: EntityManager, table: string): Promise<Date
     .sort((a, b) => a.getTime() - b.getTime());
 }
 
+/** Whether the month starting at `month` exists (a catalog lookup, no lock). */
+export async function monthExists(em: EntityManager, table: string, month: Date): Promise<boolean> {
+  const [row] = await em.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [partitionName(table, month)]);
+  return row?.found === true;
+}
+
 /**
  * Creates the month starting at `month` unless it exists; idempotent and safe
  * to run from two sweeps at once (one advisory lock per table). Rows of that
@@ -63,8 +69,7 @@ export async function ensureMonth(em: EntityManager, spec: MonthlyPartitionedTab
   const to = addMonths(month, 1).toISOString();
   const storage = spec.storage ? ` with (${spec.storage})` : "";
   // The common case (it exists) costs one catalog lookup, no transaction.
-  const [known] = await em.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [name]);
-  if (known?.found) return false;
+  if (await monthExists(em, spec.table, month)) return false;
   return em.transactional(async (tx) => {
     await tx.execute(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
     await tx.execute("select pg_advisory_xact_lock(hashtext(?))", [lockKey(spec.table)]);

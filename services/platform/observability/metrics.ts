@@ -60,6 +60,8 @@ export interface BillingMetrics {
   /** Monthly partitions the retention sweep created / dropped, by table (services/retention). */
   readonly retentionPartitionsCreated: Counter<"table">;
   readonly retentionPartitionsDropped: Counter<"table">;
+  /** Steps of the retention sweep left for its next run because of lock contention (lock timeout or deadlock), by table. */
+  readonly retentionContention: Counter<"table">;
   /** Estimated rows of each retained table (planner statistics), as of the last retention sweep. */
   readonly retentionRows: Gauge<"table">;
   /** Runs `collector` before every scrape (errors are logged by the caller's collector, never fail the scrape). */
@@ -164,6 +166,12 @@ export function createMetrics(): BillingMetrics {
     retentionPartitionsDropped: new Counter({
       name: "billing_retention_partitions_dropped_total",
       help: "Monthly partitions dropped by the retention sweep (all rows past retention, none still needed), by table.",
+      labelNames: ["table"],
+      registers,
+    }),
+    retentionContention: new Counter({
+      name: "billing_retention_contention_total",
+      help: "Retention sweep steps (a month created or dropped, the default partition purged) left for the next run because a lock was not granted in time or a deadlock chose them, by table.",
       labelNames: ["table"],
       registers,
     }),
