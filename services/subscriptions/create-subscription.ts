@@ -152,7 +152,7 @@ export async function createSubscription(
     const live = await liveSubscriptionByReference(ctx.em, input.merchantId, input.externalReference);
     if (live) return answerRepeatedCreate(ctx, ports, resolved, live);
     try {
-      await insertWithDiscount(ctx, { subscription, authorization }, input, plan);
+      await insertWithDiscount(ctx, { subscription, authorization }, input, plan, callSignal);
     } catch (err) {
       if (isUniqueViolation(err, "subscriptions_merchant_external_live_key")) return answerRepeatedCreate(ctx, ports, resolved);
       // A repeat racing its first attempt (a 504, then the retry while the first still ran): the code was used up by

@@ -73,4 +73,54 @@ describe("Idempotency-Key after a 504: kept in flight until the service surely s
     expect(replay.headers.get("idempotent-replayed")).to.equal("true");
     expect(replay.body).to.deep.equal(retry.body);
   });
+
+  it("a create with a coupon whose transaction outlives the deadline rolls back before its commit: nothing is kept, and the retry redeems the coupon once", async () => {
+    const { api } = await sys.createMerchant();
+    const plan = await createPlan(api);
+    const customer = await createWalletUser(sys);
+    const coupon = await api.post("/api/v1/coupons", { name: "Late", duration: "ONCE", percentOff: "10" });
+    expect(coupon.status, coupon.text).to.equal(201);
+    const req = { ...subscriptionBody(plan.id, customer.id), couponId: coupon.body.id };
+    const key = { "idempotency-key": "discounted-create-after-504" };
+    const redeemed = async () => (await sys.sql<{ n: number }>("select times_redeemed as n from coupons where id = ?", [coupon.body.id]))[0]!.n;
+
+    // The redemption runs first; then the subscription's insert waits on the plan's row past the deadline.
+    const holder = new pg.Client({ connectionString: sys.database.url });
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select id from plans where id = $1 for update", [plan.id]);
+      const first = await api.post("/api/v1/subscriptions", req, key);
+      expect(first.status, first.text).to.equal(504);
+    } finally {
+      // The service's transaction goes on past its deadline: it writes everything, then must not commit.
+      await holder.query("rollback").catch(() => {});
+      await holder.end();
+    }
+    // Its transaction is over once no session of this database is inside one (the services keep idle connections only).
+    await eventually(
+      async () => {
+        const [open] = await sys.sql<{ n: number }>(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null",
+        );
+        return open!.n === 0 ? true : undefined;
+      },
+      10_000,
+      "the late transaction to end",
+    );
+    expect(await sys.sql("select id from subscriptions where external_reference = ?", [req.externalReference])).to.deep.equal([]);
+    expect(await redeemed()).to.equal(0);
+
+    const retry = await eventually(
+      async () => {
+        const res = await api.post("/api/v1/subscriptions", req, key);
+        if (res.status === 409 && res.body.error === "IDEMPOTENCY_KEY_IN_USE") return undefined;
+        return res;
+      },
+      outcomeUnknownMs(sys.config) + 10_000,
+      "the key to be released",
+    );
+    expect(retry.status, retry.text).to.equal(201);
+    expect(await redeemed()).to.equal(1);
+  });
 });

@@ -16,6 +16,7 @@ export async function insertWithDiscount(
   rows: { subscription: SubscriptionRow; authorization: AuthorizationRow },
   request: DiscountRequest,
   plan: { id: string; currency: string },
+  callSignal?: AbortSignal,
 ): Promise<void> {
   await ctx.em.fork().transactional(async (em) => {
     const now = ctx.clock.now();
@@ -28,5 +29,9 @@ export async function insertWithDiscount(
     const record = subscriptionRecord(rows.subscription, rows.authorization);
     recordEvent(em, ctx.clock, { merchantId: rows.subscription.merchantId, type: "subscription.created", data: record });
     recordEvent(em, ctx.clock, { merchantId: rows.subscription.merchantId, type: "subscription.discount_applied", data: record });
+    // Written, not yet committed: past the caller's deadline (it answered 504) this rolls back, so what can still
+    // commit after the deadline is the COMMIT alone, the one statement gateway/idempotency.ts outcomeUnknownMs allows for.
+    await em.flush();
+    callSignal?.throwIfAborted();
   });
 }
