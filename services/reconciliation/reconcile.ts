@@ -2,8 +2,8 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Logger } from "../platform/logger.ts";
 import { formatAmount } from "../platform/money.ts";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
-import { comparedCounts, moneyOwnerMismatches, recordAnomalyOnce } from "./reconciliation-store.ts";
-import { openWindow, recordRun } from "./reconciliation-window-store.ts";
+import { comparedCounts, moneyOwnerMismatches, recordAnomalyOnce, touchedRows } from "./reconciliation-store.ts";
+import { finishRun, nextWindowStart, startRun, windowStart } from "./reconciliation-window-store.ts";
 
 interface Anomaly {
   kind: AnomalyKind;
@@ -71,15 +71,20 @@ export interface ReconcileOptions {
 export async function reconcile(ctx: UseCaseContext, logger: Logger, options: ReconcileOptions): Promise<Reconciliation> {
   const em = ctx.em;
   await ctx.clock.sync();
-  // Before the checks: what is in flight now bounds where the next run may start.
-  const window = await openWindow(em, options.scope, ctx.clock.now(), options.overlapMs);
-  const { counts, rows } = await em.transactional(
+  const since = options.scope === "FULL" ? null : await windowStart(em);
+  // The offset the service clock adds to real time (the sandbox's; zero otherwise): the run's service time is
+  // database time plus this, so an operator's host clock cannot move the windows.
+  const runId = await startRun(em, since === null ? "FULL" : "INCREMENTAL", since, ctx.clock.now().getTime() - Date.now());
+  const { counts, rows, nextSince } = await em.transactional(
     async (tx) => {
       // A full pass reads all history: its own bound, local to this transaction (a pooler's connection keeps none of it).
-      if (window.since === null && options.fullTimeoutMs !== undefined) await tx.execute(`set local statement_timeout = ${Math.trunc(options.fullTimeoutMs)}`);
-      // One snapshot for both statements (repeatable read): the count describes what the checks saw. Not read-only:
-      // an audited call (WalletService/Reconcile) records its audit entry as the first transaction commits.
-      return { counts: await comparedCounts(tx, window.since), rows: await moneyOwnerMismatches(tx, window.since) };
+      if (since === null && options.fullTimeoutMs !== undefined) await tx.execute(`set local statement_timeout = ${Math.trunc(options.fullTimeoutMs)}`);
+      // One snapshot for every statement (repeatable read), taken by the first: where the next run may start is read
+      // in the snapshot the checks judge. Not read-only: an audited call (WalletService/Reconcile) records its audit
+      // entry as the first transaction commits.
+      const nextSince = await nextWindowStart(tx, options.overlapMs);
+      const touched = since === null ? null : await touchedRows(tx, since);
+      return { nextSince, counts: await comparedCounts(tx, touched), rows: await moneyOwnerMismatches(tx, touched) };
     },
     { isolationLevel: "repeatable read" },
   );
@@ -109,13 +114,13 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger, options: Re
   }
   if (newlyRecorded) logger.error({ newlyRecorded, total: anomalies.length }, "reconciliation found new anomalies");
   const checked = Number(counts.transactions) + Number(counts.charges) + Number(counts.credits);
-  await recordRun(em, window, { checked, anomalies: anomalies.length });
+  await finishRun(em, runId, { nextSince, checked, anomalies: anomalies.length });
   return {
     status: anomalies.length ? "anomalies" : "ok",
     checked,
     anomalies,
     newlyRecorded,
     newKinds,
-    since: window.since,
+    since,
   };
 }

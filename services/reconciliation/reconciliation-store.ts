@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
-import { LEDGER_KEY_PREFIXES as K, ledgerKeyMatchesSql, ledgerKeyOwnerSql, ledgerKeyOwnerUuidSql } from "../wallet/contract.ts";
+import { LEDGER_KEY_PREFIXES as K, ledgerKeyMatchesSql, ledgerKeyOwnerSql, ledgerKeyOwnerUuidSql, ledgerKeys } from "../wallet/contract.ts";
 import { walletCallAnomalies } from "../platform/wallet-calls/wallet-call.ts";
 import { WALLET_CALL_PENDING } from "../platform/wallet-calls/wallet-call-status.ts";
 import { sqlStatus } from "../platform/status-machine.ts";
@@ -31,16 +31,89 @@ const PAYOUT_CANCELLED = sqlStatus(PAYOUT_STATUSES, "CANCELLED");
 const PAYOUT_EXPIRED = sqlStatus(PAYOUT_STATUSES, "EXPIRED");
 const ORDER_REFUND_REFUSED = sqlStatus(ORDER_REFUND_STATUSES, "REFUSED");
 
+/**
+ * A list as a PostgreSQL array literal, each element quoted: the ORM expands a
+ * JS array bound to `?` into a list of parameters, so arrays go as one text.
+ */
+const pgArray = (values: readonly string[]) => `{${values.map((v) => `"${v.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
+
 const UUID = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
 /** SQL: a text column as a uuid, or null when it holds none (an anomaly's owner id may be a key or an asset). */
 const uuidOrNull = (column: string) => `case when ${column} ~ '${UUID}' then ${column}::uuid end`;
 
 /**
- * The rows a run checks (reconciliation-window-store.ts says why these are
- * enough): `since` null checks all history; otherwise the statement starts
- * with the CTEs below and each check reads its money from `scoped_money`
- * and keeps only owners in the touched sets. Payouts, order refunds and the
- * PAYOUTS account are few: they are checked in full either way.
+ * What an incremental run checks (reconciliation-window-store.ts says why it
+ * is enough), as explicit id lists: the checks then join on primary keys and
+ * the ledger's unique key with sizes PostgreSQL knows, instead of planning
+ * joins over whole tables from a guess at a time range (without statistics,
+ * any `created_at >= $1` reads as a third of the table).
+ */
+export interface TouchedRows {
+  /** The window's first created_at (PostgreSQL's text). */
+  readonly since: string;
+  readonly charges: readonly string[];
+  readonly refunds: readonly string[];
+  readonly credits: readonly string[];
+  /** Ledger transactions: created in the window, of a recorded anomaly, or of any owner above, payout or order refund. */
+  readonly money: readonly string[];
+}
+
+/**
+ * Reads the rows a run checks since `since`, in the caller's snapshot:
+ *  - money created since, and the money of every recorded anomaly;
+ *  - refunds created since, named by that money, or of a recorded anomaly;
+ *  - charges created since, named by that money, of those refunds (their
+ *    refunded total: a refund parked long ago can still settle), or of a
+ *    recorded anomaly;
+ *  - credits created since, named by that money, or of a recorded anomaly;
+ *  - then the money of all of those owners, and of every payout and order
+ *    refund (few rows: checked in full), by the ledger's unique key.
+ */
+export async function touchedRows(em: EntityManager, since: string): Promise<TouchedRows> {
+  const [owners] = await em.execute<{ money: string[]; refunds: string[]; charges: string[]; credits: string[]; keys: string[] }[]>(
+    `with new_money as materialized (
+       select t.id, t.idempotency_key from ledger_transactions t where t.created_at >= ?::timestamptz
+       union
+       select t.id, t.idempotency_key from reconciliation_anomalies a join ledger_transactions t on t.id = ${uuidOrNull("a.wallet_transaction_id")}
+     ), touched_refunds as materialized (
+       select r.id from subscription_refunds r where r.created_at >= ?::timestamptz
+       union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.refund)} from new_money m
+       union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'refund'
+     ), touched_credits as materialized (
+       select o.id, o.idempotency_key from payment_order_credits o where o.created_at >= ?::timestamptz
+       union select o.id, o.idempotency_key from new_money m join payment_order_credits o on o.idempotency_key = m.idempotency_key
+       union select o.id, o.idempotency_key from reconciliation_anomalies a join payment_order_credits o on o.id = ${uuidOrNull("a.owner_id")}
+        where a.owner_type = 'order_credit'
+     )
+     select array(select id::text from new_money) as money,
+            array(select id::text from touched_refunds where id is not null) as refunds,
+            array(select id::text from (
+                    select c.id from subscription_charges c where c.created_at >= ?::timestamptz
+                    union select r.charge_id from subscription_refunds r where r.id in (select id from touched_refunds)
+                    union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.subscriptionCharge)} from new_money m
+                    union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'subscription_charge'
+                  ) c where id is not null) as charges,
+            array(select id::text from touched_credits) as credits,
+            array(select idempotency_key::text from touched_credits
+                  union select '${K.payoutDebit}' || p.id::text from payouts p
+                  union select '${K.payoutReversal}' || p.id::text from payouts p
+                  union select '${K.orderRefund}' || r.id::text from order_refunds r
+                  union select '${K.orderRefundReturn}' || r.id::text from order_refunds r) as keys`,
+    [since, since, since, since],
+  );
+  const keys = [...owners!.charges.map(ledgerKeys.subscriptionCharge), ...owners!.refunds.map(ledgerKeys.refund), ...owners!.keys];
+  const [money] = await em.execute<{ ids: string[] }[]>(
+    `select array(select unnest(?::uuid[])::text union select t.id::text from ledger_transactions t where t.idempotency_key = any(?::text[])) as ids`,
+    [pgArray(owners!.money), pgArray(keys)],
+  );
+  return { since, charges: owners!.charges, refunds: owners!.refunds, credits: owners!.credits, money: money!.ids };
+}
+
+/**
+ * How the checks' statement is restricted: `null` (a full pass) reads all
+ * history; otherwise the statement opens with the touched lists, each check
+ * reads its money from `scoped_money` and keeps only owners on the lists.
+ * Payouts, order refunds and the PAYOUTS account are checked in full either way.
  */
 interface Scope {
   /** CTEs that open the statement's `with` (each followed by a comma), or "". */
@@ -52,8 +125,8 @@ interface Scope {
   readonly charge: (id: string) => string;
   readonly refund: (id: string) => string;
   readonly credit: (id: string) => string;
-  /** SQL condition on an event's created_at. */
-  readonly eventSince: (createdAt: string) => string;
+  /** SQL condition: the payout.paid event `e` is one this run counts (its payout has one in the window, or was reported). */
+  readonly paidEvent: (e: string) => string;
 }
 
 const FULL: Scope = {
@@ -63,62 +136,31 @@ const FULL: Scope = {
   charge: () => "true",
   refund: () => "true",
   credit: () => "true",
-  eventSince: () => "true",
+  paidEvent: () => "true",
 };
 
-function scope(since: string | null): Scope {
-  if (since === null) return FULL;
-  const sinceSql = "(select since from scope)";
+function scope(touched: TouchedRows | null): Scope {
+  if (touched === null) return FULL;
   return {
     prelude: `scope as (select ?::timestamptz as since),
-     -- money created in the window, and the money of every anomaly recorded before (checked until it is gone)
-     new_money as materialized (
-       select t.id, t.idempotency_key from ledger_transactions t where t.created_at >= ${sinceSql}
-       union
-       select t.id, t.idempotency_key from reconciliation_anomalies a join ledger_transactions t on t.id = ${uuidOrNull("a.wallet_transaction_id")}
-     ),
-     -- charges created in the window, named by new money, refunded in the window (their refunded total), or of a recorded anomaly
-     touched_charges as materialized (
-       select c.id from subscription_charges c where c.created_at >= ${sinceSql}
-       union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.subscriptionCharge)} from new_money m
-       union select r.charge_id from subscription_refunds r where r.created_at >= ${sinceSql}
-       union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'subscription_charge'
-     ),
-     touched_refunds as materialized (
-       select r.id from subscription_refunds r where r.created_at >= ${sinceSql}
-       union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.refund)} from new_money m
-       union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'refund'
-     ),
-     touched_credits as materialized (
-       select o.id, o.idempotency_key from payment_order_credits o where o.created_at >= ${sinceSql}
-       union select o.id, o.idempotency_key from new_money m join payment_order_credits o on o.idempotency_key = m.idempotency_key
-       union select o.id, o.idempotency_key from reconciliation_anomalies a join payment_order_credits o on o.id = ${uuidOrNull("a.owner_id")}
-        where a.owner_type = 'order_credit'
-     ),
-     -- the money of all of those (by key: the unique index), and of every payout and order refund
-     scoped_money as materialized (
-       select t.* from ledger_transactions t where t.id in (
-         select id from new_money
-         union select t.id from touched_charges c join ledger_transactions t on t.idempotency_key = '${K.subscriptionCharge}' || c.id::text
-         union select t.id from touched_refunds r join ledger_transactions t on t.idempotency_key = '${K.refund}' || r.id::text
-         union select t.id from touched_credits o join ledger_transactions t on t.idempotency_key = o.idempotency_key
-         union select t.id from payouts p join ledger_transactions t
-                 on t.idempotency_key in ('${K.payoutDebit}' || p.id::text, '${K.payoutReversal}' || p.id::text)
-         union select t.id from order_refunds r join ledger_transactions t
-                 on t.idempotency_key in ('${K.orderRefund}' || r.id::text, '${K.orderRefundReturn}' || r.id::text))
-     ),`,
-    params: [since],
+     touched_charges as materialized (select unnest(?::uuid[]) as id),
+     touched_refunds as materialized (select unnest(?::uuid[]) as id),
+     touched_credits as materialized (select unnest(?::uuid[]) as id),
+     scoped_money as materialized (select t.* from ledger_transactions t where t.id = any(?::uuid[])),`,
+    params: [touched.since, pgArray(touched.charges), pgArray(touched.refunds), pgArray(touched.credits), pgArray(touched.money)],
     money: "scoped_money",
     charge: (id) => `${id} in (select id from touched_charges)`,
     refund: (id) => `${id} in (select id from touched_refunds)`,
     credit: (id) => `${id} in (select id from touched_credits)`,
-    eventSince: (createdAt) => `${createdAt} >= ${sinceSql}`,
+    paidEvent: (e) => `${e}.data->>'id' in (
+         select w.data->>'id' from events w where w.type = 'payout.paid' and w.created_at >= (select since from scope)
+         union select a.owner_id from reconciliation_anomalies a where a.kind = 'PAYOUT_PAID_TWICE' and a.owner_type = 'payout')`,
   };
 }
 
 /** How many wallet transactions and owning rows the checks compare. */
-export async function comparedCounts(em: EntityManager, since: string | null): Promise<{ transactions: number; charges: number; credits: number }> {
-  const sc = scope(since);
+export async function comparedCounts(em: EntityManager, touched: TouchedRows | null): Promise<{ transactions: number; charges: number; credits: number }> {
+  const sc = scope(touched);
   const [counts] = await em.execute<{ transactions: number; charges: number; credits: number }[]>(
     `${sc.prelude ? `with ${sc.prelude.replace(/,\s*$/, "")}` : ""}
      select (select count(*)::int from ${sc.money}
@@ -151,8 +193,8 @@ interface MismatchRow {
  * one statement (one snapshot), ordered by kind, owner type and owner.
  * Amounts are compared as numerics in SQL and come back as decimal strings.
  */
-export async function moneyOwnerMismatches(em: EntityManager, since: string | null): Promise<MismatchRow[]> {
-  const sc = scope(since);
+export async function moneyOwnerMismatches(em: EntityManager, touched: TouchedRows | null): Promise<MismatchRow[]> {
+  const sc = scope(touched);
   return em.execute<MismatchRow[]>(
     `with ${sc.prelude}
      charge_money as (
@@ -280,7 +322,7 @@ export async function moneyOwnerMismatches(em: EntityManager, since: string | nu
      union all
      -- a payout PAID twice: two payout.paid events for one payout, or two payouts on one chain transfer
      select 'PAYOUT_PAID_TWICE', 'payout', e.data->>'id', null, ${PAYOUT_PAID}, count(*)::text, null, null, null
-       from events e where e.type = 'payout.paid' and ${sc.eventSince("e.created_at")} group by e.data->>'id' having count(*) > 1
+       from events e where e.type = 'payout.paid' and ${sc.paidEvent("e")} group by e.data->>'id' having count(*) > 1
      union all
      select 'PAYOUT_PAID_TWICE', 'payout', min(p.id::text), null, ${PAYOUT_PAID}, count(*)::text, min(p.asset), null, null
        from payouts p where p.tx_hash is not null group by p.tx_hash having count(*) > 1

@@ -1,8 +1,10 @@
 import { expect } from "chai";
+import pg from "pg";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { reconcile } from "../../../services/reconciliation/reconcile.ts";
+import { fullPassDue, startRun, windowStart } from "../../../services/reconciliation/reconciliation-window-store.ts";
 import { useTestSystem } from "../../support/system.ts";
 import { subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, approvedSubscription } from "../../support/billing.ts";
@@ -56,10 +58,25 @@ describe("reconciliation, incremental (since the last runs)", () => {
     await sys.sql(
       `insert into reconciliation_runs (id, scope, since, started_at, service_started_at, next_since, finished_at, checked, anomalies)
        values (gen_random_uuid(), 'FULL', null, now() - interval '1 hour', now() - interval '1 hour',
-               least(now() - make_interval(secs => ?), (select min(created_at) from subscription_charges where status = 'PENDING' and parked_at is null)),
+               least(now() - make_interval(secs => ?), (select min(c.created_at) from subscription_charges c where c.status = 'PENDING'
+                     and not exists (select 1 from reconciliation_anomalies a where a.owner_id = c.id::text))),
                now(), 0, 0)`,
       [secondsAgo],
     );
+  }
+
+  /** Ledger rows are immutable (a trigger refuses updates): an arrangement moves one back in time with triggers off. */
+  async function backdateMoney(key: string, seconds: number): Promise<void> {
+    const client = new pg.Client({ connectionString: sys.database.url });
+    await client.connect();
+    try {
+      await client.query("begin");
+      await client.query("set local session_replication_role = replica");
+      await client.query("update ledger_transactions set created_at = created_at - make_interval(secs => $1) where idempotency_key = $2", [seconds, key]);
+      await client.query("commit");
+    } finally {
+      await client.end();
+    }
   }
 
   const found = (body: any) => body.anomalies.map((a: any) => [a.kind, a.ownerId]);
@@ -135,9 +152,10 @@ describe("reconciliation, incremental (since the last runs)", () => {
 
     // That run becomes an overlap old (database time); then the sandbox clock jumps a month.
     await sys.sql("update reconciliation_runs set started_at = started_at - interval '1 hour'");
-    // The run's service time, or a charge still in flight if older (another test's).
+    // The run's service time, or a charge still in flight if older (another test's; one with an anomaly recorded is not).
     const [before] = await sys.sql<{ at: string }>(
-      `select least(r.service_started_at, (select min(created_at) from subscription_charges where status = 'PENDING' and parked_at is null))::text as at
+      `select least(r.service_started_at, (select min(c.created_at) from subscription_charges c where c.status = 'PENDING'
+                and not exists (select 1 from reconciliation_anomalies a where a.owner_id = c.id::text)))::text as at
          from reconciliation_runs r`,
     );
     await advanceBy(sys, 30 * 86_400);
@@ -149,5 +167,55 @@ describe("reconciliation, incremental (since the last runs)", () => {
     expect(third.status).to.equal(200);
     const [used] = await sys.sql<{ since: string }>("select since::text from reconciliation_runs order by finished_at desc limit 1");
     expect(used!.since).to.equal(before!.at);
+  });
+
+  it("a refund parked long ago that settles later: its old charge's refunded total is checked again", async () => {
+    const { api, id: merchantId } = await sys.createMerchant();
+    const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "50" } });
+    const charge = await chargeRow(subscriptionId, "SUCCEEDED", "5", TWO_HOURS);
+    await walletCharge(charge, user.id, merchantId, "5");
+    const { id: refund } = await make.refund(sys, { chargeId: charge, amount: "1" });
+    await sys.sql("update subscription_refunds set created_at = now() - interval '2 hours', parked_at = now() - interval '1 hour' where id = ?", [refund]);
+    await backdateMoney(`subscription-charge-${charge}`, TWO_HOURS);
+    await windowFrom(3600);
+
+    const first = await sys.admin.get("/admin/v1/reconciliation");
+    expect(found(first.body)).to.deep.include(["PARKED_ROW", refund]);
+    // Settled later (an operator retried it), and its charge's refunded total written wrong: 2 for a refund of 1.
+    await sys.sql("update subscription_refunds set status = 'FAILED', failure_reason = 'MERCHANT_BALANCE_INSUFFICIENT', parked_at = null where id = ?", [
+      refund,
+    ]);
+    await sys.sql("update subscription_charges set asset_amount_refunded = 2, amount_refunded = 2 where id = ?", [charge]);
+    await windowFrom(60);
+    const next = await sys.admin.get("/admin/v1/reconciliation");
+    expect(found(next.body)).to.deep.include(["AMOUNT_MISMATCH", charge]);
+    expect(found(next.body)).not.to.deep.include(["PARKED_ROW", refund]);
+  });
+
+  it("two payout.paid events for one payout, the first long before the window: reported, and listed while they last", async () => {
+    const { id: merchantId } = await sys.createMerchant();
+    const payoutId = "0b0b0b0b-0000-4000-8000-000000000001";
+    await make.event(sys, { merchantId, type: "payout.paid", data: { id: payoutId }, secondsAgo: TWO_HOURS, relayed: true });
+    await make.event(sys, { merchantId, type: "payout.paid", data: { id: payoutId }, relayed: true });
+    await windowFrom(3600);
+    const res = await sys.admin.get("/admin/v1/reconciliation");
+    expect(found(res.body)).to.deep.include(["PAYOUT_PAID_TWICE", payoutId]);
+    // Both events now older than the window: recorded, it is still counted.
+    await sys.sql("update events set created_at = created_at - interval '2 hours' where type = 'payout.paid' and data->>'id' = ?", [payoutId]);
+    await windowFrom(60);
+    const later = await sys.admin.get("/admin/v1/reconciliation");
+    expect(found(later.body)).to.deep.include(["PAYOUT_PAID_TWICE", payoutId]);
+  });
+
+  it("the job's full pass: due when none started within RECONCILE_FULL_INTERVAL_MS, and one that never finished is not started again beside it", async () => {
+    await sys.sql("delete from reconciliation_runs");
+    const ctx = sys.context();
+    expect(await fullPassDue(ctx.em, 86_400_000)).to.equal(true);
+    const id = await startRun(ctx.em, "FULL", null, 0);
+    expect(await fullPassDue(ctx.em, 86_400_000)).to.equal(false);
+    // It never finished (a timeout): it leaves no start for incremental runs.
+    expect(await windowStart(ctx.em)).to.equal(null);
+    await sys.sql("update reconciliation_runs set started_at = now() - interval '2 days' where id = ?", [id]);
+    expect(await fullPassDue(ctx.em, 86_400_000)).to.equal(true);
   });
 });
