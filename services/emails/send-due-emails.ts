@@ -1,4 +1,4 @@
-import { createTransport } from "nodemailer";
+import type { createTransport } from "nodemailer";
 import type { EMAIL_KINDS, EMAIL_OUTCOMES } from "../platform/observability/metrics.ts";
 import type { ServiceDeps } from "../platform/service-deps.ts";
 import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS, EMAIL_SEND_LEASE_MS } from "./contract.ts";
@@ -38,6 +38,8 @@ function isPermanentRefusal(err: unknown): boolean {
 export async function sendDueEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "config" | "logger" | "metrics">): Promise<number> {
   const { config } = deps;
   if (!config.smtpUrl || !config.emailFrom) return 0;
+  // Loaded on the first send, not at start: a deployment without SMTP (the default) never pays its ~8 MiB.
+  const { createTransport } = await import("nodemailer");
   const transport = createTransport({ url: config.smtpUrl, ...SMTP_TIMEOUTS }, { from: config.emailFrom });
   let sent = 0;
   try {
