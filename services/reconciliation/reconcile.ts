@@ -2,7 +2,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Logger } from "../platform/logger.ts";
 import { formatAmount } from "../platform/money.ts";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
-import { comparedCounts, moneyOwnerMismatches, recordAnomalyOnce, touchedRows } from "./reconciliation-store.ts";
+import { comparedCounts, moneyOwnerMismatches, recordAnomalyOnce, gatherTouchedRows } from "./reconciliation-store.ts";
 import { finishRun, nextWindowStart, startRun, windowStart } from "./reconciliation-window-store.ts";
 
 interface Anomaly {
@@ -83,7 +83,7 @@ export async function reconcile(ctx: UseCaseContext, logger: Logger, options: Re
       // in the snapshot the checks judge. Not read-only: an audited call (WalletService/Reconcile) records its audit
       // entry as the first transaction commits.
       const nextSince = await nextWindowStart(tx, options.overlapMs);
-      const touched = since === null ? null : await touchedRows(tx, since);
+      const touched = since === null ? null : await gatherTouchedRows(tx, since);
       return { nextSince, counts: await comparedCounts(tx, touched), rows: await moneyOwnerMismatches(tx, touched) };
     },
     { isolationLevel: "repeatable read" },

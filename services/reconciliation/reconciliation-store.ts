@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { AnomalyKind, OwnerType } from "./contract.ts";
-import { LEDGER_KEY_PREFIXES as K, ledgerKeyMatchesSql, ledgerKeyOwnerSql, ledgerKeyOwnerUuidSql, ledgerKeys } from "../wallet/contract.ts";
+import { LEDGER_KEY_PREFIXES as K, ledgerKeyMatchesSql, ledgerKeyOwnerSql, ledgerKeyOwnerUuidSql } from "../wallet/contract.ts";
 import { walletCallAnomalies } from "../platform/wallet-calls/wallet-call.ts";
 import { WALLET_CALL_PENDING } from "../platform/wallet-calls/wallet-call-status.ts";
 import { sqlStatus } from "../platform/status-machine.ts";
@@ -31,82 +31,81 @@ const PAYOUT_CANCELLED = sqlStatus(PAYOUT_STATUSES, "CANCELLED");
 const PAYOUT_EXPIRED = sqlStatus(PAYOUT_STATUSES, "EXPIRED");
 const ORDER_REFUND_REFUSED = sqlStatus(ORDER_REFUND_STATUSES, "REFUSED");
 
-/**
- * A list as a PostgreSQL array literal, each element quoted: the ORM expands a
- * JS array bound to `?` into a list of parameters, so arrays go as one text.
- */
-const pgArray = (values: readonly string[]) => `{${values.map((v) => `"${v.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
-
 const UUID = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
 /** SQL: a text column as a uuid, or null when it holds none (an anomaly's owner id may be a key or an asset). */
 const uuidOrNull = (column: string) => `case when ${column} ~ '${UUID}' then ${column}::uuid end`;
 
 /**
- * What an incremental run checks (reconciliation-window-store.ts says why it
- * is enough), as explicit id lists: the checks then join on primary keys and
- * the ledger's unique key with sizes PostgreSQL knows, instead of planning
- * joins over whole tables from a guess at a time range (without statistics,
- * any `created_at >= $1` reads as a third of the table).
+ * Gathers what an incremental run checks since `since` (reconciliation-window-store.ts
+ * says why it is enough) into temporary tables of the caller's transaction,
+ * dropped at its end, in its snapshot:
+ *  - reconcile_money: money created since, the money of every recorded
+ *    anomaly, then the money of every owner below and of every payout and
+ *    order refund (few rows: checked in full), by the ledger's unique key;
+ *  - reconcile_refunds: created since, named by new money, or of a recorded anomaly;
+ *  - reconcile_charges: created since, named by new money, of those refunds
+ *    (their refunded total: a refund parked long ago can still settle), or of
+ *    a recorded anomaly;
+ *  - reconcile_credits: created since, named by new money, or of a recorded anomaly.
+ * Each is analyzed, so the checks join them to the big tables with sizes
+ * PostgreSQL knows (without statistics any `created_at >= $1` reads as a third
+ * of a table, and it planned hash joins over whole tables); and nothing of
+ * them passes through this process (id lists held in memory raised the
+ * services' and workers' resident memory by 200 MiB in the soak).
+ * Returns the window's start.
  */
+export async function gatherTouchedRows(em: EntityManager, since: string): Promise<TouchedRows> {
+  const statements = [
+    "create temp table reconcile_new_money (id uuid, idempotency_key varchar(200)) on commit drop",
+    `insert into reconcile_new_money
+       select t.id, t.idempotency_key from ledger_transactions t where t.created_at >= ?::timestamptz
+       union
+       select t.id, t.idempotency_key from reconciliation_anomalies a join ledger_transactions t on t.id = ${uuidOrNull("a.wallet_transaction_id")}`,
+    "analyze reconcile_new_money",
+    "create temp table reconcile_refunds (id uuid) on commit drop",
+    `insert into reconcile_refunds
+       select id from (
+         select r.id from subscription_refunds r where r.created_at >= ?::timestamptz
+         union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.refund)} from reconcile_new_money m
+         union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'refund') r
+        where id is not null`,
+    "analyze reconcile_refunds",
+    "create temp table reconcile_charges (id uuid) on commit drop",
+    `insert into reconcile_charges
+       select id from (
+         select c.id from subscription_charges c where c.created_at >= ?::timestamptz
+         union select r.charge_id from subscription_refunds r join reconcile_refunds t on t.id = r.id
+         union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.subscriptionCharge)} from reconcile_new_money m
+         union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'subscription_charge') c
+        where id is not null`,
+    "analyze reconcile_charges",
+    "create temp table reconcile_credits (id uuid, idempotency_key varchar(200)) on commit drop",
+    `insert into reconcile_credits
+       select o.id, o.idempotency_key from payment_order_credits o where o.created_at >= ?::timestamptz
+       union select o.id, o.idempotency_key from reconcile_new_money m join payment_order_credits o on o.idempotency_key = m.idempotency_key
+       union select o.id, o.idempotency_key from reconciliation_anomalies a join payment_order_credits o on o.id = ${uuidOrNull("a.owner_id")}
+        where a.owner_type = 'order_credit'`,
+    "analyze reconcile_credits",
+    "create temp table reconcile_money (id uuid) on commit drop",
+    `insert into reconcile_money
+       select id from reconcile_new_money
+       union select t.id from reconcile_charges c join ledger_transactions t on t.idempotency_key = '${K.subscriptionCharge}' || c.id::text
+       union select t.id from reconcile_refunds r join ledger_transactions t on t.idempotency_key = '${K.refund}' || r.id::text
+       union select t.id from reconcile_credits o join ledger_transactions t on t.idempotency_key = o.idempotency_key
+       union select t.id from payouts p join ledger_transactions t
+               on t.idempotency_key in ('${K.payoutDebit}' || p.id::text, '${K.payoutReversal}' || p.id::text)
+       union select t.id from order_refunds r join ledger_transactions t
+               on t.idempotency_key in ('${K.orderRefund}' || r.id::text, '${K.orderRefundReturn}' || r.id::text)`,
+    "analyze reconcile_money",
+  ];
+  for (const sql of statements) await em.execute(sql, sql.includes("?") ? [since] : []);
+  return { since };
+}
+
+/** An incremental run's window, once its rows are gathered (gatherTouchedRows). */
 export interface TouchedRows {
   /** The window's first created_at (PostgreSQL's text). */
   readonly since: string;
-  readonly charges: readonly string[];
-  readonly refunds: readonly string[];
-  readonly credits: readonly string[];
-  /** Ledger transactions: created in the window, of a recorded anomaly, or of any owner above, payout or order refund. */
-  readonly money: readonly string[];
-}
-
-/**
- * Reads the rows a run checks since `since`, in the caller's snapshot:
- *  - money created since, and the money of every recorded anomaly;
- *  - refunds created since, named by that money, or of a recorded anomaly;
- *  - charges created since, named by that money, of those refunds (their
- *    refunded total: a refund parked long ago can still settle), or of a
- *    recorded anomaly;
- *  - credits created since, named by that money, or of a recorded anomaly;
- *  - then the money of all of those owners, and of every payout and order
- *    refund (few rows: checked in full), by the ledger's unique key.
- */
-export async function touchedRows(em: EntityManager, since: string): Promise<TouchedRows> {
-  const [owners] = await em.execute<{ money: string[]; refunds: string[]; charges: string[]; credits: string[]; keys: string[] }[]>(
-    `with new_money as materialized (
-       select t.id, t.idempotency_key from ledger_transactions t where t.created_at >= ?::timestamptz
-       union
-       select t.id, t.idempotency_key from reconciliation_anomalies a join ledger_transactions t on t.id = ${uuidOrNull("a.wallet_transaction_id")}
-     ), touched_refunds as materialized (
-       select r.id from subscription_refunds r where r.created_at >= ?::timestamptz
-       union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.refund)} from new_money m
-       union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'refund'
-     ), touched_credits as materialized (
-       select o.id, o.idempotency_key from payment_order_credits o where o.created_at >= ?::timestamptz
-       union select o.id, o.idempotency_key from new_money m join payment_order_credits o on o.idempotency_key = m.idempotency_key
-       union select o.id, o.idempotency_key from reconciliation_anomalies a join payment_order_credits o on o.id = ${uuidOrNull("a.owner_id")}
-        where a.owner_type = 'order_credit'
-     )
-     select array(select id::text from new_money) as money,
-            array(select id::text from touched_refunds where id is not null) as refunds,
-            array(select id::text from (
-                    select c.id from subscription_charges c where c.created_at >= ?::timestamptz
-                    union select r.charge_id from subscription_refunds r where r.id in (select id from touched_refunds)
-                    union select ${ledgerKeyOwnerUuidSql("m.idempotency_key", K.subscriptionCharge)} from new_money m
-                    union select ${uuidOrNull("a.owner_id")} from reconciliation_anomalies a where a.owner_type = 'subscription_charge'
-                  ) c where id is not null) as charges,
-            array(select id::text from touched_credits) as credits,
-            array(select idempotency_key::text from touched_credits
-                  union select '${K.payoutDebit}' || p.id::text from payouts p
-                  union select '${K.payoutReversal}' || p.id::text from payouts p
-                  union select '${K.orderRefund}' || r.id::text from order_refunds r
-                  union select '${K.orderRefundReturn}' || r.id::text from order_refunds r) as keys`,
-    [since, since, since, since],
-  );
-  const keys = [...owners!.charges.map(ledgerKeys.subscriptionCharge), ...owners!.refunds.map(ledgerKeys.refund), ...owners!.keys];
-  const [money] = await em.execute<{ ids: string[] }[]>(
-    `select array(select unnest(?::uuid[])::text union select t.id::text from ledger_transactions t where t.idempotency_key = any(?::text[])) as ids`,
-    [pgArray(owners!.money), pgArray(keys)],
-  );
-  return { since, charges: owners!.charges, refunds: owners!.refunds, credits: owners!.credits, money: money!.ids };
 }
 
 /**
@@ -143,15 +142,12 @@ function scope(touched: TouchedRows | null): Scope {
   if (touched === null) return FULL;
   return {
     prelude: `scope as (select ?::timestamptz as since),
-     touched_charges as materialized (select unnest(?::uuid[]) as id),
-     touched_refunds as materialized (select unnest(?::uuid[]) as id),
-     touched_credits as materialized (select unnest(?::uuid[]) as id),
-     scoped_money as materialized (select t.* from ledger_transactions t where t.id = any(?::uuid[])),`,
-    params: [touched.since, pgArray(touched.charges), pgArray(touched.refunds), pgArray(touched.credits), pgArray(touched.money)],
+     scoped_money as materialized (select t.* from ledger_transactions t join reconcile_money m on m.id = t.id),`,
+    params: [touched.since],
     money: "scoped_money",
-    charge: (id) => `${id} in (select id from touched_charges)`,
-    refund: (id) => `${id} in (select id from touched_refunds)`,
-    credit: (id) => `${id} in (select id from touched_credits)`,
+    charge: (id) => `${id} in (select id from reconcile_charges)`,
+    refund: (id) => `${id} in (select id from reconcile_refunds)`,
+    credit: (id) => `${id} in (select id from reconcile_credits)`,
     paidEvent: (e) => `${e}.data->>'id' in (
          select w.data->>'id' from events w where w.type = 'payout.paid' and w.created_at >= (select since from scope)
          union select a.owner_id from reconciliation_anomalies a where a.kind = 'PAYOUT_PAID_TWICE' and a.owner_type = 'payout')`,
