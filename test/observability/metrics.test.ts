@@ -58,6 +58,32 @@ describe("operations: Prometheus metrics", () => {
     expect(m.labelSets("billing_queue_jobs")).to.have.length(20); // 5 queues × waiting, delayed, active, failed
   });
 
+  it("billing_heap_live_bytes is what the last full collection kept: it follows what the process keeps, not its garbage", async () => {
+    const m = await metrics();
+    expect(m.value("billing_heap_live_bytes")).to.be.greaterThan(0);
+    // In a process of its own (with gc exposed): 200,000 objects kept, collected, then let go and collected again.
+    const script = `
+      import { createMetrics } from ${JSON.stringify(new URL("../../services/platform/observability/metrics.ts", import.meta.url).href)};
+      const m = createMetrics();
+      const live = async () => { await new Promise((r) => setTimeout(r, 50)); return Number(/^billing_heap_live_bytes (\\S+)$/m.exec(await m.registry.metrics())[1]); };
+      let keep = Array.from({ length: 200000 }, (_, i) => ({ i, s: "x" + i }));
+      globalThis.gc();
+      const kept = await live();
+      keep = null;
+      globalThis.gc();
+      console.log(JSON.stringify({ kept, after: await live() }));
+      process.exit(0);`;
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+      let text = "";
+      child.stdout.on("data", (d) => (text += d));
+      child.on("error", reject);
+      child.on("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`exit ${code}`))));
+    });
+    const { kept, after } = JSON.parse(out.trim()) as { kept: number; after: number };
+    expect(kept - after, "the 200,000 objects let go").to.be.greaterThan(5 * 2 ** 20);
+  });
+
   it("the exposition passes Prometheus' own linter (promtool check metrics)", async function () {
     const m = await metrics();
     const result = await new Promise<{ code: number | null; output: string } | undefined>((resolve) => {

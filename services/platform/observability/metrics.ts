@@ -1,3 +1,5 @@
+import { PerformanceObserver, constants as perfConstants } from "node:perf_hooks";
+import v8 from "node:v8";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** Due work that a worker group exists to do; its lag is what that group scales on. */
@@ -73,6 +75,7 @@ export interface BillingMetrics {
 export function createMetrics(): BillingMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  observeLiveHeap(registry);
   const collectors: Collector[] = [];
   const registers = [registry];
 
@@ -193,4 +196,36 @@ export function createMetrics(): BillingMetrics {
   for (const outcome of WEBHOOK_ATTEMPT_OUTCOMES) metrics.webhookAttempts.inc({ outcome }, 0);
   metrics.renewalErrors.inc(0);
   return metrics;
+}
+
+/**
+ * billing_heap_live_bytes: the V8 heap outside the young generation, read
+ * right after each full (mark-compact) collection: what that collection found
+ * alive. `nodejs_heap_size_used_bytes` at a scrape also counts the garbage
+ * made since the last collection (with a 32 MiB semi-space, tens of MiB that
+ * come and go with load), so it cannot tell a leak from a busy minute; this
+ * moves only when what is kept moves. Until the first full collection, the
+ * value at start.
+ */
+function observeLiveHeap(registry: Registry): void {
+  const oldGeneration = () =>
+    v8
+      .getHeapSpaceStatistics()
+      .filter((space) => space.space_name !== "new_space")
+      .reduce((sum, space) => sum + space.space_used_size, 0);
+  const gauge = new Gauge({
+    name: "billing_heap_live_bytes",
+    help: "V8 heap outside the young generation right after the last full (mark-compact) collection: the heap that is kept.",
+    registers: [registry],
+  });
+  gauge.set(oldGeneration());
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) gauge.set(oldGeneration());
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  // The observer must not keep a process alive that is otherwise done.
+  (observer as unknown as { unref?: () => void }).unref?.();
 }
