@@ -1,11 +1,10 @@
 import { expect } from "chai";
 import pg from "pg";
-import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { reconcile } from "../../../services/reconciliation/reconcile.ts";
 import { fullPassDue, startRun, windowStart } from "../../../services/reconciliation/reconciliation-window-store.ts";
 import { useTestSystem } from "../../support/system.ts";
+import { reconciliationArrangements } from "../../support/reconciliation.ts";
 import { subscriptionsRpc } from "../../support/subscriptions.ts";
 import { advanceBy, approvedSubscription } from "../../support/billing.ts";
 import { make } from "../../support/factories/index.ts";
@@ -27,30 +26,7 @@ describe("reconciliation, incremental (since the last runs)", () => {
     rpc?.close();
   });
 
-  let period = 100;
-  async function chargeRow(subscriptionId: string, status: "PENDING" | "SUCCEEDED" | "FAILED", amount: string, createdSecondsAgo: number) {
-    period += 1;
-    const { id } = await make.charge(sys, { subscriptionId, status, amount, period: { index: period }, createdSecondsAgo });
-    if (status === "SUCCEEDED")
-      await sys.sql("update subscriptions set next_period_index = greatest(next_period_index, ?) where id = ?", [period + 1, subscriptionId]);
-    return id;
-  }
-
-  async function walletCharge(chargeId: string, walletUserId: string, merchantId: string, amount: string): Promise<void> {
-    const clients = new RpcClients(sys.config.internalApiToken);
-    try {
-      await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({
-        idempotencyKey: `subscription-charge-${chargeId}`,
-        walletUserId,
-        merchantId,
-        asset: "USDT_TRON",
-        amount,
-        description: "incremental reconciliation test",
-      });
-    } finally {
-      clients.close();
-    }
-  }
+  const { chargeRow, walletCharge, lastPeriod } = reconciliationArrangements(sys);
 
   /** As if the last run, an hour ago, had left the next window starting `secondsAgo` back (or at a charge then in flight, if older). */
   async function windowFrom(secondsAgo: number): Promise<void> {
@@ -85,8 +61,8 @@ describe("reconciliation, incremental (since the last runs)", () => {
     const { api, id: merchantId } = await sys.createMerchant();
     const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "50" } });
     // Two hours old, settled: outside a window that starts an hour ago.
-    const oldWithoutMoney = await chargeRow(subscriptionId, "SUCCEEDED", "4", TWO_HOURS);
-    const oldFailed = await chargeRow(subscriptionId, "FAILED", "3", TWO_HOURS);
+    const oldWithoutMoney = await chargeRow(subscriptionId, "SUCCEEDED", "4", { createdSecondsAgo: TWO_HOURS });
+    const oldFailed = await chargeRow(subscriptionId, "FAILED", "3", { createdSecondsAgo: TWO_HOURS });
     await walletCharge(oldFailed, user.id, merchantId, "3"); // money now, for the old FAILED charge
     await windowFrom(3600);
 
@@ -114,7 +90,7 @@ describe("reconciliation, incremental (since the last runs)", () => {
       ["SUCCEEDED_OWNER_WITHOUT_MONEY", oldWithoutMoney],
     ]);
     await sys.sql("update subscription_charges set status = 'SUCCEEDED', failure_reason = null where id = ?", [oldFailed]);
-    await sys.sql("update subscriptions set next_period_index = greatest(next_period_index, ?) where id = ?", [period + 1, subscriptionId]);
+    await sys.sql("update subscriptions set next_period_index = greatest(next_period_index, ?) where id = ?", [lastPeriod() + 1, subscriptionId]);
     await sys.sql("update subscription_charges set asset_amount_refunded = 0, status = 'FAILED', failure_reason = 'INSUFFICIENT_FUNDS' where id = ?", [
       oldWithoutMoney,
     ]);
@@ -125,7 +101,7 @@ describe("reconciliation, incremental (since the last runs)", () => {
   it("judges a charge that was in flight during a run once it settles, however old it is", async () => {
     const { api } = await sys.createMerchant();
     const { subscriptionId } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "50" } });
-    const inFlight = await chargeRow(subscriptionId, "PENDING", "2", TWO_HOURS);
+    const inFlight = await chargeRow(subscriptionId, "PENDING", "2", { createdSecondsAgo: TWO_HOURS });
     // Its lease still runs (a call in flight), so it is not a stale row either.
     await sys.sql("update subscription_charges set lease_until = now() + interval '5 minutes' where id = ?", [inFlight]);
     await windowFrom(3600);
@@ -172,7 +148,7 @@ describe("reconciliation, incremental (since the last runs)", () => {
   it("a refund parked long ago that settles later: its old charge's refunded total is checked again", async () => {
     const { api, id: merchantId } = await sys.createMerchant();
     const { subscriptionId, user } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "3", interval: "DAY" }, credits: { USDT_TRON: "50" } });
-    const charge = await chargeRow(subscriptionId, "SUCCEEDED", "5", TWO_HOURS);
+    const charge = await chargeRow(subscriptionId, "SUCCEEDED", "5", { createdSecondsAgo: TWO_HOURS });
     await walletCharge(charge, user.id, merchantId, "5");
     const { id: refund } = await make.refund(sys, { chargeId: charge, amount: "1" });
     await sys.sql("update subscription_refunds set created_at = now() - interval '2 hours', parked_at = now() - interval '1 hour' where id = ?", [refund]);

@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { useTestSystem } from "../../support/system.ts";
+import { reconciliationArrangements } from "../../support/reconciliation.ts";
 import { createPlan, createSubscription, createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription } from "../../support/billing.ts";
 import { make } from "../../support/factories/index.ts";
@@ -24,31 +25,7 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     rpc?.close();
   });
 
-  let period = 100;
-  async function chargeRow(subscriptionId: string, status: "PENDING" | "SUCCEEDED" | "FAILED", amount: string, parked = false): Promise<string> {
-    period += 1;
-    const { id } = await make.charge(sys, { subscriptionId, status, amount, period: { index: period }, parked });
-    // As a settle does: a paid period is billed (the subscription moves past it), else it is CHARGE_WITHOUT_BILLED_PERIOD too.
-    if (status === "SUCCEEDED")
-      await sys.sql("update subscriptions set next_period_index = greatest(next_period_index, ?) where id = ?", [period + 1, subscriptionId]);
-    return id;
-  }
-
-  async function walletCharge(chargeId: string, walletUserId: string, merchantId: string, amount: string): Promise<void> {
-    const clients = new RpcClients(sys.config.internalApiToken);
-    try {
-      await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({
-        idempotencyKey: `subscription-charge-${chargeId}`,
-        walletUserId,
-        merchantId,
-        asset: "USDT_TRON",
-        amount,
-        description: "reconciliation test",
-      });
-    } finally {
-      clients.close();
-    }
-  }
+  const { chargeRow, walletCharge } = reconciliationArrangements(sys);
 
   it("a clean run answers {status: ok, checked: N, anomalies: []}", async () => {
     const { api } = await sys.createMerchant();
@@ -76,7 +53,7 @@ describe("reconciliation (GET /admin/v1/reconciliation, billing reconcile)", () 
     const differs = await chargeRow(subscriptionId, "SUCCEEDED", "5");
     await walletCharge(differs, user.id, merchantId, "2");
     // A row parked after repeated settle failures.
-    const parked = await chargeRow(subscriptionId, "PENDING", "1", true);
+    const parked = await chargeRow(subscriptionId, "PENDING", "1", { parked: true });
     // In flight (PENDING, not parked) with its money already moved: not judged yet.
     const inFlight = await chargeRow(subscriptionId, "PENDING", "1");
     await walletCharge(inFlight, user.id, merchantId, "1");
