@@ -1,21 +1,30 @@
 /**
- * `npm run build`: compiles the roles to JavaScript in dist/ and copies the
- * files they read next to their modules (templates, a word list). The npm
- * start scripts and the image run dist/: a process that loads any .ts file
- * loads Node's type stripper too (an swc build in WebAssembly), about 26 MiB
- * of every role's resident memory. Tests, the bench's tools and the operator
- * CLI run the sources as they are.
+ * `npm run build`: compiles the roles to JavaScript in dist/ and copies every
+ * other file of the source folders beside its module (page views, email
+ * templates, a word list: read at run time through `new URL(…, import.meta.url)`).
+ * The npm start scripts and the image run dist/: a process that loads any .ts
+ * file also loads Node's type stripper (an swc build in WebAssembly), about
+ * 22 MiB of every role's resident memory. Tests, the bench's tools and the
+ * operator CLI run the sources as they are.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, readdirSync, rmSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
+/** tsconfig.build.json's `include`, less proto/gen (generated code only). */
+const SOURCES = ["cli", "services", "gateway", "workers"];
 
-/** Read at run time through `new URL(…, import.meta.url)`, so each sits beside its module in dist/ as in the sources. */
-const ASSETS = ["gateway/pages/views", "services/emails/templates", "services/merchants/members/common-passwords.txt"];
-
-rmSync(`${root}dist`, { recursive: true, force: true });
-const tsc = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`], { stdio: "inherit" });
+rmSync(path.join(root, "dist"), { recursive: true, force: true });
+const tsc = spawnSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.build.json")], {
+  stdio: "inherit",
+});
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
-for (const asset of ASSETS) cpSync(`${root}${asset}`, `${root}dist/${asset}`, { recursive: true });
+for (const folder of SOURCES) {
+  for (const entry of readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || entry.name.endsWith(".ts")) continue;
+    const relative = path.relative(root, path.join(entry.parentPath, entry.name));
+    cpSync(path.join(root, relative), path.join(root, "dist", relative));
+  }
+}
