@@ -1,5 +1,5 @@
 import Koa, { type Middleware } from "koa";
-import { Router } from "@koa/router";
+import type { Router } from "@koa/router";
 import { bodyParser } from "@koa/bodyparser";
 import type { GatewayDeps } from "./deps.ts";
 import type { GatewayState, RouteSpec } from "./route.ts";
@@ -17,6 +17,7 @@ import type { BillingMetrics } from "../services/platform/observability/metrics.
 import { httpMetrics } from "../services/platform/observability/http-metrics.ts";
 import { bodyParseError } from "./validation/body-parse-error.ts";
 import { matchedRoute } from "./matched-route.ts";
+import { RoutersByPrefix } from "./routers-by-prefix.ts";
 
 const BODY_LIMIT = "100kb";
 
@@ -45,8 +46,8 @@ export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Ko
   app.use(callContext());
   app.use(accessLog(deps.logger));
   for (const m of options.middleware ?? []) app.use(m);
-  const router = new Router<GatewayState>();
-  const routers = [router, ...(options.extraRouters ?? [])];
+  const api = new RoutersByPrefix();
+  const routers = () => [...api.all(), ...(options.extraRouters ?? [])];
   // Bodies are parsed before the routers run (every router's routes read them), so a refused body
   // (malformed JSON, 413) never reaches a router: name the route it was for, or metrics say `unmatched`.
   app.use(
@@ -56,30 +57,29 @@ export function createGatewayApp(deps: GatewayDeps, options: GatewayOptions): Ko
       formLimit: BODY_LIMIT,
       jsonStrict: true,
       onError: (err, ctx) => {
-        const route = matchedRoute(routers, ctx.method, ctx.path);
+        const route = matchedRoute(routers(), ctx.method, ctx.path);
         if (route) (ctx.state as GatewayState).metricsRoute = route;
         throw bodyParseError(err);
       },
     }),
   );
 
-  router.get("/healthz", (ctx) => {
+  api.routerFor("/healthz").get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });
-  router.get("/readyz", async (ctx) => {
+  api.routerFor("/readyz").get("/readyz", async (ctx) => {
     const checks = await deps.readiness();
     const ready = Object.values(checks).every((v) => v === "ok");
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? "ready" : "not_ready", checks };
   });
   const openapi = buildOpenApiDocument(routes, "/");
-  router.get("/api/v1/openapi.json", (ctx) => {
+  api.routerFor("/api/v1/openapi.json").get("/api/v1/openapi.json", (ctx) => {
     ctx.body = openapi;
   });
-  mountRoutes(router, routes, deps, options.idempotencyStore, options.apiKeyCache);
+  mountRoutes((template) => api.routerFor(template), routes, deps, options.idempotencyStore, options.apiKeyCache);
 
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(api.middleware());
   for (const extra of options.extraRouters ?? []) {
     app.use(extra.routes());
     app.use(extra.allowedMethods({ throw: true }));

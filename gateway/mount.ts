@@ -16,7 +16,7 @@ import { idempotency, type IdempotencyStore } from "./idempotency.ts";
  * → optional idempotency → handler. Handlers return {status, body}.
  */
 export function mountRoutes(
-  router: Router<GatewayState>,
+  routerFor: (template: string) => Router<GatewayState>,
   routes: RouteSpec[],
   deps: GatewayDeps,
   store?: IdempotencyStore,
@@ -58,7 +58,7 @@ export function mountRoutes(
         ctx.body = Buffer.from(result.body.bytes);
       } else if (result.body !== undefined) ctx.body = result.body;
     });
-    router[route.method](route.path, ...(chain as Middleware[]));
+    routerFor(route.path)[route.method](route.path, ...(chain as Middleware[]));
   }
 }
 
