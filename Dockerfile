@@ -1,7 +1,7 @@
 # One image for every role; the command picks the role (gateway, a service, a worker group).
 
 # Build: the roles compiled to JavaScript (npm run build → dist/). A process that loads any .ts file also loads
-# Node's type stripper, about 26 MiB of resident memory in every role (README, Memory).
+# Node's type stripper: about 22 MiB of resident memory at start in every role (docs/operations.md, Processes and scaling).
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./

@@ -6,9 +6,13 @@
  * file also loads Node's type stripper (an swc build in WebAssembly), about
  * 22 MiB of every role's resident memory. Tests, the bench's tools and the
  * operator CLI run the sources as they are.
+ *
+ * dist/ is written over, never deleted first: roles started one after another
+ * from one checkout (`npm run start:services`, then `start:gateway`) each build,
+ * and a running role still imports modules and reads templates from dist/.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -16,7 +20,6 @@ const root = fileURLToPath(new URL("../", import.meta.url));
 /** tsconfig.build.json's `include`, less proto/gen (generated code only). */
 const SOURCES = ["cli", "services", "gateway", "workers"];
 
-rmSync(path.join(root, "dist"), { recursive: true, force: true });
 const tsc = spawnSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.build.json")], {
   stdio: "inherit",
 });

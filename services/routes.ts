@@ -34,13 +34,13 @@ const REGISTRATIONS: Partial<Record<ServiceName, (router: ConnectRouter, deps: S
   merchants: (router, deps) =>
     router.service(MerchantService, merchantService(deps)).service(MembersService, membersService(deps)).service(AuditService, auditService()),
   catalog: (router, deps) => router.service(CatalogService, catalogService()),
-  // A clock advance makes the retained tables' months of the new time before its sweeps write in them; a month lock
-  // contention left is counted as the retention sweep counts its own (the soak met this deadlock here).
+  // A clock advance makes the retained tables' months of the new time before the new time is committed, so nothing
+  // writes in a month while it is made; a month lock contention left is counted as the retention sweep counts its own.
   sandbox: (router, deps) =>
     router.service(
       SandboxService,
-      sandboxService(deps, ALL_SWEEPS, async (now) => {
-        for (const t of await ensureRetainedMonths(contextFor(deps), deps.logger, now))
+      sandboxService(deps, ALL_SWEEPS, async (target) => {
+        for (const t of await ensureRetainedMonths(contextFor(deps), deps.logger, target))
           deps.metrics?.retentionContention.inc({ table: t.table }, t.contended.length);
       }),
     ),

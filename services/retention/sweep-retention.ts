@@ -124,8 +124,9 @@ export async function ensureRetainedMonths(
 }
 
 /**
- * Lock contention is no failure: a lock not granted in time (55P03), or this
- * transaction chosen as a deadlock's victim (40P01). Attaching a month locks
+ * Lock contention is no failure: a lock not granted in time (55P03), this
+ * transaction chosen as a deadlock's victim (40P01), or an attach that met a
+ * row its month's writers committed meanwhile (23514, below). Attaching a month locks
  * the default partition, then the tables its foreign keys name, while a
  * business transaction may hold one of those (a webhook worker updated its
  * endpoint) and then touch the default partition (a statement on the table
@@ -133,9 +134,21 @@ export async function ensureRetainedMonths(
  * sandbox advance, which answered 500. Nothing was half done (the month's
  * transaction rolled back, the other went on); the next run tries again.
  */
-const LOCK_CONTENTION = new Set(["55P03", "40P01"]);
+const LOCK_CONTENTION = new Set(["55P03", "40P01", "23514"]);
 
-/** A deadlock's victim rolled back whole, so it is tried again at once (the other transaction is usually done by then). */
+/**
+ * Tried again at once, up to DEADLOCK_TRIES: a deadlock's victim (the other
+ * transaction is usually done by then), and an attach that found a row of its
+ * month in the default partition (23514): one committed after the move, while
+ * the attach waited for the default partition's lock. It is committed now, so
+ * the next try moves it. (Taking that lock before the move instead would fail
+ * the writer: an insert routed to the default partition before the month
+ * exists is checked against the default's new bounds once it gets the lock.)
+ * Rows of a month in the making come from a sweep down for months or a
+ * sandbox advance; the advance makes the new time's months before the new time
+ * is committed (services/sandbox/advance-clock.ts), so nothing writes there yet.
+ */
+const RETRIED_AT_ONCE = new Set(["40P01", "23514"]);
 const DEADLOCK_TRIES = 3;
 
 /** Told of a step that lock contention left for the next run: its SQLSTATE and how many tries were made. */
@@ -149,7 +162,7 @@ async function step<T>(run: () => Promise<T>, left: LeftForNextRun): Promise<T |
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (!code || !LOCK_CONTENTION.has(code)) throw err;
-      if (code === "40P01" && tries < DEADLOCK_TRIES) continue;
+      if (RETRIED_AT_ONCE.has(code) && tries < DEADLOCK_TRIES) continue;
       await left(code, tries);
       return undefined;
     }

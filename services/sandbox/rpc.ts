@@ -8,13 +8,13 @@ import { runDueSweeps } from "./run-due-sweeps.ts";
 import type { SweepKind } from "../platform/queue/job-kind.ts";
 
 /**
- * `beforeSweeps` runs after the clock moved and before the sweeps run at the
- * new time (wired in the composition root: the retention tables' months).
+ * `beforeAdvance` runs with the time an advance moves to, before the clock
+ * moves (wired in the composition root: the retention tables' months).
  */
 export function sandboxService(
   deps: ServiceDeps,
   sweeps: readonly SweepKind[],
-  beforeSweeps: (now: Date) => Promise<void> = async () => {},
+  beforeAdvance: (target: Date) => Promise<void> = async () => {},
 ): ServiceImpl<typeof SandboxService> {
   return {
     async getClock(_req, call) {
@@ -22,8 +22,7 @@ export function sandboxService(
       return { now: toTimestamp(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
     },
     async advanceClock(req, call) {
-      const res = await advanceClock(useCaseContext(call), Number(req.seconds));
-      await beforeSweeps(res.now);
+      const res = await advanceClock(useCaseContext(call), Number(req.seconds), beforeAdvance);
       await runDueSweeps(deps.queues, sweeps, res.offsetSeconds * 1000);
       return { now: toTimestamp(res.now), offsetSeconds: BigInt(res.offsetSeconds) };
     },

@@ -88,10 +88,6 @@ export async function ensureMonth(em: EntityManager, spec: MonthlyPartitionedTab
     // are moved into the new month first, since Postgres refuses a month the default partition holds rows of).
     await tx.execute(`create table ${ident(name)} (like ${parent} including defaults including constraints)${storage}`);
     if (hasDefault?.found) {
-      // The lock the attach takes on the default partition, taken before the move: a row of this month inserted after
-      // the move and before the attach (a worker writing at a sandbox time just moved forward) would otherwise stay
-      // in the default partition, and the attach's scan refuse the month (23514) instead of the row being moved.
-      await tx.execute(`lock table ${fallback} in access exclusive mode`);
       await tx.execute(
         `with moved as (delete from ${fallback} where ${column} >= ? and ${column} < ? returning *) insert into ${ident(name)} select * from moved`,
         [from, to],
