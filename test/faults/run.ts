@@ -1,7 +1,7 @@
 /**
  * The fault suite (`npm run test:faults`): its own PostgreSQL cluster and
  * redis-server, the gateway, services and two workers processes started as
- * separate processes with SANDBOX=true, and the faults production sees:
+ * separate processes with SANDBOX=true (the shipped build: `npm start`'s command on `dist/`), and the faults production sees:
  * workers killed mid-renewal and mid-payout, Redis flushed and restarted empty, PostgreSQL
  * stopped with `-m immediate` under load, a webhook receiver failing, and
  * SIGTERM of every role. It never touches the shared servers and ends only
@@ -15,7 +15,6 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -27,12 +26,14 @@ import { apiClient } from "../support/http.ts";
 import { eventually } from "../support/eventually.ts";
 import { freePort, startRedisProcess, type RedisProcess } from "../support/redis-process.ts";
 import { startPostgresProcess, type PostgresProcess } from "../support/postgres-process.ts";
+import { NODE_ARGS, repoPath } from "../bench/split-roles.ts";
 
 const N = Number(process.env.FAULT_SUBSCRIPTIONS ?? 100);
 const SWEEP_MS = Number(process.env.FAULT_SWEEP_MS ?? 2000);
 const OUTAGE_S = 10;
 const RESPONSE_BOUND_MS = 5_000; // RPC_TIMEOUT_MS below plus slack
-const BILLING = fileURLToPath(new URL("../../cli/billing.ts", import.meta.url));
+/** The shipped build, as `npm start` runs it (its node flags and `dist/cli/billing.js`), without its `start` argument. */
+const ROLE_COMMAND = NODE_ARGS.slice(0, -1);
 const ADMIN_KEY = "fault-suite-admin-key";
 const DAY = 86_400;
 
@@ -57,7 +58,7 @@ const roles = new Map<string, { child: ChildProcess; args: string[]; extra: Node
 
 function startRole(name: string, args: string[], extra: NodeJS.ProcessEnv = {}): ChildProcess {
   const out = createWriteStream(join(logDir, `${name}.log`), { flags: "a" });
-  const child = spawn(process.execPath, [BILLING, ...args], { env: { ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...ROLE_COMMAND, ...args], { cwd: repoPath("."), env: { ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.pipe(out);
   child.stderr!.pipe(out);
   roles.set(name, { child, args, extra });
@@ -109,7 +110,7 @@ async function main() {
     PAYOUT_DESTINATION_COOLDOWN_MINUTES: "0",
   };
   for (const key of ["TEST_DATABASE_URL", "TEST_REDIS_URL"]) delete env[key];
-  const migrate = spawn(process.execPath, [BILLING, "migrate"], { env, stdio: "ignore" });
+  const migrate = spawn(process.execPath, [...ROLE_COMMAND, "migrate"], { cwd: repoPath("."), env, stdio: "ignore" });
   if ((await exited(migrate)) !== 0) throw new Error("migrate failed");
   db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   db.on("error", () => {});
