@@ -6,8 +6,8 @@ import { RETAINED_TABLES } from "../../../services/retention/retention-registry.
 import { ensureRetainedMonths } from "../../../services/retention/sweep-retention.ts";
 import { ManualClock } from "../../support/manual-clock.ts";
 import { advanceClock } from "../../../services/sandbox/advance-clock.ts";
-import { eventually } from "../../support/eventually.ts";
 import { useTestSystem } from "../../support/system.ts";
+import { waitForLockWait } from "../../support/lock-waits.ts";
 
 const audit = RETAINED_TABLES.find((t) => t.table === "audit_entries")!;
 
@@ -41,17 +41,7 @@ describe("a month made while rows of it are still being written", () => {
         (err: Error) => err,
       );
       // The attach waits for the writer's lock on the default partition (the move did not see the uncommitted row).
-      await eventually(
-        async () =>
-          (
-            await sys.sql<{ n: number }>(
-              "select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'audit_entries_default' and not l.granted",
-            )
-          )[0]!.n > 0,
-        10_000,
-        "the month's transaction to wait for the default partition",
-        10,
-      );
+      await waitForLockWait(sys, "audit_entries_default", "the month's transaction to wait for the default partition");
       await writer.query("commit");
       const made = await making;
       if (made instanceof Error) throw made;

@@ -11,6 +11,7 @@ import { RETAINED_TABLES } from "../../../services/retention/retention-registry.
 import { ensureRetainedMonths } from "../../../services/retention/sweep-retention.ts";
 import { eventually } from "../../support/eventually.ts";
 import { useTestSystem } from "../../support/system.ts";
+import { waitForLockWait } from "../../support/lock-waits.ts";
 
 const attempts = RETAINED_TABLES.find((t) => t.table === "webhook_delivery_attempts")!;
 
@@ -44,17 +45,7 @@ describe("months created under lock contention", () => {
           (err: Error) => err,
         );
         // The attach holds the default partition and waits for webhook_endpoints.
-        await eventually(
-          async () =>
-            (
-              await sys.sql<{ n: number }>(
-                "select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'webhook_endpoints' and not l.granted",
-              )
-            )[0]!.n > 0,
-          10_000,
-          "the attach to wait for webhook_endpoints",
-          10,
-        );
+        await waitForLockWait(sys, "webhook_endpoints", "the attach to wait for webhook_endpoints");
         // The holder now writes where the default partition is: the cycle.
         const holderLock = await holder.query("lock table webhook_delivery_attempts_default in row exclusive mode").then(
           () => "granted",
