@@ -137,7 +137,7 @@ export async function ensureRetainedMonths(
 const LOCK_CONTENTION = new Set(["55P03", "40P01", "23514"]);
 
 /**
- * Tried again at once, up to DEADLOCK_TRIES: a deadlock's victim (the other
+ * Tried again at once, up to TRIES_AT_ONCE in all: a deadlock's victim (the other
  * transaction is usually done by then), and an attach that found a row of its
  * month in the default partition (23514): one committed after the move, while
  * the attach waited for the default partition's lock. It is committed now, so
@@ -149,7 +149,7 @@ const LOCK_CONTENTION = new Set(["55P03", "40P01", "23514"]);
  * is committed (services/sandbox/advance-clock.ts), so nothing writes there yet.
  */
 const RETRIED_AT_ONCE = new Set(["40P01", "23514"]);
-const DEADLOCK_TRIES = 3;
+const TRIES_AT_ONCE = 3;
 
 /** Told of a step that lock contention left for the next run: its SQLSTATE and how many tries were made. */
 type LeftForNextRun = (code: string, tries: number) => Promise<void>;
@@ -162,7 +162,7 @@ async function step<T>(run: () => Promise<T>, left: LeftForNextRun): Promise<T |
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (!code || !LOCK_CONTENTION.has(code)) throw err;
-      if (RETRIED_AT_ONCE.has(code) && tries < DEADLOCK_TRIES) continue;
+      if (RETRIED_AT_ONCE.has(code) && tries < TRIES_AT_ONCE) continue;
       await left(code, tries);
       return undefined;
     }

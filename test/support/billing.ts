@@ -6,6 +6,7 @@ import type { ApiClient } from "./http.ts";
 import type { TestSystem } from "./system.ts";
 import { createPlan, createSubscription, createWalletUser, tokenOf, type WalletUserFixture } from "./subscriptions.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
+import { WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { createLogger } from "../../services/platform/logger.ts";
 import { subscriptionPorts, type SubscriptionPorts } from "../../services/subscriptions/ports.ts";
 
@@ -134,6 +135,23 @@ export async function waitForStatus(api: ApiClient, id: string, status: string, 
 export function portsFor(sys: TestSystem): { ports: SubscriptionPorts; close(): void } {
   const rpc = new RpcClients(sys.config.internalApiToken);
   return { ports: subscriptionPorts({ rpc, config: sys.config, queues: sys.system.queues!, logger: createLogger("silent") }), close: () => rpc.close() };
+}
+
+/**
+ * Money moved in the wallet under a charge's key (`subscription-charge-<id>`), as the charge step moves it, with
+ * no settle after it: what a worker that died after the debit leaves, or money reconciliation must match to its row.
+ */
+export async function debitUnderChargeKey(
+  sys: TestSystem,
+  chargeId: string,
+  debit: { walletUserId: string; merchantId: string; amount: string; description: string },
+): Promise<void> {
+  const rpc = new RpcClients(sys.config.internalApiToken);
+  try {
+    await rpc.client(WalletService, sys.config.serviceUrls.wallet).charge({ idempotencyKey: `subscription-charge-${chargeId}`, asset: "USDT_TRON", ...debit });
+  } finally {
+    rpc.close();
+  }
 }
 
 /** Ledger transactions that moved money for a subscription's charges (one per successful charge, never more). */

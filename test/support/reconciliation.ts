@@ -1,5 +1,4 @@
-import { WalletService } from "../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { RpcClients } from "../../services/platform/rpc/clients.ts";
+import { debitUnderChargeKey } from "./billing.ts";
 import { make } from "./factories/index.ts";
 import type { TestSystem } from "./system.ts";
 
@@ -27,20 +26,7 @@ export function reconciliationArrangements(sys: TestSystem) {
     /** The latest period chargeRow used. */
     lastPeriod: () => period,
     /** Money moved under `subscription-charge-<chargeId>`, through the wallet service. */
-    async walletCharge(chargeId: string, walletUserId: string, merchantId: string, amount: string): Promise<void> {
-      const clients = new RpcClients(sys.config.internalApiToken);
-      try {
-        await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({
-          idempotencyKey: `subscription-charge-${chargeId}`,
-          walletUserId,
-          merchantId,
-          asset: "USDT_TRON",
-          amount,
-          description: "reconciliation test",
-        });
-      } finally {
-        clients.close();
-      }
-    },
+    walletCharge: (chargeId: string, walletUserId: string, merchantId: string, amount: string): Promise<void> =>
+      debitUnderChargeKey(sys, chargeId, { walletUserId, merchantId, amount, description: "reconciliation test" }),
   };
 }

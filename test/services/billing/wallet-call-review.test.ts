@@ -1,6 +1,4 @@
 import { expect } from "chai";
-import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { renewBatch } from "../../../services/subscriptions/renewals/renew-batch.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
 import { retryPastDueOnTopUp } from "../../../services/subscriptions/renewals/retry-on-top-up.ts";
@@ -9,7 +7,7 @@ import { settleStaleRefunds } from "../../../services/subscriptions/refunds/sett
 import { type TestSystem, useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, createWalletUser, credit, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../../support/change-sessions.ts";
-import { advanceTo, chargesOf, debitsOf, portsFor, subscriptionOf } from "../../support/billing.ts";
+import { advanceTo, chargesOf, debitUnderChargeKey, debitsOf, portsFor, subscriptionOf } from "../../support/billing.ts";
 import { make } from "../../support/factories/index.ts";
 
 /**
@@ -111,19 +109,7 @@ describe("wallet calls: the review's cases", function () {
       merchantId,
       walletUserId,
     } = await make.charge(sys, { subscriptionId, purpose: "PLAN_CHANGE", changeSessionId: change.id, amount: 5, leaseSeconds: -1 });
-    const rpcClients = new RpcClients(sys.config.internalApiToken);
-    try {
-      await rpcClients.client(WalletService, sys.config.serviceUrls.wallet).charge({
-        idempotencyKey: `subscription-charge-${chargeId}`,
-        walletUserId,
-        merchantId,
-        asset: "USDT_TRON",
-        amount: "5",
-        description: "debited, then the approval crashed",
-      });
-    } finally {
-      rpcClients.close();
-    }
+    await debitUnderChargeKey(sys, chargeId, { walletUserId, merchantId, amount: "5", description: "debited, then the approval crashed" });
     await advanceTo(sys, new Date(Date.parse((await subscriptionOf(api, subscriptionId)).nextBillingAt) + 60_000));
 
     const { ports, close } = portsFor(sys);

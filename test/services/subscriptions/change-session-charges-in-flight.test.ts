@@ -1,7 +1,5 @@
 import { expect } from "chai";
 import { ConnectError } from "@connectrpc/connect";
-import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { errorCodeOf } from "../../../services/platform/rpc/error-code.ts";
 import { changeSessionsSweep } from "../../../services/subscriptions/change-sessions/change-session-queue.ts";
 import { subscriptionsSweep } from "../../../services/subscriptions/subscription-queue.ts";
@@ -9,7 +7,7 @@ import { renewSubscription } from "../../../services/subscriptions/renewals/rene
 import { useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, createWalletUser, eventsOf, subscriptionsRpc, tokenOf } from "../../support/subscriptions.ts";
 import { approvedSubscription, changeOf, createChange } from "../../support/change-sessions.ts";
-import { advanceTo, chargesOf, portsFor, subscriptionOf } from "../../support/billing.ts";
+import { advanceTo, chargesOf, debitUnderChargeKey, portsFor, subscriptionOf } from "../../support/billing.ts";
 import { runSweeps } from "../../support/sweeps.ts";
 import { creditWalletUser } from "../../../services/wallet/credit-wallet-user.ts";
 import { make } from "../../support/factories/index.ts";
@@ -23,17 +21,14 @@ import { make } from "../../support/factories/index.ts";
 describe("plan changes and charges in flight", function () {
   this.timeout(60_000);
   let rpc: ReturnType<typeof subscriptionsRpc>;
-  let wallet: RpcClients;
 
   // No workers: nothing settles, renews or applies unless the test (or the use case under test) does it.
   const sys = useTestSystem({ workerGroups: [] });
   before(async () => {
     rpc = subscriptionsRpc(sys);
-    wallet = new RpcClients(sys.config.internalApiToken);
   });
   after(async () => {
     rpc?.close();
-    wallet?.close();
   });
 
   async function refusalCode(call: Promise<unknown>): Promise<string | undefined> {
@@ -54,14 +49,7 @@ describe("plan changes and charges in flight", function () {
   /** An immediate change charge a crash left after the wallet debited it: PENDING, lease run out, the key already used. */
   async function changeChargeDebitedNotSettled(subscriptionId: string, changeSessionId: string, amount: string): Promise<string> {
     const { id, merchantId, walletUserId } = await make.charge(sys, { subscriptionId, purpose: "PLAN_CHANGE", changeSessionId, amount, leaseSeconds: -1 });
-    await wallet.client(WalletService, sys.config.serviceUrls.wallet).charge({
-      idempotencyKey: `subscription-charge-${id}`,
-      walletUserId,
-      merchantId,
-      asset: "USDT_TRON",
-      amount,
-      description: "debited, then the approval crashed",
-    });
+    await debitUnderChargeKey(sys, id, { walletUserId, merchantId, amount, description: "debited, then the approval crashed" });
     return id;
   }
 

@@ -1,11 +1,9 @@
 import { expect } from "chai";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { WalletService } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
-import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { useTestSystem } from "../../support/system.ts";
 import { balances, createPlan, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
-import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, subscriptionOf } from "../../support/billing.ts";
+import { advanceBy, advanceTo, approvedSubscription, chargesOf, DAY, debitUnderChargeKey, subscriptionOf } from "../../support/billing.ts";
 import { eventually } from "../../support/eventually.ts";
 import { make } from "../../support/factories/index.ts";
 
@@ -25,19 +23,7 @@ describe("pause and resume: charges in flight and the plan under the lock", () =
   /** What a renewal worker that died after the debit leaves: a PENDING row (lease run out) whose key already moved money. */
   async function renewalDebitedNotSettled(subscriptionId: string, walletUserId: string, merchantId: string, amount: string): Promise<string> {
     const { id: chargeId } = await make.charge(sys, { subscriptionId, amount, leaseSeconds: -1, leaseGeneration: 1 });
-    const clients = new RpcClients(sys.config.internalApiToken);
-    try {
-      await clients.client(WalletService, sys.config.serviceUrls.wallet).charge({
-        idempotencyKey: `subscription-charge-${chargeId}`,
-        walletUserId,
-        merchantId,
-        asset: "USDT_TRON",
-        amount,
-        description: "debited, then the worker died",
-      });
-    } finally {
-      clients.close();
-    }
+    await debitUnderChargeKey(sys, chargeId, { walletUserId, merchantId, amount, description: "debited, then the worker died" });
     return chargeId;
   }
 
