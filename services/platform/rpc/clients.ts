@@ -4,6 +4,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { attachServiceToken } from "./auth.ts";
 import { GuardedSessionManager } from "./guarded-session-manager.ts";
 import { createInProcessTransport } from "./in-process.ts";
+import { createConnectUnaryTransport } from "./connect-unary-transport.ts";
 import { propagateCallContext } from "../audit/call-headers.ts";
 
 /**
@@ -54,17 +55,26 @@ export class RpcClients {
       sessionManager = new GuardedSessionManager(baseUrl, { pingIntervalMs: 30_000, idleConnectionTimeoutMs: 60_000 });
       this.#sessions.set(baseUrl, sessionManager);
     }
-    return createConnectTransport({
+    const interceptors = [attachServiceToken(this.#token), ...this.#interceptors];
+    const defaultTimeoutMs = this.#timeoutMs || undefined;
+    // Unary calls (all of ours) on the short path; streaming ones through connect-node's transport.
+    return createConnectUnaryTransport({
       baseUrl,
-      httpVersion: "2",
-      useBinaryFormat: true,
-      // Uncompressed both ways: inside the deployment the bytes are cheap and the CPU is not. Connect's default
-      // (gzip or brotli accepted) had the services gzip every answer above 1 KiB and the gateway inflate it:
-      // 4 to 5 % of each process's CPU under the split-roles read load.
-      acceptCompression: [],
       sessionManager,
-      ...(this.#timeoutMs ? { defaultTimeoutMs: this.#timeoutMs } : {}),
-      interceptors: [attachServiceToken(this.#token), ...this.#interceptors],
+      interceptors,
+      ...(defaultTimeoutMs ? { defaultTimeoutMs } : {}),
+      streaming: createConnectTransport({
+        baseUrl,
+        httpVersion: "2",
+        useBinaryFormat: true,
+        // Uncompressed both ways: inside the deployment the bytes are cheap and the CPU is not. Connect's default
+        // (gzip or brotli accepted) had the services gzip every answer above 1 KiB and the gateway inflate it:
+        // 4 to 5 % of each process's CPU under the split-roles read load.
+        acceptCompression: [],
+        sessionManager,
+        ...(defaultTimeoutMs ? { defaultTimeoutMs } : {}),
+        interceptors,
+      }),
     });
   }
 

@@ -1,20 +1,19 @@
-import { clone, create, type DescMessage, type DescMethodUnary, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
+import { clone, create, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
   createContextValues,
   createRouterTransport,
-  createServiceImplSpec,
   type ConnectRouter,
-  type HandlerContext,
   type Interceptor,
-  type MethodImplSpec,
   type StreamRequest,
   type Transport,
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { attachServiceToken } from "./auth.ts";
+import { raceDeadline, TIMEOUT_HEADER } from "./call-deadline.ts";
+import { applyInterceptors, collectMethods, methodKey, runUnary, type UnaryMethods } from "./unary-implementations.ts";
 
 /**
  * The transport for calling services that run in this very process. A unary
@@ -93,112 +92,28 @@ export function createInProcessTransport(
   };
 }
 
-const TIMEOUT_HEADER = "connect-timeout-ms";
-
-type Methods = Map<string, MethodImplSpec>;
-
-const keyOf = (service: DescService, methodName: string) => `${service.typeName}/${methodName}`;
-
-/** The implementations `routes` registers, by service and method (a router that only records). */
-function collectMethods(routes: (router: ConnectRouter) => void): Methods {
-  const methods: Methods = new Map();
-  const recorder = {
-    handlers: [],
-    service(service: DescService, impl: object) {
-      const spec = createServiceImplSpec(service, impl);
-      for (const m of Object.values(spec.methods)) methods.set(keyOf(service, m.method.name), m);
-      return recorder;
-    },
-    rpc(method: MethodImplSpec["method"], impl: MethodImplSpec["impl"]) {
-      methods.set(keyOf(method.parent, method.name), { kind: method.methodKind, method, impl } as MethodImplSpec);
-      return recorder;
-    },
-  };
-  routes(recorder as unknown as ConnectRouter);
-  return methods;
-}
-
 /** The service side: what the server would receive, through its interceptors, into the implementation. */
-async function callImplementation(req: UnaryRequest, methods: Methods, serverInterceptors: Interceptor[]): Promise<UnaryResponse> {
+async function callImplementation(req: UnaryRequest, methods: UnaryMethods, serverInterceptors: Interceptor[]): Promise<UnaryResponse> {
   const { method } = req;
-  const spec = methods.get(keyOf(req.service, method.name));
+  const spec = methods.get(methodKey(req.service, method.name));
   try {
     if (!spec || spec.kind !== "unary") throw new ConnectError(`${req.service.typeName}.${method.name} is not implemented`, Code.Unimplemented);
-    const responseHeader = new Headers();
-    const responseTrailer = new Headers();
     const timeoutHeader = Number(req.header.get(TIMEOUT_HEADER));
-    const deadlineAt = timeoutHeader > 0 ? Date.now() + timeoutHeader : undefined;
     const serverReq: UnaryRequest = { ...req, header: new Headers(req.header), message: clone(method.input, req.message) };
-    const next = applyInterceptors(async (r: UnaryRequest | StreamRequest) => {
-      const context: HandlerContext = {
-        method,
-        service: req.service,
-        signal: r.signal,
-        timeoutMs: () => (deadlineAt === undefined ? undefined : deadlineAt - Date.now()),
-        requestMethod: r.requestMethod,
-        requestHeader: r.header,
-        responseHeader,
-        responseTrailer,
-        protocolName: "in-process",
-        values: r.contextValues,
-        url: r.url,
-      };
-      const output = await spec.impl(r.message as never, context);
-      return {
-        stream: false,
-        service: req.service,
-        method,
-        header: responseHeader,
-        trailer: responseTrailer,
-        message: create(method.output, output as never),
-      } as UnaryResponse;
-    }, serverInterceptors);
-    const res = (await next(serverReq)) as UnaryResponse;
+    const res = await runUnary(spec, serverReq, serverInterceptors, {
+      protocolName: "in-process",
+      deadlineAt: timeoutHeader > 0 ? Date.now() + timeoutHeader : undefined,
+      responseHeader: new Headers(),
+      responseTrailer: new Headers(),
+    });
     return { ...res, message: clone(method.output, res.message) };
   } catch (err) {
     throw asOnTheWire(err);
   }
 }
 
-type AnyFn = Parameters<Interceptor>[0];
-
-/** As Connect applies them: the first interceptor is the outermost. */
-function applyInterceptors(next: AnyFn, interceptors: Interceptor[]): AnyFn {
-  return interceptors.reduceRight((n, interceptor) => interceptor(n), next);
-}
-
 /** What a client over the network would receive: code, message and metadata; never the server's cause. */
 function asOnTheWire(err: unknown): ConnectError {
   const e = ConnectError.from(err);
   return new ConnectError(e.rawMessage, e.code, e.metadata);
-}
-
-/** The caller's deadline and abort signal, as a network client enforces them; the handler's signal is aborted with them. */
-function raceDeadline<T>(call: Promise<T>, controller: AbortController, deadlineMs: number | undefined, signal: AbortSignal | undefined): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const stop = (err: ConnectError) => {
-      cleanup();
-      controller.abort(err);
-      reject(err);
-    };
-    const onAbort = () => stop(new ConnectError("operation was aborted", Code.Canceled));
-    const cleanup = () => {
-      if (timer) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (deadlineMs) timer = setTimeout(() => stop(new ConnectError(`the operation timed out`, Code.DeadlineExceeded)), deadlineMs);
-    call.then(
-      (v) => {
-        cleanup();
-        resolve(v);
-      },
-      (err) => {
-        cleanup();
-        reject(err);
-      },
-    );
-  });
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { withPlainGrpcStatus } from "./grpc-status-text.ts";
+import { connectUnaryFastPath } from "./connect-unary-server.ts";
 import { answerProbe } from "../health/health-server.ts";
 import type { ReadinessChecks } from "../health/readiness.ts";
 
@@ -32,7 +33,12 @@ export function createServicesServer(routes: (router: ConnectRouter) => void, in
       });
     },
   });
-  const server = http2.createServer(withPlainGrpcStatus(handler));
+  // Our own clients' calls (unary, Connect, binary) take the short path; every other request gets connect-node's.
+  const fastPath = connectUnaryFastPath(routes, interceptors);
+  const fullProtocol = withPlainGrpcStatus(handler);
+  const server = http2.createServer((req, res) => {
+    if (!fastPath(req, res)) fullProtocol(req, res);
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);
