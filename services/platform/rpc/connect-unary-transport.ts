@@ -131,7 +131,10 @@ async function exchange(sessionManager: Http2SessionManager, path: string, req: 
       if (stream.writableEnded && (err as { code?: string }).code === "ERR_STREAM_WRITE_AFTER_END") return;
       settle(fromNodeError(err));
     });
-    stream.on("close", () => settle(closedEarly(stream)));
+    stream.on("close", () => {
+      // After "end" this is the normal close: build no error for it.
+      if (!settled) settle(closedEarly(stream));
+    });
     stream.end(body);
   });
 }
