@@ -34,7 +34,7 @@ export async function startServices(deps: ServiceDeps, port: number): Promise<Ru
     provideUseCaseContext(deps),
   ];
   recordAuditOnCommit(deps.orm);
-  const server = createServicesServer(routes, interceptors, { postgres: postgresCheck(deps.orm), redis: redisCheck(deps.queues.connection) });
+  const server = createServicesServer(routes, interceptors, { postgres: postgresCheck(deps.orm), redis: redisCheck(deps.queues.connection) }, deps.logger);
   const bound = await server.listen(port, deps.config.servicesHost);
   deps.logger.info({ port: bound, services: deps.config.services }, "services listening");
   return { port: bound, routes, interceptors, close: () => server.close() };

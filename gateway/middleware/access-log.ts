@@ -13,6 +13,8 @@ export function redactPath(path: string): string {
 /** One line per request, without headers or bodies (they carry secrets). */
 export function accessLog(logger: Logger): Middleware<GatewayState> {
   return async (ctx, next) => {
+    // A debug line nobody reads costs its redaction and its object on every request: skip them when the level is off.
+    if (!logger.isLevelEnabled("debug")) return next();
     const started = performance.now();
     try {
       await next();

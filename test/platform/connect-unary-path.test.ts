@@ -9,6 +9,7 @@ import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { attachServiceToken, requireServiceToken } from "../../services/platform/rpc/auth.ts";
 import { errorInterceptor } from "../../services/platform/rpc/errors.ts";
 import { errorCodeOf } from "../../services/platform/rpc/error-code.ts";
+import { isTransportFailure } from "../../services/platform/rpc/transport-failure.ts";
 import { DomainError } from "../../services/platform/errors.ts";
 import { createLogger } from "../../services/platform/logger.ts";
 
@@ -87,8 +88,10 @@ describe("RPC: the short unary path answers as connect-node does", () => {
     yield { caller: callers[0]!, server: servers[1]! };
   }
 
-  it("a message, the handler's headers and trailers", async () => {
+  it("a message, the handler's headers and trailers; the handler's signal aborted once the call is answered", async () => {
+    let handlerSignal: AbortSignal | undefined;
     behaviour = async (req, ctx) => {
+      handlerSignal = ctx.signal;
       ctx.responseHeader.set("x-seen-token", String(ctx.requestHeader.get("authorization")?.startsWith("Bearer ")));
       ctx.responseTrailer.set("x-trailer", "t1");
       return { merchant: { id: req.id, name: `Acme ${req.id}` } };
@@ -101,6 +104,7 @@ describe("RPC: the short unary path answers as connect-node does", () => {
       expect(res.merchant?.name, where).to.equal("Acme m1");
       expect(header?.get("x-seen-token"), where).to.equal("true");
       expect(trailer?.get("x-trailer"), where).to.equal("t1");
+      expect(handlerSignal?.aborted, where).to.equal(true);
     }
   });
 
@@ -197,5 +201,37 @@ describe("RPC: the short unary path answers as connect-node does", () => {
     } finally {
       session.close();
     }
+  });
+
+  it("a call whose signal is already aborted is CANCELED, and the call it started leaves no unhandled rejection", async () => {
+    behaviour = async (req) => ({ merchant: { id: req.id, name: "Acme" } });
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", record);
+    try {
+      const client = clientFor(callers[0]!, servers[0]!.url, 5_000);
+      const err = (await client.getMerchant({ id: "m7" }, { signal: AbortSignal.abort() }).catch((e: unknown) => e)) as ConnectError;
+      expect(err.code).to.equal(Code.Canceled);
+      // A call after it on the same session is answered after the cancelled one settled; then one more turn.
+      expect((await client.getMerchant({ id: "m8" })).merchant?.name).to.equal("Acme");
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      process.off("unhandledRejection", record);
+    }
+  });
+
+  it("an answer HTTP/2 cannot carry resets the stream: the caller reads a transport failure at once, the server keeps serving", async () => {
+    behaviour = async (req, ctx) => {
+      if (req.id === "bad") ctx.responseHeader.set("te", "gzip");
+      return { merchant: { id: req.id, name: "Acme" } };
+    };
+    const client = clientFor(callers[0]!, servers[0]!.url, 10_000);
+    const started = Date.now();
+    const err = (await client.getMerchant({ id: "bad" }).catch((e: unknown) => e)) as ConnectError;
+    expect(err).to.be.instanceOf(ConnectError);
+    expect(isTransportFailure(err), err.message).to.equal(true);
+    expect(Date.now() - started).to.be.below(5_000);
+    expect((await client.getMerchant({ id: "good" })).merchant?.name).to.equal("Acme");
   });
 });

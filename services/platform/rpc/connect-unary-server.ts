@@ -1,8 +1,11 @@
-import type http2 from "node:http2";
+import http2 from "node:http2";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextValues, type ConnectRouter, type Interceptor, type MethodImplSpec, type UnaryRequest } from "@connectrpc/connect";
 import { mergeNonProtocolHeaders } from "@connectrpc/connect/protocol";
-import { codeToHttpStatus, errorToJsonBytes, trailerMux } from "@connectrpc/connect/protocol-connect";
+import { codeToHttpStatus, errorToJsonBytes, parseTimeout, trailerMux } from "@connectrpc/connect/protocol-connect";
+import type { Logger } from "../logger.ts";
+import { deadlineExceeded, TIMEOUT_HEADER } from "./call-deadline.ts";
+import { webHeaders } from "./node-headers.ts";
 import { collectMethods, runUnary } from "./unary-implementations.ts";
 
 type Serve = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => boolean;
@@ -25,7 +28,7 @@ type UnarySpec = Extract<MethodImplSpec, { kind: "unary" }>;
  * returns false and goes to connect-node's handler, so any Connect or gRPC client
  * still gets the full protocol.
  */
-export function connectUnaryFastPath(routes: (router: ConnectRouter) => void, interceptors: Interceptor[]): Serve {
+export function connectUnaryFastPath(routes: (router: ConnectRouter) => void, interceptors: Interceptor[], logger?: Pick<Logger, "error">): Serve {
   const methods = new Map<string, UnarySpec>();
   for (const [key, spec] of collectMethods(routes)) if (spec.kind === "unary") methods.set(`/${key}`, spec);
   return (req, res) => {
@@ -34,17 +37,28 @@ export function connectUnaryFastPath(routes: (router: ConnectRouter) => void, in
     if (headers["content-type"] !== "application/proto") return false;
     const encoding = headers["content-encoding"];
     if (encoding !== undefined && encoding !== "identity") return false;
-    const timeout = headers["connect-timeout-ms"];
-    if (timeout !== undefined && (typeof timeout !== "string" || !TIMEOUT.test(timeout))) return false;
     const spec = methods.get(req.url);
     if (!spec) return false;
-    void serve(spec, req, res, interceptors, timeout === undefined ? undefined : Number(timeout));
+    const timeoutHeader = headers[TIMEOUT_HEADER];
+    let timeoutMs: number | undefined;
+    if (timeoutHeader !== undefined) {
+      // A timeout the protocol refuses gets connect-node's own answer.
+      const parsed = parseTimeout(typeof timeoutHeader === "string" ? timeoutHeader : String(timeoutHeader), Number.MAX_SAFE_INTEGER);
+      if (parsed.error) return false;
+      timeoutMs = parsed.timeoutMs;
+    }
+    serve(spec, req, res, interceptors, timeoutMs).catch((err: unknown) => {
+      // Only writing the answer can fail here (a header HTTP/2 forbids, say): reset the stream, so the caller
+      // reads a transport failure at once instead of waiting for its deadline, and keep the process up.
+      logger?.error({ err: (err as Error).message, method: req.url }, "RPC answer could not be written");
+      if (!res.stream.destroyed) res.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    });
     return true;
   };
 }
 
-/** The Connect protocol's timeout: up to 10 digits of milliseconds (anything else gets the library's error). */
-const TIMEOUT = /^\d{1,10}$/;
+/** The reason the handler's signal is aborted with once its call is answered (made once: no exception per call). */
+const CALL_ENDED = new ConnectError("the call has ended", Code.Canceled);
 
 async function serve(
   spec: UnarySpec,
@@ -55,10 +69,13 @@ async function serve(
 ): Promise<void> {
   const responseHeader = new Headers({ "content-type": "application/proto" });
   const responseTrailer = new Headers();
-  // The handler's signal: aborted when the deadline passes or the caller goes away, as Connect's handler does.
+  // The handler's signal, as Connect's handler has it: aborted when the deadline passes, the caller goes away, or
+  // the call is answered (with its error, if it failed).
   const controller = new AbortController();
-  const timer =
-    timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeoutMs);
+  const deadlineAt = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  if (timeoutMs === 0) controller.abort(deadlineExceeded());
+  else if (timeoutMs !== undefined) timer = setTimeout(() => controller.abort(deadlineExceeded()), timeoutMs);
   let answered = false;
   req.stream.once("close", () => {
     if (!answered) controller.abort(new ConnectError("the caller went away", Code.Canceled));
@@ -73,12 +90,6 @@ async function serve(
     } catch (err) {
       throw new ConnectError(`request: is not a valid message (${(err as Error).message})`, Code.InvalidArgument);
     }
-    const header = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (name.charCodeAt(0) === COLON || value === undefined) continue;
-      if (Array.isArray(value)) for (const v of value) header.append(name, v);
-      else header.set(name, value);
-    }
     const response = await runUnary(
       spec,
       {
@@ -88,16 +99,17 @@ async function serve(
         requestMethod: "POST",
         url: `http://${req.authority}${req.url}`,
         signal: controller.signal,
-        header,
+        header: webHeaders(req.headers),
         contextValues: createContextValues(),
         message,
       },
       interceptors,
-      { protocolName: "connect", deadlineAt: timeoutMs === undefined ? undefined : Date.now() + timeoutMs, responseHeader, responseTrailer },
+      { protocolName: "connect", deadlineAt, responseHeader, responseTrailer },
     );
     body = toBinary(spec.method.output, response.message);
   } catch (err) {
     const error = err instanceof ConnectError ? err : new ConnectError("internal error", Code.Internal, undefined, undefined, err);
+    controller.abort(error);
     status = codeToHttpStatus(error.code);
     responseHeader.set("content-type", "application/json");
     if (!error.isWireError) mergeNonProtocolHeaders(responseHeader, error.metadata);
@@ -105,6 +117,7 @@ async function serve(
   } finally {
     answered = true;
     clearTimeout(timer);
+    if (!controller.signal.aborted) controller.abort(CALL_ENDED);
   }
   if (res.stream.destroyed) return;
   const out: http2.OutgoingHttpHeaders = { "content-length": body.byteLength };
@@ -114,8 +127,6 @@ async function serve(
   res.writeHead(status, out);
   res.end(body);
 }
-
-const COLON = ":".charCodeAt(0);
 
 function readBody(req: http2.Http2ServerRequest): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {

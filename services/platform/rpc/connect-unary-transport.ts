@@ -10,9 +10,10 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import { errorFromJsonBytes, validateResponse } from "@connectrpc/connect/protocol-connect";
+import { errorFromJsonBytes, trailerDemux, validateResponse } from "@connectrpc/connect/protocol-connect";
 import type { Http2SessionManager } from "@connectrpc/connect-node";
-import { raceDeadline, TIMEOUT_HEADER } from "./call-deadline.ts";
+import { callDeadline, raceDeadline, TIMEOUT_HEADER } from "./call-deadline.ts";
+import { webHeaders } from "./node-headers.ts";
 import { applyInterceptors } from "./unary-implementations.ts";
 
 /**
@@ -52,10 +53,13 @@ export function createConnectUnaryTransport(options: {
       input: MessageInitShape<I>,
       contextValues?: ReturnType<typeof createContextValues>,
     ): Promise<UnaryResponse<I, O>> {
-      // As connect-node: no timeout given takes the default; zero or less means none.
-      const deadline = timeoutMs === undefined ? options.defaultTimeoutMs : timeoutMs <= 0 ? undefined : timeoutMs;
+      const deadline = callDeadline(timeoutMs, options.defaultTimeoutMs);
       const controller = new AbortController();
+      // The protocol's headers first, as connect-node sets them before the interceptors run.
       const requestHeader = new Headers(header);
+      requestHeader.set("content-type", "application/proto");
+      requestHeader.set("connect-protocol-version", "1");
+      requestHeader.set("user-agent", USER_AGENT);
       if (deadline) requestHeader.set(TIMEOUT_HEADER, String(deadline));
       const call = invoke({
         stream: false,
@@ -79,7 +83,7 @@ export function createConnectUnaryTransport(options: {
 
 /** One request and its answer on a stream of the session; the stream is cancelled when the call's signal aborts. */
 async function exchange(sessionManager: Http2SessionManager, path: string, req: UnaryRequest): Promise<UnaryResponse> {
-  const headers: http2.OutgoingHttpHeaders = { "content-type": "application/proto", "connect-protocol-version": "1" };
+  const headers: http2.OutgoingHttpHeaders = {};
   req.header.forEach((value, name) => {
     headers[name] = value;
   });
@@ -141,15 +145,7 @@ async function exchange(sessionManager: Http2SessionManager, path: string, req: 
 
 /** The answer as connect-node's transport reads it: the message, or the error the JSON body (or the status) names. */
 function answer(req: UnaryRequest, status: number, nodeHeaders: http2.IncomingHttpHeaders, body: Uint8Array): UnaryResponse {
-  const header = new Headers();
-  const trailer = new Headers();
-  for (const [name, value] of Object.entries(nodeHeaders)) {
-    if (name.charCodeAt(0) === COLON || value === undefined) continue;
-    const into = name.startsWith(TRAILER_PREFIX) ? trailer : header;
-    const key = into === trailer ? name.slice(TRAILER_PREFIX.length) : name;
-    if (Array.isArray(value)) for (const v of value) into.append(key, v);
-    else into.set(key, String(value));
-  }
+  const [header, trailer] = trailerDemux(webHeaders(nodeHeaders));
   const { isUnaryError, unaryError } = validateResponse(req.method.methodKind, true, status, header);
   if (isUnaryError) {
     const metadata = new Headers(header);
@@ -165,9 +161,12 @@ function answer(req: UnaryRequest, status: number, nodeHeaders: http2.IncomingHt
   return { stream: false, service: req.service, method: req.method, header, trailer, message } as UnaryResponse;
 }
 
-const COLON = ":".charCodeAt(0);
-const TRAILER_PREFIX = "trailer-";
-/** HTTP/2 RST_STREAM codes (RFC 9113 §7). */
+/** Who calls, as connect-node's transport names itself (connect-es/<version>): ours is told apart in the services' logs. */
+const USER_AGENT = "billing-rpc";
+/**
+ * HTTP/2 RST_STREAM codes (RFC 9113 §7) and what connect-node reports for each. This and fromNodeError copy
+ * connect-node's node-error.js, which its package does not export.
+ */
 const CANCEL = 0x8;
 const RESET_CODES: Record<number, [string, Code]> = {
   0x1: ["PROTOCOL_ERROR", Code.Internal],

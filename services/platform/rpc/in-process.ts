@@ -12,7 +12,7 @@ import {
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { attachServiceToken } from "./auth.ts";
-import { raceDeadline, TIMEOUT_HEADER } from "./call-deadline.ts";
+import { callDeadline, raceDeadline, TIMEOUT_HEADER } from "./call-deadline.ts";
 import { applyInterceptors, collectMethods, methodKey, runUnary, type UnaryMethods } from "./unary-implementations.ts";
 
 /**
@@ -58,7 +58,7 @@ export function createInProcessTransport(
       input: MessageInitShape<I>,
       contextValues?: ReturnType<typeof createContextValues>,
     ): Promise<UnaryResponse<I, O>> {
-      const deadline = timeoutMs ?? options.defaultTimeoutMs;
+      const deadline = callDeadline(timeoutMs, options.defaultTimeoutMs);
       const controller = new AbortController();
       const requestHeader = new Headers(header);
       // As the wire carries it, so the handler's context knows its remaining time.

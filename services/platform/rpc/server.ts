@@ -4,6 +4,7 @@ import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { withPlainGrpcStatus } from "./grpc-status-text.ts";
 import { connectUnaryFastPath } from "./connect-unary-server.ts";
+import type { Logger } from "../logger.ts";
 import { answerProbe } from "../health/health-server.ts";
 import type { ReadinessChecks } from "../health/readiness.ts";
 
@@ -16,7 +17,12 @@ interface ServicesServer {
  * An unstarted HTTP/2 (h2c) server that speaks gRPC and Connect for the given
  * routes. Open sessions are tracked because http2's close() waits for them.
  */
-export function createServicesServer(routes: (router: ConnectRouter) => void, interceptors: Interceptor[], readiness: ReadinessChecks = {}): ServicesServer {
+export function createServicesServer(
+  routes: (router: ConnectRouter) => void,
+  interceptors: Interceptor[],
+  readiness: ReadinessChecks = {},
+  logger?: Pick<Logger, "error">,
+): ServicesServer {
   // GET /healthz and /readyz share the RPC port (unauthenticated, no data): what the gateway and probes ask.
   const handler = connectNodeAdapter({
     routes,
@@ -34,7 +40,7 @@ export function createServicesServer(routes: (router: ConnectRouter) => void, in
     },
   });
   // Our own clients' calls (unary, Connect, binary) take the short path; every other request gets connect-node's.
-  const fastPath = connectUnaryFastPath(routes, interceptors);
+  const fastPath = connectUnaryFastPath(routes, interceptors, logger);
   const fullProtocol = withPlainGrpcStatus(handler);
   const server = http2.createServer((req, res) => {
     if (!fastPath(req, res)) fullProtocol(req, res);
