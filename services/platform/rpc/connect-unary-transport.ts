@@ -1,19 +1,10 @@
 import type http2 from "node:http2";
-import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
-import {
-  Code,
-  ConnectError,
-  createContextValues,
-  type Interceptor,
-  type StreamRequest,
-  type Transport,
-  type UnaryRequest,
-  type UnaryResponse,
-} from "@connectrpc/connect";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Interceptor, type StreamRequest, type Transport, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
 import { errorFromJsonBytes, trailerDemux, validateResponse } from "@connectrpc/connect/protocol-connect";
 import type { Http2SessionManager } from "@connectrpc/connect-node";
-import { callDeadline, raceDeadline, TIMEOUT_HEADER } from "./call-deadline.ts";
 import { webHeaders } from "./node-headers.ts";
+import { unaryCaller } from "./unary-caller.ts";
 import { applyInterceptors } from "./unary-implementations.ts";
 
 /**
@@ -45,36 +36,13 @@ export function createConnectUnaryTransport(options: {
   }, options.interceptors);
 
   return {
-    unary<I extends DescMessage, O extends DescMessage>(
-      method: DescMethodUnary<I, O>,
-      signal: AbortSignal | undefined,
-      timeoutMs: number | undefined,
-      header: ConstructorParameters<typeof Headers>[0] | undefined,
-      input: MessageInitShape<I>,
-      contextValues?: ReturnType<typeof createContextValues>,
-    ): Promise<UnaryResponse<I, O>> {
-      const deadline = callDeadline(timeoutMs, options.defaultTimeoutMs);
-      const controller = new AbortController();
-      // The protocol's headers first, as connect-node sets them before the interceptors run.
-      const requestHeader = new Headers(header);
-      requestHeader.set("content-type", "application/proto");
-      requestHeader.set("connect-protocol-version", "1");
-      requestHeader.set("user-agent", USER_AGENT);
-      if (deadline) requestHeader.set(TIMEOUT_HEADER, String(deadline));
-      const call = invoke({
-        stream: false,
-        service: method.parent,
-        method,
-        requestMethod: "POST",
-        url: `${base}/${method.parent.typeName}/${method.name}`,
-        signal: controller.signal,
-        header: requestHeader,
-        contextValues: contextValues ?? createContextValues(),
-        message: create(method.input, input),
-      }) as Promise<UnaryResponse<I, O>>;
-      if (!deadline && !signal) return call;
-      return raceDeadline(call, controller, deadline, signal);
-    },
+    unary: unaryCaller({
+      invoke,
+      defaultTimeoutMs: options.defaultTimeoutMs,
+      urlOf: (method) => `${base}/${method.parent.typeName}/${method.name}`,
+      // As connect-node sets them before the interceptors run.
+      protocolHeaders: { "content-type": "application/proto", "connect-protocol-version": "1", "user-agent": USER_AGENT },
+    }),
     stream(...args) {
       return options.streaming.stream(...args);
     },

@@ -1,8 +1,7 @@
-import { clone, create, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
+import { clone } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
-  createContextValues,
   createRouterTransport,
   type ConnectRouter,
   type Interceptor,
@@ -12,7 +11,8 @@ import {
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { attachServiceToken } from "./auth.ts";
-import { callDeadline, raceDeadline, TIMEOUT_HEADER } from "./call-deadline.ts";
+import { TIMEOUT_HEADER } from "./call-deadline.ts";
+import { unaryCaller } from "./unary-caller.ts";
 import { applyInterceptors, collectMethods, methodKey, runUnary, type UnaryMethods } from "./unary-implementations.ts";
 
 /**
@@ -50,34 +50,7 @@ export function createInProcessTransport(
   }, clientInterceptors);
 
   return {
-    async unary<I extends DescMessage, O extends DescMessage>(
-      method: DescMethodUnary<I, O>,
-      signal: AbortSignal | undefined,
-      timeoutMs: number | undefined,
-      header: ConstructorParameters<typeof Headers>[0] | undefined,
-      input: MessageInitShape<I>,
-      contextValues?: ReturnType<typeof createContextValues>,
-    ): Promise<UnaryResponse<I, O>> {
-      const deadline = callDeadline(timeoutMs, options.defaultTimeoutMs);
-      const controller = new AbortController();
-      const requestHeader = new Headers(header);
-      // As the wire carries it, so the handler's context knows its remaining time.
-      if (deadline) requestHeader.set(TIMEOUT_HEADER, String(deadline));
-      const req: UnaryRequest<I, O> = {
-        stream: false,
-        service: method.parent,
-        method,
-        requestMethod: "POST",
-        url: `in-process:/${method.parent.typeName}/${method.name}`,
-        signal: controller.signal,
-        header: requestHeader,
-        contextValues: contextValues ?? createContextValues(),
-        message: create(method.input, input),
-      };
-      const call = invoke(req) as Promise<UnaryResponse<I, O>>;
-      if (!deadline && !signal) return call;
-      return raceDeadline(call, controller, deadline, signal);
-    },
+    unary: unaryCaller({ invoke, defaultTimeoutMs: options.defaultTimeoutMs, urlOf: (method) => `in-process:/${method.parent.typeName}/${method.name}` }),
     stream(...args) {
       streaming ??= createRouterTransport(routes, {
         router: { interceptors: serverInterceptors },
