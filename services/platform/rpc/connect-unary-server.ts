@@ -1,15 +1,14 @@
 import http2 from "node:http2";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextValues, type ConnectRouter, type Interceptor, type MethodImplSpec, type UnaryRequest } from "@connectrpc/connect";
+import { Code, ConnectError, createContextValues, type ConnectRouter, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
 import { mergeNonProtocolHeaders } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout, trailerMux } from "@connectrpc/connect/protocol-connect";
 import type { Logger } from "../logger.ts";
 import { deadlineExceeded, TIMEOUT_HEADER } from "./call-deadline.ts";
 import { webHeaders } from "./node-headers.ts";
-import { collectMethods, runUnary } from "./unary-implementations.ts";
+import { collectMethods, runUnary, type UnarySpec } from "./unary-implementations.ts";
 
 type Serve = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => boolean;
-type UnarySpec = Extract<MethodImplSpec, { kind: "unary" }>;
 
 /**
  * The services port's path for the calls our own clients make: a unary call in

@@ -1,6 +1,15 @@
-import type http2 from "node:http2";
+import http2 from "node:http2";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Interceptor, type StreamRequest, type Transport, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
+import {
+  appendHeaders,
+  Code,
+  ConnectError,
+  type Interceptor,
+  type StreamRequest,
+  type Transport,
+  type UnaryRequest,
+  type UnaryResponse,
+} from "@connectrpc/connect";
 import { errorFromJsonBytes, trailerDemux, validateResponse } from "@connectrpc/connect/protocol-connect";
 import type { Http2SessionManager } from "@connectrpc/connect-node";
 import { webHeaders } from "./node-headers.ts";
@@ -76,7 +85,7 @@ async function exchange(sessionManager: Http2SessionManager, path: string, req: 
     };
     // The call's deadline or the caller's signal (raceDeadline has already answered the caller).
     const cancel = () => {
-      if (!stream.closed) stream.close(CANCEL);
+      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
       settle(ConnectError.from(req.signal.reason, Code.Canceled));
     };
     if (req.signal.aborted) return cancel();
@@ -116,9 +125,7 @@ function answer(req: UnaryRequest, status: number, nodeHeaders: http2.IncomingHt
   const [header, trailer] = trailerDemux(webHeaders(nodeHeaders));
   const { isUnaryError, unaryError } = validateResponse(req.method.methodKind, true, status, header);
   if (isUnaryError) {
-    const metadata = new Headers(header);
-    trailer.forEach((value, name) => metadata.append(name, value));
-    throw errorFromJsonBytes(body, metadata, unaryError);
+    throw errorFromJsonBytes(body, appendHeaders(header, trailer), unaryError);
   }
   let message: UnaryResponse["message"];
   try {
@@ -135,7 +142,6 @@ const USER_AGENT = "billing-rpc";
  * HTTP/2 RST_STREAM codes (RFC 9113 §7) and what connect-node reports for each. This and fromNodeError copy
  * connect-node's node-error.js, which its package does not export.
  */
-const CANCEL = 0x8;
 const RESET_CODES: Record<number, [string, Code]> = {
   0x1: ["PROTOCOL_ERROR", Code.Internal],
   0x2: ["INTERNAL_ERROR", Code.Internal],

@@ -1,7 +1,5 @@
 import { create, type DescService } from "@bufbuild/protobuf";
 import {
-  Code,
-  ConnectError,
   createServiceImplSpec,
   type ConnectRouter,
   type HandlerContext,
@@ -21,6 +19,9 @@ import {
  * run exactly the chain Connect's own handler runs.
  */
 export type UnaryMethods = ReadonlyMap<string, MethodImplSpec>;
+
+/** A registered implementation of a unary method: what runUnary runs (callers pick these out of collectMethods). */
+export type UnarySpec = Extract<MethodImplSpec, { kind: "unary" }>;
 
 /** The key of a method, as its Connect path reads without the leading slash: `package.Service/Method`. */
 export const methodKey = (service: DescService, methodName: string) => `${service.typeName}/${methodName}`;
@@ -57,8 +58,7 @@ export interface CallSite {
  * Runs `req` (a unary request whose method is `spec`'s) through `serverInterceptors` into the implementation.
  * The response's header and trailer are `site`'s, which the handler and interceptors fill.
  */
-export async function runUnary(spec: MethodImplSpec, req: UnaryRequest, serverInterceptors: Interceptor[], site: CallSite): Promise<UnaryResponse> {
-  if (spec.kind !== "unary") throw new ConnectError(`${req.service.typeName}.${req.method.name} is not a unary method`, Code.Unimplemented);
+export async function runUnary(spec: UnarySpec, req: UnaryRequest, serverInterceptors: Interceptor[], site: CallSite): Promise<UnaryResponse> {
   const { method } = spec;
   const next = applyInterceptors(async (r: UnaryRequest | StreamRequest) => {
     const context: HandlerContext = {
