@@ -9,6 +9,7 @@ import { readBatched, readByIds } from "../platform/database/batched-reads.ts";
 import { Event } from "../events/entities.ts";
 import { Subscription, SubscriptionAuthorization, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "./entities.ts";
 import { noteAuditObject } from "../platform/audit/call-context.ts";
+import { auditEntryInsert, owedAuditEntry } from "../platform/audit/audit-writer.ts";
 import { oldestOf } from "../platform/observability/due-work.ts";
 import { BUMP_VERSION } from "../platform/record-version.ts";
 import { AUTHORIZATION_EXPIRED } from "./due-predicates.ts";
@@ -171,25 +172,29 @@ function splitWithAuthorization(row: Record<string, unknown>, em?: EntityManager
 }
 
 /**
- * A new subscription, its authorization and its outbox event in one statement:
- * one round trip, atomic on its own (a statement is its own transaction), so
- * the event commits with the change or not at all. The event is built by the
- * outbox's own builder (recordEvent) and announced after the commit as a
- * flush would (committedWithout). A duplicate live externalReference fails
- * with the partial unique index's 23505, as the ORM insert did.
+ * A new subscription, its authorization, its outbox event and the call's
+ * audit entry (when one is owed) in one statement: one round trip, atomic on
+ * its own (a statement is its own transaction), so the event and the entry
+ * commit with the change or not at all. The event is built by the outbox's
+ * own builder (recordEvent) and announced after the commit as a flush would
+ * (committedWithout). A duplicate live externalReference fails with the
+ * partial unique index's 23505, as the ORM insert did.
  */
 export async function insertNewSubscription(em: EntityManager, rows: { subscription: object; authorization: object; event: object }): Promise<void> {
   const sub = insertRow(em, Subscription, rows.subscription);
   const auth = insertRow(em, SubscriptionAuthorization, rows.authorization, 1 + sub.values.length);
   const event = insertRow(em, Event, rows.event, 1 + sub.values.length + auth.values.length);
-  // One named statement per shape of the three rows (the columns each sets). Foreign keys are
-  // checked at the end of the statement, so the CTEs' order does not matter.
+  const owed = owedAuditEntry();
+  const audit = owed && auditEntryInsert(owed.fields, 1 + sub.values.length + auth.values.length + event.values.length);
+  // One named statement per shape of the rows (the columns each sets, with or without the entry). Foreign keys
+  // are checked at the end of the statement, so the CTEs' order does not matter.
   const statement = statementFor(
     em,
-    `subscriptions.create.${shortHash(`${sub.signature} ${auth.signature} ${event.signature}`)}`,
-    () => `with s as (${sub.sql}), a as (${auth.sql}), e as (${event.sql}) select 1`,
+    `subscriptions.create.${shortHash(`${sub.signature} ${auth.signature} ${event.signature} ${audit ? "audited" : ""}`)}`,
+    () => `with s as (${sub.sql}), a as (${auth.sql}), e as (${event.sql})${audit ? `, au as (${audit.sql})` : ""} select 1`,
   );
-  await runPrepared(await poolOf(em), statement, [...sub.values, ...auth.values, ...event.values]);
+  await runPrepared(await poolOf(em), statement, [...sub.values, ...auth.values, ...event.values, ...(audit?.values ?? [])]);
+  owed?.written();
   committedWithout(em, Event.meta.className);
 }
 

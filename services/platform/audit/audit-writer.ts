@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { currentCall, type Actor, type CallContext, type PendingEntry } from "./call-context.ts";
-import { insertAuditEntry, type AuditFields } from "./audit-entry-store.ts";
+import { auditEntryInsert, insertAuditEntry, type AuditFields } from "./audit-entry-store.ts";
 
-// The statement is the store's; the audit hooks take the writer's whole surface from here.
-export { insertAuditEntry };
+// The statements are the store's; the audit hooks and writers take the whole surface from here.
+export { auditEntryInsert, insertAuditEntry };
 
 /** Operators' tools and tests calling an audited RPC with the service token alone, no person behind it known. */
 const INTERNAL_CALLER: Actor = Object.freeze({ type: "operator", id: "internal", label: "service token (internal caller)" });
@@ -35,4 +35,24 @@ export async function recordAuditEntry(
 ): Promise<void> {
   const call = currentCall();
   await insertAuditEntry(em, { ...entry, ip: call?.ip, userAgent: call?.userAgent, requestId: call?.requestId });
+}
+
+/**
+ * The current call's entry, when it is still owed, for a change written by
+ * one plain statement outside any transaction (no commit event for the audit
+ * subscriber to hook): the statement inserts the entry itself
+ * (auditEntryInsert), so both commit together, and calls `written()` once it
+ * succeeded. Undefined outside an audited call, under `withoutAuditEntry`, or
+ * once the entry is written.
+ */
+export function owedAuditEntry(): { fields: AuditFields; written(): void } | undefined {
+  const call = currentCall();
+  const entry = call?.entry;
+  if (!call || call.quiet || !entry || entry.state !== "pending") return undefined;
+  return {
+    fields: fieldsOf(call, entry),
+    written: () => {
+      entry.state = "written";
+    },
+  };
 }

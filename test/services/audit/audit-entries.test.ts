@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { type TestSystem, useTestSystem } from "../../support/system.ts";
+import { createPlan, createWalletUser, subscriptionBody } from "../../support/subscriptions.ts";
 
 const PLANS = "/api/v1/subscription-plans";
 const plan = { name: "Basic", amount: "5", currency: "USD", interval: "WEEK" };
@@ -34,6 +35,43 @@ describe("audit entries: one per successful action, in its transaction", () => {
     expect(missing.status).to.equal(404);
     const after = (await entriesOf(sys, m.id)).slice(before.length);
     expect(after.map((e: any) => e.action)).to.deep.equal(again.status < 300 ? ["plan.archive", "plan.archive"] : ["plan.archive"]);
+  });
+
+  it("a subscription create writes its entry in the create's own statement: an entry that cannot be written leaves no subscription", async () => {
+    const m = await sys.createMerchant("Created");
+    const planId = (await createPlan(m.api)).id;
+    const user = await createWalletUser(sys);
+    const created = await m.api.post("/api/v1/subscriptions", subscriptionBody(planId, user.id, { externalReference: "audited-1" }), {
+      "x-request-id": "req-audit-create",
+    });
+    expect(created.status).to.equal(201);
+    const entries = (await entriesOf(sys, m.id)).filter((e: any) => e.action === "subscription.create");
+    expect(entries).to.have.length(1);
+    expect(entries[0]).to.include({
+      actor_type: "api_key",
+      actor_id: m.apiKeyId,
+      object_type: "subscription",
+      object_id: created.body.subscriptionId,
+      request_id: "req-audit-create",
+    });
+
+    // The log refuses this one request's entry: the create must not be half-written (subscription without its entry).
+    await sys.sql(`create function audit_refuse_one() returns trigger language plpgsql as $$
+      begin raise exception 'audit entry refused for the test'; end $$`);
+    await sys.sql(
+      "create trigger audit_refuse_one before insert on audit_entries for each row when (new.request_id = 'req-audit-refused') execute function audit_refuse_one()",
+    );
+    try {
+      const refused = await m.api.post("/api/v1/subscriptions", subscriptionBody(planId, user.id, { externalReference: "audited-2" }), {
+        "x-request-id": "req-audit-refused",
+      });
+      expect(refused.status).to.be.at.least(500);
+      expect(await sys.sql("select id from subscriptions where merchant_id = ? and external_reference = 'audited-2'", [m.id])).to.have.length(0);
+      expect(await sys.sql("select id from events where merchant_id = ? and type = 'subscription.created'", [m.id])).to.have.length(1);
+    } finally {
+      await sys.sql("drop trigger audit_refuse_one on audit_entries");
+      await sys.sql("drop function audit_refuse_one()");
+    }
   });
 
   it("operator actions are recorded with the operator as actor", async () => {
