@@ -1,4 +1,4 @@
-import { createHash, createHmac, hkdfSync } from "node:crypto";
+import { createHash, createHmac, createSecretKey, hkdfSync, type KeyObject } from "node:crypto";
 
 /**
  * The tokens in approval links (a subscription's authorization URL, a change
@@ -21,12 +21,15 @@ export function authorizationUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}/authorize/${token}`;
 }
 
-/** The key approval links are derived with: from SECRETS_KEY under its own label (not the key itself). */
-export function deriveLinkKey(secretsKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync("sha256", secretsKey, Buffer.alloc(0), "approval-link-token-v1", 32));
+/**
+ * The key approval links are derived with: from SECRETS_KEY under its own label (not the key itself). A KeyObject,
+ * made once: given a Buffer, every HMAC first checks it is not a KeyObject or a CryptoKey (1.5 % of a create's CPU).
+ */
+export function deriveLinkKey(secretsKey: Buffer): KeyObject {
+  return createSecretKey(Buffer.from(hkdfSync("sha256", secretsKey, Buffer.alloc(0), "approval-link-token-v1", 32)));
 }
 
-const linkToken = (linkKey: Buffer, label: string): { token: string; hash: string } => {
+const linkToken = (linkKey: KeyObject, label: string): { token: string; hash: string } => {
   const token = createHmac("sha256", linkKey).update(label).digest("base64url");
   return { token, hash: hashAuthorizationToken(token) };
 };
@@ -36,7 +39,7 @@ const linkToken = (linkKey: Buffer, label: string): { token: string; hash: strin
  * (Authorizations created before tokens were derived hold a random token's
  * digest: theirs cannot be computed again, see authorizationUrlOf.)
  */
-export const authorizationToken = (linkKey: Buffer, authorizationId: string) => linkToken(linkKey, `authorization:${authorizationId}`);
+export const authorizationToken = (linkKey: KeyObject, authorizationId: string) => linkToken(linkKey, `authorization:${authorizationId}`);
 
 /** A change session's link token, from the session's id. */
-export const changeSessionToken = (linkKey: Buffer, changeSessionId: string) => linkToken(linkKey, `change-session:${changeSessionId}`);
+export const changeSessionToken = (linkKey: KeyObject, changeSessionId: string) => linkToken(linkKey, `change-session:${changeSessionId}`);

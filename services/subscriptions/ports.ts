@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { CatalogService, Interval, type Plan } from "../../proto/gen/billing/catalog/v1/catalog_pb.ts";
 import { MerchantService } from "../../proto/gen/billing/merchants/v1/merchants_pb.ts";
@@ -28,7 +29,7 @@ export interface SubscriptionPorts {
   queues: Queues;
   publicBaseUrl: string;
   /** Derives change-session link tokens (authorization-token.ts). */
-  linkKey: Buffer;
+  linkKey: KeyObject;
   logger: Logger;
   /** Renewals, dunning and the advance notice, per merchant (settings/billing-policies.ts; defaults from the environment). */
   policies: BillingPolicies;

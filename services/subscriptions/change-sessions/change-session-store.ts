@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DomainError, notFound } from "../../platform/errors.ts";
@@ -81,7 +82,7 @@ export const changeApprovalUrl = (publicBaseUrl: string, token: string) => `${pu
  * was answered, expired or cancelled, and for a session whose token was not
  * derived from its id).
  */
-export function openApprovalUrl(publicBaseUrl: string, linkKey: Buffer, session: ChangeSessionRow): string | undefined {
+export function openApprovalUrl(publicBaseUrl: string, linkKey: KeyObject, session: ChangeSessionRow): string | undefined {
   if (session.status !== "PENDING_APPROVAL") return undefined;
   const { token, hash } = changeSessionToken(linkKey, session.id);
   return hash === session.tokenHash ? changeApprovalUrl(publicBaseUrl, token) : undefined;
