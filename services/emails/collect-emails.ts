@@ -1,3 +1,4 @@
+import { readByIndexesOnly } from "../platform/database/index-only-reads.ts";
 import { randomUUID } from "node:crypto";
 import type { ServiceDeps } from "../platform/service-deps.ts";
 import { billingPolicy } from "../subscriptions/renewals/billing-policy.ts";
@@ -42,11 +43,16 @@ export async function collectEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "c
   const views = emailViews();
   let made = 0;
   for (;;) {
-    const candidates = await uncollectedEmailEvents(deps.orm.em.fork(), BATCH_SIZE);
+    // In a transaction of its own only for readByIndexesOnly: the rows still to collect, by the partial index's order.
+    const candidates = await deps.orm.em.fork().transactional(async (em) => {
+      await readByIndexesOnly(em);
+      return uncollectedEmailEvents(em, BATCH_SIZE);
+    });
     if (candidates.length === 0) return made;
     const decisions = deps.config.smtpUrl ? await decide(deps, ports, views, candidates) : new Map<string, Decision>();
     const collected = await deps.orm.em.fork().transactional(async (em) => {
       if (!(await tryTakeCollectorTurn(em, COLLECT_LOCK))) return null;
+      await readByIndexesOnly(em);
       const events = await lockUncollectedEvents(
         em,
         candidates.map((e) => e.id),

@@ -55,24 +55,6 @@ interface UnrelayedEvent {
   created_at: string;
 }
 
-/**
- * For the rest of the relay's transaction, the planner reads rows only
- * through indexes: no sequential scan where an index serves, no bitmap scan.
- * Every statement of a relay batch finds its rows by key or by the unrelayed
- * index, but on tables whose statistics lag (a month's new partition, a
- * backlog written faster than autovacuum analyzes, a database restored) the
- * planner judged them tiny and scanned a whole month's partition per batch:
- * work that grows with the month. And a relayed event's entry stays in the
- * partial unrelayed index until vacuum: a bitmap scan visits the heap for
- * each such entry on every batch (10 ms a batch with ~1,800 of them on the
- * bench; up to autovacuum's threshold, 20 % of a month's events, in
- * production), where a plain index scan marks them killed as it passes, so
- * later batches skip them in the index.
- */
-export async function relayByIndexesOnly(em: EntityManager): Promise<void> {
-  await em.execute("select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)");
-}
-
 /** The next events not yet relayed, in seq order, row-locked (`skip locked`: another relay's rows are left to it). */
 export function lockUnrelayedEvents(em: EntityManager, limit: number): Promise<UnrelayedEvent[]> {
   return em.execute<UnrelayedEvent[]>(
@@ -95,7 +77,7 @@ export async function markEventsRelayed(em: EntityManager, positions: readonly F
   // Each merchant's last position is read once, before any row is numbered: read per row, the backward
   // index scan would step over every entry this very update has added (quadratic in the batch size).
   // The rows are named by their keys (`= any`), partition key included: the partitions are pruned when the
-  // statement is planned, and each row is one primary-key lookup (relayByIndexesOnly).
+  // statement is planned, and each row is one primary-key lookup (readByIndexesOnly).
   await em.execute(
     `with x as (
            select * from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, created_at timestamptz, ord bigint)

@@ -3,7 +3,8 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import type { Queues } from "../platform/queue/queues.ts";
 import { subscribesTo } from "./webhook-endpoint-input.ts";
 import { deliverWebhooksKind } from "./webhook-queue.ts";
-import { lockUnrelayedEvents, markEventsRelayed, relayByIndexesOnly, tryTakeRelayTurn } from "./event-store.ts";
+import { readByIndexesOnly } from "../platform/database/index-only-reads.ts";
+import { lockUnrelayedEvents, markEventsRelayed, tryTakeRelayTurn } from "./event-store.ts";
 import { insertFirstDeliveries, type CreatedDelivery } from "./webhook-delivery-store.ts";
 import { enabledEndpointsOf } from "./webhook-endpoint-store.ts";
 
@@ -26,7 +27,7 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
   for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
     const result = await ctx.em.transactional(async (em) => {
       if (!(await tryTakeRelayTurn(em, RELAY_LOCK))) return undefined;
-      await relayByIndexesOnly(em);
+      await readByIndexesOnly(em);
       // created_at as Postgres text: exact to the microsecond (a JS Date keeps milliseconds), it becomes the deliveries' partition key.
       const rows = await lockUnrelayedEvents(em, BATCH_SIZE);
       if (rows.length === 0) return { events: 0, created: [] as CreatedDelivery[] };

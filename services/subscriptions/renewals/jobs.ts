@@ -14,7 +14,7 @@ export const renewalJobs = [
   handleSweep(renewalsSweep, async (deps) => {
     await deps.clock.sync();
     await releaseClaimsOfLostJobs(contextFor(deps), deps.queues, deps.logger);
-    // One round trip per claimed set (up to 500), one job per RENEWAL_JOB_SIZE subscriptions.
+    // One bulk add per claim (up to the look-ahead), one job per RENEWAL_JOB_SIZE subscriptions.
     await claimDueRenewals(contextFor(deps), (due) => {
       const sets: { subscriptionIds: string[] }[] = [];
       for (let i = 0; i < due.length; i += RENEWAL_JOB_SIZE) sets.push({ subscriptionIds: due.slice(i, i + RENEWAL_JOB_SIZE).map((d) => d.subscriptionId) });
