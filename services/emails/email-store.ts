@@ -28,11 +28,16 @@ export interface EmailEvent {
   data: any;
 }
 
-/** The next email-worthy events (EMAIL_EVENT_TYPES) not yet collected, in seq order. */
+/**
+ * The next email-worthy events (EMAIL_EVENT_TYPES) not yet collected, in seq
+ * order: relayed ones only. The collector row-locks the events it collects,
+ * and the relay passes row-locked events by (`skip locked`): an unrelayed one
+ * locked here would be relayed after later ones, out of order.
+ */
 export function uncollectedEmailEvents(em: EntityManager, limit: number): Promise<EmailEvent[]> {
   return em.execute<EmailEvent[]>(
     `select id, merchant_id, type, data from events
-        where emails_collected_at is null and type in (${EMAIL_EVENT_TYPES.map(() => "?").join(", ")})
+        where emails_collected_at is null and relayed_at is not null and type in (${EMAIL_EVENT_TYPES.map(() => "?").join(", ")})
         order by seq limit ?`,
     [...EMAIL_EVENT_TYPES, limit],
   );
@@ -47,10 +52,10 @@ export async function tryTakeCollectorTurn(em: EntityManager, lockId: number): P
   return !!lock?.locked;
 }
 
-/** Those of these events still not collected, row-locked (`skip locked`: another collector's rows are left to it). */
+/** Those of these events still not collected (and relayed), row-locked (`skip locked`: another collector's rows are left to it). */
 export function lockUncollectedEvents(em: EntityManager, eventIds: readonly string[]): Promise<{ id: string }[]> {
   return em.execute<{ id: string }[]>(
-    "select id from events where id = any(string_to_array(?, ',')::uuid[]) and emails_collected_at is null for update skip locked",
+    "select id from events where id = any(string_to_array(?, ',')::uuid[]) and emails_collected_at is null and relayed_at is not null for update skip locked",
     [eventIds.join(",")],
   );
 }

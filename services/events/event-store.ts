@@ -72,13 +72,18 @@ interface FeedPosition {
   ord: number;
 }
 
-/** Marks events relayed at `now` and numbers them after each merchant's last published position. */
+/**
+ * Marks events relayed at `now` and numbers them after each merchant's last
+ * published position. Every one must be found (each is row-locked by this
+ * transaction): one missed would leave a gap in its merchant's feed and be
+ * relayed again later, out of order; it throws, and the batch rolls back.
+ */
 export async function markEventsRelayed(em: EntityManager, positions: readonly FeedPosition[], now: Date): Promise<void> {
   // Each merchant's last position is read once, before any row is numbered: read per row, the backward
   // index scan would step over every entry this very update has added (quadratic in the batch size).
   // The rows are named by their keys (`= any`), partition key included: the partitions are pruned when the
   // statement is planned, and each row is one primary-key lookup (readByIndexesOnly).
-  await em.execute(
+  const marked = await em.execute<{ id: string }[]>(
     `with x as (
            select * from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, created_at timestamptz, ord bigint)
          ), bases as materialized (
@@ -89,9 +94,11 @@ export async function markEventsRelayed(em: EntityManager, positions: readonly F
          update events e set relayed_at = ?, published_seq = b.base + x.ord
            from x join bases b on b.merchant_id = x.merchant_id
           where e.id = x.id and e.created_at = x.created_at
-            and e.id = any(?::uuid[]) and e.created_at = any(?::timestamptz[])`,
+            and e.id = any(?::uuid[]) and e.created_at = any(?::timestamptz[])
+         returning e.id`,
     [JSON.stringify(positions), now, `{${positions.map((p) => p.id).join(",")}}`, `{${positions.map((p) => `"${p.created_at}"`).join(",")}}`],
   );
+  if (marked.length !== positions.length) throw new Error(`the relay marked ${marked.length} of ${positions.length} events it had locked`);
 }
 
 /**
