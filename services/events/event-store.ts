@@ -94,9 +94,9 @@ export async function markEventsRelayed(em: EntityManager, positions: readonly F
          update events e set relayed_at = ?, published_seq = b.base + x.ord
            from x join bases b on b.merchant_id = x.merchant_id
           where e.id = x.id and e.created_at = x.created_at
-            and e.id = any(?::uuid[]) and e.created_at = any(?::timestamptz[])
+            and e.id = any(string_to_array(?, ',')::uuid[]) and e.created_at = any(string_to_array(?, ',')::timestamptz[])
          returning e.id`,
-    [JSON.stringify(positions), now, `{${positions.map((p) => p.id).join(",")}}`, `{${positions.map((p) => `"${p.created_at}"`).join(",")}}`],
+    [JSON.stringify(positions), now, positions.map((p) => p.id).join(","), positions.map((p) => p.created_at).join(",")],
   );
   if (marked.length !== positions.length) throw new Error(`the relay marked ${marked.length} of ${positions.length} events it had locked`);
 }

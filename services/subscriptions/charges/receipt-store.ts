@@ -55,29 +55,26 @@ export async function writeReceiptNumbers(
          from wanted w join raised r using (merchant_id) join counts c using (merchant_id)
      ), charges as (
        update subscription_charges s set receipt_number = n.receipt_number, receipt_token = n.token, receipt_url = n.url
-         from numbered n where s.id = n.charge_id and s.id = any(?::uuid[]) returning s.id
+         from numbered n where s.id = n.charge_id and s.id = any(string_to_array(?, ',')::uuid[]) returning s.id
      ), events as (
        update events e set data = jsonb_set(jsonb_set(e.data, '{charge,receiptNumber}', to_jsonb(n.receipt_number)), '{charge,receiptUrl}', to_jsonb(n.url))
          -- With its month (events are partitioned by created_at): one partition probed, not every month's.
          from numbered n where e.id = n.event_id and e.created_at = n.event_created_at
-          and e.id = any(?::uuid[]) and e.created_at = any(?::timestamptz[]) returning e.id
+          and e.id = any(string_to_array(?, ',')::uuid[]) and e.created_at = any(string_to_array(?, ',')::timestamptz[]) returning e.id
      )
      select n.charge_id, n.receipt_number from numbered n
       where (select count(*) from charges) = ? and (select count(*) from events) = ?`,
     [
       JSON.stringify(wanted),
       urlBase,
-      pgArray(wanted.map((w) => w.charge_id)),
-      pgArray(wanted.map((w) => w.event_id)),
-      pgArray(wanted.map((w) => w.event_created_at)),
+      wanted.map((w) => w.charge_id).join(","),
+      wanted.map((w) => w.event_id).join(","),
+      wanted.map((w) => w.event_created_at).join(","),
       wanted.length,
       wanted.length,
     ],
   );
 }
-
-/** A PostgreSQL array literal of uuids or timestamps (no element holds a quote or a comma). */
-const pgArray = (values: readonly string[]) => `{${values.map((v) => `"${v}"`).join(",")}}`;
 
 /**
  * The merchant's counter, locked until the transaction ends (made first, at
