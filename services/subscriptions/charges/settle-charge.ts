@@ -10,6 +10,7 @@ import {
   runWalletCall,
   settleAnswer,
   sweepWalletCalls,
+  WALLET_BATCH_CALL_TIMEOUT_MS,
   WALLET_CALL_TIMEOUT_MS,
   type CallOutcome,
   type WalletCall,
@@ -124,7 +125,7 @@ export async function chargeWalletBatch(em: EntityManager, ports: ChargePorts, c
       );
       const chunk = items.slice(i, i + CHARGE_BATCH_MAX).filter((c) => held.has(c.charge.id));
       if (chunk.length === 0) continue;
-      const { results } = await ports.wallet.chargeBatch({ merchantId, charges: chunk.map((c) => c.request) }, { timeoutMs: WALLET_CALL_TIMEOUT_MS });
+      const { results } = await ports.wallet.chargeBatch({ merchantId, charges: chunk.map((c) => c.request) }, { timeoutMs: WALLET_BATCH_CALL_TIMEOUT_MS });
       if (results.length !== chunk.length) throw new Error(`wallet answered ${results.length} of ${chunk.length} batched charges`);
       chunk.forEach((c, k) => answers.set(c.charge.id, walletAnswer(c.charge, results[k]!)));
     }
