@@ -53,10 +53,7 @@ export async function collectEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "c
     const collected = await deps.orm.em.fork().transactional(async (em) => {
       if (!(await tryTakeCollectorTurn(em, COLLECT_LOCK))) return null;
       await readByIndexesOnly(em);
-      const events = await lockUncollectedEvents(
-        em,
-        candidates.map((e) => e.id),
-      );
+      const events = await lockUncollectedEvents(em, candidates);
       const now = deps.clock.now();
       const rows: Record<string, unknown>[] = [];
       const skipped: EmailKind[] = [];
@@ -67,11 +64,7 @@ export async function collectEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "c
       }
       const inserted = rows.length > 0 ? await insertEmails(em, rows, now) : 0;
       if (events.length > 0) {
-        await markEventsCollected(
-          em,
-          events.map((e) => e.id),
-          now,
-        );
+        await markEventsCollected(em, events, now);
       }
       return { inserted, skipped, locked: events.length };
     });

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { oldestOf } from "../platform/observability/due-work.ts";
+import { partitionKeyRange, UTC_MICROS } from "../platform/database/partition-key-range.ts";
 import { sqlStatus, statusIn } from "../platform/status-machine.ts";
 import { EMAIL_EVENT_TYPES, type EmailKind } from "./contract.ts";
 import { DUE_EMAIL_STATUSES, EMAIL_STATUSES } from "./email-status.ts";
@@ -26,7 +27,12 @@ export interface EmailEvent {
   merchant_id: string;
   type: string;
   data: any;
+  /** Its partition key, as fixed-width UTC text (partition-key-range.ts). */
+  created_at: string;
 }
+
+/** An event named by its key: the id and the partition key (as EmailEvent has it). */
+type EventKey = Pick<EmailEvent, "id" | "created_at">;
 
 /**
  * The next email-worthy events (EMAIL_EVENT_TYPES) not yet collected, in seq
@@ -36,7 +42,7 @@ export interface EmailEvent {
  */
 export function uncollectedEmailEvents(em: EntityManager, limit: number): Promise<EmailEvent[]> {
   return em.execute<EmailEvent[]>(
-    `select id, merchant_id, type, data from events
+    `select id, merchant_id, type, data, to_char(created_at at time zone 'UTC', ${UTC_MICROS}) as created_at from events
         where emails_collected_at is null and relayed_at is not null and type in (${EMAIL_EVENT_TYPES.map(() => "?").join(", ")})
         order by seq limit ?`,
     [...EMAIL_EVENT_TYPES, limit],
@@ -52,17 +58,29 @@ export async function tryTakeCollectorTurn(em: EntityManager, lockId: number): P
   return !!lock?.locked;
 }
 
-/** Those of these events still not collected (and relayed), row-locked (`skip locked`: another collector's rows are left to it). */
-export function lockUncollectedEvents(em: EntityManager, eventIds: readonly string[]): Promise<{ id: string }[]> {
-  return em.execute<{ id: string }[]>(
-    "select id from events where id = any(string_to_array(?, ',')::uuid[]) and emails_collected_at is null and relayed_at is not null for update skip locked",
-    [eventIds.join(",")],
+/**
+ * Those of these events still not collected (and relayed), row-locked (`skip
+ * locked`: another collector's rows are left to it). Named by key and the
+ * range of their partition keys: one probe per event, in its month only.
+ */
+export function lockUncollectedEvents(em: EntityManager, events: readonly EventKey[]): Promise<EventKey[]> {
+  const [least, greatest] = partitionKeyRange(events.map((e) => e.created_at));
+  return em.execute<EventKey[]>(
+    `select id, to_char(created_at at time zone 'UTC', ${UTC_MICROS}) as created_at from events
+      where id = any(string_to_array(?, ',')::uuid[]) and created_at between ?::timestamptz and ?::timestamptz
+        and emails_collected_at is null and relayed_at is not null
+        for update skip locked`,
+    [events.map((e) => e.id).join(","), least, greatest],
   );
 }
 
-/** Marks the events collected at `now`. */
-export async function markEventsCollected(em: EntityManager, eventIds: readonly string[], now: Date): Promise<void> {
-  await em.execute("update events set emails_collected_at = ? where id = any(string_to_array(?, ',')::uuid[])", [now, eventIds.join(",")]);
+/** Marks the events collected at `now` (named as lockUncollectedEvents names them). */
+export async function markEventsCollected(em: EntityManager, events: readonly EventKey[], now: Date): Promise<void> {
+  const [least, greatest] = partitionKeyRange(events.map((e) => e.created_at));
+  await em.execute(
+    "update events set emails_collected_at = ? where id = any(string_to_array(?, ',')::uuid[]) and created_at between ?::timestamptz and ?::timestamptz",
+    [now, events.map((e) => e.id).join(","), least, greatest],
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { writtenWithout } from "../platform/database/commit-pokes.ts";
+import { partitionKeyRange, UTC_MICROS } from "../platform/database/partition-key-range.ts";
 import { oldestOf } from "../platform/observability/due-work.ts";
 import { Event } from "./entities.ts";
 
@@ -51,14 +52,15 @@ interface UnrelayedEvent {
   merchant_id: string;
   type: string;
   seq: string;
-  /** Postgres text: exact to the microsecond (a JS Date keeps milliseconds), it becomes the deliveries' partition key. */
+  /** Fixed-width UTC text, exact to the microsecond (a JS Date keeps milliseconds): it becomes the deliveries' partition key. */
   created_at: string;
 }
 
 /** The next events not yet relayed, in seq order, row-locked (`skip locked`: another relay's rows are left to it). */
 export function lockUnrelayedEvents(em: EntityManager, limit: number): Promise<UnrelayedEvent[]> {
   return em.execute<UnrelayedEvent[]>(
-    "select id, merchant_id, type, seq, created_at::text as created_at from events where relayed_at is null order by seq limit ? for update skip locked",
+    `select id, merchant_id, type, seq, to_char(created_at at time zone 'UTC', ${UTC_MICROS}) as created_at
+       from events where relayed_at is null order by seq limit ? for update skip locked`,
     [limit],
   );
 }
@@ -67,7 +69,7 @@ export function lockUnrelayedEvents(em: EntityManager, limit: number): Promise<U
 interface FeedPosition {
   id: string;
   merchant_id: string;
-  /** Postgres text, as lockUnrelayedEvents read it: the partition key. */
+  /** As lockUnrelayedEvents read it: the partition key. */
   created_at: string;
   ord: number;
 }
@@ -81,8 +83,9 @@ interface FeedPosition {
 export async function markEventsRelayed(em: EntityManager, positions: readonly FeedPosition[], now: Date): Promise<void> {
   // Each merchant's last position is read once, before any row is numbered: read per row, the backward
   // index scan would step over every entry this very update has added (quadratic in the batch size).
-  // The rows are named by their keys (`= any`), partition key included: the partitions are pruned when the
-  // statement is planned, and each row is one primary-key lookup (readByIndexesOnly).
+  // The rows are named by their keys, partition key range included (partition-key-range.ts): the partitions are
+  // pruned when the statement is planned, and each row is one primary-key lookup (readByIndexesOnly).
+  const [least, greatest] = partitionKeyRange(positions.map((p) => p.created_at));
   const marked = await em.execute<{ id: string }[]>(
     `with x as (
            select * from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, created_at timestamptz, ord bigint)
@@ -94,9 +97,9 @@ export async function markEventsRelayed(em: EntityManager, positions: readonly F
          update events e set relayed_at = ?, published_seq = b.base + x.ord
            from x join bases b on b.merchant_id = x.merchant_id
           where e.id = x.id and e.created_at = x.created_at
-            and e.id = any(string_to_array(?, ',')::uuid[]) and e.created_at = any(string_to_array(?, ',')::timestamptz[])
+            and e.id = any(string_to_array(?, ',')::uuid[]) and e.created_at between ?::timestamptz and ?::timestamptz
          returning e.id`,
-    [JSON.stringify(positions), now, positions.map((p) => p.id).join(","), positions.map((p) => p.created_at).join(",")],
+    [JSON.stringify(positions), now, positions.map((p) => p.id).join(","), least, greatest],
   );
   if (marked.length !== positions.length) throw new Error(`the relay marked ${marked.length} of ${positions.length} events it had locked`);
 }

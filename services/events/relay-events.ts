@@ -28,7 +28,7 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
     const result = await ctx.em.transactional(async (em) => {
       if (!(await tryTakeRelayTurn(em, RELAY_LOCK))) return undefined;
       await readByIndexesOnly(em);
-      // created_at as Postgres text: exact to the microsecond (a JS Date keeps milliseconds), it becomes the deliveries' partition key.
+      // created_at as fixed-width UTC text: exact to the microsecond (a JS Date keeps milliseconds), it becomes the deliveries' partition key.
       const rows = await lockUnrelayedEvents(em, BATCH_SIZE);
       if (rows.length === 0) return { events: 0, created: [] as CreatedDelivery[] };
       const now = ctx.clock.now();

@@ -116,7 +116,6 @@ export async function recordAnswersAndClaimDue(em: EntityManager, input: RecordA
   return runPrepared<ClaimRow>(await poolOf(em), statement, [
     JSON.stringify(input.record),
     input.record.map((r) => r.attempt_id),
-    input.record.map((r) => r.delivery_id),
     input.record.map((r) => r.event_created_at),
     now,
     input.holder,
@@ -138,7 +137,9 @@ export async function recordAnswersAndClaimDue(em: EntityManager, input: RecordA
  * cost more than its execution). The answered rows are found by their keys
  * (`= any`: the attempts' primary key, the deliveries' claim index by
  * endpoint and event_seq) and every join to a delivery or an attempt names
- * its partition key: the planner cannot know how many rows the jsonb input
+ * its partition key, as the range of the answers' (an array for each column
+ * of one index is probed pair by pair, n² probes: partition-key-range.ts).
+ * Without them the planner cannot know how many rows the jsonb input
  * holds (it guesses 100), and with the join alone it read a whole month's
  * attempts (a sequential scan of the partition) and every pending delivery
  * for each batch of answers.
@@ -150,40 +151,41 @@ const RECORD_AND_CLAIM = `with input as (
        update webhook_delivery_attempts a
           set outcome = i.outcome, status_code = i.status_code, error = i.error, duration_ms = i.duration_ms, response_excerpt = i.excerpt
          from input i
-        where a.id = any($2::uuid[]) and a.event_created_at = any($4::timestamptz[])
+        where a.id = any($2::uuid[]) and a.event_created_at between (select min(k) from unnest($3::timestamptz[]) k) and (select max(k) from unnest($3::timestamptz[]) k)
           and a.id = i.attempt_id and a.event_created_at = i.event_created_at and a.outcome = 'IN_PROGRESS'
        returning a.id
      ), recorded as (
        update webhook_deliveries d
           set status = i.next_status, next_attempt_at = i.next_attempt_at, retry_index = i.retry_index,
-              last_status_code = i.status_code, last_error = i.error, updated_at = $5
+              last_status_code = i.status_code, last_error = i.error, updated_at = $4
          from input i
-        where d.endpoint_id = $7 and d.event_seq = any($15::bigint[]) and d.id = any($3::uuid[]) and d.event_created_at = any($4::timestamptz[])
+        where d.endpoint_id = $6 and d.event_seq = any($14::bigint[])
+          and d.event_created_at between (select min(k) from unnest($3::timestamptz[]) k) and (select max(k) from unnest($3::timestamptz[]) k)
           and d.id = i.delivery_id and d.event_created_at = i.event_created_at and d.attempt_count = i.attempt_number and d.status = ${PENDING}
        returning d.id
      ), ep as (
        select id, status, url, secret_ciphertext, previous_secret_ciphertext,
-              coalesce(previous_secret_expires_at > $5, false) as previous_secret_active,
-              lease_holder, coalesce(lease_expires_at > clock_timestamp(), false) and lease_holder is distinct from $6::uuid as busy,
+              coalesce(previous_secret_expires_at > $4, false) as previous_secret_active,
+              lease_holder, coalesce(lease_expires_at > clock_timestamp(), false) and lease_holder is distinct from $5::uuid as busy,
               case when ordered then 1 else max_in_flight end as in_flight, ordered
-         from webhook_endpoints where id = $7 for no key update
+         from webhook_endpoints where id = $6 for no key update
      ), mine as (
-       select ep.id, greatest(1, least(ep.in_flight - $8::int, greatest($9::int, $10::int * ep.in_flight) - $11::int)) as batch
-         from ep where $12::boolean and ep.status = ${ENABLED} and not ep.busy
+       select ep.id, greatest(1, least(ep.in_flight - $7::int, greatest($8::int, $9::int * ep.in_flight) - $10::int)) as batch
+         from ep where $11::boolean and ep.status = ${ENABLED} and not ep.busy
      ), due as (
        select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq, d.event_created_at
          from mine cross join lateral (
            select d.id, d.event_id, d.attempt_count, d.retry_index, d.event_seq, d.event_created_at
              from webhook_deliveries d
-            where d.endpoint_id = mine.id and d.status = ${PENDING} and d.next_attempt_at <= $5 and d.id <> all($13::uuid[])
+            where d.endpoint_id = mine.id and d.status = ${PENDING} and d.next_attempt_at <= $4 and d.id <> all($12::uuid[])
             order by d.event_seq, d.id
             limit mine.batch
          ) d
      ), bumped as (
-       update webhook_deliveries w set attempt_count = due.attempt_count + 1, last_attempt_at = $5, updated_at = $5
+       update webhook_deliveries w set attempt_count = due.attempt_count + 1, last_attempt_at = $4, updated_at = $4
          from due
         where w.id = due.id and w.event_created_at = due.event_created_at
-          and w.status = ${PENDING} and w.attempt_count = due.attempt_count and w.next_attempt_at <= $5
+          and w.status = ${PENDING} and w.attempt_count = due.attempt_count and w.next_attempt_at <= $4
        returning w.id, w.event_id, w.attempt_count, w.retry_index, w.event_seq, w.event_created_at
      ), interrupted as (
        update webhook_delivery_attempts a
@@ -193,17 +195,17 @@ const RECORD_AND_CLAIM = `with input as (
        returning a.id
      ), attempts as (
        insert into webhook_delivery_attempts (id, delivery_id, endpoint_id, event_id, attempt_number, attempted_at, outcome, event_created_at)
-       select gen_random_uuid(), bumped.id, $7, bumped.event_id, bumped.attempt_count, $5, 'IN_PROGRESS', bumped.event_created_at from bumped
+       select gen_random_uuid(), bumped.id, $6, bumped.event_id, bumped.attempt_count, $4, 'IN_PROGRESS', bumped.event_created_at from bumped
        returning id, delivery_id
      ), lease as (
        -- Claimed: the lease is ours for one more round. Nothing claimed: give it back, unless requests are still out.
        -- Only recording: the lease stays as it is.
        update webhook_endpoints w
-          set lease_holder = case when exists (select 1 from bumped) then $6::uuid end,
-              lease_expires_at = case when exists (select 1 from bumped) then clock_timestamp() + ($14 * interval '1 millisecond') end
+          set lease_holder = case when exists (select 1 from bumped) then $5::uuid end,
+              lease_expires_at = case when exists (select 1 from bumped) then clock_timestamp() + ($13 * interval '1 millisecond') end
          from ep
-        where w.id = ep.id and $12::boolean and not ep.busy
-          and (exists (select 1 from bumped) or (ep.lease_holder is not null and not ($8::int > 0 and ep.lease_holder = $6::uuid)))
+        where w.id = ep.id and $11::boolean and not ep.busy
+          and (exists (select 1 from bumped) or (ep.lease_holder is not null and not ($7::int > 0 and ep.lease_holder = $5::uuid)))
        returning w.id
      )
      select case when row_number() over (order by c.event_seq, c.id) = 1 then r.recorded end as recorded, ep.status, ep.url, ep.secret_ciphertext, ep.previous_secret_ciphertext, ep.previous_secret_active, ep.busy, ep.in_flight, ep.ordered,
