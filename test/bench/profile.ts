@@ -9,12 +9,20 @@ import pg from "pg";
  * BENCH_PG_COUNT=1, prints the SQL statements this process sent in the
  * window, counted by shape (their first 70 characters), most frequent first:
  * on a shared machine the number of round trips is steadier than any time.
- * Without either, nothing.
+ * With BENCH_PG_STATEMENTS=1, resets pg_stat_statements at the window's start
+ * and prints the statements that took the most time in it (the server of
+ * DATABASE_URL must load the extension: a private cluster, not the shared one).
+ * Without any of them, nothing.
  */
 export async function profileWindow(name: string): Promise<() => Promise<void>> {
   const stopCount = process.env.BENCH_PG_COUNT ? countStatements(name) : () => {};
+  const stopStatements = process.env.BENCH_PG_STATEMENTS ? await statementTimes(name) : async () => {};
   const prefix = process.env.BENCH_PROFILE;
-  if (!prefix) return async () => stopCount();
+  if (!prefix)
+    return async () => {
+      stopCount();
+      await stopStatements();
+    };
   const session = new Session();
   session.connect();
   await session.post("Profiler.enable");
@@ -23,6 +31,7 @@ export async function profileWindow(name: string): Promise<() => Promise<void>> 
   return async () => {
     const { profile } = await session.post("Profiler.stop");
     stopCount();
+    await stopStatements();
     await writeFile(`${prefix}-${name}.cpuprofile`, JSON.stringify(profile));
     session.disconnect();
   };
@@ -48,5 +57,25 @@ function countStatements(name: string): () => void {
       .slice(0, 40)
       .map(([s, n]) => `${String(n).padStart(8)}  ${s}`);
     process.stderr.write(`[bench] ${name}: ${total} statements in the window\n${lines.join("\n")}\n`);
+  };
+}
+
+/** pg_stat_statements over the window: reset now; the returned function prints the top statements by total time. */
+async function statementTimes(name: string): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  await client.query("select pg_stat_statements_reset()");
+  return async () => {
+    const { rows } = await client.query(
+      `select calls, round(total_exec_time)::int as total_ms, round((total_exec_time / calls)::numeric, 2) as mean_ms, rows,
+              shared_blks_hit + shared_blks_read as blocks, regexp_replace(query, '\\s+', ' ', 'g') as query
+         from pg_stat_statements order by total_exec_time desc limit 30`,
+    );
+    await client.end();
+    const lines = rows.map(
+      (r) =>
+        `${String(r.total_ms).padStart(8)} ms ${String(r.calls).padStart(7)} calls ${String(r.mean_ms).padStart(9)} ms/call ${String(r.rows).padStart(8)} rows ${String(r.blocks).padStart(9)} blks  ${String(r.query).slice(0, 220)}`,
+    );
+    process.stderr.write(`[bench] ${name}: statements by time in the window\n${lines.join("\n")}\n`);
   };
 }
