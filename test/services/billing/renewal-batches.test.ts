@@ -1,4 +1,7 @@
 import { expect } from "chai";
+import pg from "pg";
+import { setTimeout as sleep } from "node:timers/promises";
+import { WALLET_CALL_TIMEOUT_MS } from "../../../services/platform/wallet-calls/wallet-call.ts";
 import { renewBatch } from "../../../services/subscriptions/renewals/renew-batch.ts";
 import { useTestSystem } from "../../support/system.ts";
 import { balances, createWalletUser, eventsOf, subscriptionsRpc } from "../../support/subscriptions.ts";
@@ -112,5 +115,44 @@ describe("recurring billing: renewals in sets", () => {
     expect(after.version).to.equal(before.version + 2);
     const [row] = await sys.sql<{ anchor_period_index: number }>("select anchor_period_index from subscriptions where id = ?", [subscriptionId]);
     expect(row!.anchor_period_index).to.equal(1);
+  });
+  it("a set whose ChargeBatch waits longer than a single charge's deadline (a payer's account locked) is still charged and settled as a set", async () => {
+    const { api } = await sys.createMerchant();
+    const user = await createWalletUser(sys, { USDT_TRON: "100" });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "5", interval: "MONTH" }, user })).subscriptionId);
+    const first = await subscriptionOf(api, ids[0]!);
+    await advanceTo(sys, new Date(Date.parse(first.nextBillingAt) + 60_000));
+
+    // Another transaction holds the payer's account (as a batch of other subscriptions of this payer would).
+    const holder = new pg.Client({ connectionString: sys.database.url });
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select id from ledger_accounts where owner_type = 'WALLET_USER' and owner_id = $1 for update", [user.id]);
+      let ended = false;
+      const run = renewBatch(sys.context(), wired.ports, ids).finally(() => (ended = true));
+      // The batch's wallet transaction waits on the account, then stays stuck past a single call's 3 s deadline.
+      for (let waiting = false; !waiting; await sleep(20)) {
+        if (ended) expect.fail(`the set ended before its wallet call waited on the account: ${JSON.stringify(await run)}`);
+        // Read outside the holder's transaction: pg_stat_activity is a snapshot for the rest of a transaction.
+        const [row] = await sys.sql<{ n: number }>(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%ledger_accounts%'",
+        );
+        waiting = row!.n > 0;
+      }
+      await sleep(WALLET_CALL_TIMEOUT_MS + 500);
+      await holder.query("rollback");
+      expect(await run).to.deep.equal({ paid: 3, failed: 0, oneByOne: 0, errored: 0 });
+    } finally {
+      await holder.end();
+    }
+    // Charged by the set's own call: no failure counted, no lease taken over by the sweep.
+    const charges = await sys.sql<{ status: string; settle_failures: number; lease_generation: number }>(
+      "select status, settle_failures, lease_generation from subscription_charges where subscription_id = any(?::uuid[]) and period_index = 1",
+      [`{${ids.join(",")}}`],
+    );
+    expect(charges).to.deep.equal(ids.map(() => ({ status: "SUCCEEDED", settle_failures: 0, lease_generation: 1 })));
+    expect((await balances(sys, user.id)).USDT_TRON).to.equal("70");
   });
 });
