@@ -109,25 +109,31 @@ export async function chargeWallet(ports: ChargePorts, charge: ChargeRow): Promi
  */
 export async function chargeWalletBatch(em: EntityManager, ports: ChargePorts, charges: ChargeRow[]): Promise<Map<string, WalletAnswer>> {
   const answers = new Map<string, WalletAnswer>();
+  const leaseOf = (charge: ChargeRow) => ({ id: charge.id, generation: charge.leaseGeneration });
+  /** Rows answered so far (or with nothing to move): the set settles them only after its last call, so each later renewal keeps them too. */
+  const answered: { id: string; generation: number }[] = [];
   const byMerchant = new Map<string, { charge: ChargeRow; request: NonNullable<ReturnType<typeof walletCharge>> }[]>();
   for (const charge of charges) {
     const request = walletCharge(charge);
-    if (!request) answers.set(charge.id, { outcome: ChargeOutcome.SUCCEEDED, transactionId: null });
-    else byMerchant.set(charge.merchantId, [...(byMerchant.get(charge.merchantId) ?? []), { charge, request }]);
+    if (!request) {
+      answers.set(charge.id, { outcome: ChargeOutcome.SUCCEEDED, transactionId: null });
+      answered.push(leaseOf(charge));
+    } else byMerchant.set(charge.merchantId, [...(byMerchant.get(charge.merchantId) ?? []), { charge, request }]);
   }
   for (const [merchantId, items] of byMerchant) {
     for (let i = 0; i < items.length; i += CHARGE_BATCH_MAX) {
-      // Later chunks are called long after the leases were taken: renewed first, and a row taken over meanwhile is left out (no answer).
-      const held = await renewLeases(
-        em,
-        CHARGES_TABLE,
-        items.slice(i, i + CHARGE_BATCH_MAX).map((c) => ({ id: c.charge.id, generation: c.charge.leaseGeneration })),
-      );
-      const chunk = items.slice(i, i + CHARGE_BATCH_MAX).filter((c) => held.has(c.charge.id));
+      // Later chunks are called long after the leases were taken (each call may take up to its deadline): renewed
+      // first, with the rows answered before; a row taken over meanwhile is left out (no answer).
+      const pending = items.slice(i, i + CHARGE_BATCH_MAX);
+      const held = await renewLeases(em, CHARGES_TABLE, [...answered, ...pending.map((c) => leaseOf(c.charge))]);
+      const chunk = pending.filter((c) => held.has(c.charge.id));
       if (chunk.length === 0) continue;
       const { results } = await ports.wallet.chargeBatch({ merchantId, charges: chunk.map((c) => c.request) }, { timeoutMs: WALLET_BATCH_CALL_TIMEOUT_MS });
       if (results.length !== chunk.length) throw new Error(`wallet answered ${results.length} of ${chunk.length} batched charges`);
-      chunk.forEach((c, k) => answers.set(c.charge.id, walletAnswer(c.charge, results[k]!)));
+      chunk.forEach((c, k) => {
+        answers.set(c.charge.id, walletAnswer(c.charge, results[k]!));
+        answered.push(leaseOf(c.charge));
+      });
     }
   }
   return answers;
