@@ -99,6 +99,11 @@ export async function saveBillingAnchor(em: EntityManager, sub: SubscriptionRow)
  * merchant's notice days (its settings, or `defaultNoticeDays` for a merchant
  * that set none) after `now` and whose upcoming period has not been announced
  * yet, soonest first. One query for every merchant (the settings row joined).
+ *
+ * The billing-date index is read between `now` and `now` plus the longest
+ * notice any merchant gives: with only each row's own bound (known after the
+ * join), the scan went on through every later billing date, so each sweep read
+ * every billed subscription (100,000 renewed ones at the scale-out bench).
  */
 export function subscriptionsToNotify(
   em: EntityManager,
@@ -110,11 +115,13 @@ export function subscriptionsToNotify(
     `select s.id, s.next_period_index from subscriptions s
        left join merchant_billing_settings m on m.merchant_id = s.merchant_id
       where ${BILLED("s.status")} and s.next_billing_at > ?
+        and s.next_billing_at <= ?::timestamptz
+              + make_interval(days => (select greatest(?::int, coalesce(max(charge_notice_days), 0)) from merchant_billing_settings))
         and coalesce(m.charge_notice_days, ?) > 0
         and s.next_billing_at <= ?::timestamptz + make_interval(days => coalesce(m.charge_notice_days, ?))
         and (s.notified_period_index is null or s.notified_period_index < s.next_period_index)
       order by s.next_billing_at, s.id limit ?`,
-    [now, defaultNoticeDays, now, defaultNoticeDays, limit],
+    [now, now, defaultNoticeDays, defaultNoticeDays, now, defaultNoticeDays, limit],
   );
 }
 
