@@ -23,16 +23,24 @@ export async function lastPeriodAttempt(em: EntityManager, subscriptionId: strin
  * Per subscription, the attempts at its next period so far: the last attempt
  * number (lastPeriodAttempt, for a set). One in flight is
  * subscriptionsWithChargeInFlight's to find.
+ *
+ * The subscriptions are named by `= any` (an index condition on the period
+ * attempts' key) and their periods joined after: a list of (subscription,
+ * period) pairs is not one, and was planned as a scan of every charge (678 ms
+ * a set, 40 % of PostgreSQL's time at 100,000 renewals).
  */
 export async function lastNextPeriodAttempts(
   em: EntityManager,
   subs: readonly { id: string; nextPeriodIndex: number }[],
 ): Promise<Map<string, { last: number }>> {
+  if (subs.length === 0) return new Map();
   const rows = await em.execute<{ subscription_id: string; attempt: number }[]>(
-    `select subscription_id, max(attempt) as attempt from subscription_charges
-      where change_session_id is null and (subscription_id, period_index) in (${subs.map(() => "(?::uuid, ?::int)").join(", ")})
-      group by subscription_id`,
-    subs.flatMap((s) => [s.id, s.nextPeriodIndex]),
+    `select c.subscription_id, max(c.attempt) as attempt
+       from subscription_charges c
+       join jsonb_to_recordset(?::jsonb) as w(id uuid, period int) on c.subscription_id = w.id and c.period_index = w.period
+      where c.change_session_id is null and c.subscription_id = any(string_to_array(?, ',')::uuid[])
+      group by c.subscription_id`,
+    [JSON.stringify(subs.map((s) => ({ id: s.id, period: s.nextPeriodIndex }))), subs.map((s) => s.id).join(",")],
   );
   return new Map(rows.map((r) => [r.subscription_id, { last: Number(r.attempt) }]));
 }
