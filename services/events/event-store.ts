@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { writtenWithout } from "../platform/database/commit-pokes.ts";
+import { executeBound } from "../platform/database/bound-values.ts";
 import { partitionKeyRange, UTC_MICROS } from "../platform/database/partition-key-range.ts";
 import { oldestOf } from "../platform/observability/due-work.ts";
 import { Event } from "./entities.ts";
@@ -24,11 +25,12 @@ interface NewEventRow {
  * of events never has to remember to wake the relay.
  */
 export async function insertEvents(em: EntityManager, rows: readonly NewEventRow[]): Promise<void> {
-  // One parameter (the rows as JSON) whatever their number: one statement shape, no per-row placeholders.
-  await em.execute(
+  // One parameter (the rows as JSON) whatever their number: one statement shape, no per-row placeholders; bound, not inlined.
+  await executeBound(
+    em,
     `insert into events (id, merchant_id, type, data, created_at)
      select id, merchant_id, type, data, created_at
-       from rows from (jsonb_to_recordset(?::jsonb) as (id uuid, merchant_id uuid, type text, data jsonb, created_at timestamptz)) with ordinality as t(id, merchant_id, type, data, created_at, n)
+       from rows from (jsonb_to_recordset($1::jsonb) as (id uuid, merchant_id uuid, type text, data jsonb, created_at timestamptz)) with ordinality as t(id, merchant_id, type, data, created_at, n)
       order by n`,
     [JSON.stringify(rows)],
   );

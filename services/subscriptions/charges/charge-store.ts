@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { LEASED_INSERT } from "../../platform/wallet-calls/wallet-call.ts";
-import type { ChargeRow } from "../entities.ts";
+import { asEntityRows, selectColumns } from "../../platform/database/prepared.ts";
+import { SubscriptionCharge, type ChargeRow } from "../entities.ts";
 import { sqlStatus, statusIn } from "../../platform/status-machine.ts";
 import { chargeMachine } from "./charge-status.ts";
 
@@ -90,6 +91,15 @@ export async function insertLeasedRenewalCharges(em: EntityManager, rows: readon
       LEASED_INSERT.param,
     ]),
   );
+}
+
+/** Charges as plain rows, locked in id order (after their subscriptions: the lock order of every settle). */
+export async function lockChargeRows(em: EntityManager, ids: readonly string[]): Promise<ChargeRow[]> {
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `select ${selectColumns(em, SubscriptionCharge, "c")} from subscription_charges c where c.id = any(string_to_array(?, ',')::uuid[]) order by c.id for update`,
+    [ids.join(",")],
+  );
+  return asEntityRows<ChargeRow>(em, SubscriptionCharge, rows);
 }
 
 /** The subscription a charge pays for (read unlocked: the caller locks that subscription before the charge). */

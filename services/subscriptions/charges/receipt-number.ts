@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { amount, isZero } from "../../platform/money.ts";
 import type { ChargeRow } from "../entities.ts";
-import { writeReceiptNumbers, type ReceiptToWrite } from "./receipt-store.ts";
+import { raiseReceiptCounters, type ReceiptCount } from "./receipt-store.ts";
 
 /**
  * Receipts (issue 25): every SUCCEEDED charge above 0 gets a number
@@ -17,12 +17,13 @@ import { writeReceiptNumbers, type ReceiptToWrite } from "./receipt-store.ts";
  * is skipped or taken twice and numbers rise in commit order. The price is
  * that settles of one merchant serialise from their numbering to their
  * commit, so a settle numbers its receipts last (numberReceipts): it flushes
- * everything else first, then one statement raises each merchant's counter
- * once for all the charges it settled (a renewal batch's hundreds included)
- * and writes the numbers into the charges and their events; the commit
- * follows. The counters are the last locks a settle takes (subscriptions,
- * charges, counters), taken in merchant id order by that one statement, so
- * two settles never wait on each other in a cycle.
+ * its unit of work first (every other row lock it takes), then one statement
+ * raises each merchant's counter once for all the charges it settled (a
+ * renewal batch's hundreds included); what is written after it is only rows
+ * the transaction already holds (its charges and subscriptions) or inserts
+ * (its events), then the commit. The counters are the last locks a settle
+ * takes, in merchant id order, so two settles never wait on each other in a
+ * cycle.
  */
 
 /** The prefix a merchant's receipts get until the operator sets another (PATCH /admin/v1/merchants/{id}): R + its id's first 8 hex digits. */
@@ -44,46 +45,41 @@ export const needsReceipt = (row: ChargeRow): boolean => row.status === "SUCCEED
 
 /**
  * Numbers and links the receipts of `charges` (those needsReceipt accepts),
- * in the order given, as the settle transaction's last statement: flushes
- * the unit of work of `em` (the transaction's own), then one statement
- * raises each merchant's counter by its count and writes each charge's
- * number, token and URL and its event's `data.charge.receiptNumber` and
- * `receiptUrl`. The entities get the same values and stay clean (no second
- * write at the commit). The counters stay locked only until the commit.
+ * in the order given: flushes the unit of work of `em` (the transaction's
+ * own), raises each merchant's counter by its count (receipt-store.ts), and
+ * sets each charge's number, token and URL and its event's `data.charge`.
+ * The caller writes them: the commit's flush for managed entities (a single
+ * settle), or the set's own writes for plain rows (a renewal set: each
+ * charge and event written once, numbered). Nothing but those writes may
+ * follow before the commit: the counters stay locked until then.
  */
 export async function numberReceipts(em: EntityManager, charges: readonly ReceiptToNumber[], publicBaseUrl: string): Promise<void> {
+  await em.flush();
   const due = charges.filter((c) => needsReceipt(c.row));
   if (due.length === 0) return;
-  await em.flush();
+  const counts = new Map<string, ReceiptCount>();
+  for (const { row } of due) {
+    const count = counts.get(row.merchantId) ?? { merchant_id: row.merchantId, prefix: defaultReceiptPrefix(row.merchantId), n: 0 };
+    count.n += 1;
+    counts.set(row.merchantId, count);
+  }
+  const counters = await raiseReceiptCounters(em, [...counts.values()]);
   const base = `${publicBaseUrl.replace(/\/+$/, "")}/receipts/`;
-  const ordinal = new Map<string, number>();
-  const wanted: ReceiptToWrite[] = due.map((c) => {
-    const ord = (ordinal.get(c.row.merchantId) ?? 0) + 1;
-    ordinal.set(c.row.merchantId, ord);
-    const prefix = defaultReceiptPrefix(c.row.merchantId);
-    return {
-      charge_id: c.row.id,
-      event_id: c.event.id,
-      event_created_at: c.event.createdAt.toISOString(),
-      merchant_id: c.row.merchantId,
-      prefix,
-      ord,
-      token: randomBytes(24).toString("base64url"),
-    };
-  });
-  const rows = await writeReceiptNumbers(em, wanted, base, RECEIPT_DIGITS);
-  // Every charge and event must have been written: anything else is a bug, and throwing rolls the settle back.
-  if (rows.length !== due.length) throw new Error(`receipt numbering wrote ${rows.length} of ${due.length} charges and their events`);
-  const numbers = new Map(rows.map((r) => [r.charge_id, r.receipt_number]));
-  const uow = em.getUnitOfWork();
-  wanted.forEach((w, i) => {
-    const { row, event, record } = due[i]!;
-    row.receiptNumber = numbers.get(w.charge_id)!;
-    row.receiptToken = w.token;
-    row.receiptUrl = base + w.token;
+  // A merchant's numbers: the n up to its counter after the raise, given in the order of `charges`.
+  const next = new Map([...counts.values()].map((c) => [c.merchant_id, counterOf(counters, c.merchant_id).last - BigInt(c.n) + 1n]));
+  for (const { row, event, record } of due) {
+    const number = next.get(row.merchantId)!;
+    next.set(row.merchantId, number + 1n);
+    row.receiptNumber = `${counterOf(counters, row.merchantId).prefix}-${number.toString().padStart(RECEIPT_DIGITS, "0")}`;
+    row.receiptToken = randomBytes(24).toString("base64url");
+    row.receiptUrl = base + row.receiptToken;
     (event.data as { charge?: unknown }).charge = record(row);
-    // Written by the statement above: the entities' snapshots are taken again, so the commit's flush writes nothing.
-    uow.merge(row);
-    uow.merge(event);
-  });
+  }
+}
+
+function counterOf(counters: Map<string, { prefix: string; last: bigint }>, merchantId: string) {
+  const counter = counters.get(merchantId);
+  // Every merchant counted must have its counter raised: anything else is a bug, and throwing rolls the settle back.
+  if (!counter) throw new Error(`receipt numbering raised no counter for merchant ${merchantId}`);
+  return counter;
 }

@@ -1,13 +1,11 @@
-import { LockMode } from "@mikro-orm/core";
-import type { EntityManager } from "@mikro-orm/postgresql";
 import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
-import { Subscription, SubscriptionCharge, type ChargeRow, type SubscriptionRow } from "../entities.ts";
+import { Subscription, SubscriptionCharge, type ChargeRow } from "../entities.ts";
 import { currentAuthorizations, lockSubscriptionRows } from "../subscription-store.ts";
 import { chargeCall, chargeWalletBatch, recordAnswer, type WalletAnswer } from "../charges/settle-charge.ts";
 import { fenceOf, recordFailures } from "../../platform/wallet-calls/wallet-call.ts";
 import { openLeasedCharges, withinBudget } from "../charges/open-charge.ts";
-import { lastNextPeriodAttempts, subscriptionsWithChargeInFlight } from "../charges/charge-store.ts";
+import { lastNextPeriodAttempts, lockChargeRows, subscriptionsWithChargeInFlight } from "../charges/charge-store.ts";
 import { numberReceipts, type ReceiptToNumber } from "../charges/receipt-number.ts";
 import { attemptBudget } from "./billing-policy.ts";
 import { enqueueRechecksAfterDebits } from "./charge-at-risk.ts";
@@ -22,6 +20,8 @@ import { touch } from "../../platform/record-version.ts";
 import { chargeableSubscriptions, saveBillingAnchor } from "./renewal-store.ts";
 import { subscriptionsWithScheduledChange } from "../change-sessions/change-session-store.ts";
 import { isOutage } from "../../platform/dependency-outage.ts";
+import { trackRows, writeTrackedRows } from "../../platform/database/tracked-rows.ts";
+import { collectEvents, writeCollectedEvents } from "../../events/record-event.ts";
 
 /** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */
 export const RENEWAL_JOB_SIZE = 250;
@@ -196,7 +196,13 @@ async function openCharges(ctx: UseCaseContext, ports: SubscriptionPorts, ids: s
   });
 }
 
-/** Step 3 for the set: one transaction, the same lock order as a single settle (subscriptions, then charges), fenced per row. */
+/**
+ * Step 3 for the set: one transaction, the same lock order as a single settle
+ * (subscriptions, then charges, then the receipt counters), fenced per row.
+ * The rows are plain, not entities, and written back set-based with the
+ * events the settle records (tracked-rows.ts, collectEvents): the outcome of
+ * each row is applied by the same code as a single settle's.
+ */
 async function settleCharges(
   ctx: UseCaseContext,
   ports: SubscriptionPorts,
@@ -204,32 +210,28 @@ async function settleCharges(
   answers: Map<string, WalletAnswer>,
 ): Promise<{ paid: number; failed: number; stillDue: string[] }> {
   return ctx.em.fork().transactional(async (em) => {
-    const subs = new Map(
-      (
-        await lockSet(
-          em,
-          opened.map((c) => c.subscriptionId),
-        )
-      ).map((s) => [s.id, s]),
+    const subRows = await lockSubscriptionRows(
+      em,
+      opened.map((c) => c.subscriptionId),
     );
     // The rows as they are now, locked (after their subscriptions): their generation is the fence.
-    const rows = new Map(
-      (
-        await em.find(
-          SubscriptionCharge,
-          { id: { $in: opened.map((c) => c.id) } },
-          { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" }, refresh: true },
-        )
-      ).map((r) => [r.id, r]),
+    const chargeRows = await lockChargeRows(
+      em,
+      opened.map((c) => c.id),
     );
-    const authorizations = await currentAuthorizations(em, [...subs.keys()]);
+    const subs = trackRows(em, Subscription, subRows);
+    const charges = trackRows(em, SubscriptionCharge, chargeRows);
+    const subById = new Map(subRows.map((s) => [s.id, s]));
+    const rowById = new Map(chargeRows.map((r) => [r.id, r]));
+    collectEvents(em);
+    const authorizations = await currentAuthorizations(em, [...subById.keys()]);
     const receipts: ReceiptToNumber[] = [];
     let paid = 0;
     let failed = 0;
     const stillDue: string[] = [];
     for (const charge of opened) {
-      const row = rows.get(charge.id)!;
-      const sub = subs.get(charge.subscriptionId)!;
+      const row = rowById.get(charge.id)!;
+      const sub = subById.get(charge.subscriptionId)!;
       const answer = answers.get(charge.id);
       // No answer: its lease was taken over before its chunk was called; the new holder settles it.
       if (!answer) continue;
@@ -250,13 +252,11 @@ async function settleCharges(
       // Done with it: the sweep's claim ends in this settle's own row update (the job's release then finds nothing to do).
       else sub.renewalClaimedUntil = null;
     }
-    // The last statement before the flush: the merchants' receipt counters stay locked only until the commit.
+    // The receipt counters last (receipt-number.ts): after them only the set's own rows are written, and its events inserted.
     await numberReceipts(em, receipts, ports.publicBaseUrl);
+    await writeCollectedEvents(em);
+    await writeTrackedRows(em, charges);
+    await writeTrackedRows(em, subs);
     return { paid, failed, stillDue };
   });
-}
-
-/** The subscriptions, locked in id order (the order every set lock takes, so two sets never wait on each other in a cycle). */
-function lockSet(em: EntityManager, ids: string[]): Promise<SubscriptionRow[]> {
-  return em.find(Subscription, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: "asc" }, refresh: true });
 }
