@@ -11,7 +11,7 @@ import { lagSeconds, type DueWorkProbe } from "../services/platform/observabilit
 import { rpcClientTracer } from "../services/platform/observability/rpc-observers.ts";
 import { postgresCheck, redisCheck, runChecks, type ReadinessChecks } from "../services/platform/health/readiness.ts";
 import { READINESS_TIMEOUT_MS } from "../services/platform/health/health-server.ts";
-import { chargeMetricsSubscriber } from "../services/subscriptions/charge-metrics.ts";
+import { countSettledCharges } from "../services/subscriptions/charge-metrics.ts";
 import { subscriptionDueWork } from "../services/subscriptions/due-work.ts";
 import { orderDueWork } from "../services/orders/due-work.ts";
 import { eventDueWork } from "../services/events/due-work.ts";
@@ -82,7 +82,7 @@ export async function createObservability(config: Config, logger: Logger, metric
     observe({ orm, clock, queues, workerGroups }) {
       if (port === undefined) return undefined;
       if (orm) {
-        orm.em.getEventManager().registerSubscriber(chargeMetricsSubscriber((kind, outcome, reason) => metrics.charges.inc({ kind, outcome, reason })));
+        countSettledCharges(orm, (kind, outcome, reason) => metrics.charges.inc({ kind, outcome, reason }));
         metrics.addCollector(
           guarded("db_pool", async () => {
             const pool = (await orm.em.getConnection().getNativeClient()) as { totalCount: number; idleCount: number; waitingCount: number };

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { writtenWithout } from "../platform/database/commit-pokes.ts";
-import { executeBound } from "../platform/database/bound-values.ts";
+import { executeWrites, type Write } from "../platform/database/bound-values.ts";
 import { partitionKeyRange, UTC_MICROS } from "../platform/database/partition-key-range.ts";
 import { oldestOf } from "../platform/observability/due-work.ts";
 import { Event } from "./entities.ts";
@@ -11,7 +11,7 @@ import { Event } from "./entities.ts";
  */
 
 /** An event row as recordEvents builds it (created_at as ISO text). */
-interface NewEventRow {
+export interface NewEventRow {
   id: string;
   merchant_id: string;
   type: string;
@@ -25,16 +25,23 @@ interface NewEventRow {
  * of events never has to remember to wake the relay.
  */
 export async function insertEvents(em: EntityManager, rows: readonly NewEventRow[]): Promise<void> {
+  await executeWrites(em, [eventsInsert(em, rows)]);
+}
+
+/** The write of insertEvents, for a caller that runs it with others (executeWrites); the commit of `em`'s transaction pokes the relay. */
+export function eventsInsert(em: EntityManager, rows: readonly NewEventRow[]): Write {
+  if (rows.length > 0) writtenWithout(em, Event.meta.className);
   // One parameter (the rows as JSON) whatever their number: one statement shape, no per-row placeholders; bound, not inlined.
-  await executeBound(
-    em,
-    `insert into events (id, merchant_id, type, data, created_at)
-     select id, merchant_id, type, data, created_at
-       from rows from (jsonb_to_recordset($1::jsonb) as (id uuid, merchant_id uuid, type text, data jsonb, created_at timestamptz)) with ordinality as t(id, merchant_id, type, data, created_at, n)
-      order by n`,
-    [JSON.stringify(rows)],
-  );
-  writtenWithout(em, Event.meta.className);
+  return {
+    sql: `insert into events (id, merchant_id, type, data, created_at)
+          select id, merchant_id, type, data, created_at
+            from rows from (jsonb_to_recordset(?::jsonb) as (id uuid, merchant_id uuid, type text, data jsonb, created_at timestamptz)) with ordinality as t(id, merchant_id, type, data, created_at, n)
+           order by n
+          returning 1`,
+    values: [JSON.stringify(rows)],
+    rows: rows.length,
+    what: "events",
+  };
 }
 
 /**

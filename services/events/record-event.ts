@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../platform/clock.ts";
 import { Event, type EventRow } from "./entities.ts";
-import { insertEvents } from "./event-store.ts";
+import { eventsInsert, insertEvents } from "./event-store.ts";
+import { executeWrites, type Write } from "../platform/database/bound-values.ts";
 import type { EventType } from "./contract.ts";
 
 interface NewEvent {
@@ -53,11 +54,15 @@ export function collectEvents(em: EntityManager): void {
 
 /** Inserts the events collected on `em` since collectEvents, in the order recorded, and ends the collection. */
 export async function writeCollectedEvents(em: EntityManager): Promise<void> {
+  await executeWrites(em, [collectedEventsInsert(em)]);
+}
+
+/** The write of writeCollectedEvents, for a caller that runs it with others (executeWrites); ends the collection. */
+export function collectedEventsInsert(em: EntityManager): Write {
   const collected = collections.get(em);
-  if (!collected) throw new Error("writeCollectedEvents: no collection open on this transaction");
+  if (!collected) throw new Error("collectedEventsInsert: no collection open on this transaction");
   collections.delete(em);
-  if (collected.length === 0) return;
-  await insertEvents(
+  return eventsInsert(
     em,
     collected.map((e) => ({ id: e.id, merchant_id: e.merchantId, type: e.type, data: e.data, created_at: e.createdAt.toISOString() })),
   );

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { executeBound } from "../platform/database/bound-values.ts";
 
 /**
  * The charge attempts' audit trail (wallet_charge_attempts): every outcome of
@@ -8,7 +9,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
  * decimal strings).
  */
 export async function recordChargeAttempts(em: EntityManager, attempts: unknown[][]): Promise<void> {
-  await em.execute(
+  await executeBound(
+    em,
     `insert into wallet_charge_attempts (id, idempotency_key, wallet_user_id, merchant_id, asset, amount, outcome, balance_after, transaction_id, created_at)
          values ${attempts.map(() => "(?, ?, ?, ?, ?, ?::numeric, ?, ?::numeric, ?, ?)").join(", ")}`,
     attempts.flat(),

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { OwnerType } from "./entities.ts";
+import { executeBound } from "../platform/database/bound-values.ts";
 
 /**
  * The ledger's statements: accounts, transactions and their entries
@@ -61,7 +62,8 @@ export async function ownerAccountIds(
   em: EntityManager,
   wanted: OwnedAccount[],
 ): Promise<{ id: string; owner_type: string; owner_id: string; asset: string }[]> {
-  return em.execute(
+  return executeBound(
+    em,
     `select id, owner_type, owner_id, asset from ledger_accounts
         where (owner_type, owner_id, asset) in (${wanted.map(() => "(?, ?::uuid, ?)").join(", ")})`,
     wanted.flatMap((w) => [w.ownerType, w.ownerId, w.asset]),
@@ -70,7 +72,8 @@ export async function ownerAccountIds(
 
 /** createAccount for many owners in one statement (the same conflict rule). */
 export async function createOwnerAccounts(em: EntityManager, missing: OwnedAccount[], now: Date): Promise<void> {
-  await em.execute(
+  await executeBound(
+    em,
     `insert into ledger_accounts (id, owner_type, owner_id, system_code, asset, balance, frozen, created_at, updated_at)
        values ${missing.map(() => "(?, ?, ?, null, ?, 0, false, ?, ?)").join(", ")} on conflict do nothing`,
     missing.flatMap((w) => [randomUUID(), w.ownerType, w.ownerId, w.asset, now, now]),
@@ -84,7 +87,8 @@ const INSERT_CHUNK = 500;
 export async function writeTransactions(em: EntityManager, rows: unknown[][]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK);
-    await em.execute(
+    await executeBound(
+      em,
       `insert into ledger_transactions (id, idempotency_key, kind, asset, amount, wallet_user_id, merchant_id, description, created_at)
        values ${chunk.map(() => "(?, ?, ?, ?, ?::numeric, ?, ?, ?, ?)").join(", ")}`,
       chunk.flat(),
@@ -96,7 +100,8 @@ export async function writeTransactions(em: EntityManager, rows: unknown[][]): P
 export async function writeEntries(em: EntityManager, rows: unknown[][]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK);
-    await em.execute(
+    await executeBound(
+      em,
       `insert into ledger_entries (id, transaction_id, account_id, asset, amount, balance_after, created_at)
        values ${chunk.map(() => "(?, ?, ?, ?, ?::numeric, ?::numeric, ?)").join(", ")}`,
       chunk.flat(),
@@ -106,7 +111,8 @@ export async function writeEntries(em: EntityManager, rows: unknown[][]): Promis
 
 /** Moves each locked account's cached balance by its delta (canonical decimal strings), one statement; answers the balances after. */
 export async function moveBalances(em: EntityManager, now: Date, deltas: [id: string, delta: string][]): Promise<{ id: string; balance: string }[]> {
-  return em.execute(
+  return executeBound(
+    em,
     `update ledger_accounts a set balance = a.balance + v.delta, updated_at = ?
          from (values ${deltas.map(() => "(?::uuid, ?::numeric)").join(", ")}) as v(id, delta)
         where a.id = v.id returning a.id, a.balance::text as balance`,
@@ -122,7 +128,8 @@ export async function moveBalances(em: EntityManager, now: Date, deltas: [id: st
  * order. Answers how many entries were written.
  */
 export async function creditAccountsWithEntries(em: EntityManager, now: Date, totals: [id: string, total: string][], rows: unknown[][]): Promise<number> {
-  const written = await em.execute<{ n: string }[]>(
+  const written = await executeBound<{ n: string }>(
+    em,
     `with moved as (
        update ledger_accounts a set balance = a.balance + v.total, updated_at = ?
          from (values ${totals.map(() => "(?::uuid, ?::numeric)").join(", ")}) as v(id, total)

@@ -1,6 +1,7 @@
 import { expect } from "chai";
-import { trackRows, writeTrackedRows } from "../../services/platform/database/tracked-rows.ts";
-import { collectEvents, recordEvent, writeCollectedEvents } from "../../services/events/record-event.ts";
+import { trackedRowsWrites, trackRows, writeTrackedRows } from "../../services/platform/database/tracked-rows.ts";
+import { executeWrites } from "../../services/platform/database/bound-values.ts";
+import { collectedEventsInsert, collectEvents, recordEvent, writeCollectedEvents } from "../../services/events/record-event.ts";
 import { lockSubscriptionRows } from "../../services/subscriptions/subscription-store.ts";
 import { Subscription } from "../../services/subscriptions/entities.ts";
 import { useTestSystem } from "../support/system.ts";
@@ -34,22 +35,31 @@ describe("tracked rows and collected events", () => {
       "select id, version, updated_at::text from subscriptions where id = any(string_to_array(?, ',')::uuid[]) order by id",
       [ids.join(",")],
     );
-    const written = await sys
-      .context()
-      .em.fork()
-      .transactional(async (em) => {
-        const rows = await lockSubscriptionRows(em, ids);
-        const tracked = trackRows(em, Subscription, rows);
-        // Two shapes of change, and a row left alone.
-        rows[0]!.status = "PAST_DUE";
-        rows[0]!.pastDueSince = new Date("2031-01-01T00:00:00.000Z");
-        rows[0]!.retryCount = 2;
-        rows[1]!.creditBalance = "0.000000000000000001";
-        rows[1]!.metadata.note = "changed in place";
-        rows[1]!.fallbackAssets.push("USDC_TRON");
-        return writeTrackedRows(em, tracked);
-      });
-    expect(written).to.equal(2);
+    const marker = `with-rows-${Date.now()}`;
+    const ctx = sys.context();
+    const shapes = await ctx.em.fork().transactional(async (em) => {
+      const rows = await lockSubscriptionRows(em, ids);
+      const tracked = trackRows(em, Subscription, rows);
+      // Two shapes of change, and a row left alone.
+      rows[0]!.status = "PAST_DUE";
+      rows[0]!.pastDueSince = new Date("2031-01-01T00:00:00.000Z");
+      rows[0]!.retryCount = 2;
+      rows[1]!.creditBalance = "0.000000000000000001";
+      rows[1]!.metadata.note = "changed in place";
+      rows[1]!.fallbackAssets.push("USDC_TRON");
+      // Written with an event in one statement, as a renewal set writes its charges and events.
+      collectEvents(em);
+      recordEvent(em, ctx.clock, { merchantId: rows[0]!.merchantId, type: "subscription.past_due", data: { marker } });
+      const writes = [collectedEventsInsert(em), ...trackedRowsWrites(em, tracked)];
+      await executeWrites(em, writes);
+      return writes.map((w) => [w.what, w.rows]);
+    });
+    expect(shapes).to.deep.equal([
+      ["events", 1],
+      ['rows of "subscriptions"', 1],
+      ['rows of "subscriptions"', 1],
+    ]);
+    expect(await sys.sql("select type from events where data->>'marker' = ?", [marker])).to.deep.equal([{ type: "subscription.past_due" }]);
     const after = await sys.sql<Record<string, unknown>>(
       `select id, status, retry_count, credit_balance::text, renewal_claimed_until::text, metadata, fallback_assets, version, updated_at::text
          from subscriptions where id = any(string_to_array(?, ',')::uuid[]) order by id`,
@@ -82,7 +92,7 @@ describe("tracked rows and collected events", () => {
       .catch((err: unknown) => {
         failure = err;
       });
-    expect(String(failure)).to.match(/3 of 4 rows of "subscriptions" written/);
+    expect(String(failure)).to.match(/rows of "subscriptions": 3 of 4 rows written/);
     const rows = await sys.sql<{ retry_count: number }>(`select retry_count from subscriptions where id = any(string_to_array(?, ',')::uuid[])`, [
       ids.join(","),
     ]);

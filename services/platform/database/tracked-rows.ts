@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { EntityName } from "@mikro-orm/core";
-import { executeBound } from "./bound-values.ts";
+import { executeWrites, type Write } from "./bound-values.ts";
 
 /**
  * Plain rows read under their row locks (selectColumns + asEntityRows), changed
@@ -41,20 +41,25 @@ interface Column {
 const snapshots = new WeakMap<object, Record<string, unknown>>();
 const columnsByMeta = new WeakMap<object, { table: string; columns: Column[] }>();
 
-/** Starts tracking `rows` (as read now): what write() later finds changed is what changed from here. */
+/** Starts tracking `rows` (as read now): what the writes later find changed is what changed from here. */
 export function trackRows<T extends { id: string }>(em: EntityManager, entity: EntityName, rows: T[]): TrackedRows<T> {
   const { columns } = columnsOf(em, entity);
   for (const row of rows) snapshots.set(row, snapshot(row as Record<string, unknown>, columns));
   return { entity, rows };
 }
 
-/** Writes what each tracked row changed since trackRows (or since the last write), set-based; returns the number of rows written. */
-export async function writeTrackedRows<T extends { id: string }>(em: EntityManager, tracked: TrackedRows<T>): Promise<number> {
+/** Writes what each tracked row changed since trackRows, set-based, in one statement. */
+export async function writeTrackedRows<T extends { id: string }>(em: EntityManager, tracked: TrackedRows<T>): Promise<void> {
+  await executeWrites(em, trackedRowsWrites(em, tracked));
+}
+
+/** The writes of writeTrackedRows, for a caller that runs them with others (executeWrites): one per shape of change. */
+export function trackedRowsWrites<T extends { id: string }>(em: EntityManager, tracked: TrackedRows<T>): Write[] {
   const { table, columns } = columnsOf(em, tracked.entity);
   const byShape = new Map<string, { changed: Column[]; rows: Record<string, unknown>[] }>();
   for (const row of tracked.rows as unknown as Record<string, unknown>[]) {
     const before = snapshots.get(row);
-    if (!before) throw new Error(`writeTrackedRows: a row of ${table} was not tracked`);
+    if (!before) throw new Error(`trackedRowsWrites: a row of ${table} was not tracked`);
     const changed = columns.filter((c) => !sameValue(c, before[c.property], row[c.property]));
     if (changed.length === 0) continue;
     const shape = changed.map((c) => c.property).join(",");
@@ -62,24 +67,19 @@ export async function writeTrackedRows<T extends { id: string }>(em: EntityManag
     if (!group) byShape.set(shape, (group = { changed, rows: [] }));
     group.rows.push(row);
   }
-  let written = 0;
-  for (const { changed, rows } of byShape.values()) {
-    const values = rows.map((row) => Object.fromEntries([["id", row.id], ...changed.map((c) => [c.field, row[c.property] ?? null])]));
-    const ids = rows.map((row) => row.id as string);
+  return [...byShape.values()].map(({ changed, rows }) => ({
     // The rows as one JSON parameter, bound (bound-values.ts); the ids again as `= any`, so the rows are found by the primary key.
-    const updated = await executeBound<{ id: string }>(
-      em,
-      `update ${table} as t set ${changed.map((c) => `${c.quoted} = v.${c.quoted}`).join(", ")}
-         from jsonb_to_recordset($1::jsonb) as v("id" uuid, ${changed.map((c) => `${c.quoted} ${c.type}`).join(", ")})
-        where t."id" = v."id" and t."id" = any($2::uuid[])
-        returning t."id"`,
-      [JSON.stringify(values), ids],
-    );
-    if (updated.length !== rows.length) throw new Error(`writeTrackedRows: ${updated.length} of ${rows.length} rows of ${table} written`);
-    for (const row of rows) snapshots.set(row, snapshot(row, columns));
-    written += rows.length;
-  }
-  return written;
+    sql: `update ${table} as t set ${changed.map((c) => `${c.quoted} = v.${c.quoted}`).join(", ")}
+            from jsonb_to_recordset(?::jsonb) as v("id" uuid, ${changed.map((c) => `${c.quoted} ${c.type}`).join(", ")})
+           where t."id" = v."id" and t."id" = any(?::uuid[])
+           returning t."id"`,
+    values: [
+      JSON.stringify(rows.map((row) => Object.fromEntries([["id", row.id], ...changed.map((c) => [c.field, row[c.property] ?? null])]))),
+      rows.map((row) => row.id),
+    ],
+    rows: rows.length,
+    what: `rows of ${table}`,
+  }));
 }
 
 function columnsOf(em: EntityManager, entity: EntityName): { table: string; columns: Column[] } {

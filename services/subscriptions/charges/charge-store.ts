@@ -4,6 +4,7 @@ import { asEntityRows, selectColumns } from "../../platform/database/prepared.ts
 import { SubscriptionCharge, type ChargeRow } from "../entities.ts";
 import { sqlStatus, statusIn } from "../../platform/status-machine.ts";
 import { chargeMachine } from "./charge-status.ts";
+import { executeBound } from "../../platform/database/bound-values.ts";
 
 /** The statements of subscription charges (subscription_charges); each caller passes its own EntityManager, so they run in its transaction. */
 
@@ -63,7 +64,8 @@ export async function subscriptionsWithChargeInFlight(em: EntityManager, subscri
  * lease update, and no entity to track.
  */
 export async function insertLeasedRenewalCharges(em: EntityManager, rows: readonly ChargeRow[]): Promise<void> {
-  await em.execute(
+  await executeBound(
+    em,
     `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
        amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose,
        subtotal, discount_amount, credit_applied, coupon_id, rate_at, ${LEASED_INSERT.columns})

@@ -23,7 +23,7 @@ export interface DueRenewal {
 /**
  * The renewal sweep's query: claims, in batches, the subscriptions due on the
  * service clock (billing date come for ACTIVE/TRIALING, retry come for
- * PAST_DUE), oldest first, and hands them to `enqueue` (one renewal job each).
+ * PAST_DUE), the oldest hour first and by payer within it (renewal-store.ts), and hands them to `enqueue` (one renewal job each).
  * `for update skip locked` lets concurrent sweeps and running renewals pass
  * each other; the claim keeps the next sweeps from enqueueing the same
  * subscription again while its job waits in the queue or runs. A live claim

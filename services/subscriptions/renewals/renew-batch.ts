@@ -20,8 +20,10 @@ import { touch } from "../../platform/record-version.ts";
 import { chargeableSubscriptions, saveBillingAnchor } from "./renewal-store.ts";
 import { subscriptionsWithScheduledChange } from "../change-sessions/change-session-store.ts";
 import { isOutage } from "../../platform/dependency-outage.ts";
-import { trackRows, writeTrackedRows } from "../../platform/database/tracked-rows.ts";
-import { collectEvents, writeCollectedEvents } from "../../events/record-event.ts";
+import { trackedRowsWrites, trackRows, writeTrackedRows } from "../../platform/database/tracked-rows.ts";
+import { executeWrites } from "../../platform/database/bound-values.ts";
+import { collectedEventsInsert, collectEvents } from "../../events/record-event.ts";
+import { settledWithout } from "../charge-metrics.ts";
 
 /** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */
 export const RENEWAL_JOB_SIZE = 250;
@@ -229,6 +231,7 @@ async function settleCharges(
     let paid = 0;
     let failed = 0;
     const stillDue: string[] = [];
+    const settled: ChargeRow[] = [];
     for (const charge of opened) {
       const row = rowById.get(charge.id)!;
       const sub = subById.get(charge.subscriptionId)!;
@@ -246,17 +249,20 @@ async function settleCharges(
         continue;
       }
       await recordAnswer(em, ctx.clock, ports, sub, row, answer, authorizations.get(sub.id) ?? null, receipts);
+      settled.push(row);
       if (answer.outcome === ChargeOutcome.SUCCEEDED) paid += 1;
       else failed += 1;
       if (answer.outcome === ChargeOutcome.SUCCEEDED && isDue(sub, ctx.clock.now())) stillDue.push(sub.id);
       // Done with it: the sweep's claim ends in this settle's own row update (the job's release then finds nothing to do).
       else sub.renewalClaimedUntil = null;
     }
-    // The receipt counters last (receipt-number.ts): after them only the set's own rows are written, and its events inserted.
-    await numberReceipts(em, receipts, ports.publicBaseUrl);
-    await writeCollectedEvents(em);
-    await writeTrackedRows(em, charges);
+    // The subscriptions before the receipt counters, which every other settle of a merchant waits for (receipt-number.ts);
+    // the charges and events carry the numbers: written with them in one statement, then the commit.
     await writeTrackedRows(em, subs);
+    await numberReceipts(em, receipts, ports.publicBaseUrl);
+    await executeWrites(em, [collectedEventsInsert(em), ...trackedRowsWrites(em, charges)]);
+    // Written without the unit of work, whose flushes the charge metrics watch.
+    settledWithout(em, settled);
     return { paid, failed, stillDue };
   });
 }

@@ -30,8 +30,18 @@ interface ClaimedRenewal {
 
 /**
  * Claims up to `limit` subscriptions due at `now` for `claimSeconds`
- * (database time), oldest first. `for update skip locked` lets concurrent
- * sweeps and running renewals pass each other; a live claim is never taken.
+ * (database time): the oldest hour of due dates first, and within an hour by
+ * payer. `for update skip locked` lets concurrent sweeps and running
+ * renewals pass each other; a live claim is never taken.
+ *
+ * By payer within the hour: the sweep tops its backlog up as jobs finish,
+ * with claims of a job or two each, and a job's ChargeBatch locks its payers'
+ * accounts until it commits. Claimed in billing-date order, each of those jobs
+ * held some of every payer's subscriptions and waited on every job in flight
+ * (B8, 10,000 due over 50 payers: 250 accounts locked a call, 10-15 s of lock
+ * waits); by payer, consecutive claims hold different payers (a payer spans
+ * at most two neighbours). No subscription waits longer than the backlog of
+ * its hour takes; an older hour still goes first.
  */
 export function claimDueSubscriptions(em: EntityManager, now: Date, limit: number, claimSeconds: number): Promise<ClaimedRenewal[]> {
   return em.execute<ClaimedRenewal[]>(
@@ -39,7 +49,7 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
        select id from subscriptions
         where ${DUE_FOR_RENEWAL()}
           and (renewal_claimed_until is null or renewal_claimed_until < now())
-        order by next_billing_at, id
+        order by date_trunc('hour', next_billing_at), wallet_user_id, id
         limit ?
         for update skip locked)
      update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)

@@ -175,4 +175,48 @@ describe("renewal sweep: claims", () => {
       await eventually(async () => ((await claimsOf(sys, [...running, later])).every((c) => c.until === null) ? true : undefined), 10_000, "claims released");
     });
   });
+
+  describe("in what order", () => {
+    let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ workerGroups: [] });
+    before(() => {
+      rpc = subscriptionsRpc(sys);
+    });
+    after(() => rpc?.close());
+
+    it("the oldest hour first; within an hour by payer, so that the jobs in flight charge different wallet accounts", async () => {
+      const { api } = await sys.createMerchant();
+      const payers = [await createWalletUser(sys, { USDT_TRON: "100" }), await createWalletUser(sys, { USDT_TRON: "100" })].sort((a, b) =>
+        a.id < b.id ? -1 : 1,
+      );
+      // Approved alternately, so that neither the billing dates nor the ids group them by payer.
+      const byPayer: string[][] = [[], []];
+      for (let i = 0; i < 6; i++) {
+        byPayer[i % 2]!.push(
+          (await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user: payers[i % 2]! })).subscriptionId,
+        );
+      }
+      // All in one hour (approvals can straddle an hour's end), in approval order, a minute apart.
+      const approved = [0, 1, 2].flatMap((k) => [byPayer[0]![k]!, byPayer[1]![k]!]);
+      for (const [minute, id] of approved.entries()) {
+        await sys.sql(
+          "update subscriptions set next_billing_at = (select date_trunc('hour', next_billing_at) from subscriptions where id = ?) + make_interval(mins => ?) where id = ?",
+          [approved[0], minute, id],
+        );
+      }
+      // One of the second payer's a day older: it comes first, whoever pays it.
+      const older = byPayer[1]![2]!;
+      await sys.sql("update subscriptions set next_billing_at = next_billing_at - interval '1 day' where id = ?", [older]);
+      await advanceBy(sys, DAY + 60);
+      const claimed: string[] = [];
+      const claim = (lookahead: number) => claimDueRenewals(sys.context(), async (due) => void claimed.push(...due.map((d) => d.subscriptionId)), lookahead);
+      expect(await claim(1)).to.equal(1);
+      expect(claimed).to.deep.equal([older]);
+      // Then the rest of that hour: the first payer's three, then the second's two.
+      expect(await claim(4)).to.equal(3);
+      expect(await claim(6)).to.equal(2);
+      expect(claimed.slice(1, 4).sort()).to.deep.equal([...byPayer[0]!].sort());
+      expect(claimed.slice(4).sort()).to.deep.equal(byPayer[1]!.slice(0, 2).sort());
+    });
+  });
 });
