@@ -135,6 +135,40 @@ export function insertRow(em: EntityManager, entity: EntityName, row: object, fi
   };
 }
 
+/** A column an entity maps from one property (the shape insertRow and tracked-rows.ts build their statements from). */
+export interface MappedColumn {
+  property: string;
+  /** The column's name, and quoted for SQL. */
+  field: string;
+  quoted: string;
+  /** As the entity declares it, lower case (e.g. `numeric(38,18)`, `jsonb`, `text[]`). */
+  columnType: string;
+  primary: boolean;
+}
+
+const mapped = new WeakMap<object, { table: string; columns: MappedColumn[] }>();
+
+/** An entity's table (quoted) and single-column persisted properties, in the entity's order (read from the metadata once). */
+export function mappedColumns(em: EntityManager, entity: EntityName): { table: string; columns: MappedColumn[] } {
+  const meta = em.getMetadata().find(entity);
+  if (!meta) throw new Error(`unknown entity ${String(entity)}`);
+  let found = mapped.get(meta);
+  if (!found) {
+    const columns = meta.props
+      .filter((p) => p.persist !== false && p.fieldNames?.length === 1)
+      .map((p) => ({
+        property: p.name,
+        field: p.fieldNames[0]!,
+        quoted: quote(p.fieldNames[0]!),
+        columnType: (p.columnTypes?.[0] ?? "").toLowerCase(),
+        primary: p.primary === true,
+      }));
+    found = { table: quote(meta.tableName), columns };
+    mapped.set(meta, found);
+  }
+  return found;
+}
+
 interface InsertableColumn {
   property: string;
   quoted: string;
@@ -144,20 +178,12 @@ interface InsertableColumn {
 
 const insertables = new WeakMap<object, { table: string; columns: InsertableColumn[] }>();
 
-/** An entity's single-column persisted properties, in the entity's order (read from the metadata once). */
 function insertableColumns(em: EntityManager, entity: EntityName): { table: string; columns: InsertableColumn[] } {
-  const meta = em.getMetadata().find(entity);
-  if (!meta) throw new Error(`unknown entity ${String(entity)}`);
-  let found = insertables.get(meta);
+  const { table, columns } = mappedColumns(em, entity);
+  let found = insertables.get(columns);
   if (!found) {
-    const columns = meta.props
-      .filter((p) => p.persist !== false && p.fieldNames?.length === 1)
-      .map((p) => {
-        const columnType = p.columnTypes?.[0] ?? "";
-        return { property: p.name, quoted: quote(p.fieldNames[0]!), cast: JSON_TYPES.has(columnType) ? `::${columnType}` : "" };
-      });
-    found = { table: quote(meta.tableName), columns };
-    insertables.set(meta, found);
+    found = { table, columns: columns.map((c) => ({ property: c.property, quoted: c.quoted, cast: JSON_TYPES.has(c.columnType) ? `::${c.columnType}` : "" })) };
+    insertables.set(columns, found);
   }
   return found;
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { EntityName } from "@mikro-orm/core";
 import { executeWrites, type Write } from "./bound-values.ts";
+import { mappedColumns } from "./prepared.ts";
 
 /**
  * Plain rows read under their row locks (selectColumns + asEntityRows), changed
@@ -83,20 +84,18 @@ export function trackedRowsWrites<T extends { id: string }>(em: EntityManager, t
 }
 
 function columnsOf(em: EntityManager, entity: EntityName): { table: string; columns: Column[] } {
-  const meta = em.getMetadata().find(entity);
-  if (!meta) throw new Error(`unknown entity ${String(entity)}`);
-  let found = columnsByMeta.get(meta);
+  const { table, columns: all } = mappedColumns(em, entity);
+  let found = columnsByMeta.get(all);
   if (!found) {
-    const columns = meta.props
-      .filter((p) => p.persist !== false && p.fieldNames?.length === 1 && !p.primary)
-      .map((p) => {
-        const columnType = (p.columnTypes?.[0] ?? "text").toLowerCase();
-        const type = columnType.replace(/\(.*?\)/g, "");
-        return { property: p.name, field: p.fieldNames[0]!, quoted: quote(p.fieldNames[0]!), type, structured: type.startsWith("json") || type.endsWith("[]") };
+    if (!all.some((c) => c.primary && c.property === "id")) throw new Error(`trackRows: ${table} has no primary key "id"`);
+    const columns = all
+      .filter((c) => !c.primary)
+      .map((c) => {
+        const type = (c.columnType || "text").replace(/\(.*?\)/g, "");
+        return { property: c.property, field: c.field, quoted: c.quoted, type, structured: type.startsWith("json") || type.endsWith("[]") };
       });
-    if (!meta.props.some((p) => p.primary && p.name === "id")) throw new Error(`trackRows: ${meta.className} has no primary key "id"`);
-    found = { table: quote(meta.tableName), columns };
-    columnsByMeta.set(meta, found);
+    found = { table, columns };
+    columnsByMeta.set(all, found);
   }
   return found;
 }
@@ -116,5 +115,3 @@ function sameValue(column: Column, before: unknown, now: unknown): boolean {
   if (now instanceof Date) return before === now.getTime();
   return before === now;
 }
-
-const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
