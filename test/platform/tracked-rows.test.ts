@@ -99,6 +99,26 @@ describe("tracked rows and collected events", () => {
     expect(rows.map((r) => r.retry_count)).to.deep.equal([0, 0, 0]);
   });
 
+  it("refuses an invalid Date (JSON would write it as null) instead of clearing the column", async () => {
+    const ids = await threeSubscriptions();
+    let failure: unknown;
+    await sys
+      .context()
+      .em.fork()
+      .transactional(async (em) => {
+        const rows = await lockSubscriptionRows(em, ids);
+        const tracked = trackRows(em, Subscription, rows);
+        rows[0]!.nextBillingAt = new Date(Number.NaN);
+        await writeTrackedRows(em, tracked);
+      })
+      .catch((err: unknown) => {
+        failure = err;
+      });
+    expect(String(failure)).to.match(/nextBillingAt is an invalid Date/);
+    const [row] = await sys.sql<{ next_billing_at: unknown }>("select next_billing_at from subscriptions where id = ?", [ids[0]]);
+    expect(row!.next_billing_at).to.not.equal(null);
+  });
+
   it("collected events are inserted in the order recorded, with their data as completed after recordEvent, in the same transaction", async () => {
     const { id: merchantId } = await sys.createMerchant();
     const marker = `collected-${Date.now()}`;

@@ -8,8 +8,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
  * included). Outside a transaction it holds for no later statement.
  *
  * For the workers whose statements find their rows by key or by a partial
- * index of the rows still to do: the events relay, the emails collector and
- * receipt numbering. On tables whose statistics lag (a month's
+ * index of the rows still to do: the events relay and the emails collector.
+ * On tables whose statistics lag (a month's
  * new partition, a backlog written faster than autovacuum analyzes, a
  * restored database, a server run with autovacuum off) the planner judged
  * them tiny and scanned a whole month's partition for a handful of rows, per

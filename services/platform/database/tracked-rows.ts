@@ -112,6 +112,10 @@ function snapshot(row: Record<string, unknown>, columns: Column[]): Record<strin
 function sameValue(column: Column, before: unknown, now: unknown): boolean {
   if (now == null || before == null) return now == null && before == null;
   if (column.structured) return before === JSON.stringify(now);
-  if (now instanceof Date) return before === now.getTime();
+  if (now instanceof Date) {
+    // JSON would send an invalid Date as null: a bug upstream must fail the transaction, never clear a billing date.
+    if (!Number.isFinite(now.getTime())) throw new Error(`tracked rows: ${column.property} is an invalid Date`);
+    return before === now.getTime();
+  }
   return before === now;
 }

@@ -49,7 +49,7 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
        select id from subscriptions
         where ${DUE_FOR_RENEWAL()}
           and (renewal_claimed_until is null or renewal_claimed_until < now())
-        order by date_trunc('hour', next_billing_at), wallet_user_id, id
+        order by date_trunc('hour', next_billing_at at time zone 'UTC'), wallet_user_id, id
         limit ?
         for update skip locked)
      update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
