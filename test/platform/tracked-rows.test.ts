@@ -3,7 +3,7 @@ import { trackedRowsWrites, trackRows, writeTrackedRows } from "../../services/p
 import { executeWrites } from "../../services/platform/database/bound-values.ts";
 import { collectedEventsInsert, collectEvents, recordEvent, writeCollectedEvents } from "../../services/events/record-event.ts";
 import { lockSubscriptionRows } from "../../services/subscriptions/subscription-store.ts";
-import { Subscription } from "../../services/subscriptions/entities.ts";
+import { Subscription, type SubscriptionRow } from "../../services/subscriptions/entities.ts";
 import { useTestSystem } from "../support/system.ts";
 import { subscriptionsRpc } from "../support/subscriptions.ts";
 import { approvedSubscription } from "../support/billing.ts";
@@ -22,6 +22,29 @@ describe("tracked rows and collected events", () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client)).subscriptionId);
     return ids.sort();
+  }
+
+  /** Locks the subscriptions (plus `extra` rows), tracks them, lets `change` change them and writes them: the error it ends with. */
+  async function writeFailure(
+    ids: string[],
+    change: (rows: SubscriptionRow[]) => void,
+    extra: (rows: SubscriptionRow[]) => SubscriptionRow[] = () => [],
+  ): Promise<unknown> {
+    let failure: unknown;
+    await sys
+      .context()
+      .em.fork()
+      .transactional(async (em) => {
+        const locked = await lockSubscriptionRows(em, ids);
+        const rows = [...locked, ...extra(locked)];
+        const tracked = trackRows(em, Subscription, rows);
+        change(rows);
+        await writeTrackedRows(em, tracked);
+      })
+      .catch((err: unknown) => {
+        failure = err;
+      });
+    return failure;
   }
 
   it("writes only the columns each row changed, exactly: microseconds and numeric digits the row did not change stay as stored", async () => {
@@ -77,21 +100,14 @@ describe("tracked rows and collected events", () => {
 
   it("refuses to write a row that is not in the table, and the transaction writes nothing", async () => {
     const ids = await threeSubscriptions();
-    let failure: unknown;
-    await sys
-      .context()
-      .em.fork()
-      .transactional(async (em) => {
-        const rows = await lockSubscriptionRows(em, ids);
-        // A row that is not there (as one deleted would be): a copy of the last under an id no row has.
-        rows.push({ ...rows[2]!, id: "00000000-0000-4000-8000-000000000000" });
-        const tracked = trackRows(em, Subscription, rows);
+    const failure = await writeFailure(
+      ids,
+      (rows) => {
         for (const row of rows) row.retryCount = 7;
-        await writeTrackedRows(em, tracked);
-      })
-      .catch((err: unknown) => {
-        failure = err;
-      });
+      },
+      // A row that is not there (as one deleted would be): a copy of the last under an id no row has.
+      (rows) => [{ ...rows[2]!, id: "00000000-0000-4000-8000-000000000000" }],
+    );
     expect(String(failure)).to.match(/rows of "subscriptions": 3 of 4 rows written/);
     const rows = await sys.sql<{ retry_count: number }>(`select retry_count from subscriptions where id = any(string_to_array(?, ',')::uuid[])`, [
       ids.join(","),
@@ -101,19 +117,9 @@ describe("tracked rows and collected events", () => {
 
   it("refuses an invalid Date (JSON would write it as null) instead of clearing the column", async () => {
     const ids = await threeSubscriptions();
-    let failure: unknown;
-    await sys
-      .context()
-      .em.fork()
-      .transactional(async (em) => {
-        const rows = await lockSubscriptionRows(em, ids);
-        const tracked = trackRows(em, Subscription, rows);
-        rows[0]!.nextBillingAt = new Date(Number.NaN);
-        await writeTrackedRows(em, tracked);
-      })
-      .catch((err: unknown) => {
-        failure = err;
-      });
+    const failure = await writeFailure(ids, (rows) => {
+      rows[0]!.nextBillingAt = new Date(Number.NaN);
+    });
     expect(String(failure)).to.match(/nextBillingAt is an invalid Date/);
     const [row] = await sys.sql<{ next_billing_at: unknown }>("select next_billing_at from subscriptions where id = ?", [ids[0]]);
     expect(row!.next_billing_at).to.not.equal(null);
