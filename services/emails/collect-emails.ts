@@ -64,7 +64,7 @@ export async function collectEmails(deps: Pick<ServiceDeps, "orm" | "clock" | "c
       }
       const inserted = rows.length > 0 ? await insertEmails(em, rows, now) : 0;
       if (events.length > 0) {
-        await markEventsCollected(em, events, now);
+        await markEventsCollected(em, events);
       }
       return { inserted, skipped, locked: events.length };
     });

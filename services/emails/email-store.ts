@@ -1,14 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { oldestOf } from "../platform/observability/due-work.ts";
-import { partitionKeyRange, UTC_MICROS } from "../platform/database/partition-key-range.ts";
+import { UTC_MICROS } from "../platform/database/partition-key-range.ts";
 import { sqlStatus, statusIn } from "../platform/status-machine.ts";
-import { EMAIL_EVENT_TYPES, type EmailKind } from "./contract.ts";
+import type { EmailKind } from "./contract.ts";
 import { DUE_EMAIL_STATUSES, EMAIL_STATUSES } from "./email-status.ts";
 
 /**
  * The SQL of the customer emails outbox (customer_emails), and of the emails
- * collector's own reads of the tables it is filled from: the events'
- * emails_collected_at mark is the collector's column, and the subscription
+ * collector's own reads of the tables it is filled from: the events' outbox
+ * rows of consumer 'emails' are the collector's (migration 0038), and the subscription
  * facts an email shows are read in bulk. (The events and subscriptions
  * domains publish no store to other domains: a domain reaches another's
  * modules only through its contract, so these statements live here.) Each
@@ -24,6 +24,8 @@ const PARKED = sqlStatus(EMAIL_STATUSES, "PARKED");
 /** An email-worthy event, as the collector decides on it. */
 export interface EmailEvent {
   id: string;
+  /** Its place in the outbox (the events' seq). */
+  seq: string;
   merchant_id: string;
   type: string;
   data: any;
@@ -31,21 +33,21 @@ export interface EmailEvent {
   created_at: string;
 }
 
-/** An event named by its key: the id and the partition key (as EmailEvent has it). */
-type EventKey = Pick<EmailEvent, "id" | "created_at">;
+/** An event named by its outbox key (as EmailEvent has it). */
+type EventKey = Pick<EmailEvent, "id" | "seq">;
 
 /**
  * The next email-worthy events (EMAIL_EVENT_TYPES) not yet collected, in seq
- * order: relayed ones only. The collector row-locks the events it collects,
- * and the relay passes row-locked events by (`skip locked`): an unrelayed one
- * locked here would be relayed after later ones, out of order.
+ * order: the outbox's rows of consumer 'emails' (the events' insert trigger
+ * queues them), each with its event's data.
  */
 export function uncollectedEmailEvents(em: EntityManager, limit: number): Promise<EmailEvent[]> {
   return em.execute<EmailEvent[]>(
-    `select id, merchant_id, type, data, to_char(created_at at time zone 'UTC', ${UTC_MICROS}) as created_at from events
-        where emails_collected_at is null and relayed_at is not null and type in (${EMAIL_EVENT_TYPES.map(() => "?").join(", ")})
-        order by seq limit ?`,
-    [...EMAIL_EVENT_TYPES, limit],
+    `select o.event_id as id, o.seq::text as seq, o.merchant_id, o.type, e.data, to_char(o.created_at at time zone 'UTC', ${UTC_MICROS}) as created_at
+       from event_outbox o join events e on e.id = o.event_id and e.created_at = o.created_at
+      where o.consumer = 'emails'
+      order by o.seq limit ?`,
+    [limit],
   );
 }
 
@@ -59,28 +61,21 @@ export async function tryTakeCollectorTurn(em: EntityManager, lockId: number): P
 }
 
 /**
- * Those of these events still not collected (and relayed), row-locked (`skip
- * locked`: another collector's rows are left to it). Named by key and the
- * range of their partition keys: one probe per event, in its month only.
+ * Those of these events still not collected, row-locked (`skip locked`:
+ * another collector's rows are left to it): their outbox rows, by key.
  */
 export function lockUncollectedEvents(em: EntityManager, events: readonly EventKey[]): Promise<EventKey[]> {
-  const [least, greatest] = partitionKeyRange(events.map((e) => e.created_at));
   return em.execute<EventKey[]>(
-    `select id, to_char(created_at at time zone 'UTC', ${UTC_MICROS}) as created_at from events
-      where id = any(string_to_array(?, ',')::uuid[]) and created_at between ?::timestamptz and ?::timestamptz
-        and emails_collected_at is null and relayed_at is not null
-        for update skip locked`,
-    [events.map((e) => e.id).join(","), least, greatest],
+    `select event_id as id, seq::text as seq from event_outbox
+      where consumer = 'emails' and seq = any(string_to_array(?, ',')::bigint[])
+      for update skip locked`,
+    [events.map((e) => e.seq).join(",")],
   );
 }
 
-/** Marks the events collected at `now` (named as lockUncollectedEvents names them). */
-export async function markEventsCollected(em: EntityManager, events: readonly EventKey[], now: Date): Promise<void> {
-  const [least, greatest] = partitionKeyRange(events.map((e) => e.created_at));
-  await em.execute(
-    "update events set emails_collected_at = ? where id = any(string_to_array(?, ',')::uuid[]) and created_at between ?::timestamptz and ?::timestamptz",
-    [now, events.map((e) => e.id).join(","), least, greatest],
-  );
+/** Marks the events collected: takes their rows out of the collector's outbox (named as lockUncollectedEvents names them). */
+export async function markEventsCollected(em: EntityManager, events: readonly EventKey[]): Promise<void> {
+  await em.execute("delete from event_outbox where consumer = 'emails' and seq = any(string_to_array(?, ',')::bigint[])", [events.map((e) => e.seq).join(",")]);
 }
 
 /**
@@ -183,8 +178,8 @@ export function oldestDueEmailWorkAt(em: EntityManager, now: Date): Promise<Date
     em,
     `select least(
            (select min(next_attempt_at) from customer_emails where ${statusIn("status", DUE_EMAIL_STATUSES)} and next_attempt_at <= ?),
-           (select min(created_at) from events where emails_collected_at is null and type in (${EMAIL_EVENT_TYPES.map(() => "?").join(", ")}) and created_at <= ?)
+           (select min(created_at) from event_outbox where consumer = 'emails' and created_at <= ?)
          ) as oldest`,
-    [now, ...EMAIL_EVENT_TYPES, now],
+    [now, now],
   );
 }

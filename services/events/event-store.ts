@@ -1,13 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { writtenWithout } from "../platform/database/commit-pokes.ts";
 import { executeWrites, type Write } from "../platform/database/bound-values.ts";
-import { partitionKeyRange, UTC_MICROS } from "../platform/database/partition-key-range.ts";
+import { UTC_MICROS } from "../platform/database/partition-key-range.ts";
 import { oldestOf } from "../platform/observability/due-work.ts";
 import { Event } from "./entities.ts";
 
 /**
- * The SQL of the events table (the outbox): every statement here runs on the
- * caller's entity manager, so in the caller's transaction.
+ * The SQL of the events table, its relay's outbox rows and the feed
+ * (migration 0038): every statement here runs on the caller's entity manager,
+ * so in the caller's transaction.
  */
 
 /** An event row as recordEvents builds it (created_at as ISO text). */
@@ -65,11 +66,15 @@ interface UnrelayedEvent {
   created_at: string;
 }
 
-/** The next events not yet relayed, in seq order, row-locked (`skip locked`: another relay's rows are left to it). */
+/**
+ * The next events not yet relayed, in seq order: the relay's rows of the
+ * outbox (event_outbox, filled by the events' insert trigger, migration 0038),
+ * row-locked (`skip locked`: another relay's rows are left to it).
+ */
 export function lockUnrelayedEvents(em: EntityManager, limit: number): Promise<UnrelayedEvent[]> {
   return em.execute<UnrelayedEvent[]>(
-    `select id, merchant_id, type, seq, to_char(created_at at time zone 'UTC', ${UTC_MICROS}) as created_at
-       from events where relayed_at is null order by seq limit ? for update skip locked`,
+    `select event_id as id, merchant_id, type, seq, to_char(created_at at time zone 'UTC', ${UTC_MICROS}) as created_at
+       from event_outbox where consumer = 'relay' order by seq limit ? for update skip locked`,
     [limit],
   );
 }
@@ -78,39 +83,46 @@ export function lockUnrelayedEvents(em: EntityManager, limit: number): Promise<U
 interface FeedPosition {
   id: string;
   merchant_id: string;
+  seq: string;
   /** As lockUnrelayedEvents read it: the partition key. */
   created_at: string;
   ord: number;
 }
 
 /**
- * Marks events relayed at `now` and numbers them after each merchant's last
- * published position. Every one must be found (each is row-locked by this
- * transaction): one missed would leave a gap in its merchant's feed and be
- * relayed again later, out of order; it throws, and the batch rolls back.
+ * Gives the events their feed positions (event_feed), numbered after each
+ * merchant's last one, and takes them out of the relay's outbox, at `now`.
+ * Every one must be found (each is row-locked by this transaction): one
+ * missed would leave a gap in its merchant's feed and be relayed again later,
+ * out of order; it throws, and the batch rolls back.
  */
 export async function markEventsRelayed(em: EntityManager, positions: readonly FeedPosition[], now: Date): Promise<void> {
-  // Each merchant's last position is read once, before any row is numbered: read per row, the backward
-  // index scan would step over every entry this very update has added (quadratic in the batch size).
-  // The rows are named by their keys, partition key range included (partition-key-range.ts): the partitions are
-  // pruned when the statement is planned, and each row is one primary-key lookup (readByIndexesOnly).
-  const [least, greatest] = partitionKeyRange(positions.map((p) => p.created_at));
-  const marked = await em.execute<{ id: string }[]>(
+  // Each merchant's last position is read once, before any is added: read per row, the backward
+  // index scan would step over every entry this very statement adds (quadratic in the batch size).
+  const [row] = await em.execute<{ fed: string; dequeued: string }[]>(
     `with x as (
            select * from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, created_at timestamptz, ord bigint)
          ), bases as materialized (
            select m.merchant_id,
-                  coalesce((select max(e.published_seq) from events e where e.merchant_id = m.merchant_id and e.published_seq is not null), 0) as base
+                  coalesce((select max(f.published_seq) from event_feed f where f.merchant_id = m.merchant_id), 0) as base
              from (select distinct merchant_id from x) m
+         ), fed as (
+           insert into event_feed (merchant_id, published_seq, event_id, event_created_at, relayed_at)
+           select x.merchant_id, b.base + x.ord, x.id, x.created_at, ?
+             from x join bases b on b.merchant_id = x.merchant_id
+           returning 1
+         ), dequeued as (
+           delete from event_outbox where consumer = 'relay' and seq = any(string_to_array(?, ',')::bigint[])
+           returning 1
          )
-         update events e set relayed_at = ?, published_seq = b.base + x.ord
-           from x join bases b on b.merchant_id = x.merchant_id
-          where e.id = x.id and e.created_at = x.created_at
-            and e.id = any(string_to_array(?, ',')::uuid[]) and e.created_at between ?::timestamptz and ?::timestamptz
-         returning e.id`,
-    [JSON.stringify(positions), now, positions.map((p) => p.id).join(","), least, greatest],
+         select (select count(*) from fed) as fed, (select count(*) from dequeued) as dequeued`,
+    [JSON.stringify(positions.map(({ seq: _, ...p }) => p)), now, positions.map((p) => p.seq).join(",")],
   );
-  if (marked.length !== positions.length) throw new Error(`the relay marked ${marked.length} of ${positions.length} events it had locked`);
+  const fed = Number(row?.fed);
+  const dequeued = Number(row?.dequeued);
+  if (fed !== positions.length || dequeued !== positions.length) {
+    throw new Error(`the relay placed ${fed} and dequeued ${dequeued} of ${positions.length} events it had locked`);
+  }
 }
 
 /**
@@ -124,5 +136,33 @@ export async function eventSeqAndPartitionKey(em: EntityManager, eventId: string
 
 /** When the oldest event due at `now` and not yet relayed was recorded (the relay's lag). */
 export function oldestUnrelayedEventAt(em: EntityManager, now: Date): Promise<Date | null> {
-  return oldestOf(em, "select min(created_at) as oldest from events where relayed_at is null and created_at <= ?", [now]);
+  return oldestOf(em, "select min(created_at) as oldest from event_outbox where consumer = 'relay' and created_at <= ?", [now]);
+}
+
+/** A merchant's event as its feed lists it. */
+export interface FeedEvent {
+  id: string;
+  merchant_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+  published_seq: string;
+}
+
+/**
+ * The merchant's feed after position `after`, oldest first: `limit` events,
+ * of one type if given. The feed's own index gives the order; each event is
+ * one primary-key probe in its month.
+ */
+export async function feedAfter(em: EntityManager, merchantId: string, after: bigint, limit: number, type: string | undefined): Promise<FeedEvent[]> {
+  const rows = await em.execute<(Omit<FeedEvent, "created_at"> & { created_at: string })[]>(
+    `select e.id, e.merchant_id, e.type, e.data, to_char(e.created_at at time zone 'UTC', ${UTC_MICROS}) as created_at, f.published_seq::text as published_seq
+       from event_feed f join events e on e.id = f.event_id and e.created_at = f.event_created_at
+      where f.merchant_id = ? and f.published_seq > ?::bigint ${type === undefined ? "" : "and e.type = ?"}
+      order by f.published_seq
+      limit ?`,
+    [merchantId, String(after), ...(type === undefined ? [] : [type]), limit],
+  );
+  // A Date, as the ORM hydrates the events' other reads (milliseconds: what the record shows).
+  return rows.map((r) => ({ ...r, created_at: new Date(r.created_at) }));
 }

@@ -5,6 +5,7 @@ import { isUuid } from "../platform/ids.ts";
 import { afterCursor, clampLimit, KEYSET_ORDER, toPage, type Page } from "../platform/pagination.ts";
 import { Event, type EventRow } from "./entities.ts";
 import { isEventType } from "./contract.ts";
+import { feedAfter } from "./event-store.ts";
 
 interface ListEventsInput {
   merchantId: string;
@@ -32,15 +33,15 @@ export async function listEvents(ctx: UseCaseContext, input: ListEventsInput): P
     if (input.cursor !== undefined || input.createdAfter !== undefined || input.objectId !== undefined) {
       throw invalid("INVALID_REQUEST", "sequenceAfter: cannot be combined with cursor, createdAfter or objectId");
     }
-    const rows = await ctx.em.find(
-      Event,
-      {
-        merchantId: input.merchantId,
-        publishedSeq: { $gt: String(input.sequenceAfter) },
-        ...(input.type !== undefined && { type: input.type }),
-      } as FilterQuery<EventRow>,
-      { orderBy: { publishedSeq: "asc" }, limit: limit + 1 },
-    );
+    const found = await feedAfter(ctx.em, input.merchantId, input.sequenceAfter, limit + 1, input.type);
+    const rows: EventRow[] = found.map((e) => ({
+      id: e.id,
+      merchantId: e.merchant_id,
+      type: e.type,
+      data: e.data,
+      createdAt: e.created_at,
+      publishedSeq: e.published_seq,
+    }));
     // The next page starts after the last sequence returned; there is no cursor in this mode.
     return { items: rows.slice(0, limit), hasMore: rows.length > limit, nextCursor: undefined };
   }

@@ -29,7 +29,6 @@ export function recordEvent(em: EntityManager, clock: Clock, event: NewEvent): E
     type: event.type,
     data: event.data,
     createdAt: clock.now(),
-    relayedAt: null,
   };
   const collected = collections.get(em);
   if (!collected) return em.create(Event, row);

@@ -17,7 +17,8 @@ const RELAY_LOCK = 4_004_001;
  * The outbox relay. In one transaction per batch: take unrelayed events in
  * seq order (`for update skip locked`), create one PENDING delivery per
  * matching enabled endpoint (`on conflict do nothing`: running twice creates
- * nothing twice), and mark the events relayed. Only after the commit are the
+ * nothing twice), give the events their feed positions and take them out of
+ * the relay's outbox. Only after the commit are the
  * jobs queued; if that fails (Redis down) or the process dies first, the
  * due-deliveries sweep queues them from Postgres later.
  */
@@ -53,7 +54,7 @@ export async function relayEvents(ctx: UseCaseContext, queues: Queues): Promise<
       const positions = rows.map((r) => {
         const ord = (perMerchant.get(r.merchant_id) ?? 0) + 1;
         perMerchant.set(r.merchant_id, ord);
-        return { id: r.id, merchant_id: r.merchant_id, created_at: r.created_at, ord };
+        return { id: r.id, merchant_id: r.merchant_id, seq: r.seq, created_at: r.created_at, ord };
       });
       await markEventsRelayed(em, positions, now);
       return { events: rows.length, created };

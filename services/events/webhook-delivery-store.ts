@@ -214,8 +214,9 @@ const RECORD_AND_CLAIM = `with input as (
        left join ep on true
        left join (
          select bumped.id, bumped.event_id, bumped.attempt_count as attempt_number, bumped.retry_index, attempts.id as attempt_id,
-                e.type, e.created_at, e.data, e.published_seq, bumped.event_seq, bumped.event_created_at::text as event_created_at
+                e.type, e.created_at, e.data, f.published_seq, bumped.event_seq, bumped.event_created_at::text as event_created_at
            from bumped join attempts on attempts.delivery_id = bumped.id join events e on e.id = bumped.event_id and e.created_at = bumped.event_created_at
+           left join event_feed f on f.event_id = bumped.event_id and f.event_created_at = bumped.event_created_at
        ) c on true
       order by c.event_seq, c.id`;
 

@@ -5,8 +5,8 @@ import {
   ATTEMPT_OF_PENDING_DELIVERY,
   DELIVERY_PENDING,
   EVENT_BEING_DELIVERED,
-  EVENT_EMAILS_NOT_COLLECTED,
-  EVENT_NOT_RELAYED,
+  EVENT_QUEUED,
+  FEED_EVENT_BEING_DELIVERED,
 } from "./retention-store.ts";
 
 /**
@@ -28,7 +28,8 @@ export interface RetainedTable extends MonthlyPartitionedTable {
 /**
  * Dependents first: attempts and deliveries go no later than their events
  * (config refuses RETENTION_WEBHOOK_DELIVERIES_DAYS > RETENTION_EVENTS_DAYS),
- * because a pending delivery is sent from its event's row.
+ * because a pending delivery is sent from its event's row; the feed
+ * positions (event_feed) are kept as long as the events, and go first.
  *
  * What retention never touches: the ledger, charges, payouts, orders and
  * refunds (money records, kept for good), customer_emails, and
@@ -58,11 +59,18 @@ export const RETAINED_TABLES: readonly RetainedTable[] = [
     neededRows: [DELIVERY_PENDING],
   },
   {
+    table: "event_feed",
+    column: "event_created_at",
+    retentionDays: (r) => r.eventsDays,
+    // A pending delivery's body carries its event's feed position.
+    neededRows: [FEED_EVENT_BEING_DELIVERED],
+  },
+  {
     table: "events",
     column: "created_at",
     retentionDays: (r) => r.eventsDays,
-    // Not yet relayed (no deliveries made), emails not yet collected, or being delivered (partial indexes serve each).
-    neededRows: [EVENT_NOT_RELAYED, EVENT_EMAILS_NOT_COLLECTED, EVENT_BEING_DELIVERED],
+    // Still queued for a consumer (the outbox is small: its rows are probed), or being delivered (a partial index serves it).
+    neededRows: [EVENT_QUEUED, EVENT_BEING_DELIVERED],
   },
   { table: "audit_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: [] },
 ];

@@ -1,4 +1,3 @@
-import { EMAIL_EVENT_TYPES } from "../emails/contract.ts";
 import { DELIVERY_STATUSES } from "../events/contract.ts";
 import { sqlStatus } from "../platform/status-machine.ts";
 
@@ -21,11 +20,11 @@ export const ATTEMPT_OF_PENDING_DELIVERY = `exists (select 1 from webhook_delive
 /** A delivery still to be made or retried. */
 export const DELIVERY_PENDING = `r.status = ${PENDING_DELIVERY}`;
 
-/** An event not yet relayed (no deliveries made). */
-export const EVENT_NOT_RELAYED = "r.relayed_at is null";
-
-/** An event whose customer emails are not yet collected. */
-export const EVENT_EMAILS_NOT_COLLECTED = `r.emails_collected_at is null and r.type in (${EMAIL_EVENT_TYPES.map((t) => `'${t}'`).join(", ")})`;
+/** An event a consumer has still to handle: not yet relayed (no deliveries made), or its customer emails not yet collected (event_outbox, 0038). */
+export const EVENT_QUEUED = "exists (select 1 from event_outbox o where o.event_id = r.id and o.created_at = r.created_at)";
 
 /** An event being delivered. */
 export const EVENT_BEING_DELIVERED = `exists (select 1 from webhook_deliveries d where d.event_id = r.id and d.event_created_at = r.created_at and d.status = ${PENDING_DELIVERY})`;
+
+/** The feed position of an event being delivered (its webhook body carries the position). */
+export const FEED_EVENT_BEING_DELIVERED = `exists (select 1 from webhook_deliveries d where d.event_id = r.event_id and d.event_created_at = r.event_created_at and d.status = ${PENDING_DELIVERY})`;

@@ -342,7 +342,7 @@ async function main() {
     const dup = await duplicates();
     const wrong = await wrongBalances();
     const b = await books();
-    const [unrelayed] = await q("select count(*)::int as n from events where relayed_at is null");
+    const [unrelayed] = await q("select count(*)::int as n from event_outbox where consumer = 'relay'");
     record(
       label,
       "no renewal lost or charged twice; balances exact; ledger and reconciliation clean",

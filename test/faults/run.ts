@@ -369,7 +369,7 @@ async function main() {
     await until(`${label}: all done`, 240_000, async () => {
       if ((await periodsPaid(period)) !== N || !(await quiet())) return false;
       const [e] = await q("select count(*)::int as n from subscriptions where id = any($1) and status = 'EXPIRED'", [pendingAuth]);
-      const [r] = await q("select count(*)::int as n from events where relayed_at is null");
+      const [r] = await q("select count(*)::int as n from event_outbox where consumer = 'relay'");
       const [c] = await q("select count(*)::int as n from subscription_change_sessions where id = $1 and status = 'APPLIED'", [change.id]);
       return e.n === pendingAuth.length && r.n === 0 && c.n === 1;
     });

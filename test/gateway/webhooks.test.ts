@@ -351,7 +351,7 @@ describe("webhooks over REST (signed delivery, retries, 410, rotation)", functio
     expect(disabled.body).to.include({ status: "DISABLED", disabledReason: "disabled by the merchant" });
     const [during] = await emitEvents(sys, merchant.id, 1, "subscription.unpaid");
     // Endpoints receive what is relayed while they are enabled: let the relay pass this event first.
-    await eventually(async () => (await sys.sql("select 1 from events where id = ? and relayed_at is not null", [during])).length > 0);
+    await eventually(async () => (await sys.sql("select 1 from event_feed where event_id = ?", [during])).length > 0);
     const enabled = await merchant.api.post(`/api/v1/webhook-endpoints/${ep.id}/enable`);
     expect(enabled.body.status).to.equal("ENABLED");
     const [afterwards] = await emitEvents(sys, merchant.id, 1, "subscription.unpaid");

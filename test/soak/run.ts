@@ -467,7 +467,7 @@ async function main() {
     const [r] = await q(
       `select (select count(*)::int from subscriptions where (status in ('ACTIVE','TRIALING') and next_billing_at <= $1) or (status = 'PAST_DUE' and next_retry_at <= $1)) as due,
               (select count(*)::int from subscription_charges where status = 'PENDING') as pending,
-              (select count(*)::int from events where relayed_at is null) as unrelayed`,
+              (select count(*)::int from event_outbox where consumer = 'relay') as unrelayed`,
       [now],
     );
     if (r.due + r.pending + r.unrelayed > 0) return false;

@@ -22,8 +22,8 @@ export async function emitEvents(
 }
 
 /**
- * Polls until the outbox relay has passed every one of `eventIds` (relayed_at
- * set): from then on the deliveries they get, if any, exist in Postgres. A
+ * Polls until the outbox relay has passed every one of `eventIds` (out of
+ * its outbox): from then on the deliveries they get, if any, exist in Postgres. A
  * relay run started before the events committed can miss them and hold the
  * relay lock meanwhile, so running the relay by hand is not enough to know.
  */
@@ -31,7 +31,7 @@ export async function waitUntilRelayed(sys: TestSystem, eventIds: readonly strin
   let unrelayed = eventIds.length;
   await eventually(
     async () => {
-      const [row] = await sys.sql<{ n: string }>("select count(*) as n from events where id = any(?::uuid[]) and relayed_at is null", [
+      const [row] = await sys.sql<{ n: string }>("select count(*) as n from event_outbox where consumer = 'relay' and event_id = any(?::uuid[])", [
         `{${eventIds.join(",")}}`,
       ]);
       unrelayed = Number(row!.n);

@@ -2,6 +2,8 @@ import { expect } from "chai";
 import { useTestSystem } from "../../support/system.ts";
 import { recordEvent, recordEvents } from "../../../services/events/record-event.ts";
 import { Event } from "../../../services/events/entities.ts";
+import { EVENT_TYPES } from "../../../services/events/contract.ts";
+import { EMAIL_EVENT_TYPES } from "../../../services/emails/contract.ts";
 
 describe("recordEvent (transactional outbox)", () => {
   let merchantId: string;
@@ -33,9 +35,31 @@ describe("recordEvent (transactional outbox)", () => {
       async (em) => recordEvent(em, ctx.clock, { merchantId, type: "subscription.paused", data: { id: "sub_2", status: "PAUSED" } }).id,
     );
     const row = await sys.context().em.findOneOrFail(Event, id);
-    expect(row).to.include({ merchantId, type: "subscription.paused", relayedAt: null });
+    expect(row).to.include({ merchantId, type: "subscription.paused", publishedSeq: null });
+    expect(await sys.sql("select consumer from event_outbox where event_id = ?", [id])).to.deep.equal([{ consumer: "relay" }]);
     expect(row.data).to.deep.equal({ id: "sub_2", status: "PAUSED" });
     expect(row.createdAt.getTime()).to.be.at.least(before.getTime());
+  });
+
+  it("queues every event for the relay, and those of EMAIL_EVENT_TYPES for the email collector too (the insert trigger's list, migration 0038)", async () => {
+    const ctx = sys.context();
+    const ref = `queued-${Date.now()}`;
+    await ctx.em.fork().transactional((em) =>
+      recordEvents(
+        em,
+        ctx.clock,
+        EVENT_TYPES.map((type) => ({ merchantId, type, data: { id: ref } })),
+      ),
+    );
+    const rows = await sys.sql<{ type: string; consumers: string[] }>(
+      `select e.type, array(select o.consumer from event_outbox o where o.event_id = e.id order by o.consumer) as consumers
+         from events e where e.merchant_id = ? and e.data->>'id' = ?`,
+      [merchantId, ref],
+    );
+    expect(rows).to.have.length(EVENT_TYPES.length);
+    const forEmails = rows.filter((r) => r.consumers.includes("emails")).map((r) => r.type);
+    expect(forEmails).to.have.members(EMAIL_EVENT_TYPES);
+    expect(rows.every((r) => r.consumers.includes("relay"))).to.equal(true);
   });
 
   describe("recordEvents (set-based: one statement for many)", () => {
@@ -50,13 +74,15 @@ describe("recordEvent (transactional outbox)", () => {
           refs.map((ref) => ({ merchantId, type: "subscription.expired", data: { id: ref, nested: { amount: "1.10" }, list: [1, "x"] } })),
         );
       });
-      const rows = await sys.sql<{ seq: string; type: string; merchant_id: string; data: { id: string }; relayed_at: Date | null; created_at: Date }>(
-        "select seq, type, merchant_id, data, relayed_at, created_at from events where data->>'id' = any(?::text[]) order by seq",
+      const rows = await sys.sql<{ seq: string; type: string; merchant_id: string; data: { id: string }; queued: string[]; created_at: Date }>(
+        `select e.seq, e.type, e.merchant_id, e.data, e.created_at, array(select o.consumer from event_outbox o where o.event_id = e.id) as queued
+           from events e where e.data->>'id' = any(?::text[]) order by e.seq`,
         [`{${refs.join(",")}}`],
       );
       expect(rows.map((r) => r.data.id)).to.deep.equal(refs);
       for (const row of rows) {
-        expect(row).to.include({ type: "subscription.expired", merchant_id: merchantId, relayed_at: null });
+        expect(row).to.include({ type: "subscription.expired", merchant_id: merchantId });
+        expect(row.queued).to.deep.equal(["relay"]);
         expect(row.data).to.deep.equal({ id: row.data.id, nested: { amount: "1.10" }, list: [1, "x"] });
         expect(new Date(row.created_at).getTime()).to.be.at.least(before.getTime());
       }

@@ -22,9 +22,7 @@ describe("relay poke (a committed event reaches the relay without its period)", 
     expect((await api.post("/api/v1/webhook-endpoints", { url: receiver.url })).status).to.equal(201);
     const ids = await emitEvents(sys, merchantId, 3);
     await receiver.waitFor((r) => ids.every((id) => r.some((x) => x.headers["webhook-id"] === id)));
-    const relayed = await sys.sql<{ n: number }>("select count(*)::int as n from events where relayed_at is not null and id = any(?::uuid[])", [
-      `{${ids.join(",")}}`,
-    ]);
+    const relayed = await sys.sql<{ n: number }>("select count(*)::int as n from event_feed where event_id = any(?::uuid[])", [`{${ids.join(",")}}`]);
     expect(relayed[0]!.n).to.equal(3);
   });
 

@@ -41,7 +41,7 @@ describe("outbox relay and delivery queue", () => {
     expect(second).to.deep.equal({ events: 0, deliveries: 0 });
     const rows = await sys.sql<{ endpoint_id: string; n: string }>("select endpoint_id, count(*) as n from webhook_deliveries group by endpoint_id");
     expect(Object.fromEntries(rows.map((r) => [r.endpoint_id, Number(r.n)]))).to.deep.equal({ [a.id]: 8, [b.id]: 5 });
-    expect(await sys.sql("select id from events where relayed_at is null")).to.deep.equal([]);
+    expect(await sys.sql("select event_id from event_outbox where consumer = 'relay'")).to.deep.equal([]);
 
     // One job per endpoint (its worker drains the endpoint in order); the sweep finds the same ids: no new job.
     expect(await queuedJobs()).to.equal(2);

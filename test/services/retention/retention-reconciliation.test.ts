@@ -55,11 +55,9 @@ describe("reconciliation after retention drops a month", () => {
     const at = new Date(old.getTime() + 5 * DAY_MS);
     await sys.sql("update webhook_deliveries set status = 'SUCCEEDED', next_attempt_at = null, event_created_at = ?", [at]);
     await sys.sql("update webhook_delivery_attempts set outcome = 'SUCCEEDED', event_created_at = ?", [at]);
-    await sys.sql("update events set created_at = ?, relayed_at = coalesce(relayed_at, ?), emails_collected_at = coalesce(emails_collected_at, ?)", [
-      at,
-      at,
-      at,
-    ]);
+    await sys.sql("update events set created_at = ?", [at]);
+    await sys.sql("update event_feed set event_created_at = ?", [at]);
+    await sys.sql("delete from event_outbox");
     const moved = await sys.sql<{ n: number }>("select count(*)::int as n from events");
     expect(moved[0]!.n).to.be.greaterThan(0);
 

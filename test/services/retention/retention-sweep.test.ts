@@ -78,7 +78,7 @@ describe("retention sweep (monthly partitions)", () => {
     expect(await partitionOf(sys, "webhook_deliveries", pending)).to.equal(partitionName("webhook_deliveries", m3));
 
     // Once the work is done, the months go on the next run.
-    await sys.sql("update events set relayed_at = ? where id = ?", [now, unrelayed]);
+    await sys.sql("delete from event_outbox where event_id = ?", [unrelayed]);
     await sys.sql("update webhook_deliveries set status = 'SUCCEEDED', next_attempt_at = null where id = ?", [pending]);
     const again = await sweepAt(sys, now);
     expect(again.tables.find((t) => t.table === "events")!.dropped).to.include.members([partitionName("events", m2), partitionName("events", m3)]);
@@ -105,7 +105,8 @@ describe("retention sweep (monthly partitions)", () => {
     const old = addMonths(monthStart(now), -8);
     await createMonths(sys, [old]);
     // The event as it would be eight months on: relayed, its month long past retention.
-    await sys.sql("update events set created_at = ?, relayed_at = ? where id = ?", [mid(old), mid(old), event!.id]);
+    await sys.sql("update events set created_at = ? where id = ?", [mid(old), event!.id]);
+    await sys.sql("delete from event_outbox where event_id = ?", [event!.id]);
     const kept = await insertEvent(sys, merchant.id, new Date(now.getTime() - DAY_MS));
     expect((await merchant.api.get(`/api/v1/events/${event!.id}`)).status).to.equal(200);
 

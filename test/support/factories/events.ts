@@ -15,23 +15,31 @@ export interface EventTraits {
   id?: string;
 }
 
-/** An outbox event, written as recordEvent would but without its side effects (no relay poke). */
+/**
+ * An outbox event, written as recordEvent would but without its side effects
+ * (no relay poke): the insert queues it for the relay and, for an email type,
+ * the email collector (migration 0038's trigger). `relayed` takes it out of
+ * the relay's queue and gives it the merchant's next feed position;
+ * `emailsCollected` takes it out of the collector's.
+ */
 export async function event(db: Db, traits: EventTraits): Promise<{ id: string }> {
   const [row] = await db.sql<{ id: string }>(
-    `insert into events (id, merchant_id, type, data, created_at, relayed_at, emails_collected_at)
-     select ?, ?, ?, ?::jsonb, t.at, case when ? then t.at end, case when ? then t.at end
+    `insert into events (id, merchant_id, type, data, created_at)
+     select ?, ?, ?, ?::jsonb, t.at
      from (select coalesce(?::timestamptz, now() - make_interval(secs => ?)) as at) t
      returning id`,
-    [
-      traits.id ?? randomUUID(),
-      traits.merchantId,
-      traits.type ?? "plan.created",
-      JSON.stringify(traits.data ?? {}),
-      traits.relayed ?? false,
-      traits.emailsCollected ?? false,
-      traits.at ?? null,
-      traits.secondsAgo ?? 0,
-    ],
+    [traits.id ?? randomUUID(), traits.merchantId, traits.type ?? "plan.created", JSON.stringify(traits.data ?? {}), traits.at ?? null, traits.secondsAgo ?? 0],
   );
-  return { id: row!.id };
+  const id = row!.id;
+  if (traits.relayed) {
+    await db.sql(
+      `with passed as (delete from event_outbox where consumer = 'relay' and event_id = ? returning event_id, created_at, merchant_id)
+       insert into event_feed (merchant_id, published_seq, event_id, event_created_at, relayed_at)
+       select p.merchant_id, coalesce((select max(f.published_seq) from event_feed f where f.merchant_id = p.merchant_id), 0) + 1, p.event_id, p.created_at, p.created_at
+         from passed p`,
+      [id],
+    );
+  }
+  if (traits.emailsCollected) await db.sql("delete from event_outbox where consumer = 'emails' and event_id = ?", [id]);
+  return { id };
 }

@@ -32,6 +32,7 @@ import { Migration0034ApiKeyLastUse } from "./0034-api-key-last-use.ts";
 import { Migration0035AnnouncedChargesIndex } from "./0035-announced-charges-index.ts";
 import { Migration0036CreateIdempotencyKey } from "./0036-create-idempotency-key.ts";
 import { Migration0037ReconciliationRuns } from "./0037-reconciliation-runs.ts";
+import { Migration0038EventsWrittenOnce } from "./0038-events-written-once.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -71,4 +72,5 @@ export const migrations: MigrationObject[] = [
   { name: "0035-announced-charges-index", class: Migration0035AnnouncedChargesIndex },
   { name: "0036-create-idempotency-key", class: Migration0036CreateIdempotencyKey },
   { name: "0037-reconciliation-runs", class: Migration0037ReconciliationRuns },
+  { name: "0038-events-written-once", class: Migration0038EventsWrittenOnce },
 ];
