@@ -48,9 +48,10 @@ export const needsReceipt = (row: ChargeRow): boolean => row.status === "SUCCEED
  * in the order given: flushes the unit of work of `em` (the transaction's
  * own), raises each merchant's counter by its count (receipt-store.ts), and
  * sets each charge's number, token and URL and its event's `data.charge`.
- * The caller writes them: the commit's flush for managed entities (a single
- * settle), or the set's own writes for plain rows (a renewal set: each
- * charge and event written once, numbered). Nothing but those writes may
+ * The caller writes them, each charge and event once, numbered: a single
+ * settle its charge by the commit's flush and its collected events
+ * (collectEvents) right after this; a renewal set its plain rows with its
+ * own writes. Nothing but those writes may
  * follow before the commit: the counters stay locked until then.
  */
 export async function numberReceipts(em: EntityManager, charges: readonly ReceiptToNumber[], publicBaseUrl: string): Promise<void> {

@@ -15,7 +15,7 @@ import {
   type CallOutcome,
   type WalletCall,
 } from "../../platform/wallet-calls/wallet-call.ts";
-import { recordEvent } from "../../events/record-event.ts";
+import { collectEvents, recordEvent, writeCollectedEvents } from "../../events/record-event.ts";
 import { Subscription, SubscriptionCharge, type AuthorizationRow, type ChargeRow, type SubscriptionRow } from "../entities.ts";
 import { chargeRecord } from "../subscription-record.ts";
 import { lockSubscription } from "../subscription-store.ts";
@@ -60,7 +60,12 @@ export function chargeCall(ports: ChargePorts): WalletCall<WalletAnswer, Subscri
       return em.findOne(SubscriptionCharge, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     },
     async record(tx, row, answer, sub) {
+      // The settle's events are inserted once, after its receipt is numbered: flushed before the numbering (which
+      // takes every other lock first) and completed after it, each would be written twice, its update probing every
+      // month of the events under the merchant's receipt counter.
+      collectEvents(tx.em);
       await recordAnswer(tx.em, tx.clock, ports, sub, row, answer);
+      await writeCollectedEvents(tx.em);
       return { charge: row, subscription: sub };
     },
     async settled(em, id) {
