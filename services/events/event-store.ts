@@ -18,6 +18,18 @@ export interface NewEventRow {
   type: string;
   data: Record<string, unknown>;
   created_at: string;
+  /** Reserved beforehand (reserveEventSeqs), or left to the insert: all rows of one insert or none. */
+  seq?: string;
+}
+
+/** `n` new event seqs, ascending: the places in the order of events inserted later (reserved, so possibly in parts). */
+export async function reserveEventSeqs(em: EntityManager, n: number): Promise<string[]> {
+  if (n === 0) return [];
+  const rows = await em.execute<{ seq: string }[]>(
+    "select seq::text as seq from (select nextval('events_seq_seq') as seq from generate_series(1, ?)) s order by s.seq",
+    [n],
+  );
+  return rows.map((r) => r.seq);
 }
 
 /**
@@ -32,6 +44,19 @@ export async function insertEvents(em: EntityManager, rows: readonly NewEventRow
 /** The write of insertEvents, for a caller that runs it with others (executeWrites); the commit of `em`'s transaction pokes the relay. */
 export function eventsInsert(em: EntityManager, rows: readonly NewEventRow[]): Write {
   if (rows.length > 0) writtenWithout(em, Event.meta.className);
+  const reserved = rows.filter((r) => r.seq !== undefined).length;
+  if (reserved > 0) {
+    if (reserved !== rows.length) throw new Error("eventsInsert: either every row has its seq reserved or none");
+    return {
+      sql: `insert into events (id, seq, merchant_id, type, data, created_at)
+            select id, seq, merchant_id, type, data, created_at
+              from jsonb_to_recordset(?::jsonb) as t(id uuid, seq bigint, merchant_id uuid, type text, data jsonb, created_at timestamptz)
+            returning 1`,
+      values: [JSON.stringify(rows)],
+      rows: rows.length,
+      what: "events",
+    };
+  }
   // One parameter (the rows as JSON) whatever their number: one statement shape, no per-row placeholders; bound, not inlined.
   return {
     sql: `insert into events (id, merchant_id, type, data, created_at)

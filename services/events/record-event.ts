@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "../platform/clock.ts";
 import { Event, type EventRow } from "./entities.ts";
-import { eventsInsert, insertEvents } from "./event-store.ts";
+import { eventsInsert, insertEvents, reserveEventSeqs } from "./event-store.ts";
 import { executeWrites, type Write } from "../platform/database/bound-values.ts";
 import type { EventType } from "./contract.ts";
 
@@ -12,8 +12,14 @@ interface NewEvent {
   data: Record<string, unknown>;
 }
 
+/** The events a transaction collects, in the order recorded, and their seq once reserved (reserveCollectedSeqs). */
+interface Collection {
+  rows: EventRow[];
+  seqs: Map<EventRow, string> | undefined;
+}
+
 /** Per transaction (its entity manager) collecting its events: collectEvents to writeCollectedEvents. */
-const collections = new WeakMap<EntityManager, EventRow[]>();
+const collections = new WeakMap<EntityManager, Collection>();
 
 /**
  * Adds an event to the unit of work of `em`, or to its collection when one is
@@ -33,7 +39,8 @@ export function recordEvent(em: EntityManager, clock: Clock, event: NewEvent): E
   const collected = collections.get(em);
   if (!collected) return em.create(Event, row);
   const plain: EventRow = { ...row, publishedSeq: null };
-  collected.push(plain);
+  if (collected.seqs) throw new Error("recordEvent: this transaction's collected events have their seq reserved already");
+  collected.rows.push(plain);
   return plain;
 }
 
@@ -48,7 +55,22 @@ export function recordEvent(em: EntityManager, clock: Clock, event: NewEvent): E
 export function collectEvents(em: EntityManager): void {
   if (!em.isInTransaction()) throw new Error("collectEvents outside a transaction: the events would not commit with the change");
   if (collections.has(em)) throw new Error("collectEvents: this transaction already collects its events");
-  collections.set(em, []);
+  collections.set(em, { rows: [], seqs: undefined });
+}
+
+/**
+ * Reserves the seq of every event collected on `em` so far, in the order
+ * recorded, so that the collection can be inserted in parts
+ * (collectedEventsInsert's `only`) with each event in its place in the order:
+ * a set inserts the events its receipt numbers do not change before it takes
+ * the receipt counters, and only the others under them. Nothing may be
+ * recorded on `em` after.
+ */
+export async function reserveCollectedSeqs(em: EntityManager): Promise<void> {
+  const collected = collections.get(em);
+  if (!collected) throw new Error("reserveCollectedSeqs: no collection open on this transaction");
+  const seqs = await reserveEventSeqs(em, collected.rows.length);
+  collected.seqs = new Map(collected.rows.map((row, i) => [row, seqs[i]!]));
 }
 
 /** Inserts the events collected on `em` since collectEvents, in the order recorded, and ends the collection. */
@@ -56,14 +78,30 @@ export async function writeCollectedEvents(em: EntityManager): Promise<void> {
   await executeWrites(em, [collectedEventsInsert(em)]);
 }
 
-/** The write of writeCollectedEvents, for a caller that runs it with others (executeWrites); ends the collection. */
-export function collectedEventsInsert(em: EntityManager): Write {
+/**
+ * The write of writeCollectedEvents, for a caller that runs it with others
+ * (executeWrites): the collected events not written yet, which ends the
+ * collection; or only those `only` accepts (their seq reserved first:
+ * reserveCollectedSeqs), and the collection stays open for the rest.
+ */
+export function collectedEventsInsert(em: EntityManager, only?: (event: EventRow) => boolean): Write {
   const collected = collections.get(em);
   if (!collected) throw new Error("collectedEventsInsert: no collection open on this transaction");
-  collections.delete(em);
+  const { seqs } = collected;
+  if (only && !seqs) throw new Error("collectedEventsInsert: a part of the collection is written only with its seq reserved (reserveCollectedSeqs)");
+  const now = only ? collected.rows.filter(only) : collected.rows;
+  if (only) collected.rows = collected.rows.filter((e) => !only(e));
+  else collections.delete(em);
   return eventsInsert(
     em,
-    collected.map((e) => ({ id: e.id, merchant_id: e.merchantId, type: e.type, data: e.data, created_at: e.createdAt.toISOString() })),
+    now.map((e) => ({
+      id: e.id,
+      merchant_id: e.merchantId,
+      type: e.type,
+      data: e.data,
+      created_at: e.createdAt.toISOString(),
+      ...(seqs && { seq: seqs.get(e)! }),
+    })),
   );
 }
 

@@ -66,6 +66,12 @@ async function statementTimes(name: string): Promise<() => Promise<void>> {
   await client.connect();
   await client.query("select pg_stat_statements_reset()");
   return async () => {
+    const [sum] = (
+      await client.query(
+        `select sum(calls)::bigint as calls, round(sum(total_exec_time))::bigint as total_ms, sum(shared_blks_hit + shared_blks_read)::bigint as blocks,
+                sum(shared_blks_dirtied)::bigint as dirtied, pg_size_pretty(sum(wal_bytes)) as wal from pg_stat_statements`,
+      )
+    ).rows;
     const { rows } = await client.query(
       `select calls, round(total_exec_time)::int as total_ms, round((total_exec_time / calls)::numeric, 2) as mean_ms, rows,
               shared_blks_hit + shared_blks_read as blocks, regexp_replace(query, '\\s+', ' ', 'g') as query
@@ -76,6 +82,9 @@ async function statementTimes(name: string): Promise<() => Promise<void>> {
       (r) =>
         `${String(r.total_ms).padStart(8)} ms ${String(r.calls).padStart(7)} calls ${String(r.mean_ms).padStart(9)} ms/call ${String(r.rows).padStart(8)} rows ${String(r.blocks).padStart(9)} blks  ${String(r.query).slice(0, 220)}`,
     );
-    process.stderr.write(`[bench] ${name}: statements by time in the window\n${lines.join("\n")}\n`);
+    process.stderr.write(
+      `[bench] ${name}: in all ${sum.calls} statements, ${sum.total_ms} ms, ${sum.blocks} blocks read or hit, ${sum.dirtied} dirtied, WAL ${sum.wal}\n` +
+        `[bench] ${name}: statements by time in the window\n${lines.join("\n")}\n`,
+    );
   };
 }

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { trackedRowsWrites, trackRows, writeTrackedRows } from "../../services/platform/database/tracked-rows.ts";
 import { executeWrites } from "../../services/platform/database/bound-values.ts";
-import { collectedEventsInsert, collectEvents, recordEvent, writeCollectedEvents } from "../../services/events/record-event.ts";
+import { collectedEventsInsert, collectEvents, recordEvent, reserveCollectedSeqs, writeCollectedEvents } from "../../services/events/record-event.ts";
 import { lockSubscriptionRows } from "../../services/subscriptions/subscription-store.ts";
 import { Subscription, type SubscriptionRow } from "../../services/subscriptions/entities.ts";
 import { useTestSystem } from "../support/system.ts";
@@ -147,6 +147,41 @@ describe("tracked rows and collected events", () => {
       { type: "plan.created", data: { marker, n: 1, completed: true } },
       { type: "plan.updated", data: { marker, n: 2 } },
     ]);
+  });
+
+  it("collected events written in parts (seqs reserved first) keep the order recorded; a part without reserved seqs is refused", async () => {
+    const { id: merchantId } = await sys.createMerchant();
+    const marker = `parts-${Date.now()}`;
+    const ctx = sys.context();
+    await ctx.em.fork().transactional(async (em) => {
+      collectEvents(em);
+      const events = [1, 2, 3, 4, 5].map((n) => recordEvent(em, ctx.clock, { merchantId, type: n % 2 ? "plan.created" : "plan.updated", data: { marker, n } }));
+      expect(() => collectedEventsInsert(em, () => true)).to.throw(/seq reserved/);
+      await reserveCollectedSeqs(em);
+      expect(() => recordEvent(em, ctx.clock, { merchantId, type: "plan.created", data: { marker, n: 6 } })).to.throw(/reserved already/);
+      // The later events first, then the earlier ones completed meanwhile (as a set writes its receipt events last).
+      const late = new Set(events.slice(0, 2));
+      await executeWrites(em, [collectedEventsInsert(em, (e) => !late.has(e))]);
+      events[0]!.data.completed = true;
+      await writeCollectedEvents(em);
+    });
+    const rows = await sys.sql<{ n: number; completed: boolean | null }>(
+      "select (data->>'n')::int as n, (data->>'completed')::boolean as completed from events where merchant_id = ? and data->>'marker' = ? order by seq",
+      [merchantId, marker],
+    );
+    expect(rows).to.deep.equal([
+      { n: 1, completed: true },
+      { n: 2, completed: null },
+      { n: 3, completed: null },
+      { n: 4, completed: null },
+      { n: 5, completed: null },
+    ]);
+    // Each reached its consumers once.
+    const [queued] = await sys.sql<{ n: number }>(
+      "select count(*)::int as n from event_outbox o join events e on e.id = o.event_id where e.merchant_id = ? and e.data->>'marker' = ?",
+      [merchantId, marker],
+    );
+    expect(queued!.n).to.equal(5);
   });
 
   it("collectEvents refuses a manager outside a transaction, and a second collection on the same one", async () => {

@@ -20,9 +20,9 @@ import { touch } from "../../platform/record-version.ts";
 import { chargeableSubscriptions, saveBillingAnchor } from "./renewal-store.ts";
 import { subscriptionsWithScheduledChange } from "../change-sessions/change-session-store.ts";
 import { isOutage } from "../../platform/dependency-outage.ts";
-import { trackedRowsWrites, trackRows, writeTrackedRows } from "../../platform/database/tracked-rows.ts";
+import { trackedRowsWrites, trackRows } from "../../platform/database/tracked-rows.ts";
 import { executeWrites } from "../../platform/database/bound-values.ts";
-import { collectedEventsInsert, collectEvents } from "../../events/record-event.ts";
+import { collectedEventsInsert, collectEvents, reserveCollectedSeqs } from "../../events/record-event.ts";
 import { settledWithout } from "../charge-metrics.ts";
 
 /** Subscriptions one renewal job charges together (the bare-code baseline commits per 100 as well). */
@@ -256,9 +256,12 @@ async function settleCharges(
       // Done with it: the sweep's claim ends in this settle's own row update (the job's release then finds nothing to do).
       else sub.renewalClaimedUntil = null;
     }
-    // The subscriptions before the receipt counters, which every other settle of a merchant waits for (receipt-number.ts);
-    // the charges and events carry the numbers: written with them in one statement, then the commit.
-    await writeTrackedRows(em, subs);
+    // Before the receipt counters, which every other settle of a merchant waits for until this commit (receipt-number.ts):
+    // the subscriptions, and the events the numbers do not change, each in its place in the events' order (reserved).
+    // Under them, only what carries the numbers: the charges and their events, in one statement, then the commit.
+    const numbered = new Set<unknown>(receipts.map((r) => r.event));
+    await reserveCollectedSeqs(em);
+    await executeWrites(em, [...trackedRowsWrites(em, subs), collectedEventsInsert(em, (e) => !numbered.has(e))]);
     await numberReceipts(em, receipts, ports.publicBaseUrl);
     await executeWrites(em, [collectedEventsInsert(em), ...trackedRowsWrites(em, charges)]);
     // Written without the unit of work, whose flushes the charge metrics watch.
