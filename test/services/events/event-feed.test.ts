@@ -110,4 +110,20 @@ describe("event feed (GET /api/v1/events?sequenceAfter=)", () => {
     const afterThree = (await a.api.get("/api/v1/events?sequenceAfter=3")).body.data.map((e: { sequence: number }) => e.sequence);
     expect(afterThree).to.deep.equal([4, 5]);
   });
+
+  it("combined with type, lists only that type's events, in feed order, each with its own feed position", async () => {
+    const m = await sys.createMerchant("Typed feed");
+    const plans = await emitEvents(sys, m.id, 2, "plan.created");
+    const unpaid = await emitEvents(sys, m.id, 2, "subscription.unpaid");
+    const more = await emitEvents(sys, m.id, 1, "plan.created");
+    await relay();
+    const all = (await m.api.get("/api/v1/events?sequenceAfter=0")).body.data as { id: string; sequence: number }[];
+    const typed = (await m.api.get("/api/v1/events?sequenceAfter=0&type=plan.created")).body.data as { id: string; sequence: number }[];
+    expect(typed.map((e) => e.id)).to.deep.equal([...plans, ...more]);
+    expect(typed.map((e) => e.sequence)).to.deep.equal(all.filter((e) => typed.some((t) => t.id === e.id)).map((e) => e.sequence));
+    expect(all.filter((e) => unpaid.includes(e.id))).to.have.length(2);
+    const afterFirst = (await m.api.get(`/api/v1/events?sequenceAfter=${typed[0]!.sequence}&type=plan.created&limit=1`)).body;
+    expect(afterFirst.data.map((e: { id: string }) => e.id)).to.deep.equal([plans[1]]);
+    expect(afterFirst.hasMore).to.equal(true);
+  });
 });
