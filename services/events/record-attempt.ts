@@ -65,7 +65,6 @@ export function judgeAnswers(
     return {
       attempt_id: r.claimed.attemptId,
       delivery_id: r.claimed.deliveryId,
-      event_seq: r.claimed.eventSeq,
       event_created_at: r.claimed.eventCreatedAt,
       attempt_number: r.claimed.attemptNumber,
       outcome: j.succeeded ? "SUCCEEDED" : "FAILED",

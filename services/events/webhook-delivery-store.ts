@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { poolOf, runPrepared, statementFor } from "../platform/database/prepared.ts";
+import { runPreparedInIndexOrder } from "../platform/database/index-only-reads.ts";
+import { poolOf, statementFor } from "../platform/database/prepared.ts";
 import { oldestOf } from "../platform/observability/due-work.ts";
 import { sqlStatus } from "../platform/status-machine.ts";
 import { deliveryMachine } from "./delivery-status.ts";
@@ -23,8 +24,6 @@ const ENABLED = sqlStatus(endpointMachine.statuses, "ENABLED");
 export interface AttemptRecordItem {
   attempt_id: string;
   delivery_id: string;
-  /** The delivery's place in the claim index (endpoint, event_seq): how the record finds it. */
-  event_seq: string;
   /** ISO time of the event: the partition key of the delivery and the attempt. */
   event_created_at: string;
   attempt_number: number;
@@ -113,7 +112,7 @@ interface RecordAndClaimInput {
 export async function recordAnswersAndClaimDue(em: EntityManager, input: RecordAndClaimInput): Promise<ClaimRow[]> {
   const { now } = input;
   const statement = statementFor(em, "webhooks.record-and-claim", () => RECORD_AND_CLAIM);
-  return runPrepared<ClaimRow>(await poolOf(em), statement, [
+  return runPreparedInIndexOrder<ClaimRow>(await poolOf(em), statement, [
     JSON.stringify(input.record),
     input.record.map((r) => r.attempt_id),
     input.record.map((r) => r.event_created_at),
@@ -127,18 +126,31 @@ export async function recordAnswersAndClaimDue(em: EntityManager, input: RecordA
     input.claim,
     input.excluded,
     input.leaseMs,
-    input.record.map((r) => r.event_seq),
+    input.record.map((r) => r.delivery_id),
+    "PENDING",
   ]);
 }
 
 /**
  * recordAnswersAndClaimDue's text: a named statement, parsed once per
  * connection (and, after a few runs, planned once: re-planned every time it
- * cost more than its execution). The answered rows are found by their keys
- * (`= any`: the attempts' primary key, the deliveries' claim index by
- * endpoint and event_seq) and every join to a delivery or an attempt names
- * its partition key, as the range of the answers' (an array for each column
- * of one index is probed pair by pair, n² probes: partition-key-range.ts).
+ * cost more than its execution). The answered rows are found by their
+ * primary keys (`= any`: the attempts' and the deliveries' ids; the claim
+ * index by endpoint walked every pending entry of the endpoint when the
+ * planner took the partition for tiny) and every join to a delivery or an
+ * attempt names its partition key, as the range of the answers' (an array
+ * for each column of one index is probed pair by pair, n² probes:
+ * partition-key-range.ts). It runs planned in index order
+ * (runPreparedInIndexOrder): the due rows come from the partitions' claim
+ * indexes merged, never from a sort of the endpoint's whole backlog. The
+ * record's and the claim's re-checks of the status take it as a parameter
+ * ($15, 'PENDING'), not a literal: a literal lets the planner serve them from
+ * the partial indexes of pending rows, and with a partition's statistics
+ * missing (a new month, a backlog built faster than autovacuum analyzes) the
+ * plan it keeps for the connection walked every pending row of the month once
+ * per answer (20,510 rows for ten); with the parameter only the primary key
+ * can find them. Only the claim's own scan (`due`) names the literal, to use
+ * the claim index.
  * Without them the planner cannot know how many rows the jsonb input
  * holds (it guesses 100), and with the join alone it read a whole month's
  * attempts (a sequential scan of the partition) and every pending delivery
@@ -159,9 +171,9 @@ const RECORD_AND_CLAIM = `with input as (
           set status = i.next_status, next_attempt_at = i.next_attempt_at, retry_index = i.retry_index,
               last_status_code = i.status_code, last_error = i.error, updated_at = $4
          from input i
-        where d.endpoint_id = $6 and d.event_seq = any($14::bigint[])
+        where d.id = any($14::uuid[])
           and d.event_created_at between (select min(k) from unnest($3::timestamptz[]) k) and (select max(k) from unnest($3::timestamptz[]) k)
-          and d.id = i.delivery_id and d.event_created_at = i.event_created_at and d.attempt_count = i.attempt_number and d.status = ${PENDING}
+          and d.id = i.delivery_id and d.event_created_at = i.event_created_at and d.attempt_count = i.attempt_number and d.status = $15::text
        returning d.id
      ), ep as (
        select id, status, url, secret_ciphertext, previous_secret_ciphertext,
@@ -185,7 +197,7 @@ const RECORD_AND_CLAIM = `with input as (
        update webhook_deliveries w set attempt_count = due.attempt_count + 1, last_attempt_at = $4, updated_at = $4
          from due
         where w.id = due.id and w.event_created_at = due.event_created_at
-          and w.status = ${PENDING} and w.attempt_count = due.attempt_count and w.next_attempt_at <= $4
+          and w.status = $15::text and w.attempt_count = due.attempt_count and w.next_attempt_at <= $4
        returning w.id, w.event_id, w.attempt_count, w.retry_index, w.event_seq, w.event_created_at
      ), interrupted as (
        update webhook_delivery_attempts a

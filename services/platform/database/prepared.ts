@@ -21,7 +21,7 @@ import type { EntityName } from "@mikro-orm/core";
  * parameters, parsed on each execution, so no statement outlives the server
  * session its transaction was lent.
  */
-interface PreparedStatement {
+export interface PreparedStatement {
   readonly name: string;
   readonly text: string;
 }
