@@ -108,21 +108,27 @@ interface FeedPosition {
 
 /**
  * Gives the events their feed positions (event_feed), numbered after each
- * merchant's last one, and takes them out of the relay's outbox, at `now`.
+ * merchant's last one (merchant_feed_heads, raised here: a head outlives the
+ * feed months retention drops, so a feed never restarts at 1), and takes
+ * them out of the relay's outbox, at `now`.
  * Every one must be found (each is row-locked by this transaction): one
  * missed would leave a gap in its merchant's feed and be relayed again later,
  * out of order; it throws, and the batch rolls back.
  */
 export async function markEventsRelayed(em: EntityManager, positions: readonly FeedPosition[], now: Date): Promise<void> {
-  // Each merchant's last position is read once, before any is added: read per row, the backward
-  // index scan would step over every entry this very statement adds (quadratic in the batch size).
+  // Each merchant's head is raised once by its count in the batch (one relay at a time: relay-events.ts);
+  // the positions follow the head as it stood before.
   const [row] = await em.execute<{ fed: string; dequeued: string }[]>(
     `with x as (
            select * from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, created_at timestamptz, ord bigint)
+         ), counts as (
+           select merchant_id, count(*) as n from x group by merchant_id
+         ), heads as (
+           insert into merchant_feed_heads (merchant_id, last_seq) select merchant_id, n from counts
+           on conflict (merchant_id) do update set last_seq = merchant_feed_heads.last_seq + excluded.last_seq
+           returning merchant_id, last_seq
          ), bases as materialized (
-           select m.merchant_id,
-                  coalesce((select max(f.published_seq) from event_feed f where f.merchant_id = m.merchant_id), 0) as base
-             from (select distinct merchant_id from x) m
+           select h.merchant_id, h.last_seq - c.n as base from heads h join counts c on c.merchant_id = h.merchant_id
          ), fed as (
            insert into event_feed (merchant_id, published_seq, event_id, event_created_at, relayed_at)
            select x.merchant_id, b.base + x.ord, x.id, x.created_at, ?

@@ -44,10 +44,13 @@ export async function disableEndpoint(em: EntityManager, endpointId: string, cha
 
 /**
  * Locks the merchant's row until the transaction ends: endpoint creations of
- * one merchant run one at a time, so the per-merchant limit holds. (The
+ * one merchant run one at a time, so the per-merchant limit holds. FOR NO KEY
+ * UPDATE, which other creations wait for but the foreign-key checks of rows
+ * inserted for the merchant (KEY SHARE: a settle's events, after it took its
+ * receipt counter) never do. (The
  * merchants table is the merchants domain's; this lock is the endpoints' own
  * use of it, and a domain reaches another's tables only through its contract.)
  */
 export async function lockMerchantForEndpoints(em: EntityManager, merchantId: string): Promise<void> {
-  await em.execute("select id from merchants where id = ? for update", [merchantId]);
+  await em.execute("select id from merchants where id = ? for no key update", [merchantId]);
 }

@@ -1,5 +1,5 @@
 import type { Retention } from "../platform/config.ts";
-import type { MonthlyPartitionedTable } from "../platform/database/monthly-partitions.ts";
+import type { MonthlyPartitionedTable, NeededCondition } from "../platform/database/monthly-partitions.ts";
 import {
   ATTEMPT_IN_PROGRESS,
   ATTEMPT_OF_PENDING_DELIVERY,
@@ -18,11 +18,11 @@ export interface RetainedTable extends MonthlyPartitionedTable {
   /** Days a row is kept at least (a RETENTION_* setting). */
   retentionDays(retention: Retention): number;
   /**
-   * SQL conditions on a row `r` (retention-store.ts), any of which keeps its month: work still to
+   * SQL conditions on a row `r` (retention-store.ts; NeededCondition), any of which keeps its month: work still to
    * do on it. Each is asked on its own (so each can use its own partial
    * index), again under the table's exclusive lock right before the drop.
    */
-  readonly neededRows: readonly string[];
+  readonly neededRows: readonly NeededCondition[];
 }
 
 /**
@@ -69,7 +69,7 @@ export const RETAINED_TABLES: readonly RetainedTable[] = [
     table: "events",
     column: "created_at",
     retentionDays: (r) => r.eventsDays,
-    // Still queued for a consumer (the outbox is small: its rows are probed), or being delivered (a partial index serves it).
+    // Still queued for a consumer (one look at the queue for the month), or being delivered (a partial index serves it).
     neededRows: [EVENT_QUEUED, EVENT_BEING_DELIVERED],
   },
   { table: "audit_entries", column: "at", retentionDays: (r) => r.auditEntriesDays, neededRows: [] },

@@ -21,6 +21,14 @@ export interface MonthlyPartitionedTable {
   readonly storage?: string;
 }
 
+/**
+ * A condition that keeps rows (retention): on a row `r`; or, where asking it
+ * row by row would scan a whole month, `month` as well: asked once for the
+ * whole month, its `?`s the month's start and end (dropMonth), while `row`
+ * still serves the default partition's strays (purgeDefault).
+ */
+export type NeededCondition = string | { readonly row: string; readonly month: string };
+
 /** Bounds every partition operation: a sweep waits at most this long for a lock, then tries again next run. */
 const LOCK_TIMEOUT = "2s";
 
@@ -111,14 +119,17 @@ export async function dropMonth(
   em: EntityManager,
   spec: MonthlyPartitionedTable,
   month: Date,
-  neededRows: readonly string[],
+  neededRows: readonly NeededCondition[],
 ): Promise<"dropped" | "needed" | "absent"> {
   const name = partitionName(spec.table, month);
   const present = async (tx: EntityManager) =>
     (await tx.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [name]))[0]?.found === true;
   const needed = async (tx: EntityManager) => {
     for (const condition of neededRows) {
-      const [row] = await tx.execute<{ found: boolean }[]>(`select exists (select 1 from ${ident(name)} r where ${condition}) as found`);
+      const [row] =
+        typeof condition === "string"
+          ? await tx.execute<{ found: boolean }[]>(`select exists (select 1 from ${ident(name)} r where ${condition}) as found`)
+          : await tx.execute<{ found: boolean }[]>(`select exists (${condition.month}) as found`, [month.toISOString(), addMonths(month, 1).toISOString()]);
       if (row?.found) return true;
     }
     return false;
@@ -141,7 +152,7 @@ export async function dropMonth(
  * deleted (a DELETE: the default partition only holds strays, so this is
  * small). Returns how many.
  */
-export async function purgeDefault(em: EntityManager, spec: MonthlyPartitionedTable, before: Date, neededRows: readonly string[]): Promise<number> {
+export async function purgeDefault(em: EntityManager, spec: MonthlyPartitionedTable, before: Date, neededRows: readonly NeededCondition[]): Promise<number> {
   const fallback = defaultPartitionName(spec.table);
   const [exists] = await em.execute<{ found: boolean }[]>("select to_regclass(?) is not null as found", [fallback]);
   if (!exists?.found) return 0;
@@ -151,7 +162,7 @@ export async function purgeDefault(em: EntityManager, spec: MonthlyPartitionedTa
     await tx.execute(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
     await tx.execute("select pg_advisory_xact_lock(hashtext(?))", [lockKey(spec.table)]);
     const rows = await tx.execute<{ n: number }[]>(
-      `with gone as (delete from ${ident(fallback)} r where r.${ident(spec.column)} < ? and not (${neededRows.map((c) => `(${c})`).join(" or ") || "false"}) returning 1)
+      `with gone as (delete from ${ident(fallback)} r where r.${ident(spec.column)} < ? and not (${neededRows.map((c) => `(${typeof c === "string" ? c : c.row})`).join(" or ") || "false"}) returning 1)
        select count(*)::int as n from gone`,
       [before.toISOString()],
     );

@@ -22,8 +22,12 @@ import { raiseReceiptCounters, type ReceiptCount } from "./receipt-store.ts";
  * renewal batch's hundreds included); what is written after it is only rows
  * the transaction already holds (its charges and subscriptions) or inserts
  * (its events), then the commit. The counters are the last locks a settle
- * takes, in merchant id order, so two settles never wait on each other in a
- * cycle.
+ * waits for, in merchant id order, so two settles never wait on each other in
+ * a cycle: the events inserted after them take only KEY SHARE locks (their
+ * foreign keys) on the merchant and its subscriptions, which nothing holds
+ * against them for long (no merchant row is locked FOR UPDATE; the one lock
+ * on it, lockMerchantForEndpoints, is FOR NO KEY UPDATE) and a settle holds
+ * its subscriptions already.
  */
 
 /** The prefix a merchant's receipts get until the operator sets another (PATCH /admin/v1/merchants/{id}): R + its id's first 8 hex digits. */

@@ -126,4 +126,19 @@ describe("event feed (GET /api/v1/events?sequenceAfter=)", () => {
     expect(afterFirst.data.map((e: { id: string }) => e.id)).to.deep.equal([plans[1]]);
     expect(afterFirst.hasMore).to.equal(true);
   });
+
+  it("goes on after its last position when retention has dropped every month of it: a poller's place stays valid", async () => {
+    const m = await sys.createMerchant("Feed idle");
+    await emitEvents(sys, m.id, 3);
+    await relay();
+    const mine = (await m.api.get("/api/v1/events?sequenceAfter=0")).body.data as { sequence: number }[];
+    expect(mine.map((e) => e.sequence)).to.deep.equal([1, 2, 3]);
+    // Retention drops whole months of the feed and of the events (here: all of this merchant's).
+    await sys.sql("delete from event_feed where merchant_id = ?", [m.id]);
+    await sys.sql("delete from events where merchant_id = ?", [m.id]);
+    const [later] = await emitEvents(sys, m.id, 1);
+    await relay();
+    const after = (await m.api.get("/api/v1/events?sequenceAfter=3")).body.data as { id: string; sequence: number }[];
+    expect(after.map((e) => [e.id, e.sequence])).to.deep.equal([[later, 4]]);
+  });
 });

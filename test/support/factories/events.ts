@@ -33,10 +33,14 @@ export async function event(db: Db, traits: EventTraits): Promise<{ id: string }
   const id = row!.id;
   if (traits.relayed) {
     await db.sql(
-      `with passed as (delete from event_outbox where consumer = 'relay' and event_id = ? returning event_id, created_at, merchant_id)
+      `with passed as (delete from event_outbox where consumer = 'relay' and event_id = ? returning event_id, created_at, merchant_id),
+       head as (
+         insert into merchant_feed_heads (merchant_id, last_seq) select merchant_id, 1 from passed
+         on conflict (merchant_id) do update set last_seq = merchant_feed_heads.last_seq + 1
+         returning merchant_id, last_seq)
        insert into event_feed (merchant_id, published_seq, event_id, event_created_at, relayed_at)
-       select p.merchant_id, coalesce((select max(f.published_seq) from event_feed f where f.merchant_id = p.merchant_id), 0) + 1, p.event_id, p.created_at, p.created_at
-         from passed p`,
+       select p.merchant_id, h.last_seq, p.event_id, p.created_at, p.created_at
+         from passed p join head h on h.merchant_id = p.merchant_id`,
       [id],
     );
   }

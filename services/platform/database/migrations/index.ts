@@ -33,6 +33,7 @@ import { Migration0035AnnouncedChargesIndex } from "./0035-announced-charges-ind
 import { Migration0036CreateIdempotencyKey } from "./0036-create-idempotency-key.ts";
 import { Migration0037ReconciliationRuns } from "./0037-reconciliation-runs.ts";
 import { Migration0038EventsWrittenOnce } from "./0038-events-written-once.ts";
+import { Migration0039MerchantFeedHeads } from "./0039-merchant-feed-heads.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -73,4 +74,5 @@ export const migrations: MigrationObject[] = [
   { name: "0036-create-idempotency-key", class: Migration0036CreateIdempotencyKey },
   { name: "0037-reconciliation-runs", class: Migration0037ReconciliationRuns },
   { name: "0038-events-written-once", class: Migration0038EventsWrittenOnce },
+  { name: "0039-merchant-feed-heads", class: Migration0039MerchantFeedHeads },
 ];
