@@ -50,10 +50,15 @@ describe("refund claim page (headless Chromium)", function () {
       confirmations: 2,
     });
     expect(paid.status, paid.text).to.be.oneOf([200, 201]);
+    // Settled, not only PAID: the merchant's credit follows the payment in a wallet call of its own, and the refund
+    // is paid from that balance.
     await eventually(
-      async () => ((await api.get(`/api/v1/payment-orders/${order.id}`)).body.status === "PAID" ? true : undefined),
+      async () => {
+        const body = (await api.get(`/api/v1/payment-orders/${order.id}`)).body;
+        return body.status === "PAID" && body.settledAt ? true : undefined;
+      },
       15_000,
-      "the BTC order paid",
+      "the BTC order paid and credited",
     );
     const res = await api.post(`/api/v1/payment-orders/${order.id}/refunds`, { amount: "0.005" });
     expect(res.status, res.text).to.equal(201);
