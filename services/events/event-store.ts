@@ -116,19 +116,23 @@ interface FeedPosition {
  * out of order; it throws, and the batch rolls back.
  */
 export async function markEventsRelayed(em: EntityManager, positions: readonly FeedPosition[], now: Date): Promise<void> {
-  // Each merchant's head is raised once by its count in the batch (one relay at a time: relay-events.ts);
-  // the positions follow the head as it stood before.
-  const [row] = await em.execute<{ fed: string; dequeued: string }[]>(
+  // Each merchant's base is read once, before any position is added (read per row, the backward index scan would
+  // step over every entry this very statement adds): its head, or the feed's last position if that is further (a
+  // relay of the release before merchant_feed_heads may have placed events after the migration), and the head is
+  // raised by the batch's count. One relay at a time (relay-events.ts), so nothing moves the head meanwhile.
+  const [row] = await em.execute<{ fed: string; dequeued: string; heads: string }[]>(
     `with x as (
            select * from jsonb_to_recordset(?::jsonb) as x(id uuid, merchant_id uuid, created_at timestamptz, ord bigint)
          ), counts as (
            select merchant_id, count(*) as n from x group by merchant_id
-         ), heads as (
-           insert into merchant_feed_heads (merchant_id, last_seq) select merchant_id, n from counts
-           on conflict (merchant_id) do update set last_seq = merchant_feed_heads.last_seq + excluded.last_seq
-           returning merchant_id, last_seq
          ), bases as materialized (
-           select h.merchant_id, h.last_seq - c.n as base from heads h join counts c on c.merchant_id = h.merchant_id
+           select c.merchant_id, c.n,
+                  greatest(coalesce(h.last_seq, 0), coalesce((select max(f.published_seq) from event_feed f where f.merchant_id = c.merchant_id), 0)) as base
+             from counts c left join merchant_feed_heads h on h.merchant_id = c.merchant_id
+         ), heads as (
+           insert into merchant_feed_heads (merchant_id, last_seq) select merchant_id, base + n from bases
+           on conflict (merchant_id) do update set last_seq = excluded.last_seq
+           returning 1
          ), fed as (
            insert into event_feed (merchant_id, published_seq, event_id, event_created_at, relayed_at)
            select x.merchant_id, b.base + x.ord, x.id, x.created_at, ?
@@ -138,13 +142,16 @@ export async function markEventsRelayed(em: EntityManager, positions: readonly F
            delete from event_outbox where consumer = 'relay' and seq = any(string_to_array(?, ',')::bigint[])
            returning 1
          )
-         select (select count(*) from fed) as fed, (select count(*) from dequeued) as dequeued`,
+         select (select count(*) from fed) as fed, (select count(*) from dequeued) as dequeued, (select count(*) from heads) as heads`,
     [JSON.stringify(positions), now, positions.map((p) => p.seq).join(",")],
   );
   const fed = Number(row?.fed);
   const dequeued = Number(row?.dequeued);
-  if (fed !== positions.length || dequeued !== positions.length) {
-    throw new Error(`the relay placed ${fed} and dequeued ${dequeued} of ${positions.length} events it had locked`);
+  const merchants = new Set(positions.map((p) => p.merchant_id)).size;
+  if (fed !== positions.length || dequeued !== positions.length || Number(row?.heads) !== merchants) {
+    throw new Error(
+      `the relay placed ${fed} and dequeued ${dequeued} of ${positions.length} events it had locked, and raised ${row?.heads} of ${merchants} heads`,
+    );
   }
 }
 

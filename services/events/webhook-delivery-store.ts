@@ -111,7 +111,7 @@ interface RecordAndClaimInput {
  */
 export async function recordAnswersAndClaimDue(em: EntityManager, input: RecordAndClaimInput): Promise<ClaimRow[]> {
   const { now } = input;
-  const statement = statementFor(em, "webhooks.record-and-claim", () => RECORD_AND_CLAIM);
+  const statement = statementFor(em, "webhooks.record-and-claim.index-order", () => RECORD_AND_CLAIM);
   return runPreparedInIndexOrder<ClaimRow>(await poolOf(em), statement, [
     JSON.stringify(input.record),
     input.record.map((r) => r.attempt_id),
@@ -150,7 +150,9 @@ export async function recordAnswersAndClaimDue(em: EntityManager, input: RecordA
  * plan it keeps for the connection walked every pending row of the month once
  * per answer (20,510 rows for ten); with the parameter only the primary key
  * can find them. Only the claim's own scan (`due`) names the literal, to use
- * the claim index.
+ * the claim index. The answered ids are this holder's own claims on this
+ * endpoint (claim-delivery.ts), so the record does not name the endpoint:
+ * as a condition it would offer the planner the endpoint's indexes to walk.
  * Without them the planner cannot know how many rows the jsonb input
  * holds (it guesses 100), and with the join alone it read a whole month's
  * attempts (a sequential scan of the partition) and every pending delivery

@@ -38,11 +38,16 @@ export async function readByIndexesOnly(em: EntityManager): Promise<void> {
  * without keeps the planner's "disabled" cost, which passes `jit_above_cost`
  * and would compile the statement on every run (measured: 1.7 s a run). Local
  * settings, as readByIndexesOnly's; a named statement keeps the plan made under
- * them for its connection, and only this function runs it.
+ * them for its connection, and only this function may run it (its name says
+ * so: `….index-order`).
  */
 export async function runPreparedInIndexOrder<R extends object>(pool: pg.Pool, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A connection lost while checked out emits 'error' on the client, which crashes the process without a listener
+  // (the ORM's pool has one; pool.query keeps one of its own): the call's own query fails and says so.
+  const onError = (error: Error) => void (broken ??= error);
+  client.on("error", onError);
   try {
     await client.query(
       "begin; select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true), set_config('jit', 'off', true)",
@@ -55,6 +60,7 @@ export async function runPreparedInIndexOrder<R extends object>(pool: pg.Pool, s
     await client.query("rollback").catch((e: Error) => (broken = e));
     throw error;
   } finally {
+    client.off("error", onError);
     client.release(broken);
   }
 }

@@ -141,4 +141,17 @@ describe("event feed (GET /api/v1/events?sequenceAfter=)", () => {
     const after = (await m.api.get("/api/v1/events?sequenceAfter=3")).body.data as { id: string; sequence: number }[];
     expect(after.map((e) => [e.id, e.sequence])).to.deep.equal([[later, 4]]);
   });
+
+  it("numbers after the feed's last position when it is further than the head (a relay of the release before the heads placed events)", async () => {
+    const m = await sys.createMerchant("Feed upgrade");
+    await emitEvents(sys, m.id, 3);
+    await relay();
+    // As if the previous release's relay had placed events 2 and 3 after the migration wrote the head at 1.
+    await sys.sql("update merchant_feed_heads set last_seq = 1 where merchant_id = ?", [m.id]);
+    const [next] = await emitEvents(sys, m.id, 1);
+    await relay();
+    const after = (await m.api.get("/api/v1/events?sequenceAfter=3")).body.data as { id: string; sequence: number }[];
+    expect(after.map((e) => [e.id, e.sequence])).to.deep.equal([[next, 4]]);
+    expect(await sys.sql("select last_seq::int as n from merchant_feed_heads where merchant_id = ?", [m.id])).to.deep.equal([{ n: 4 }]);
+  });
 });
