@@ -15,8 +15,6 @@ export interface ClaimedDelivery {
   retryIndex: number;
   endpointId: string;
   eventId: string;
-  /** The event's seq (bigint as text): the delivery's place in the endpoint's claim order. */
-  eventSeq: string;
   /** The event's createdAt as Postgres text (exact to the microsecond): the delivery's and attempt's partition key. */
   eventCreatedAt: string;
   url: string;
@@ -124,7 +122,6 @@ export async function recordAndClaim(
         retryIndex: due.retry_index,
         endpointId: options.endpointId,
         eventId: due.event_id,
-        eventSeq: due.event_seq,
         eventCreatedAt: due.event_created_at,
         url: endpoint.url,
         secrets,

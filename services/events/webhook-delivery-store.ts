@@ -53,8 +53,6 @@ interface ClaimRow {
   /** The claimed delivery of this row; null on the one row of a statement that claimed none. */
   id: string | null;
   event_id: string;
-  /** bigint as text. */
-  event_seq: string;
   attempt_number: number;
   retry_index: number;
   attempt_id: string;
@@ -223,7 +221,7 @@ const RECORD_AND_CLAIM = `with input as (
        returning w.id
      )
      select case when row_number() over (order by c.event_seq, c.id) = 1 then r.recorded end as recorded, ep.status, ep.url, ep.secret_ciphertext, ep.previous_secret_ciphertext, ep.previous_secret_active, ep.busy, ep.in_flight, ep.ordered,
-            c.id, c.event_id, c.event_seq::text as event_seq, c.attempt_number, c.retry_index, c.attempt_id, c.type, c.created_at, c.data, c.published_seq, c.event_created_at
+            c.id, c.event_id, c.attempt_number, c.retry_index, c.attempt_id, c.type, c.created_at, c.data, c.published_seq, c.event_created_at
        from (select string_agg(id::text, ',') as recorded from recorded) r
        left join ep on true
        left join (
