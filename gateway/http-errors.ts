@@ -2,14 +2,21 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { errorCodeOf } from "../services/platform/rpc/error-code.ts";
 import { isTransportFailure } from "../services/platform/rpc/transport-failure.ts";
 
-/** A failure with a merchant-facing status, code and message. */
+/**
+ * A failure with a merchant-facing status, code and message. It is a verdict, not a fault, so it carries no stack:
+ * nobody reads one (a 500 logs the error that caused it), and capturing it through the middleware chain cost ~15 µs
+ * a refusal, a tenth of the gateway's CPU while a merchant bursts at 10× its rate limit.
+ */
 export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details: unknown[] | undefined;
 
   constructor(status: number, code: string, message: string, details?: unknown[]) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.status = status;
     this.code = code;
     this.details = details;
