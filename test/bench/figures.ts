@@ -21,7 +21,7 @@ import { recordEvent } from "../../services/events/record-event.ts";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { ApprovalOutcome, type SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
 import type { ApiClient } from "../support/http.ts";
-import type { WorkerGroup } from "../../services/platform/config.ts";
+import { loadConfig, type WorkerGroup } from "../../services/platform/config.ts";
 
 export interface FigureResult {
   values: Record<string, number>;
@@ -31,9 +31,17 @@ export interface FigureResult {
   notes?: string;
 }
 
-/** The all-in-one system, as `npm start` runs it (every service, the gateway and every worker group in one process). */
-export const benchSystem = (env: Record<string, string> = {}, workerGroups?: WorkerGroup[]) =>
-  startTestSystem({ env: { DB_POOL_MAX: "20", SWEEP_INTERVAL_MS: "5000", ...env }, ...(workerGroups && { workerGroups }) });
+/**
+ * The all-in-one system, as `npm start` runs it (every service, the gateway and every worker group in one process),
+ * with the settings `npm start` has by default (the test system's own are smaller: its pool, its sweep period).
+ */
+export const benchSystem = (env: Record<string, string> = {}, workerGroups?: WorkerGroup[]) => {
+  const defaults = loadConfig({});
+  return startTestSystem({
+    env: { DB_POOL_MAX: String(defaults.dbPoolMax), SWEEP_INTERVAL_MS: String(defaults.sweepIntervalMs), ...env },
+    ...(workerGroups && { workerGroups }),
+  });
+};
 
 /** Runs the baselines' autocannon wrapper in a child process against the gateway. */
 export async function loadChild(spec: { url: string; method: "GET" | "POST"; apiKey: string; ids?: string[]; body?: Record<string, unknown> }) {

@@ -4,7 +4,8 @@
  * ratio = service ÷ mean of the two baselines. `npm run bench -- renewals`
  * runs one (names: create read create-split read-split rss expiry webhooks webhooks-split renewals). Not part of CI.
  * webhooks-split, create-split, read-split: the deployed shape, each role its own process (split-figures.ts);
- * rss: one `npm start` process after B3 + B1, its resident memory read from /proc.
+ * create, read, rss: one `npm start` process (the all-in-one shape, default settings); rss reads its resident
+ * memory from /proc after B3 + B1.
  * Targets are issue 27's. Knobs: BENCH_EXPIRY (10000), BENCH_WEBHOOK_EVENTS (5000), BENCH_WEBHOOK_MAX_IN_FLIGHT (50), BENCH_RENEWALS
  * (10000), BENCH_DURATION/BENCH_WARMUP/BENCH_CONNECTIONS (the baselines'
  * autocannon shape, also used for the service), BENCH_BASELINES_DIR.
@@ -12,7 +13,7 @@
  */
 import { dropTemplate } from "../support/database.ts";
 import { benchPgUrl, runBaseline, type BaselineName } from "./baselines.ts";
-import { ApiFigures, expiryFigure, renewalsFigure, webhooksFigure, type FigureResult } from "./figures.ts";
+import { expiryFigure, renewalsFigure, webhooksFigure, type FigureResult } from "./figures.ts";
 import { SplitApiFigures, splitWebhooksFigure } from "./split-figures.ts";
 
 const ALL = ["create", "read", "create-split", "read-split", "rss", "expiry", "webhooks", "webhooks-split", "renewals"] as const;
@@ -101,28 +102,46 @@ function print() {
 }
 
 try {
-  if (figures.includes("create") || figures.includes("read")) {
-    const api = new ApiFigures();
+  if (figures.includes("create") || figures.includes("read") || figures.includes("rss")) {
+    // All-in-one as an SRE runs it: one `npm start` process (dist/, package.json's flags, default settings), the
+    // load from the baselines' generator in a process of its own. B3 creates the rows B1 reads; the RSS target
+    // reads this process after both (without "create"/"read", the loads still run, unbracketed).
+    const api = new SplitApiFigures("all");
     await api.start();
     try {
+      const idle = (await api.memory())[0]!;
+      let created: FigureResult;
       if (figures.includes("create")) {
         const run = await bracket("create", {}, () => api.create());
+        created = run.result;
         addRow("B3 POST /subscriptions req/s", run, "req_per_s", "higher", 0.6, "req/s");
-        notes.push(
-          `B3 pgbench ceiling: ${run.before.pgbench_tps} / ${run.after.pgbench_tps} tps; service p99 ${fmt(run.result.values.p99_ms!)} ms; RSS after B3 ${run.result.values.rss_mib} MiB (bench process = service + seeding)`,
-        );
-      }
+        notes.push(`B3 pgbench ceiling: ${run.before.pgbench_tps} / ${run.after.pgbench_tps} tps; service p99 ${fmt(created.values.p99_ms!)} ms`);
+      } else created = await api.create();
+      let read: FigureResult;
       if (figures.includes("read")) {
         const run = await bracket("read", {}, () => api.read());
+        read = run.result;
         addRow("B1 GET /subscriptions/{id} req/s", run, "req_per_s", "higher", 0.6, "req/s");
         addRow("B1 p99", run, "p99_ms", "lower", 2, "ms");
-        const v = run.result.values;
-        notes.push(
-          `RSS after B1${figures.includes("create") ? " + B3" : ""}: ${v.rss_mib} MiB (target ≤ 250 MiB; bench process = service + seeding; ` +
-            `${v.rss_idle_mib} MiB once started, before any load; V8 heap ${v.heap_used_mib} used of ${v.heap_total_mib} MiB, external ${v.external_mib} MiB. ` +
-            `V8 keeps the pages its heap once grew to, so RSS shows the peak heap: npm scripts run node with ${process.execArgv.filter((a) => a.startsWith("--max-semi") || a.startsWith("--heap-growing")).join(" ") || "no heap flags"})`,
-        );
+      } else read = await api.read();
+      const after = (await api.memory())[0]!;
+      if (figures.includes("rss")) {
+        // Not bracketed: an absolute target.
+        rows.push({
+          figure: "RSS of npm start after B3 + B1",
+          baseline: [after.rss, after.rss],
+          service: after.rss,
+          sense: "absolute",
+          target: 250,
+          unit: "MiB",
+          correctness: `create ${created.correctness}; read ${read.correctness}`,
+          ok: created.ok && read.ok,
+        });
       }
+      notes.push(
+        `npm start: RSS ${idle.rss} MiB once ready (${idle.heap}), ${after.rss} MiB after B3 (${fmt(created.values.req_per_s!)} req/s) + B1 (${fmt(read.values.req_per_s!)} req/s) (${after.heap}), peak ${after.peak} MiB. ` +
+          "V8 keeps the pages its heap once grew to, so RSS shows the peak heap",
+      );
     } finally {
       await api.close();
     }
@@ -141,32 +160,6 @@ try {
         addRow("B1 p99, split roles", run, "p99_ms", "lower", 4, "ms");
       }
       notes.push(`split roles after the load: ${(await api.memory()).map((m) => `${m.name} RSS ${m.rss} MiB (peak ${m.peak})`).join(", ")}`);
-    } finally {
-      await api.close();
-    }
-  }
-  if (figures.includes("rss")) {
-    // Not bracketed: an absolute target. The loads are the baselines' (loadChild), against one npm start process.
-    const api = new SplitApiFigures("all");
-    await api.start();
-    try {
-      const idle = (await api.memory())[0]!;
-      const created = await api.create();
-      const read = await api.read();
-      const after = (await api.memory())[0]!;
-      rows.push({
-        figure: "RSS of npm start after B3 + B1",
-        baseline: [after.rss, after.rss],
-        service: after.rss,
-        sense: "absolute",
-        target: 250,
-        unit: "MiB",
-        correctness: `create ${created.correctness}; read ${read.correctness}`,
-        ok: created.ok && read.ok,
-      });
-      notes.push(
-        `npm start: RSS ${idle.rss} MiB once ready (${idle.heap}), ${after.rss} MiB after B3 (${created.values.req_per_s} req/s) + B1 (${read.values.req_per_s} req/s) (${after.heap}), peak ${after.peak} MiB`,
-      );
     } finally {
       await api.close();
     }
