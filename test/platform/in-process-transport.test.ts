@@ -1,6 +1,9 @@
 import { expect } from "chai";
 import { Code, ConnectError, createClient, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
+import { create, equals } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { MerchantService, type GetMerchantRequest } from "../../proto/gen/billing/merchants/v1/merchants_pb.ts";
+import { EventsService, ListEventsResponseSchema, type ListEventsRequest } from "../../proto/gen/billing/events/v1/events_pb.ts";
 import { createInProcessTransport } from "../../services/platform/rpc/in-process.ts";
 import { requireServiceToken } from "../../services/platform/rpc/auth.ts";
 import { errorInterceptor } from "../../services/platform/rpc/errors.ts";
@@ -78,6 +81,36 @@ describe("in-process RPC transport", () => {
     received!.id = "changed by the service";
     const again = await client.getMerchant({ id: "m4" });
     expect(again.merchant?.name).to.equal("Kept");
+  });
+
+  it("copies every kind of field whole: repeated messages, int64, timestamps, optional fields left unset", async () => {
+    const sent = create(ListEventsResponseSchema, {
+      events: [
+        { id: "e1", type: "plan.created", createdAt: timestampFromDate(new Date("2026-11-29T01:02:03.456Z")), sequence: 9007199254740993n, dataJson: "{}" },
+        { id: "e2", type: "plan.updated", createdAt: timestampFromDate(new Date("2026-11-29T01:02:04Z")) },
+      ],
+      hasMore: true,
+      nextCursor: "c2",
+    });
+    const kept = create(ListEventsResponseSchema, sent);
+    let received: ListEventsRequest | undefined;
+    const routes = (router: ConnectRouter) =>
+      router.service(EventsService, {
+        listEvents: async (req: ListEventsRequest) => {
+          received = req;
+          return sent;
+        },
+      } as never);
+    const client = createClient(EventsService, createInProcessTransport(routes, serverInterceptors, { token: TOKEN }));
+    const res = await client.listEvents({ merchantId: "m6", limit: 2, sequenceAfter: 5n, createdAfter: timestampFromDate(new Date(0)) });
+    expect(equals(ListEventsResponseSchema, res, kept)).to.equal(true);
+    expect(res.events[1]!.sequence).to.equal(undefined);
+    expect(received!.sequenceAfter).to.equal(5n);
+    expect(received!.cursor).to.equal(undefined);
+    // Not one object shared, however deep.
+    res.events[0]!.createdAt!.seconds = 0n;
+    res.events.push(res.events[0]!);
+    expect(equals(ListEventsResponseSchema, sent, kept)).to.equal(true);
   });
 
   it("enforces the deadline: DEADLINE_EXCEEDED for the caller, the handler's signal aborted", async () => {
