@@ -4,7 +4,7 @@ import { isTransportFailure } from "../services/platform/rpc/transport-failure.t
 
 /**
  * A failure with a merchant-facing status, code and message. It is a verdict, not a fault, so it carries no stack:
- * nobody reads one (a 500 logs the error that caused it), and capturing it through the middleware chain cost ~15 µs
+ * nobody reads one (a 500 logs the error that caused it, never an HttpError made of it), and capturing it through the middleware chain cost ~15 µs
  * a refusal, a tenth of the gateway's CPU while a merchant bursts at 10× its rate limit.
  */
 export class HttpError extends Error {
@@ -15,8 +15,11 @@ export class HttpError extends Error {
   constructor(status: number, code: string, message: string, details?: unknown[]) {
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    super(message);
-    Error.stackTraceLimit = stackTraceLimit;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.status = status;
     this.code = code;
     this.details = details;

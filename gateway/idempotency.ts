@@ -143,7 +143,9 @@ export function idempotency(store: IdempotencyStore, operationId: string, onStor
       } else {
         await record(() => store.release(scoped));
       }
-      throw httpError ?? err;
+      // The error itself, not its HttpError: the error handler answers the same status and body (fromConnectError), and
+      // a 500's log and the outage log keep what failed (an unreachable service, a wrong token).
+      throw err;
     }
     if (isRetryable(ctx.status, (ctx.body as { error?: unknown } | undefined)?.error as string | undefined)) await record(() => store.release(scoped));
     else await record(() => store.complete(scoped, { state: "done", fingerprint, status: ctx.status, body: ctx.body }));

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Code, ConnectError, createClient, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
-import { create, equals } from "@bufbuild/protobuf";
+import { clone, create, equals } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { MerchantService, type GetMerchantRequest } from "../../proto/gen/billing/merchants/v1/merchants_pb.ts";
 import { EventsService, ListEventsResponseSchema, type ListEventsRequest } from "../../proto/gen/billing/events/v1/events_pb.ts";
@@ -92,7 +92,7 @@ describe("in-process RPC transport", () => {
       hasMore: true,
       nextCursor: "c2",
     });
-    const kept = create(ListEventsResponseSchema, sent);
+    const kept = clone(ListEventsResponseSchema, sent);
     let received: ListEventsRequest | undefined;
     const routes = (router: ConnectRouter) =>
       router.service(EventsService, {
@@ -102,8 +102,13 @@ describe("in-process RPC transport", () => {
         },
       } as never);
     const client = createClient(EventsService, createInProcessTransport(routes, serverInterceptors, { token: TOKEN }));
-    const res = await client.listEvents({ merchantId: "m6", limit: 2, sequenceAfter: 5n, createdAfter: timestampFromDate(new Date(0)) });
+    const createdAfter = timestampFromDate(new Date(0));
+    const res = await client.listEvents({ merchantId: "m6", limit: 2, sequenceAfter: 5n, createdAfter });
     expect(equals(ListEventsResponseSchema, res, kept)).to.equal(true);
+    expect(res.events).not.to.equal(sent.events);
+    expect(res.events[0]!.createdAt).not.to.equal(sent.events[0]!.createdAt);
+    expect(received!.createdAfter).not.to.equal(createdAfter);
+    expect(received!.createdAfter!.seconds).to.equal(0n);
     expect(res.events[1]!.sequence).to.equal(undefined);
     expect(received!.sequenceAfter).to.equal(5n);
     expect(received!.cursor).to.equal(undefined);

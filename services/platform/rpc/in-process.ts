@@ -110,7 +110,8 @@ function copyPlain(value: unknown): unknown {
     }
     return out;
   }
-  if (value instanceof Uint8Array) return value.slice();
+  // A copy of the bytes (a Buffer's slice() would be a view of the same memory).
+  if (value instanceof Uint8Array) return new Uint8Array(value);
   if (Object.getPrototypeOf(value) !== Object.prototype) return NOT_PLAIN;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
