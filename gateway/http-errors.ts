@@ -4,8 +4,9 @@ import { isTransportFailure } from "../services/platform/rpc/transport-failure.t
 
 /**
  * A failure with a merchant-facing status, code and message. It is a verdict, not a fault, so it carries no stack:
- * nobody reads one (a 500 logs the error that caused it, never an HttpError made of it), and capturing it through the middleware chain cost ~15 µs
- * a refusal, a tenth of the gateway's CPU while a merchant bursts at 10× its rate limit.
+ * nobody reads one (a 500 logs the error that caused it, never an HttpError made of it), and capturing it through
+ * the middleware chain cost ~15 µs a refusal, a tenth of the gateway's CPU while a merchant bursts at 10× its rate
+ * limit.
  */
 export class HttpError extends Error {
   readonly status: number;
