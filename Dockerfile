@@ -25,5 +25,5 @@ EXPOSE 3000 50051 9464
 # register.js starts OpenTelemetry before anything loads, only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 # Node 24 keeps its peak heap resident: a 32 MiB young generation and slower heap growth keep RSS near the live set (README, Benchmarks).
 # The same CLI as `npx billing` in the project: `migrate`, `start <role>` and the operator commands.
-ENTRYPOINT ["node", "--max-semi-space-size=32", "--heap-growing-percent=50", "--import", "./dist/services/platform/observability/register.js", "dist/cli/billing.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--import", "./dist/services/platform/observability/register.js", "dist/cli/billing.js"]
 CMD ["start", "gateway"]

@@ -189,8 +189,8 @@ interface MonthSample {
  * - "Live heap" (billing_heap_live_bytes) is what the last full collection kept, and that collection may have run
  *   in the middle of a renewal day with a batch in hand: the services moved between 57 and 68 MiB from month to
  *   month with no trend.
- * - RSS holds the young generation at whatever size V8 last gave it (up to two 32 MiB semi-spaces, grown under load
- *   and given back when allocation slows): the gateway moved between 137 and 158 MiB, month 3 at 144 and month 12
+ * - RSS holds the young generation at whatever size V8 last gave it (up to two semi-spaces, 32 MiB each then, 16
+ *   now; grown under load and given back when allocation slows): the gateway moved between 137 and 158 MiB, month 3 at 144 and month 12
  *   at 156.5, its peak at month 6.
  * The month's floor is what stays whatever the day's work: a leak raises it, a busy moment does not.
  */

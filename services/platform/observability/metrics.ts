@@ -202,7 +202,7 @@ export function createMetrics(): BillingMetrics {
  * billing_heap_live_bytes: the V8 heap outside the young generation, read
  * right after each full (mark-compact) collection: what that collection found
  * alive. `nodejs_heap_size_used_bytes` at a scrape also counts the garbage
- * made since the last collection (with a 32 MiB semi-space, tens of MiB that
+ * made since the last collection (with a 16 MiB semi-space, tens of MiB that
  * come and go with load), so it cannot tell a leak from a busy minute; this
  * moves only when what is kept moves. Until the first full collection, the
  * value at start.
