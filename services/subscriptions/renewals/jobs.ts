@@ -1,7 +1,7 @@
-import { handleJob, handleSweep } from "../../platform/queue/define-job.ts";
+import { handleJob, handleSweep, type JobDeps } from "../../platform/queue/define-job.ts";
 import { contextFor } from "../../platform/service-deps.ts";
 import { processSubscriptionPorts } from "../ports.ts";
-import { claimDueRenewals, releaseClaimsOfLostJobs, releaseRenewalClaims } from "./find-due-renewals.ts";
+import { claimDueRenewals, claimNextRenewals, releaseClaimsOfLostJobs, releaseRenewalClaims, type DueRenewal } from "./find-due-renewals.ts";
 import { renewSubscription } from "./renew-subscription.ts";
 import { renewBatch, RENEWAL_JOB_SIZE } from "./renew-batch.ts";
 import { findUpcomingCharges, notifyUpcomingCharge } from "./notify-upcoming-charge.ts";
@@ -9,17 +9,21 @@ import { retryPastDueOnTopUp } from "./retry-on-top-up.ts";
 import { accountCreditedKind, accountDebitedKind, notifyUpcomingChargeKind, renewalsSweep, renewBatchKind, renewSubscriptionKind } from "./renewal-queue.ts";
 import { recheckChargesAtRisk } from "./charge-at-risk.ts";
 
+/** One bulk add per claim (up to the look-ahead), one job per RENEWAL_JOB_SIZE subscriptions. */
+const enqueueRenewalSets =
+  (deps: JobDeps) =>
+  (due: DueRenewal[]): Promise<void> => {
+    const sets: { subscriptionIds: string[] }[] = [];
+    for (let i = 0; i < due.length; i += RENEWAL_JOB_SIZE) sets.push({ subscriptionIds: due.slice(i, i + RENEWAL_JOB_SIZE).map((d) => d.subscriptionId) });
+    return deps.queues.addBulk(renewBatchKind, sets).then(() => {});
+  };
+
 /** Handlers of the `renewals` group (kinds and enqueueing: renewal-queue.ts). */
 export const renewalJobs = [
   handleSweep(renewalsSweep, async (deps) => {
     await deps.clock.sync();
     await releaseClaimsOfLostJobs(contextFor(deps), deps.queues, deps.logger);
-    // One bulk add per claim (up to the look-ahead), one job per RENEWAL_JOB_SIZE subscriptions.
-    await claimDueRenewals(contextFor(deps), (due) => {
-      const sets: { subscriptionIds: string[] }[] = [];
-      for (let i = 0; i < due.length; i += RENEWAL_JOB_SIZE) sets.push({ subscriptionIds: due.slice(i, i + RENEWAL_JOB_SIZE).map((d) => d.subscriptionId) });
-      return deps.queues.addBulk(renewBatchKind, sets).then(() => {});
-    });
+    await claimDueRenewals(contextFor(deps), enqueueRenewalSets(deps));
     const upcoming = await findUpcomingCharges(contextFor(deps), deps.config.chargeNoticeDays);
     await deps.queues.addBulk(
       notifyUpcomingChargeKind,
@@ -33,8 +37,8 @@ export const renewalJobs = [
     if (result.errored > 0) deps.metrics?.renewalErrors.inc(result.errored);
     // Only when it ran through (a subscription that failed alone included): after an error (a service down) the claims stay until they run out, a natural back-off.
     await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds);
-    // A full set suggests more is due: claim the next sets now rather than at the next interval.
-    if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE) await deps.queues.runSweepNow(renewalsSweep, `after-${renewBatchKind.id(payload)}`);
+    // A full set suggests more is due: its slots claim the next set now rather than at the next interval.
+    if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE) await claimNextRenewals(contextFor(deps), enqueueRenewalSets(deps), payload.subscriptionIds.length);
   }),
   handleJob(renewSubscriptionKind, async (deps, payload) => {
     await deps.clock.sync();

@@ -19,6 +19,9 @@ const BILLED = (column: string) => statusIn(column, subscriptionMachine.statesFr
 /** Renewed by a charge: billed on their date or retried on their dunning date. */
 const CHARGED = (column: string) => statusIn(column, subscriptionMachine.statesFrom("charge_succeeded"));
 
+/** The hour a due subscription fell due, as the claim orders them: the expression of migration 0040's index. */
+const CLAIM_HOUR = `date_trunc('hour', (${RENEWAL_DUE_AT()}) at time zone 'UTC')`;
+
 /** A subscription the sweep claimed: its next period and what its job is grouped by. */
 interface ClaimedRenewal {
   id: string;
@@ -30,9 +33,15 @@ interface ClaimedRenewal {
 
 /**
  * Claims up to `limit` subscriptions due at `now` for `claimSeconds`
- * (database time): the oldest hour of due dates first, and within an hour by
+ * (database time): the oldest hour of due dates first (a retry's date for a
+ * subscription in retries, its billing date otherwise), and within an hour by
  * payer. `for update skip locked` lets concurrent sweeps and running
  * renewals pass each other; a live claim is never taken.
+ *
+ * The order is an index's (migration 0040, CLAIM_HOUR the same expression),
+ * read up to the hour of `now`: the claim reads what it takes and the live
+ * claims ahead of it, not every due row sorted (220 ms a claim at 100,000
+ * due).
  *
  * By payer within the hour: the sweep tops its backlog up as jobs finish,
  * with claims of a job or two each, and a job's ChargeBatch locks its payers'
@@ -47,15 +56,17 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
   return em.execute<ClaimedRenewal[]>(
     `with due as (
        select id from subscriptions
-        where ${DUE_FOR_RENEWAL()}
+        where ${CHARGED("status")}
+          and ${CLAIM_HOUR} <= date_trunc('hour', ?::timestamptz at time zone 'UTC')
+          and ${DUE_FOR_RENEWAL()}
           and (renewal_claimed_until is null or renewal_claimed_until < now())
-        order by date_trunc('hour', next_billing_at at time zone 'UTC'), wallet_user_id, id
+        order by ${CLAIM_HOUR}, wallet_user_id, id
         limit ?
         for update skip locked)
      update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
        from due where s.id = due.id
      returning s.id, s.next_period_index, s.retry_count, s.merchant_id, s.wallet_user_id`,
-    [now, now, limit, claimSeconds],
+    [now, now, now, limit, claimSeconds],
   );
 }
 

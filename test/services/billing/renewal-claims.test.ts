@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import pg from "pg";
-import { claimDueRenewals, releaseClaimsOfLostJobs, type DueRenewal } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
+import { claimDueRenewals, claimNextRenewals, releaseClaimsOfLostJobs, type DueRenewal } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
+import { claimDueSubscriptions } from "../../../services/subscriptions/renewals/renewal-store.ts";
 import { renewBatchKind, renewalsSweep } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
@@ -8,7 +9,7 @@ import type { JobDeps, SweepHandler } from "../../../services/platform/queue/def
 import { handlersOf, type TestSystem, useTestSystem } from "../../support/system.ts";
 import { createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { eventually } from "../../support/eventually.ts";
-import { advanceBy, approvedSubscription, chargesOf, DAY, waitForQuiet } from "../../support/billing.ts";
+import { advanceBy, approvedSubscription, chargesOf, DAY, serviceNow, waitForQuiet } from "../../support/billing.ts";
 
 const claimsOf = (sys: TestSystem, ids: string[]) =>
   sys.sql<{ id: string; until: Date | null }>(
@@ -173,6 +174,89 @@ describe("renewal sweep: claims", () => {
           [1, "SUCCEEDED"],
         ]);
       await eventually(async () => ((await claimsOf(sys, [...running, later])).every((c) => c.until === null) ? true : undefined), 10_000, "claims released");
+    });
+  });
+
+  describe("a finished job's slots, and the order's index", () => {
+    let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ workerGroups: [] });
+    before(() => {
+      rpc = subscriptionsRpc(sys);
+    });
+    after(() => rpc?.close());
+
+    it("a job that ran through claims as many as it released, without counting the live claims", async () => {
+      const { api } = await sys.createMerchant();
+      const user = await createWalletUser(sys, { USDT_TRON: "100" });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user })).subscriptionId);
+      await advanceBy(sys, DAY + 60);
+      const enqueued: DueRenewal[] = [];
+      const enqueue = async (due: DueRenewal[]) => void enqueued.push(...due);
+
+      expect(await claimDueRenewals(sys.context(), enqueue, 2)).to.equal(2);
+      // The sweep, counting, finds the look-ahead full; a job's slots are claimed all the same.
+      expect(await claimDueRenewals(sys.context(), enqueue, 2)).to.equal(0);
+      expect(await claimNextRenewals(sys.context(), enqueue, 2)).to.equal(1);
+      // Never a live claim, whatever the slots.
+      expect(await claimNextRenewals(sys.context(), enqueue, 2)).to.equal(0);
+      expect(enqueued.map((d) => d.subscriptionId).sort()).to.deep.equal([...ids].sort());
+    });
+
+    it("a subscription in retries falls due at its retry's hour, even with its billing date ahead", async () => {
+      const { api } = await sys.createMerchant();
+      const user = await createWalletUser(sys, { USDT_TRON: "100" });
+      const plan = { amount: "1", interval: "MONTH" };
+      const [retried, billed, notYet] = [
+        (await approvedSubscription(sys, api, rpc.client, { plan, user })).subscriptionId,
+        (await approvedSubscription(sys, api, rpc.client, { plan, user })).subscriptionId,
+        (await approvedSubscription(sys, api, rpc.client, { plan, user })).subscriptionId,
+      ];
+      const now = await serviceNow(sys);
+      const at = (hours: number) => new Date(now.getTime() + hours * 3_600_000);
+      // As a subscription resumed into retries may stand: its billing date moved past the pause, its retry due.
+      await sys.sql("update subscriptions set status = 'PAST_DUE', past_due_since = ?, next_retry_at = ?, next_billing_at = ? where id = ?", [
+        at(-72),
+        at(-48),
+        at(24 * 20),
+        retried,
+      ]);
+      await sys.sql("update subscriptions set next_billing_at = ? where id = ?", [at(-2), billed]);
+      await sys.sql("update subscriptions set status = 'PAST_DUE', past_due_since = ?, next_retry_at = ?, next_billing_at = ? where id = ?", [
+        at(-72),
+        at(2),
+        at(-72),
+        notYet,
+      ]);
+      const mine = async (limit: number) =>
+        (await claimDueSubscriptions(sys.context().em.fork(), now, limit, 60)).map((r) => r.id).filter((id) => [retried, billed, notYet].includes(id));
+      expect(await mine(1)).to.deep.equal([retried]);
+      expect(await mine(10)).to.deep.equal([billed]);
+    });
+
+    it("reads the claim's order from an index, with no sort of the due rows", async () => {
+      const plans: string[] = [];
+      const em = sys.context().em.fork();
+      await em.transactional(async (tx) => {
+        // Only index scans allowed: an order the index does not hold would show as a Sort above one.
+        await tx.execute("set local enable_seqscan = off");
+        await tx.execute("set local enable_bitmapscan = off");
+        const explaining = new Proxy(tx, {
+          get(target, key, receiver) {
+            if (key !== "execute") return Reflect.get(target, key, receiver);
+            return async (sql: string, params: unknown[]) => {
+              const rows = await target.execute<{ "QUERY PLAN": string }[]>(`explain ${sql}`, params);
+              plans.push(rows.map((r) => r["QUERY PLAN"]).join("\n"));
+              return target.execute(sql, params);
+            };
+          },
+        });
+        await claimDueSubscriptions(explaining, await serviceNow(sys), 500, 60);
+      });
+      expect(plans).to.have.length(1);
+      expect(plans[0]).to.include("Index Scan using subscriptions_renewal_claim_idx");
+      expect(plans[0]).to.match(/Index Cond: \(date_trunc\('hour'/);
+      expect(plans[0]).to.not.include("Sort");
     });
   });
 
