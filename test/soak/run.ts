@@ -172,7 +172,7 @@ interface MonthSample {
   day: number;
   simNow: string;
   wallS: number;
-  memory: Record<Role, { rss: number; heap: number }>;
+  memory: Record<Role, RoleMemory>;
   queues: Record<string, Record<string, number>>;
   lag: Record<string, number>;
   tables: { name: string; total: number; table: number; index: number; live: number; dead: number }[];
@@ -194,24 +194,38 @@ interface MonthSample {
  *   at 156.5, its peak at month 6.
  * The month's floor is what stays whatever the day's work: a leak raises it, a busy moment does not.
  */
-const floor = {} as Record<Role, { rss: number; heap: number }>;
+/**
+ * A role's memory floors: RSS and live heap (judged), and, printed to tell where RSS that the live heap does
+ * not explain lives, the V8 heap's committed size (what V8 holds from the system, garbage and free pages included)
+ * and its external memory (Buffers and other off-heap allocations V8 knows of).
+ */
+interface RoleMemory {
+  rss: number;
+  heap: number;
+  committed: number;
+  external: number;
+}
+
+const floor = {} as Record<Role, RoleMemory>;
 
 async function recordMemoryFloor(): Promise<void> {
   for (const role of ROLES) {
     const s = await scrape(roles.get(role)!.metricsPort);
-    const f = (floor[role] ??= { rss: Infinity, heap: Infinity });
+    const f = (floor[role] ??= { rss: Infinity, heap: Infinity, committed: Infinity, external: Infinity });
     f.rss = Math.min(f.rss, s.value("process_resident_memory_bytes"));
     f.heap = Math.min(f.heap, s.value("billing_heap_live_bytes"));
+    f.committed = Math.min(f.committed, s.value("nodejs_heap_size_total_bytes"));
+    f.external = Math.min(f.external, s.value("nodejs_external_memory_bytes"));
   }
 }
 
 /** The month's memory floor of each role (with five more readings a second apart), then a new month starts. */
-async function sampleMemory(): Promise<Record<Role, { rss: number; heap: number }>> {
+async function sampleMemory(): Promise<Record<Role, RoleMemory>> {
   for (let k = 0; k < 5; k++) {
     await recordMemoryFloor();
     await sleep(1000);
   }
-  const out = {} as Record<Role, { rss: number; heap: number }>;
+  const out = {} as Record<Role, RoleMemory>;
   for (const role of ROLES) {
     out[role] = floor[role]!;
     delete floor[role];
@@ -257,6 +271,9 @@ const mib = (b: number) => (b / MiB).toFixed(1);
 function printMonth(s: MonthSample) {
   console.log(`\n== month ${s.month} (day ${s.day}, service time ${s.simNow.slice(0, 10)}, wall ${s.wallS.toFixed(0)} s) ==`);
   console.log(`memory (MiB, rss/live heap): ${ROLES.map((r) => `${r} ${mib(s.memory[r].rss)}/${mib(s.memory[r].heap)}`).join("  ")}`);
+  console.log(
+    `memory (MiB, V8 heap committed/external): ${ROLES.map((r) => `${r} ${mib(s.memory[r].committed)}/${mib(s.memory[r].external)}`).join("  ")}`,
+  );
   console.log(
     `queues (waiting/delayed/active/failed): ${Object.entries(s.queues)
       .map(([g, c]) => `${g} ${c.waiting ?? 0}/${c.delayed ?? 0}/${c.active ?? 0}/${c.failed ?? 0}`)
