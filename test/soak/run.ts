@@ -271,9 +271,7 @@ const mib = (b: number) => (b / MiB).toFixed(1);
 function printMonth(s: MonthSample) {
   console.log(`\n== month ${s.month} (day ${s.day}, service time ${s.simNow.slice(0, 10)}, wall ${s.wallS.toFixed(0)} s) ==`);
   console.log(`memory (MiB, rss/live heap): ${ROLES.map((r) => `${r} ${mib(s.memory[r].rss)}/${mib(s.memory[r].heap)}`).join("  ")}`);
-  console.log(
-    `memory (MiB, V8 heap committed/external): ${ROLES.map((r) => `${r} ${mib(s.memory[r].committed)}/${mib(s.memory[r].external)}`).join("  ")}`,
-  );
+  console.log(`memory (MiB, V8 heap committed/external): ${ROLES.map((r) => `${r} ${mib(s.memory[r].committed)}/${mib(s.memory[r].external)}`).join("  ")}`);
   console.log(
     `queues (waiting/delayed/active/failed): ${Object.entries(s.queues)
       .map(([g, c]) => `${g} ${c.waiting ?? 0}/${c.delayed ?? 0}/${c.active ?? 0}/${c.failed ?? 0}`)
