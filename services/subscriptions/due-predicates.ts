@@ -15,6 +15,9 @@ const BILLED = subscriptionMachine.statesFrom("pause");
 /** Retried on their dunning date: those a failed charge leaves in retries (PAST_DUE). */
 const RETRIED = subscriptionMachine.statesFrom("retries_exhausted");
 
+/** The statuses DUE_FOR_RENEWAL takes (the rows of the renewal claim's index, migration 0040). */
+export const DUE_STATUSES: readonly string[] = [...BILLED, ...RETRIED];
+
 /**
  * Billed on its date, or retried on its dunning date (table reference `s`,
  * default the unaliased table; parameters: now, now). What the partial

@@ -45,9 +45,8 @@ export async function claimDueRenewals(ctx: UseCaseContext, enqueue: (due: DueRe
  * claims, so it claims as many of the next due subscriptions, and the live
  * claims stay where the last count left them. No count: it reads every due
  * row (~70 ms at 100,000 due), and a backlog's jobs each topped it up through
- * a sweep that counted first. Should a job run twice, the backlog grows by a
- * job until the periodic sweep counts again (claimDueRenewals): it claims
- * nothing while the live claims exceed the look-ahead.
+ * a sweep that counted first. The slots are the live claims the job ended
+ * (releaseRenewalClaims): a job run twice hands on nothing the second time.
  */
 export function claimNextRenewals(ctx: UseCaseContext, enqueue: (due: DueRenewal[]) => Promise<void>, slots: number): Promise<number> {
   return claimUpTo(ctx, enqueue, slots);
@@ -89,7 +88,7 @@ function byMerchantAndPayer(a: ClaimedRenewal, b: ClaimedRenewal): number {
  * meanwhile, is not counted: its job finds nothing to do.)
  */
 async function liveRenewalClaims(ctx: UseCaseContext): Promise<number> {
-  return countLiveRenewalClaims(ctx.em, ctx.clock.now());
+  return countLiveRenewalClaims(ctx.em);
 }
 
 /**
@@ -108,8 +107,11 @@ export async function releaseClaimsOfLostJobs(ctx: UseCaseContext, queues: Queue
   return released.length;
 }
 
-/** Called when a renewal run ends: the next sweep may claim the subscriptions again as soon as they are due. */
-export async function releaseRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[]): Promise<void> {
-  if (subscriptionIds.length === 0) return;
-  await releaseRenewalClaimsOf(ctx.em, subscriptionIds);
+/**
+ * Called when a renewal run ends: the next sweep may claim the subscriptions again as soon as they are due.
+ * Returns how many live claims it ended: the slots the run may hand on (a run again, its claims ended already, has none).
+ */
+export async function releaseRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[]): Promise<number> {
+  if (subscriptionIds.length === 0) return 0;
+  return releaseRenewalClaimsOf(ctx.em, subscriptionIds);
 }

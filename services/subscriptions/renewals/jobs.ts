@@ -36,9 +36,14 @@ export const renewalJobs = [
     // billing_renewal_errors_total: each subscription that failed alone, once (renewBatch logged it).
     if (result.errored > 0) deps.metrics?.renewalErrors.inc(result.errored);
     // Only when it ran through (a subscription that failed alone included): after an error (a service down) the claims stay until they run out, a natural back-off.
-    await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds);
-    // A full set suggests more is due: its slots claim the next set now rather than at the next interval.
-    if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE) await claimNextRenewals(contextFor(deps), enqueueRenewalSets(deps), payload.subscriptionIds.length);
+    const slots = await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds);
+    // A full set suggests more is due: its slots claim the next set now rather than at the next interval. The set is
+    // renewed already: a failed hand-on is logged, not the job's failure (the periodic sweep claims them).
+    if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE && slots > 0) {
+      await claimNextRenewals(contextFor(deps), enqueueRenewalSets(deps), slots).catch((err: unknown) =>
+        deps.logger.warn({ err: (err as Error).message }, "renewals: the next set could not be claimed; the sweep will"),
+      );
+    }
   }),
   handleJob(renewSubscriptionKind, async (deps, payload) => {
     await deps.clock.sync();

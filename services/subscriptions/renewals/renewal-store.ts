@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { oldestOf } from "../../platform/observability/due-work.ts";
 import { statusIn } from "../../platform/status-machine.ts";
 import type { SubscriptionRow } from "../entities.ts";
-import { DUE_FOR_RENEWAL, RENEWAL_DUE_AT } from "../due-predicates.ts";
+import { DUE_FOR_RENEWAL, DUE_STATUSES, RENEWAL_DUE_AT } from "../due-predicates.ts";
 import { subscriptionMachine } from "../status-machine.ts";
 import { PRICED_COLUMNS } from "../pricing/period-price.ts";
 
@@ -56,7 +56,7 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
   return em.execute<ClaimedRenewal[]>(
     `with due as (
        select id from subscriptions
-        where ${CHARGED("status")}
+        where ${statusIn("status", DUE_STATUSES)}
           and ${CLAIM_HOUR} <= date_trunc('hour', ?::timestamptz at time zone 'UTC')
           and ${DUE_FOR_RENEWAL()}
           and (renewal_claimed_until is null or renewal_claimed_until < now())
@@ -70,12 +70,15 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
   );
 }
 
-/** How many subscriptions due at `now` are under a live claim. */
-export async function countLiveRenewalClaims(em: EntityManager, now: Date): Promise<number> {
-  const [row] = await em.execute<{ n: number }[]>(
-    `select count(*)::int as n from subscriptions where ${DUE_FOR_RENEWAL()} and renewal_claimed_until >= now()`,
-    [now, now],
-  );
+/**
+ * How many subscriptions are under a live claim, due or not: a job's rows
+ * stop being due when its settle commits, and hold their claims until the job
+ * releases them; counted as due only, they made room for more than the
+ * look-ahead each time a sweep ran meanwhile, and the jobs' hand-ons
+ * (claimNextRenewals) kept that surplus.
+ */
+export async function countLiveRenewalClaims(em: EntityManager): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>("select count(*)::int as n from subscriptions where renewal_claimed_until >= now()");
   return Number(row?.n ?? 0);
 }
 
@@ -84,12 +87,17 @@ export function releaseLiveRenewalClaims(em: EntityManager): Promise<{ id: strin
   return em.execute<{ id: string }[]>("update subscriptions set renewal_claimed_until = null where renewal_claimed_until >= now() returning id");
 }
 
-/** Ends the renewal claims of these subscriptions (those that have one). */
-export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds: readonly string[]): Promise<void> {
-  await em.execute(
-    `update subscriptions set renewal_claimed_until = null where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until is not null`,
+/** Ends the renewal claims of these subscriptions (those that have one); returns how many of them were live. */
+export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds: readonly string[]): Promise<number> {
+  const rows = await em.execute<{ live: boolean }[]>(
+    `with held as (
+       select id, renewal_claimed_until >= now() as live from subscriptions
+        where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until is not null)
+     update subscriptions s set renewal_claimed_until = null from held where s.id = held.id
+     returning held.live`,
     [...subscriptionIds],
   );
+  return rows.filter((r) => r.live).length;
 }
 
 /** What names a subscription's renewal terms (plan, funding asset, discount and credit): read before any lock. */

@@ -1,6 +1,12 @@
 import { expect } from "chai";
 import pg from "pg";
-import { claimDueRenewals, claimNextRenewals, releaseClaimsOfLostJobs, type DueRenewal } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
+import {
+  claimDueRenewals,
+  claimNextRenewals,
+  releaseClaimsOfLostJobs,
+  releaseRenewalClaims,
+  type DueRenewal,
+} from "../../../services/subscriptions/renewals/find-due-renewals.ts";
 import { claimDueSubscriptions } from "../../../services/subscriptions/renewals/renewal-store.ts";
 import { renewBatchKind, renewalsSweep } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
@@ -201,6 +207,26 @@ describe("renewal sweep: claims", () => {
       // Never a live claim, whatever the slots.
       expect(await claimNextRenewals(sys.context(), enqueue, 2)).to.equal(0);
       expect(enqueued.map((d) => d.subscriptionId).sort()).to.deep.equal([...ids].sort());
+    });
+
+    it("counts a live claim whose subscription is no longer due; a release hands on only the live claims it ended", async () => {
+      const { api } = await sys.createMerchant();
+      const user = await createWalletUser(sys, { USDT_TRON: "100" });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user })).subscriptionId);
+      await advanceBy(sys, DAY + 60);
+      // The earlier tests' claims are live still: room is counted above them.
+      const live = async () => (await sys.sql<{ n: number }>("select count(*)::int as n from subscriptions where renewal_claimed_until >= now()"))[0]!.n;
+      const enqueued: DueRenewal[] = [];
+      const enqueue = async (due: DueRenewal[]) => void enqueued.push(...due);
+      expect(await claimDueRenewals(sys.context(), enqueue, (await live()) + 2)).to.equal(2);
+      const claimed = enqueued.map((d) => d.subscriptionId);
+      // As a job's settle leaves its rows: renewed (no longer due), the claim held until the job releases it.
+      await sys.sql("update subscriptions set next_billing_at = next_billing_at + interval '1 day' where id = ?", [claimed[0]]);
+      expect(await claimDueRenewals(sys.context(), enqueue, await live())).to.equal(0);
+      expect(await releaseRenewalClaims(sys.context(), claimed)).to.equal(2);
+      // Run again, the job has no live claim left to hand on.
+      expect(await releaseRenewalClaims(sys.context(), claimed)).to.equal(0);
     });
 
     it("a subscription in retries falls due at its retry's hour, even with its billing date ahead", async () => {
