@@ -37,15 +37,15 @@ export interface DueRenewal {
  * any claim runs out. Returns how many were claimed.
  */
 export async function claimDueRenewals(ctx: UseCaseContext, enqueue: (due: DueRenewal[]) => Promise<void>, lookahead = RENEWAL_LOOKAHEAD): Promise<number> {
-  return claimUpTo(ctx, enqueue, lookahead - (await liveRenewalClaims(ctx)));
+  return claimUpTo(ctx, enqueue, lookahead - (await countLiveRenewalClaims(ctx.em)));
 }
 
 /**
  * A renewal job that ran through hands its slots on: it released `slots`
  * claims, so it claims as many of the next due subscriptions, and the live
- * claims stay where the last count left them. No count: it reads every due
- * row (~70 ms at 100,000 due), and a backlog's jobs each topped it up through
- * a sweep that counted first. The slots are the live claims the job ended
+ * claims stay where the last count left them. No count: it reads every
+ * subscription (~70 ms at 100,000 due), and a backlog's jobs each topped it up
+ * through a sweep that counted first. The slots are the live claims the job ended
  * (releaseRenewalClaims): a job run twice hands on nothing the second time.
  */
 export function claimNextRenewals(ctx: UseCaseContext, enqueue: (due: DueRenewal[]) => Promise<void>, slots: number): Promise<number> {
@@ -80,15 +80,6 @@ type ClaimedRenewal = Awaited<ReturnType<typeof claimDueSubscriptions>>[number];
 function byMerchantAndPayer(a: ClaimedRenewal, b: ClaimedRenewal): number {
   if (a.merchant_id !== b.merchant_id) return a.merchant_id < b.merchant_id ? -1 : 1;
   return a.wallet_user_id < b.wallet_user_id ? -1 : a.wallet_user_id > b.wallet_user_id ? 1 : 0;
-}
-
-/**
- * Due subscriptions under a live claim: waiting in a job, being renewed, or
- * orphaned until the claim runs out. (A claimed one no longer due, say paused
- * meanwhile, is not counted: its job finds nothing to do.)
- */
-async function liveRenewalClaims(ctx: UseCaseContext): Promise<number> {
-  return countLiveRenewalClaims(ctx.em);
 }
 
 /**

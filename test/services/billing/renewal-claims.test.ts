@@ -23,6 +23,16 @@ const claimsOf = (sys: TestSystem, ids: string[]) =>
     ids,
   );
 
+/** Three daily subscriptions of one payer, approved, then due: the clock a day on. */
+async function threeDue(sys: TestSystem, rpc: ReturnType<typeof subscriptionsRpc>): Promise<string[]> {
+  const { api } = await sys.createMerchant();
+  const user = await createWalletUser(sys, { USDT_TRON: "100" });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user })).subscriptionId);
+  await advanceBy(sys, DAY + 60);
+  return ids;
+}
+
 /** The renewal sweep's claims (issues 15 and 21): each due subscription claimed once, a live claim never taken again. */
 describe("renewal sweep: claims", () => {
   describe("bounded by the live claims", () => {
@@ -37,11 +47,7 @@ describe("renewal sweep: claims", () => {
     });
 
     it("claims each due subscription once, never a live claim, and only up to the look-ahead counted in live claims", async () => {
-      const { api } = await sys.createMerchant();
-      const user = await createWalletUser(sys, { USDT_TRON: "100" });
-      const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user })).subscriptionId);
-      await advanceBy(sys, DAY + 60);
+      const ids = await threeDue(sys, rpc);
       const enqueued: DueRenewal[] = [];
       const claim = (lookahead: number) => claimDueRenewals(sys.context(), async (due) => void enqueued.push(...due), lookahead);
 
@@ -192,11 +198,7 @@ describe("renewal sweep: claims", () => {
     after(() => rpc?.close());
 
     it("a job that ran through claims as many as it released, without counting the live claims", async () => {
-      const { api } = await sys.createMerchant();
-      const user = await createWalletUser(sys, { USDT_TRON: "100" });
-      const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user })).subscriptionId);
-      await advanceBy(sys, DAY + 60);
+      const ids = await threeDue(sys, rpc);
       const enqueued: DueRenewal[] = [];
       const enqueue = async (due: DueRenewal[]) => void enqueued.push(...due);
 
@@ -210,11 +212,7 @@ describe("renewal sweep: claims", () => {
     });
 
     it("counts a live claim whose subscription is no longer due; a release hands on only the live claims it ended", async () => {
-      const { api } = await sys.createMerchant();
-      const user = await createWalletUser(sys, { USDT_TRON: "100" });
-      const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user })).subscriptionId);
-      await advanceBy(sys, DAY + 60);
+      await threeDue(sys, rpc);
       // The earlier tests' claims are live still: room is counted above them.
       const live = async () => (await sys.sql<{ n: number }>("select count(*)::int as n from subscriptions where renewal_claimed_until >= now()"))[0]!.n;
       const enqueued: DueRenewal[] = [];
