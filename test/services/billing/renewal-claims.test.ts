@@ -304,13 +304,15 @@ describe("renewal sweep: claims", () => {
           (await approvedSubscription(sys, api, rpc.client, { plan: { amount: "1", interval: "DAY" }, user: payers[i % 2]! })).subscriptionId,
         );
       }
-      // All in one hour (approvals can straddle an hour's end), in approval order, a minute apart.
+      // All in one hour (approvals can straddle an hour's end), in approval order, a minute apart. The hour before the
+      // first's billing hour, so that all six are due a day on whatever minute of the hour the test runs in.
       const approved = [0, 1, 2].flatMap((k) => [byPayer[0]![k]!, byPayer[1]![k]!]);
+      const [{ hour }] = await sys.sql<{ hour: Date }>(
+        "select date_trunc('hour', next_billing_at) - interval '1 hour' as hour from subscriptions where id = ?",
+        [approved[0]],
+      );
       for (const [minute, id] of approved.entries()) {
-        await sys.sql(
-          "update subscriptions set next_billing_at = (select date_trunc('hour', next_billing_at) from subscriptions where id = ?) + make_interval(mins => ?) where id = ?",
-          [approved[0], minute, id],
-        );
+        await sys.sql("update subscriptions set next_billing_at = ?::timestamptz + make_interval(mins => ?) where id = ?", [hour, minute, id]);
       }
       // One of the second payer's a day older: it comes first, whoever pays it.
       const older = byPayer[1]![2]!;
