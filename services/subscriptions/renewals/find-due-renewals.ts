@@ -2,7 +2,7 @@ import type { UseCaseContext } from "../../platform/use-case.ts";
 import type { Logger } from "../../platform/logger.ts";
 import type { Queues } from "../../platform/queue/queues.ts";
 import { checkDataLossMarker } from "../../platform/queue/data-loss-marker.ts";
-import { claimDueSubscriptions, countLiveRenewalClaims, releaseLiveRenewalClaims, releaseRenewalClaimsOf } from "./renewal-store.ts";
+import { claimDueSubscriptions, countLiveClaimsOf, countLiveRenewalClaims, releaseLiveRenewalClaims, releaseRenewalClaimsOf } from "./renewal-store.ts";
 
 /**
  * Subscriptions claimed per query; how many may be claimed at once (waiting
@@ -36,43 +36,51 @@ export interface DueRenewal {
  * under `lookahead`, so a large backlog is enqueued once and drained before
  * any claim runs out. Returns how many were claimed.
  */
-export async function claimDueRenewals(ctx: UseCaseContext, enqueue: (due: DueRenewal[]) => Promise<void>, lookahead = RENEWAL_LOOKAHEAD): Promise<number> {
+export async function claimDueRenewals(ctx: UseCaseContext, enqueue: EnqueueRenewals, lookahead = RENEWAL_LOOKAHEAD): Promise<number> {
   return claimUpTo(ctx, enqueue, lookahead - (await countLiveRenewalClaims(ctx.em)));
 }
 
 /**
- * A renewal job that ran through hands its slots on: it released `slots`
+ * A renewal job that ran through hands its slots on: it ended `slots` live
  * claims, so it claims as many of the next due subscriptions, and the live
- * claims stay where the last count left them. No count: it reads every
- * subscription (~70 ms at 100,000 due), and a backlog's jobs each topped it up
- * through a sweep that counted first. The slots are the live claims the job ended
- * (releaseRenewalClaims): a job run twice hands on nothing the second time.
+ * claims stay where the last count left them. No count of every claim: it
+ * reads every subscription (~70 ms at 100,000 due), and a backlog's jobs each
+ * topped it up through a sweep that counted first. The slots are the live
+ * claims the job held when it started (heldRenewalClaims), each ended by its
+ * settle or its release: a job run twice hands on nothing the second time.
  */
-export function claimNextRenewals(ctx: UseCaseContext, enqueue: (due: DueRenewal[]) => Promise<void>, slots: number): Promise<number> {
+export function claimNextRenewals(ctx: UseCaseContext, enqueue: EnqueueRenewals, slots: number): Promise<number> {
   return claimUpTo(ctx, enqueue, slots);
 }
 
-async function claimUpTo(ctx: UseCaseContext, enqueue: (due: DueRenewal[]) => Promise<void>, room: number): Promise<number> {
-  const claimed = new Map<string, ClaimedRenewal>();
-  try {
+/** Receives a claim: its subscriptions, and its token (each job releases with it: releaseRenewalClaims). */
+export type EnqueueRenewals = (due: DueRenewal[], claim: string) => Promise<void>;
+
+async function claimUpTo(ctx: UseCaseContext, enqueue: EnqueueRenewals, room: number): Promise<number> {
+  if (room <= 0) return 0;
+  // One transaction, so one now(): every row of the claim holds the same end, which is its token. A failed query
+  // takes the whole claim back with it.
+  const claimed = await ctx.em.transactional(async (em) => {
+    const rows = new Map<string, ClaimedRenewal>();
     while (room > 0) {
-      const rows = await claimDueSubscriptions(ctx.em, ctx.clock.now(), Math.min(RENEWAL_BATCH, room), RENEWAL_CLAIM_SECONDS);
-      for (const r of rows) claimed.set(r.id, r);
-      room -= rows.length;
-      if (rows.length < RENEWAL_BATCH) break;
+      const batch = await claimDueSubscriptions(em, ctx.clock.now(), Math.min(RENEWAL_BATCH, room), RENEWAL_CLAIM_SECONDS);
+      for (const r of batch) rows.set(r.id, r);
+      room -= batch.length;
+      if (batch.length < RENEWAL_BATCH) break;
     }
-  } finally {
-    // What was claimed is queued even when a later query failed: its claims would otherwise hold it unrenewed until they run out.
-    if (claimed.size > 0) {
-      // The whole claim grouped by merchant and payer before it is cut into jobs: the jobs of one claim then charge
-      // disjoint wallet accounts (a payer spans at most two neighbours), so they do not queue on each other's account
-      // locks. Grouped per query of 500, each job of a backlog held half the payers of its query, and the jobs of the
-      // next queries waited on them (at 3,000 renewals of 50 payers, 7.8 s of lock waits against 2.6 s).
-      const sorted = [...claimed.values()].sort(byMerchantAndPayer);
-      await enqueue(sorted.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index, attempt: r.retry_count + 1 })));
-    }
-  }
-  return claimed.size;
+    return [...rows.values()];
+  });
+  if (claimed.length === 0) return 0;
+  // The whole claim grouped by merchant and payer before it is cut into jobs: the jobs of one claim then charge
+  // disjoint wallet accounts (a payer spans at most two neighbours), so they do not queue on each other's account
+  // locks. Grouped per query of 500, each job of a backlog held half the payers of its query, and the jobs of the
+  // next queries waited on them (at 3,000 renewals of 50 payers, 7.8 s of lock waits against 2.6 s).
+  const sorted = claimed.sort(byMerchantAndPayer);
+  await enqueue(
+    sorted.map((r) => ({ subscriptionId: r.id, periodIndex: r.next_period_index, attempt: r.retry_count + 1 })),
+    claimed[0]!.claim,
+  );
+  return claimed.length;
 }
 
 type ClaimedRenewal = Awaited<ReturnType<typeof claimDueSubscriptions>>[number];
@@ -99,10 +107,24 @@ export async function releaseClaimsOfLostJobs(ctx: UseCaseContext, queues: Queue
 }
 
 /**
- * Called when a renewal run ends: the next sweep may claim the subscriptions again as soon as they are due.
- * Returns how many live claims it ended: the slots the run may hand on (a run again, its claims ended already, has none).
+ * Called when a renewal run starts: how many of its subscriptions hold a live
+ * claim of its own (`claim`; any live claim for a job queued before claims had
+ * tokens). The run's settle or release ends each of them: they are the slots
+ * it hands on. Counted before the run, since its settle ends the claims of the
+ * subscriptions it renews in the same row update.
  */
-export async function releaseRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[]): Promise<number> {
+export function heldRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[], claim?: string): Promise<number> {
+  if (subscriptionIds.length === 0) return Promise.resolve(0);
+  return countLiveClaimsOf(ctx.em, subscriptionIds, claim);
+}
+
+/**
+ * Called when a renewal run ends: the next sweep may claim the subscriptions again as soon as they are due.
+ * Only the claims `claim` took end (all of theirs without one: a job queued before claims had tokens); a claim
+ * that ran out and was taken again is the later job's. Returns how many live claims it ended (those its settle
+ * did not end already).
+ */
+export async function releaseRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[], claim?: string): Promise<number> {
   if (subscriptionIds.length === 0) return 0;
-  return releaseRenewalClaimsOf(ctx.em, subscriptionIds);
+  return releaseRenewalClaimsOf(ctx.em, subscriptionIds, claim);
 }

@@ -1,7 +1,14 @@
 import { handleJob, handleSweep, type JobDeps } from "../../platform/queue/define-job.ts";
 import { contextFor } from "../../platform/service-deps.ts";
 import { processSubscriptionPorts } from "../ports.ts";
-import { claimDueRenewals, claimNextRenewals, releaseClaimsOfLostJobs, releaseRenewalClaims, type DueRenewal } from "./find-due-renewals.ts";
+import {
+  claimDueRenewals,
+  claimNextRenewals,
+  heldRenewalClaims,
+  releaseClaimsOfLostJobs,
+  releaseRenewalClaims,
+  type EnqueueRenewals,
+} from "./find-due-renewals.ts";
 import { renewSubscription } from "./renew-subscription.ts";
 import { renewBatch, RENEWAL_JOB_SIZE } from "./renew-batch.ts";
 import { findUpcomingCharges, notifyUpcomingCharge } from "./notify-upcoming-charge.ts";
@@ -9,12 +16,13 @@ import { retryPastDueOnTopUp } from "./retry-on-top-up.ts";
 import { accountCreditedKind, accountDebitedKind, notifyUpcomingChargeKind, renewalsSweep, renewBatchKind, renewSubscriptionKind } from "./renewal-queue.ts";
 import { recheckChargesAtRisk } from "./charge-at-risk.ts";
 
-/** One bulk add per claim (up to the look-ahead), one job per RENEWAL_JOB_SIZE subscriptions. */
+/** One bulk add per claim (up to the look-ahead), one job per RENEWAL_JOB_SIZE subscriptions, each with the claim's token. */
 const enqueueRenewalSets =
-  (deps: JobDeps) =>
-  (due: DueRenewal[]): Promise<void> => {
-    const sets: { subscriptionIds: string[] }[] = [];
-    for (let i = 0; i < due.length; i += RENEWAL_JOB_SIZE) sets.push({ subscriptionIds: due.slice(i, i + RENEWAL_JOB_SIZE).map((d) => d.subscriptionId) });
+  (deps: JobDeps): EnqueueRenewals =>
+  (due, claim) => {
+    const sets: { subscriptionIds: string[]; claim: string }[] = [];
+    for (let i = 0; i < due.length; i += RENEWAL_JOB_SIZE)
+      sets.push({ subscriptionIds: due.slice(i, i + RENEWAL_JOB_SIZE).map((d) => d.subscriptionId), claim });
     return deps.queues.addBulk(renewBatchKind, sets).then(() => {});
   };
 
@@ -32,11 +40,12 @@ export const renewalJobs = [
   }),
   handleJob(renewBatchKind, async (deps, payload) => {
     await deps.clock.sync();
+    const slots = await heldRenewalClaims(contextFor(deps), payload.subscriptionIds, payload.claim);
     const result = await renewBatch(contextFor(deps), processSubscriptionPorts(deps), payload.subscriptionIds);
     // billing_renewal_errors_total: each subscription that failed alone, once (renewBatch logged it).
     if (result.errored > 0) deps.metrics?.renewalErrors.inc(result.errored);
     // Only when it ran through (a subscription that failed alone included): after an error (a service down) the claims stay until they run out, a natural back-off.
-    const slots = await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds);
+    await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds, payload.claim);
     // A full set suggests more is due: its slots claim the next set now rather than at the next interval. The set is
     // renewed already: a failed hand-on is logged, not the job's failure (the periodic sweep claims them).
     if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE && slots > 0) {

@@ -13,13 +13,25 @@ import type { Queues } from "../../platform/queue/queues.ts";
 
 /**
  * Charges whatever is due for a set of subscriptions the sweep claimed
- * (renew-batch.ts); the id is derived from the set, so re-adding the same
- * claim while it waits adds nothing.
+ * (renew-batch.ts), then ends the claims that `claim` (the claim's token)
+ * took. The id is derived from the set and the claim, so re-adding the same
+ * claim while it waits adds nothing, and a set claimed again after its claim
+ * ran out is a job of its own that releases its own claims. `claim` is absent
+ * from jobs queued by earlier versions.
  */
-export const renewBatchKind = jobKind<{ subscriptionIds: string[] }>({
+export const renewBatchKind = jobKind<{ subscriptionIds: string[]; claim?: string }>({
   name: "renewals.renew-batch",
   group: "renewals",
-  id: (p) => jobId("renew-batch", String(p.subscriptionIds.length), createHash("sha256").update(p.subscriptionIds.join(",")).digest("hex").slice(0, 32)),
+  id: (p) =>
+    jobId(
+      "renew-batch",
+      String(p.subscriptionIds.length),
+      createHash("sha256")
+        .update(p.subscriptionIds.join(","))
+        .update(p.claim === undefined ? "" : `@${p.claim}`)
+        .digest("hex")
+        .slice(0, 32),
+    ),
   options: ONE_SHOT,
 });
 

@@ -22,14 +22,19 @@ const CHARGED = (column: string) => statusIn(column, subscriptionMachine.statesF
 /** The hour a due subscription fell due, as the claim orders them: the expression of migration 0040's index. */
 const CLAIM_HOUR = `date_trunc('hour', (${RENEWAL_DUE_AT()}) at time zone 'UTC')`;
 
-/** A subscription the sweep claimed: its next period and what its job is grouped by. */
+/** A subscription the sweep claimed: its next period, what its job is grouped by, and the claim's token. */
 interface ClaimedRenewal {
   id: string;
   next_period_index: number;
   retry_count: number;
   merchant_id: string;
   wallet_user_id: string;
+  /** The claim's end in microseconds since the epoch (text): the same for every row claimed in one transaction. */
+  claim: string;
 }
+
+/** A claim's end as its token: exact (microseconds, as stored), comparable without a time zone. */
+const CLAIM_TOKEN = (column: string) => `(extract(epoch from ${column}) * 1000000)::bigint`;
 
 /**
  * Claims up to `limit` subscriptions due at `now` for `claimSeconds`
@@ -65,7 +70,7 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
         for update skip locked)
      update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
        from due where s.id = due.id
-     returning s.id, s.next_period_index, s.retry_count, s.merchant_id, s.wallet_user_id`,
+     returning s.id, s.next_period_index, s.retry_count, s.merchant_id, s.wallet_user_id, ${CLAIM_TOKEN("s.renewal_claimed_until")}::text as claim`,
     [now, now, now, limit, claimSeconds],
   );
 }
@@ -87,15 +92,34 @@ export function releaseLiveRenewalClaims(em: EntityManager): Promise<{ id: strin
   return em.execute<{ id: string }[]>("update subscriptions set renewal_claimed_until = null where renewal_claimed_until >= now() returning id");
 }
 
-/** Ends the renewal claims of these subscriptions (those that have one); returns how many of them were live. */
-export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds: readonly string[]): Promise<number> {
+/** How many of these subscriptions hold a live claim that `claim` took (any live claim, without one). */
+export async function countLiveClaimsOf(em: EntityManager, subscriptionIds: readonly string[], claim?: string): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from subscriptions
+      where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until >= now()${claim === undefined ? "" : ` and ${CLAIM_TOKEN("renewal_claimed_until")} = ?::bigint`}`,
+    [...subscriptionIds, ...(claim === undefined ? [] : [claim])],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Ends the renewal claims of these subscriptions that `claim` took (any claim
+ * they hold, without one: jobs queued before claims had tokens); returns how
+ * many of them were live. A claim that ran out and was taken again by a later
+ * sweep is the later job's: fenced by the token, a slow job's release leaves
+ * it, and it is not counted as a slot to hand on. The update compares the
+ * claim it read again (a row claimed anew between the read and the update is
+ * re-checked on its new version and left).
+ */
+export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds: readonly string[], claim?: string): Promise<number> {
   const rows = await em.execute<{ live: boolean }[]>(
     `with held as (
-       select id, renewal_claimed_until >= now() as live from subscriptions
-        where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until is not null)
-     update subscriptions s set renewal_claimed_until = null from held where s.id = held.id
-     returning held.live`,
-    [...subscriptionIds],
+       select id, renewal_claimed_until as until from subscriptions
+        where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until is not null${claim === undefined ? "" : ` and ${CLAIM_TOKEN("renewal_claimed_until")} = ?::bigint`})
+     update subscriptions s set renewal_claimed_until = null from held
+      where s.id = held.id and s.renewal_claimed_until = held.until
+     returning held.until >= now() as live`,
+    [...subscriptionIds, ...(claim === undefined ? [] : [claim])],
   );
   return rows.filter((r) => r.live).length;
 }

@@ -1,8 +1,10 @@
 import { expect } from "chai";
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import {
   claimDueRenewals,
   claimNextRenewals,
+  heldRenewalClaims,
   releaseClaimsOfLostJobs,
   releaseRenewalClaims,
   type DueRenewal,
@@ -11,7 +13,8 @@ import { claimDueSubscriptions } from "../../../services/subscriptions/renewals/
 import { renewBatchKind, renewalsSweep } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
-import type { JobDeps, SweepHandler } from "../../../services/platform/queue/define-job.ts";
+import type { JobDeps, JobHandler, SweepHandler } from "../../../services/platform/queue/define-job.ts";
+import { RENEWAL_JOB_SIZE } from "../../../services/subscriptions/renewals/renew-batch.ts";
 import { handlersOf, type TestSystem, useTestSystem } from "../../support/system.ts";
 import { createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { eventually } from "../../support/eventually.ts";
@@ -211,7 +214,7 @@ describe("renewal sweep: claims", () => {
       expect(enqueued.map((d) => d.subscriptionId).sort()).to.deep.equal([...ids].sort());
     });
 
-    it("counts a live claim whose subscription is no longer due; a release hands on only the live claims it ended", async () => {
+    it("counts a live claim whose subscription is no longer due; a release ends the live claims once", async () => {
       await threeDue(sys, rpc);
       // The earlier tests' claims are live still: room is counted above them.
       const live = async () => (await sys.sql<{ n: number }>("select count(*)::int as n from subscriptions where renewal_claimed_until >= now()"))[0]!.n;
@@ -284,6 +287,89 @@ describe("renewal sweep: claims", () => {
     });
   });
 
+  describe("fenced by the claim's token", () => {
+    let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ workerGroups: [] });
+    before(() => {
+      rpc = subscriptionsRpc(sys);
+    });
+    after(() => rpc?.close());
+
+    it("a job whose claim ran out and was taken again releases nothing of the later claim, and hands on nothing for it", async () => {
+      const ids = await threeDue(sys, rpc);
+      // A claim that has run out already: its job is slow, say, and the rows are due for the next sweep.
+      const lapsed = await claimDueSubscriptions(sys.context().em.fork(), await serviceNow(sys), 10, -1);
+      expect(lapsed.map((r) => r.id).sort()).to.deep.equal([...ids].sort());
+      const slow = lapsed[0]!.claim;
+      expect(lapsed.every((r) => r.claim === slow)).to.equal(true);
+      const tokens: string[] = [];
+      expect(await claimDueRenewals(sys.context(), async (_due, claim) => void tokens.push(claim))).to.equal(3);
+      expect(tokens).to.have.length(1);
+      expect(tokens[0]).to.not.equal(slow);
+      const held = await claimsOf(sys, ids);
+
+      // The slow job holds none of them now (no slot to hand on), and its release leaves the later claim.
+      expect(await heldRenewalClaims(sys.context(), ids, slow)).to.equal(0);
+      expect(await heldRenewalClaims(sys.context(), ids, tokens[0])).to.equal(3);
+      expect(await releaseRenewalClaims(sys.context(), ids, slow)).to.equal(0);
+      expect(await claimsOf(sys, ids)).to.deep.equal(held);
+      // The later job's release ends them, once.
+      expect(await releaseRenewalClaims(sys.context(), ids, tokens[0])).to.equal(3);
+      expect((await claimsOf(sys, ids)).every((c) => c.until === null)).to.equal(true);
+      expect(await releaseRenewalClaims(sys.context(), ids, tokens[0])).to.equal(0);
+    });
+  });
+
+  describe("a full set's hand-on, through the job", () => {
+    let rpc: ReturnType<typeof subscriptionsRpc>;
+    let clients: RpcClients;
+    let deps: JobDeps;
+    // No worker: the test runs the job's handler itself and reads what it queued.
+    const sys = useTestSystem({ workerGroups: [] });
+    before(() => {
+      rpc = subscriptionsRpc(sys);
+      clients = new RpcClients(sys.config.internalApiToken);
+      deps = {
+        orm: sys.system.orm!,
+        clock: sys.system.clock!.clock,
+        config: sys.config,
+        logger: createLogger("silent"),
+        queues: sys.system.queues!,
+        rpc: clients,
+      };
+    });
+    after(() => {
+      clients?.close();
+      rpc?.close();
+    });
+
+    it("a full set that ran through claims the next due subscription and queues it with its own claim", async () => {
+      const ids = await threeDue(sys, rpc);
+      const claims: { ids: string[]; claim: string }[] = [];
+      const capture = async (due: DueRenewal[], claim: string) => void claims.push({ ids: due.map((d) => d.subscriptionId), claim });
+      // Two of the three, then the job of those two as the sweep would queue it, made a full set (the hand-on's
+      // condition) with ids of nothing.
+      expect(await claimDueRenewals(sys.context(), capture, 2)).to.equal(2);
+      const [first] = claims;
+      const third = ids.find((id) => !first!.ids.includes(id))!;
+      const padding = Array.from({ length: RENEWAL_JOB_SIZE - first!.ids.length }, () => randomUUID());
+      const handler = handlersOf(renewBatchKind)[0] as JobHandler<{ subscriptionIds: string[]; claim?: string }>;
+      await handler.handle(deps, { subscriptionIds: [...first!.ids, ...padding], claim: first!.claim });
+
+      // Renewed and released; its two slots claimed the third, queued as a set with the new claim's token.
+      for (const id of first!.ids) expect((await chargesOf(sys, id)).map((c) => [c.period_index, c.status]).at(-1)).to.deep.equal([1, "SUCCEEDED"]);
+      expect((await claimsOf(sys, first!.ids)).every((c) => c.until === null)).to.equal(true);
+      const waiting = await sys.system.queues!.queue("renewals").getJobs(["waiting"]);
+      const sets = waiting.filter((j) => j.name === renewBatchKind.name).map((j) => j.data as { subscriptionIds: string[]; claim: string });
+      expect(sets.map((j) => j.subscriptionIds)).to.deep.equal([[third]]);
+      expect(sets[0]!.claim).to.be.a("string").and.not.equal(first!.claim);
+      expect((await claimsOf(sys, [third]))[0]!.until).to.not.equal(null);
+      // Run again (a retried job), it has no live claim left to hand on: nothing more is queued.
+      await handler.handle(deps, { subscriptionIds: [...first!.ids, ...padding], claim: first!.claim });
+      expect((await sys.system.queues!.queue("renewals").getJobs(["waiting"])).filter((j) => j.name === renewBatchKind.name)).to.have.length(1);
+    });
+  });
+
   describe("in what order", () => {
     let rpc: ReturnType<typeof subscriptionsRpc>;
     const sys = useTestSystem({ workerGroups: [] });
@@ -307,12 +393,11 @@ describe("renewal sweep: claims", () => {
       // All in one hour (approvals can straddle an hour's end), in approval order, a minute apart. The hour before the
       // first's billing hour, so that all six are due a day on whatever minute of the hour the test runs in.
       const approved = [0, 1, 2].flatMap((k) => [byPayer[0]![k]!, byPayer[1]![k]!]);
-      const [{ hour }] = await sys.sql<{ hour: Date }>(
-        "select date_trunc('hour', next_billing_at) - interval '1 hour' as hour from subscriptions where id = ?",
-        [approved[0]],
-      );
+      const [base] = await sys.sql<{ hour: Date }>("select date_trunc('hour', next_billing_at) - interval '1 hour' as hour from subscriptions where id = ?", [
+        approved[0],
+      ]);
       for (const [minute, id] of approved.entries()) {
-        await sys.sql("update subscriptions set next_billing_at = ?::timestamptz + make_interval(mins => ?) where id = ?", [hour, minute, id]);
+        await sys.sql("update subscriptions set next_billing_at = ?::timestamptz + make_interval(mins => ?) where id = ?", [base!.hour, minute, id]);
       }
       // One of the second payer's a day older: it comes first, whoever pays it.
       const older = byPayer[1]![2]!;
