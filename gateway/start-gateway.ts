@@ -119,12 +119,20 @@ export async function startGateway(
     s.once("error", reject);
   });
   server.keepAliveTimeout = 65_000;
+  // Once closing, every response ends its connection (`Connection: close`): server.close() waits for connections
+  // that are not idle, and a keep-alive client that keeps sending never leaves one idle (the process then waited
+  // for the shutdown bound and exited 1 with requests in flight). Before the app's handler, so no header is out yet.
+  let closing = false;
+  server.prependListener("request", (_req, res) => {
+    if (closing) res.shouldKeepAlive = false;
+  });
   const bound = (server.address() as AddressInfo).port;
   logger.info({ port: bound }, "gateway listening");
   return {
     port: bound,
     readiness: deps.readiness,
     async close() {
+      closing = true;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -1,10 +1,12 @@
 import { expect } from "chai";
 import { execFile, spawn } from "node:child_process";
+import http from "node:http";
 import { promisify } from "node:util";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { infrastructure } from "../support/infrastructure.ts";
 import { apiClient } from "../support/http.ts";
 import { eventually } from "../support/eventually.ts";
+import { freePort } from "../support/redis-process.ts";
 
 const run = promisify(execFile);
 const BILLING = "cli/billing.ts";
@@ -90,6 +92,58 @@ describe("billing CLI", () => {
       services.kill("SIGTERM");
       expect(await g).to.equal(0);
       expect(await s).to.equal(0);
+    }
+  });
+
+  it("a gateway told to stop while keep-alive clients keep sending answers them, closes their connections and exits 0", async function () {
+    // A client behind a keep-alive pool never leaves an open connection idle: server.close() alone waited for it
+    // until the 30 s shutdown bound, and the process exited 1 with requests in flight.
+    this.timeout(60_000);
+    const port = await freePort();
+    const gateway = spawn(process.execPath, [BILLING, "start", "gateway"], {
+      env: { ...env, PORT: String(port), SERVICES_PORT: String(await freePort()) },
+      stdio: "ignore",
+    });
+    const exited = new Promise<number | null>((resolve) => gateway.once("exit", (code) => resolve(code)));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+    // Each request's body follows its headers 20 ms later: the connections are busy, never idle, at the signal.
+    const body = JSON.stringify({ planId: "p" });
+    const post = () =>
+      new Promise<string>((resolve) => {
+        const req = http.request(
+          {
+            port,
+            host: "127.0.0.1",
+            method: "POST",
+            path: "/api/v1/subscriptions",
+            agent,
+            headers: { "content-type": "application/json", "content-length": body.length },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(`${res.statusCode} ${res.headers.connection}`));
+          },
+        );
+        req.on("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? "error"));
+        req.flushHeaders();
+        setTimeout(() => req.end(body), 20);
+      });
+    let running = true;
+    const answers: string[] = [];
+    const clients = Array.from({ length: 4 }, async () => {
+      while (running) answers.push(await post());
+    });
+    try {
+      await eventually(async () => (answers.includes("401 keep-alive") ? true : undefined), 20_000, "the gateway to answer", 100);
+      gateway.kill("SIGTERM");
+      expect(await exited).to.equal(0);
+      // The requests in flight at the signal were answered, the last on each connection with `Connection: close`.
+      expect(answers).to.include("401 close");
+    } finally {
+      running = false;
+      await Promise.all(clients);
+      agent.destroy();
+      if (gateway.exitCode === null) gateway.kill("SIGKILL");
     }
   });
 });
