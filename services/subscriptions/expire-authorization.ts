@@ -62,15 +62,17 @@ const EXPIRY_BATCH = 500;
  * records (expireClaimedAuthorizations), a fourth records their events. No
  * ORM entity is made: hydrating, tracking and flushing 500 subscriptions, 500
  * authorizations and 500 events cost about three quarters of the sweep's
- * CPU. Two lanes run at once.
+ * CPU. Four lanes run at once.
  */
 export async function expireDueAuthorizations(ctx: UseCaseContext): Promise<number> {
-  // Two lanes at once: skip locked hands each its own rows, so a large backlog drains on two connections.
+  // Four lanes at once: skip locked hands each its own rows, so a large backlog drains on four connections. The work
+  // is PostgreSQL's; with two, its backends idled while each lane built its events (B6, 10,000 due on 2 cores: lag
+  // p99 2.39 and 1.92 s with two lanes, 1.87, 1.81 and 1.75 s with four, alternated in one hour).
   const lanes = await Promise.all(Array.from({ length: EXPIRY_LANES }, () => expireLane(ctx)));
   return lanes.reduce((a, b) => a + b, 0);
 }
 
-const EXPIRY_LANES = 2;
+const EXPIRY_LANES = 4;
 
 async function expireLane(ctx: UseCaseContext): Promise<number> {
   let expired = 0;
