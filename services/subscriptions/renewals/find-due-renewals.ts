@@ -2,7 +2,14 @@ import type { UseCaseContext } from "../../platform/use-case.ts";
 import type { Logger } from "../../platform/logger.ts";
 import type { Queues } from "../../platform/queue/queues.ts";
 import { checkDataLossMarker } from "../../platform/queue/data-loss-marker.ts";
-import { claimDueSubscriptions, countLiveClaimsOf, countLiveRenewalClaims, releaseLiveRenewalClaims, releaseRenewalClaimsOf } from "./renewal-store.ts";
+import {
+  claimDueSubscriptions,
+  countLiveClaimsOf,
+  countLiveRenewalClaims,
+  isClaimLive,
+  releaseLiveRenewalClaims,
+  releaseRenewalClaimsOf,
+} from "./renewal-store.ts";
 
 /**
  * Subscriptions claimed per query; how many may be claimed at once (waiting
@@ -45,9 +52,7 @@ export async function claimDueRenewals(ctx: UseCaseContext, enqueue: EnqueueRene
  * claims, so it claims as many of the next due subscriptions, and the live
  * claims stay where the last count left them. No count of every claim: it
  * reads every subscription (~70 ms at 100,000 due), and a backlog's jobs each
- * topped it up through a sweep that counted first. The slots are the live
- * claims the job held when it started (heldRenewalClaims), each ended by its
- * settle or its release: a job run twice hands on nothing the second time.
+ * topped it up through a sweep that counted first. The slots: handOnSlots.
  */
 export function claimNextRenewals(ctx: UseCaseContext, enqueue: EnqueueRenewals, slots: number): Promise<number> {
   return claimUpTo(ctx, enqueue, slots);
@@ -109,9 +114,9 @@ export async function releaseClaimsOfLostJobs(ctx: UseCaseContext, queues: Queue
 /**
  * Called when a renewal run starts: how many of its subscriptions hold a live
  * claim of its own (`claim`; any live claim for a job queued before claims had
- * tokens). The run's settle or release ends each of them: they are the slots
- * it hands on. Counted before the run, since its settle ends the claims of the
- * subscriptions it renews in the same row update.
+ * tokens). The run's settle or release ends each of them. Counted before the
+ * run, since its settle ends the claims of the subscriptions it renews in the
+ * same row update.
  */
 export function heldRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[], claim?: string): Promise<number> {
   if (subscriptionIds.length === 0) return Promise.resolve(0);
@@ -119,10 +124,25 @@ export function heldRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly
 }
 
 /**
+ * Called when a renewal run has released its claims: how many slots it hands
+ * on. The `held` live claims it counted at its start, if its claim is live
+ * still: all rows of a claim run out together, so then none of them ran out
+ * or was taken again meanwhile, and the live claims fell by exactly `held`.
+ * None once the claim ran out (a sweep since may have counted the room and
+ * filled it: handing on too would claim past the look-ahead), and none for a
+ * job queued before claims had tokens (its count may hold a later claim's
+ * rows); the periodic sweep claims what is due then.
+ */
+export async function handOnSlots(ctx: UseCaseContext, held: number, claim?: string): Promise<number> {
+  if (held === 0 || claim === undefined) return 0;
+  return (await isClaimLive(ctx.em, claim)) ? held : 0;
+}
+
+/**
  * Called when a renewal run ends: the next sweep may claim the subscriptions again as soon as they are due.
  * Only the claims `claim` took end (all of theirs without one: a job queued before claims had tokens); a claim
  * that ran out and was taken again is the later job's. Returns how many live claims it ended (those its settle
- * did not end already).
+ * did not end already: still due, or renewed one by one).
  */
 export async function releaseRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[], claim?: string): Promise<number> {
   if (subscriptionIds.length === 0) return 0;

@@ -4,6 +4,7 @@ import { processSubscriptionPorts } from "../ports.ts";
 import {
   claimDueRenewals,
   claimNextRenewals,
+  handOnSlots,
   heldRenewalClaims,
   releaseClaimsOfLostJobs,
   releaseRenewalClaims,
@@ -40,7 +41,7 @@ export const renewalJobs = [
   }),
   handleJob(renewBatchKind, async (deps, payload) => {
     await deps.clock.sync();
-    const slots = await heldRenewalClaims(contextFor(deps), payload.subscriptionIds, payload.claim);
+    const held = await heldRenewalClaims(contextFor(deps), payload.subscriptionIds, payload.claim);
     const result = await renewBatch(contextFor(deps), processSubscriptionPorts(deps), payload.subscriptionIds);
     // billing_renewal_errors_total: each subscription that failed alone, once (renewBatch logged it).
     if (result.errored > 0) deps.metrics?.renewalErrors.inc(result.errored);
@@ -48,10 +49,10 @@ export const renewalJobs = [
     await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds, payload.claim);
     // A full set suggests more is due: its slots claim the next set now rather than at the next interval. The set is
     // renewed already: a failed hand-on is logged, not the job's failure (the periodic sweep claims them).
-    if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE && slots > 0) {
-      await claimNextRenewals(contextFor(deps), enqueueRenewalSets(deps), slots).catch((err: unknown) =>
-        deps.logger.warn({ err: (err as Error).message }, "renewals: the next set could not be claimed; the sweep will"),
-      );
+    if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE) {
+      await handOnSlots(contextFor(deps), held, payload.claim)
+        .then((slots) => (slots > 0 ? claimNextRenewals(contextFor(deps), enqueueRenewalSets(deps), slots) : 0))
+        .catch((err: unknown) => deps.logger.warn({ err: (err as Error).message }, "renewals: the next set could not be claimed; the sweep will"));
     }
   }),
   handleJob(renewSubscriptionKind, async (deps, payload) => {

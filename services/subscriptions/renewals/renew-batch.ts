@@ -253,7 +253,8 @@ async function settleCharges(
       if (answer.outcome === ChargeOutcome.SUCCEEDED) paid += 1;
       else failed += 1;
       if (answer.outcome === ChargeOutcome.SUCCEEDED && isDue(sub, ctx.clock.now())) stillDue.push(sub.id);
-      // Done with it: the sweep's claim ends in this settle's own row update (the job's release then finds nothing to do).
+      // Done with it: the claim ends in this settle's own row update, whichever sweep took it (a later sweep's claim on a
+      // row this settle renews has nothing left to do). The job's release ends the rest: still due, or sent one by one.
       else sub.renewalClaimedUntil = null;
     }
     // Before the receipt counters, which every other settle of a merchant waits for until this commit (receipt-number.ts):

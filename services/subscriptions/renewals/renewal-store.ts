@@ -102,14 +102,19 @@ export async function countLiveClaimsOf(em: EntityManager, subscriptionIds: read
   return Number(row?.n ?? 0);
 }
 
+/** Whether a claim has not run out yet (database time): its token is its end. */
+export async function isClaimLive(em: EntityManager, claim: string): Promise<boolean> {
+  const [row] = await em.execute<{ live: boolean }[]>(`select ?::bigint >= ${CLAIM_TOKEN("now()")} as live`, [claim]);
+  return row?.live === true;
+}
+
 /**
  * Ends the renewal claims of these subscriptions that `claim` took (any claim
  * they hold, without one: jobs queued before claims had tokens); returns how
  * many of them were live. A claim that ran out and was taken again by a later
  * sweep is the later job's: fenced by the token, a slow job's release leaves
- * it, and it is not counted as a slot to hand on. The update compares the
- * claim it read again (a row claimed anew between the read and the update is
- * re-checked on its new version and left).
+ * it. The update compares the claim it read again (a row claimed anew between
+ * the read and the update is re-checked on its new version and left).
  */
 export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds: readonly string[], claim?: string): Promise<number> {
   const rows = await em.execute<{ live: boolean }[]>(

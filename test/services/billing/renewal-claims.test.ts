@@ -4,6 +4,7 @@ import pg from "pg";
 import {
   claimDueRenewals,
   claimNextRenewals,
+  handOnSlots,
   heldRenewalClaims,
   releaseClaimsOfLostJobs,
   releaseRenewalClaims,
@@ -312,6 +313,11 @@ describe("renewal sweep: claims", () => {
       expect(await heldRenewalClaims(sys.context(), ids, slow)).to.equal(0);
       expect(await heldRenewalClaims(sys.context(), ids, tokens[0])).to.equal(3);
       expect(await releaseRenewalClaims(sys.context(), ids, slow)).to.equal(0);
+      // Had it counted some at its start, a claim that ran out hands on nothing (a sweep since may have filled the
+      // room); a live one hands on what it held; a job queued before claims had tokens, nothing.
+      expect(await handOnSlots(sys.context(), 3, slow)).to.equal(0);
+      expect(await handOnSlots(sys.context(), 3, tokens[0])).to.equal(3);
+      expect(await handOnSlots(sys.context(), 3, undefined)).to.equal(0);
       expect(await claimsOf(sys, ids)).to.deep.equal(held);
       // The later job's release ends them, once.
       expect(await releaseRenewalClaims(sys.context(), ids, tokens[0])).to.equal(3);
