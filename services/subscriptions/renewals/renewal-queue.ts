@@ -18,9 +18,9 @@ import type { Queues } from "../../platform/queue/queues.ts";
  * its job waits or runs adds nothing, whatever the claim: a backlog whose
  * claims ran out is claimed again in the same order and cut into the same
  * sets, and with the claim in the id each came back as a second job of the
- * same subscriptions, which met the first at every lock (100,000 due with two
- * renewals processes: 106 s became more than 400 s). The job that runs ends
- * the claims of the rows it renews in their settle, whichever claim they hold.
+ * same subscriptions, which met the first at every lock. The job that runs
+ * ends the claims of the rows it renews in their settle, whichever claim they
+ * hold.
  * `claim` is absent from jobs queued by earlier versions.
  */
 export const renewBatchKind = jobKind<{ subscriptionIds: string[]; claim?: string }>({

@@ -328,7 +328,7 @@ describe("renewal sweep: claims", () => {
 
   it("a set claimed again is the same job whatever its claim: re-added while its job waits or runs, it adds nothing", () => {
     // A backlog whose claims ran out is claimed again in the same order and cut into the same sets; with the claim in
-    // the id each came back as a second job of the same subscriptions (100,000 due, two renewals processes: > 400 s).
+    // the id each came back as a second job of the same subscriptions, which met the first at every lock.
     const ids = [randomUUID(), randomUUID()];
     expect(renewBatchKind.id({ subscriptionIds: ids, claim: "1" })).to.equal(renewBatchKind.id({ subscriptionIds: ids, claim: "2" }));
     expect(renewBatchKind.id({ subscriptionIds: ids, claim: "1" })).to.equal(renewBatchKind.id({ subscriptionIds: ids }));
