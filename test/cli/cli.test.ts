@@ -106,8 +106,11 @@ describe("billing CLI", () => {
     });
     const exited = new Promise<number | null>((resolve) => gateway.once("exit", (code) => resolve(code)));
     const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-    // Each request's body follows its headers 20 ms later: the connections are busy, never idle, at the signal.
+    // Each request's body follows its headers 200 ms later, so a connection is busy nearly all the time; the signal
+    // is sent right after a request's headers went out, so at least that one is in flight when the gateway closes.
     const body = JSON.stringify({ planId: "p" });
+    let stopNow = false;
+    let signalled = false;
     const post = () =>
       new Promise<string>((resolve) => {
         const req = http.request(
@@ -124,9 +127,13 @@ describe("billing CLI", () => {
             res.on("end", () => resolve(`${res.statusCode} ${res.headers.connection}`));
           },
         );
-        req.on("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? "error"));
+        req.on("error", (err: NodeJS.ErrnoException) => setTimeout(() => resolve(err.code ?? "error"), 20));
         req.flushHeaders();
-        setTimeout(() => req.end(body), 20);
+        if (stopNow && !signalled) {
+          signalled = true; // one SIGTERM, as an orchestrator sends (a second one ends the process at once)
+          setTimeout(() => gateway.kill("SIGTERM"), 20);
+        }
+        setTimeout(() => req.end(body), 200);
       });
     let running = true;
     const answers: string[] = [];
@@ -135,10 +142,10 @@ describe("billing CLI", () => {
     });
     try {
       await eventually(async () => (answers.includes("401 keep-alive") ? true : undefined), 20_000, "the gateway to answer", 100);
-      gateway.kill("SIGTERM");
+      stopNow = true;
       expect(await exited).to.equal(0);
       // The requests in flight at the signal were answered, the last on each connection with `Connection: close`.
-      expect(answers).to.include("401 close");
+      expect(answers.filter((a) => /^\d{3} close$/.test(a))).to.not.be.empty;
     } finally {
       running = false;
       await Promise.all(clients);
