@@ -102,15 +102,12 @@ describe("database outage: pool slots survive a crash mid-transaction", function
       open();
       await all;
       await server!.start();
-      expect(pool.totalCount, "slots still held by dead connections").to.equal(POOL);
-      const wedged = await unguarded.em
-        .fork()
-        .execute("select 1")
-        .then(
-          () => false,
-          (e: Error) => /timeout/i.test(e.message),
-        );
-      expect(wedged, "the next query finds no slot").to.equal(true);
+      // How many of the cut transactions keep their slot is a race (on a loaded machine one may be let go before its
+      // next query): at least one is, and a pool's worth of queries then finds too few slots, for good.
+      expect(pool.totalCount, "slots still held by dead connections").to.be.greaterThan(0);
+      const attempts = await Promise.allSettled(Array.from({ length: POOL }, () => unguarded.em.fork().execute("select 1")));
+      const wedged = attempts.filter((r) => r.status === "rejected" && /timeout/i.test((r.reason as Error).message)).length;
+      expect(wedged, "queries that found no slot").to.be.greaterThan(0);
     } finally {
       // pool.end() waits for the lost slots forever: do not wait for it.
       void unguarded.close(true).catch(() => {});
