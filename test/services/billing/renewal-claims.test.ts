@@ -27,6 +27,16 @@ const claimsOf = (sys: TestSystem, ids: string[]) =>
     ids,
   );
 
+/** What a job handler gets, for a handler the test runs itself (as the watchdog runs a sweep in its process). */
+const jobDeps = (sys: TestSystem, rpc: RpcClients): JobDeps => ({
+  orm: sys.system.orm!,
+  clock: sys.system.clock!.clock,
+  config: sys.config,
+  logger: createLogger("silent"),
+  queues: sys.system.queues!,
+  rpc,
+});
+
 /** Three daily subscriptions of one payer, approved, then due: the clock a day on. */
 async function threeDue(sys: TestSystem, rpc: ReturnType<typeof subscriptionsRpc>): Promise<string[]> {
   const { api } = await sys.createMerchant();
@@ -111,14 +121,7 @@ describe("renewal sweep: claims", () => {
     before(async () => {
       rpc = subscriptionsRpc(sys);
       clients = new RpcClients(sys.config.internalApiToken);
-      const deps: JobDeps = {
-        orm: sys.system.orm!,
-        clock: sys.system.clock!.clock,
-        config: sys.config,
-        logger: createLogger("silent"),
-        queues: sys.system.queues!,
-        rpc: clients,
-      };
+      const deps = jobDeps(sys, clients);
       // What the watchdog does when the sweep's scheduler is missing or stuck (workers/sweep-watchdog.ts): the handler, in its process.
       const handler = handlersOf(renewalsSweep)[0] as SweepHandler;
       sweep = () => handler.handle(deps);
@@ -344,14 +347,7 @@ describe("renewal sweep: claims", () => {
     before(() => {
       rpc = subscriptionsRpc(sys);
       clients = new RpcClients(sys.config.internalApiToken);
-      deps = {
-        orm: sys.system.orm!,
-        clock: sys.system.clock!.clock,
-        config: sys.config,
-        logger: createLogger("silent"),
-        queues: sys.system.queues!,
-        rpc: clients,
-      };
+      deps = jobDeps(sys, clients);
     });
     after(() => {
       clients?.close();
