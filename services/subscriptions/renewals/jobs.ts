@@ -8,6 +8,7 @@ import {
   heldRenewalClaims,
   releaseClaimsOfLostJobs,
   releaseRenewalClaims,
+  renewalSets,
   type EnqueueRenewals,
 } from "./find-due-renewals.ts";
 import { renewSubscription } from "./renew-subscription.ts";
@@ -17,13 +18,11 @@ import { retryPastDueOnTopUp } from "./retry-on-top-up.ts";
 import { accountCreditedKind, accountDebitedKind, notifyUpcomingChargeKind, renewalsSweep, renewBatchKind, renewSubscriptionKind } from "./renewal-queue.ts";
 import { recheckChargesAtRisk } from "./charge-at-risk.ts";
 
-/** One bulk add per claim (up to the look-ahead), one job per RENEWAL_JOB_SIZE subscriptions, each with the claim's token. */
+/** One bulk add per claim (up to the look-ahead), one job per set of at most RENEWAL_JOB_SIZE (renewalSets), each with the claim's token. */
 const enqueueRenewalSets =
   (deps: JobDeps): EnqueueRenewals =>
-  (due, claim) => {
-    const sets: { subscriptionIds: string[]; claim: string }[] = [];
-    for (let i = 0; i < due.length; i += RENEWAL_JOB_SIZE)
-      sets.push({ subscriptionIds: due.slice(i, i + RENEWAL_JOB_SIZE).map((d) => d.subscriptionId), claim });
+  (due, claim, more) => {
+    const sets = renewalSets(due, RENEWAL_JOB_SIZE).map((set) => ({ subscriptionIds: set.map((d) => d.subscriptionId), claim, more }));
     return deps.queues.addBulk(renewBatchKind, sets).then(() => {});
   };
 
@@ -47,9 +46,10 @@ export const renewalJobs = [
     if (result.errored > 0) deps.metrics?.renewalErrors.inc(result.errored);
     // Only when it ran through (a subscription that failed alone included): after an error (a service down) the claims stay until they run out, a natural back-off.
     await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds, payload.claim);
-    // A full set suggests more is due: its slots claim the next set now rather than at the next interval. The set is
-    // renewed already: a failed hand-on is logged, not the job's failure (the periodic sweep claims them).
-    if (payload.subscriptionIds.length >= RENEWAL_JOB_SIZE) {
+    // A set of a claim that took all its room suggests more is due (a job queued before `more` existed: a full set):
+    // its slots claim the next set now rather than at the next interval. The set is renewed already: a failed hand-on
+    // is logged, not the job's failure (the periodic sweep claims them).
+    if (payload.more ?? payload.subscriptionIds.length >= RENEWAL_JOB_SIZE) {
       await handOnSlots(contextFor(deps), held, payload.claim)
         .then((slots) => (slots > 0 ? claimNextRenewals(contextFor(deps), enqueueRenewalSets(deps), slots) : 0))
         .catch((err: unknown) => deps.logger.warn({ err: (err as Error).message }, "renewals: the next set could not be claimed; the sweep will"));

@@ -21,9 +21,11 @@ import type { Queues } from "../../platform/queue/queues.ts";
  * same subscriptions, which met the first at every lock. The job that runs
  * ends the claims of the rows it renews in their settle, whichever claim they
  * hold.
- * `claim` is absent from jobs queued by earlier versions.
+ * `more`: the claim took all the room it was given, so more may be due and
+ * the job hands its slots on when it ends (jobs.ts).
+ * `claim` and `more` are absent from jobs queued by earlier versions.
  */
-export const renewBatchKind = jobKind<{ subscriptionIds: string[]; claim?: string }>({
+export const renewBatchKind = jobKind<{ subscriptionIds: string[]; claim?: string; more?: boolean }>({
   name: "renewals.renew-batch",
   group: "renewals",
   id: (p) => jobId("renew-batch", String(p.subscriptionIds.length), createHash("sha256").update(p.subscriptionIds.join(",")).digest("hex").slice(0, 32)),

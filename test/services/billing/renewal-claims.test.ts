@@ -8,6 +8,7 @@ import {
   heldRenewalClaims,
   releaseClaimsOfLostJobs,
   releaseRenewalClaims,
+  renewalSets,
   type DueRenewal,
 } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
 import { claimDueSubscriptions } from "../../../services/subscriptions/renewals/renewal-store.ts";
@@ -15,7 +16,6 @@ import { renewBatchKind, renewalsSweep } from "../../../services/subscriptions/r
 import { createLogger } from "../../../services/platform/logger.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import type { JobDeps, JobHandler, SweepHandler } from "../../../services/platform/queue/define-job.ts";
-import { RENEWAL_JOB_SIZE } from "../../../services/subscriptions/renewals/renew-batch.ts";
 import { handlersOf, type TestSystem, useTestSystem } from "../../support/system.ts";
 import { createWalletUser, subscriptionsRpc } from "../../support/subscriptions.ts";
 import { eventually } from "../../support/eventually.ts";
@@ -338,7 +338,7 @@ describe("renewal sweep: claims", () => {
     expect(renewBatchKind.id({ subscriptionIds: ids })).to.not.equal(renewBatchKind.id({ subscriptionIds: [ids[1]!, ids[0]!] }));
   });
 
-  describe("a full set's hand-on, through the job", () => {
+  describe("the hand-on, through the job", () => {
     let rpc: ReturnType<typeof subscriptionsRpc>;
     let clients: RpcClients;
     let deps: JobDeps;
@@ -354,30 +354,75 @@ describe("renewal sweep: claims", () => {
       rpc?.close();
     });
 
-    it("a full set that ran through claims the next due subscription and queues it with its own claim", async () => {
+    it("a set of a claim that took all its room hands its slots on: the next due subscription, queued with its own claim", async () => {
       const ids = await threeDue(sys, rpc);
-      const claims: { ids: string[]; claim: string }[] = [];
-      const capture = async (due: DueRenewal[], claim: string) => void claims.push({ ids: due.map((d) => d.subscriptionId), claim });
-      // Two of the three, then the job of those two as the sweep would queue it, made a full set (the hand-on's
-      // condition) with ids of nothing.
+      const claims: { ids: string[]; claim: string; more: boolean }[] = [];
+      const capture = async (due: DueRenewal[], claim: string, more: boolean) => void claims.push({ ids: due.map((d) => d.subscriptionId), claim, more });
+      // Two of the three: all the room it had, so more may be due.
       expect(await claimDueRenewals(sys.context(), capture, 2)).to.equal(2);
       const [first] = claims;
+      expect(first!.more).to.equal(true);
       const third = ids.find((id) => !first!.ids.includes(id))!;
-      const padding = Array.from({ length: RENEWAL_JOB_SIZE - first!.ids.length }, () => randomUUID());
-      const handler = handlersOf(renewBatchKind)[0] as JobHandler<{ subscriptionIds: string[]; claim?: string }>;
-      await handler.handle(deps, { subscriptionIds: [...first!.ids, ...padding], claim: first!.claim });
+      const handler = handlersOf(renewBatchKind)[0] as JobHandler<{ subscriptionIds: string[]; claim?: string; more?: boolean }>;
+      await handler.handle(deps, { subscriptionIds: first!.ids, claim: first!.claim, more: true });
 
       // Renewed and released; its two slots claimed the third, queued as a set with the new claim's token.
       for (const id of first!.ids) expect((await chargesOf(sys, id)).map((c) => [c.period_index, c.status]).at(-1)).to.deep.equal([1, "SUCCEEDED"]);
       expect((await claimsOf(sys, first!.ids)).every((c) => c.until === null)).to.equal(true);
-      const waiting = await sys.system.queues!.queue("renewals").getJobs(["waiting"]);
-      const sets = waiting.filter((j) => j.name === renewBatchKind.name).map((j) => j.data as { subscriptionIds: string[]; claim: string });
+      const queued = async () =>
+        (await sys.system.queues!.queue("renewals").getJobs(["waiting"]))
+          .filter((j) => j.name === renewBatchKind.name)
+          .map((j) => j.data as { subscriptionIds: string[]; claim: string; more: boolean });
+      const sets = await queued();
       expect(sets.map((j) => j.subscriptionIds)).to.deep.equal([[third]]);
       expect(sets[0]!.claim).to.be.a("string").and.not.equal(first!.claim);
+      // Two slots, one found: nothing more is due, so the third's job will not hand on.
+      expect(sets[0]!.more).to.equal(false);
       expect((await claimsOf(sys, [third]))[0]!.until).to.not.equal(null);
       // Run again (a retried job), it has no live claim left to hand on: nothing more is queued.
-      await handler.handle(deps, { subscriptionIds: [...first!.ids, ...padding], claim: first!.claim });
-      expect((await sys.system.queues!.queue("renewals").getJobs(["waiting"])).filter((j) => j.name === renewBatchKind.name)).to.have.length(1);
+      await handler.handle(deps, { subscriptionIds: first!.ids, claim: first!.claim, more: true });
+      expect(await queued()).to.have.length(1);
+    });
+
+    it("a job queued before claims said whether more is due, not a full set, hands nothing on", async () => {
+      await threeDue(sys, rpc);
+      const claims: { ids: string[]; claim: string }[] = [];
+      // Two claimed without a count (the live claims of the test before stay).
+      expect(await claimNextRenewals(sys.context(), async (due, claim) => void claims.push({ ids: due.map((d) => d.subscriptionId), claim }), 2)).to.equal(2);
+      const [first] = claims;
+      const handler = handlersOf(renewBatchKind)[0] as JobHandler<{ subscriptionIds: string[]; claim?: string }>;
+      const waitingSets = async () => (await sys.system.queues!.queue("renewals").getJobs(["waiting"])).filter((j) => j.name === renewBatchKind.name);
+      const before = (await waitingSets()).length;
+      // Not full: renewed and released, nothing handed on.
+      await handler.handle(deps, { subscriptionIds: first!.ids, claim: first!.claim });
+      expect((await claimsOf(sys, first!.ids)).every((c) => c.until === null)).to.equal(true);
+      expect(await waitingSets()).to.have.length(before);
+    });
+  });
+
+  describe("cut into sets by payer", () => {
+    /** `counts[i]` renewals of payer i, in the claim's order. */
+    const claimOf = (counts: number[]): DueRenewal[] =>
+      counts.flatMap((n, payer) => Array.from({ length: n }, (_, k) => ({ subscriptionId: `${payer}-${k}`, periodIndex: 1, attempt: 1, payer: `p${payer}` })));
+    const shape = (sets: DueRenewal[][]) =>
+      sets.map((set) => [...new Set(set.map((d) => d.payer))].map((p) => `${p}:${set.filter((d) => d.payer === p).length}`).join(" "));
+
+    it("whole payers, so that no two sets of a claim charge the same wallet account", () => {
+      // Payers of 200 with sets of 250: cut every 250, every set shared a payer with the next and waited for its commit.
+      expect(shape(renewalSets(claimOf([200, 200, 200]), 250))).to.deep.equal(["p0:200", "p1:200", "p2:200"]);
+      expect(shape(renewalSets(claimOf([100, 100, 100, 30]), 250))).to.deep.equal(["p0:100 p1:100", "p2:100 p3:30"]);
+    });
+
+    it("a payer with more than a set alone takes sets of its own, its last shared only with the payers after it", () => {
+      expect(shape(renewalSets(claimOf([10, 600, 40]), 250))).to.deep.equal(["p0:10", "p1:250", "p1:250", "p1:100 p2:40"]);
+    });
+
+    it("keeps every renewal once, in the claim's order, no set over its size", () => {
+      const due = claimOf([3, 7, 1, 12, 5, 5, 2]);
+      const sets = renewalSets(due, 8);
+      expect(sets.flat()).to.deep.equal(due);
+      expect(sets.every((set) => set.length > 0 && set.length <= 8)).to.equal(true);
+      expect(renewalSets([], 8)).to.deep.equal([]);
     });
   });
 
