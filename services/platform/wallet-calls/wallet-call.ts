@@ -8,7 +8,7 @@ import { WALLET_CALL_PENDING } from "./wallet-call-status.ts";
 import { countFailures, dueWalletCallIds, LEASE_SECONDS, takeLease, walletCallStatus } from "./wallet-call-store.ts";
 
 // The protocol's steps its openers and reconciliation use; their statements live in the store.
-export { renewLeases, takeLease, walletCallAnomalies } from "./wallet-call-store.ts";
+export { LEASE_SECONDS, renewLeases, takeLease, walletCallAnomalies } from "./wallet-call-store.ts";
 
 /**
  * The protocol every call that moves money in the wallet follows (a
@@ -18,7 +18,7 @@ export { renewLeases, takeLease, walletCallAnomalies } from "./wallet-call-store
  *
  *  1. Open: the row that owns the call is committed PENDING first, in the
  *     transaction that decided it (outbox), usually leased to its opener
- *     (LEASED_INSERT_COLUMNS, or takeLease right after the insert).
+ *     (LEASED_INSERT, or takeLease right after the insert).
  *  2. Call: only the lease holder calls the wallet, with an idempotency key
  *     made from the row's id (wallet/contract.ts ledgerKeys): a retry of a
  *     key that moved money answers that first movement and moves nothing.
@@ -48,7 +48,7 @@ export { renewLeases, takeLease, walletCallAnomalies } from "./wallet-call-store
  * WAIT_FOR_CHARGE_MS) < the caller's RPC deadline (RPC_TIMEOUT_MS, at least
  * 4 s, 8 s by default) < the lease (30 s). A batch call (ChargeBatch, the
  * renewal engine's: no request waits on it) has WALLET_BATCH_CALL_TIMEOUT_MS
- * (15 s), still inside the lease its rows renewed just before the call.
+ * (15 s), still inside the lease its rows took or renewed just before the call.
  */
 export const WALLET_CALL_TIMEOUT_MS = 3_000;
 /**

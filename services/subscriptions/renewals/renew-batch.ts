@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import type { UseCaseContext } from "../../platform/use-case.ts";
 import { Subscription, SubscriptionCharge, type ChargeRow } from "../entities.ts";
@@ -64,10 +65,11 @@ export async function renewBatch(ctx: UseCaseContext, ports: SubscriptionPorts, 
   let ids = [...new Set(subscriptionIds)];
   for (let round = 0; ids.length > 0 && round < MAX_PERIODS_PER_RUN; round += 1) {
     const terms = await readTerms(ctx, ports, ids, oneByOne);
+    const leasesTakenAt = performance.now();
     const opened = await openCharges(ctx, ports, ids, terms, oneByOne);
     if (opened.length === 0) break;
     // An RPC failure counts on each row (back-off) and throws: the rows stay PENDING for the stale-charge sweep.
-    const answers = await chargeWalletBatch(ctx.em.fork(), ports, opened).catch(async (err: unknown) => {
+    const answers = await chargeWalletBatch(ctx.em.fork(), ports, opened, leasesTakenAt).catch(async (err: unknown) => {
       await recordFailures(
         ctx.em.fork(),
         chargeCall(ports),

@@ -1,10 +1,11 @@
 import { expect } from "chai";
+import { performance } from "node:perf_hooks";
 import { ChargeOutcome } from "../../../proto/gen/billing/wallet/v1/wallet_pb.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { subscriptionPorts, type SubscriptionPorts } from "../../../services/subscriptions/ports.ts";
 import { SubscriptionCharge } from "../../../services/subscriptions/entities.ts";
-import { chargeWallet, commitSettle } from "../../../services/subscriptions/charges/settle-charge.ts";
+import { chargeWallet, chargeWalletBatch, commitSettle } from "../../../services/subscriptions/charges/settle-charge.ts";
 import { takeLease } from "../../../services/platform/wallet-calls/wallet-call.ts";
 import { renewSubscription } from "../../../services/subscriptions/renewals/renew-subscription.ts";
 import { type TestSystem, useTestSystem } from "../../support/system.ts";
@@ -110,5 +111,34 @@ describe("charge protocol: a settle delayed past its lease is fenced off", () =>
     expect(res.state).to.equal("settled");
     expect((await chargesOf(sys, subscriptionId)).map((c) => c.status)).to.deep.equal(["SUCCEEDED", "SUCCEEDED"]);
     expect(await debitsOf(sys, subscriptionId)).to.equal(2);
+  });
+
+  it("a set's first ChargeBatch right after its leases were taken calls without renewing them; long after, it renews first and leaves out a row taken over", async () => {
+    const { api } = await sys.createMerchant();
+    // The first payment spends the balance: the renewal is refused, so no money moves whatever is called.
+    const { subscriptionId } = await approvedSubscription(sys, api, rpc.client, { plan: { amount: "4", interval: "DAY" }, credits: { USDT_TRON: "4" } });
+    const active = await subscriptionOf(api, subscriptionId);
+    await advanceTo(sys, new Date(Date.parse(active.nextBillingAt) + 60_000));
+    const { id: chargeId } = await make.charge(sys, { subscriptionId, amount: 4, leaseSeconds: 30, leaseGeneration: 1 });
+    const charge = await sys.context().em.findOneOrFail(SubscriptionCharge, { id: chargeId });
+    const leaseOf = async () =>
+      (await sys.sql<{ until: string }>("select lease_until::text as until from subscription_charges where id = ?", [chargeId]))[0]!.until;
+    const taken = await leaseOf();
+
+    // Right after: called, the lease as it was taken (no update of the row).
+    const fresh = await chargeWalletBatch(sys.context().em.fork(), ports, [charge], performance.now());
+    expect(fresh.get(chargeId)?.outcome).to.equal(ChargeOutcome.INSUFFICIENT_FUNDS);
+    expect(await leaseOf()).to.equal(taken);
+
+    // Long after (a stalled process), with the lease held still: renewed, then called.
+    const late = await chargeWalletBatch(sys.context().em.fork(), ports, [charge], performance.now() - 60_000);
+    expect(late.get(chargeId)?.outcome).to.equal(ChargeOutcome.INSUFFICIENT_FUNDS);
+    expect(await leaseOf()).to.not.equal(taken);
+
+    // Long after, the lease run out and taken over by the sweep meanwhile: not called under the old generation.
+    await sys.sql("update subscription_charges set lease_until = now() - interval '1 second' where id = ?", [chargeId]);
+    expect(await takeLease(sys.context().em, "subscription_charges", chargeId)).to.equal(2);
+    const overtaken = await chargeWalletBatch(sys.context().em.fork(), ports, [charge], performance.now() - 60_000);
+    expect(overtaken.size).to.equal(0);
   });
 });
