@@ -165,8 +165,10 @@ export class SplitApiFigures {
     if (this.shape === "all") {
       this.roles.push(await this.sys.spawnRole("npm start", "all"));
     } else {
-      this.roles.push(await this.sys.spawnRole("services", "services"));
-      this.roles.push(await this.sys.spawnRole("gateway", "gateway"));
+      // BENCH_PROFILE: CPU profiles of the gateway and the services (`<prefix>-api-split/`), written when they stop.
+      const profile = process.env.BENCH_PROFILE ? `${process.env.BENCH_PROFILE}-api-split` : undefined;
+      this.roles.push(await this.sys.spawnRole("services", "services", {}, profile));
+      this.roles.push(await this.sys.spawnRole("gateway", "gateway", {}, profile));
       this.roles.push(await this.sys.spawnRole("workers", "workers"));
     }
     const merchant = await this.sys.createMerchant("Bench");
