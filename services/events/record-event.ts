@@ -29,19 +29,20 @@ const collections = new WeakMap<EntityManager, Collection>();
  * complete it after this call (a version, a receipt number).
  */
 export function recordEvent(em: EntityManager, clock: Clock, event: NewEvent): EventRow {
-  const row = {
-    id: randomUUID(),
-    merchantId: event.merchantId,
-    type: event.type,
-    data: event.data,
-    createdAt: clock.now(),
-  };
   const collected = collections.get(em);
-  if (!collected) return em.create(Event, row);
-  const plain: EventRow = { ...row, publishedSeq: null };
+  if (!collected) return em.create(Event, eventRow(clock, event));
+  const plain = eventRow(clock, event);
   if (collected.seqs) throw new Error("recordEvent: this transaction's collected events have their seq reserved already");
   collected.rows.push(plain);
   return plain;
+}
+
+/**
+ * An event as a plain row, for a use case that writes it with its own statement in its change's transaction (the
+ * outbox rule holds: the statement commits with the change): no entity to make and none to track.
+ */
+export function eventRow(clock: Clock, event: NewEvent): EventRow {
+  return { id: randomUUID(), merchantId: event.merchantId, type: event.type, data: event.data, createdAt: clock.now(), publishedSeq: null };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { UseCaseContext } from "../platform/use-case.ts";
 import { DomainError, invalid } from "../platform/errors.ts";
 import { isUuid } from "../platform/ids.ts";
 import { parseEmail } from "../platform/email.ts";
-import { recordEvent } from "../events/record-event.ts";
+import { eventRow } from "../events/record-event.ts";
 import type { AuthorizationRow, SubscriptionRow } from "./entities.ts";
 import { insertNewSubscription, liveSubscriptionByReference } from "./subscription-store.ts";
 import { subscriptionRecord } from "./subscription-record.ts";
@@ -163,9 +163,8 @@ export async function createSubscription(
     }
     return { subscription, authorization, authorizationUrl: authorizationUrl(ports.publicBaseUrl, token) };
   }
-  // The outbox's own builder makes the event (on a throwaway entity manager, so no later query can
-  // auto-flush it): it is inserted below with the rows.
-  const event = recordEvent(ctx.em.fork(), ctx.clock, {
+  // A plain row (no entity a later query could auto-flush): it is inserted below with the rows, in one statement.
+  const event = eventRow(ctx.clock, {
     merchantId: input.merchantId,
     type: "subscription.created",
     data: subscriptionRecord(subscription, authorization),
