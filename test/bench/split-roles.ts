@@ -31,6 +31,25 @@ const ADMIN_KEY = "bench-admin-key-0123456789";
 
 export type Role = "gateway" | "services" | "workers" | "all";
 
+/** Every role process this bench started and has not seen exit. */
+const live = new Set<ChildProcess>();
+let endingOnSignal = false;
+/**
+ * A bench told to stop (Ctrl-C, `kill`, a `timeout`) takes its role processes with it: they are children, not in its
+ * process group once a supervisor signals the bench alone, and a `finally` never runs on a signal. Installed with the
+ * first role.
+ */
+function endRolesOnSignal(): void {
+  if (endingOnSignal) return;
+  endingOnSignal = true;
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      for (const child of live) child.kill("SIGTERM");
+      process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const)[signal]);
+    });
+  }
+}
+
 export interface RoleProcess {
   name: string;
   child: ChildProcess;
@@ -88,6 +107,9 @@ export class SplitSystem {
       env: { ...this.env, METRICS_PORT: String(opsPort), ...env },
       stdio: ["ignore", "ignore", "pipe"],
     });
+    endRolesOnSignal();
+    live.add(child);
+    child.once("exit", () => live.delete(child));
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const spawnedAt = Date.now();
