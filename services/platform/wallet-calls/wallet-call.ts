@@ -60,9 +60,10 @@ export const WALLET_CALL_TIMEOUT_MS = 3_000;
  * slower than the batch (10,000 renewals: 500 rows timed out at 3 s and took
  * 25 s more than the other 9,500 together). One lock wait is still bounded by
  * the database's statement timeout (DB_STATEMENT_TIMEOUT_MS, 5 s by default).
- * A set that calls for several merchants renews, before each call, the leases
- * of the rows answered before too (chargeWalletBatch): it settles them all
- * after its last call.
+ * A set that calls for several merchants renews, before each call but a
+ * first one made right after its leases were taken (FRESH_LEASE_MS), the
+ * leases of the rows answered before too (chargeWalletBatch): it settles them
+ * all after its last call.
  */
 export const WALLET_BATCH_CALL_TIMEOUT_MS = 15_000;
 /** A row whose call or settle failed this many times in a row is parked. */

@@ -111,11 +111,16 @@ export async function chargeWallet(ports: ChargePorts, charge: ChargeRow): Promi
 /**
  * A set's first ChargeBatch called this soon after its leases were taken
  * calls without renewing them: they outlast the call (WALLET_BATCH_CALL_TIMEOUT_MS)
- * with LEASE_SECONDS to spare for the settle. Renewing them anyway was one
- * update of every row of the set, none of them HOT (the rows just written
- * fill their pages): 0.9 s of the database's 15 s for 10,000 renewals (B8).
- * Measured on this process's monotonic clock from before the leases' database
- * time began, so a process that stalled in between renews as before.
+ * with 10 s left for the settle (a renewal just before the call left 15 s).
+ * Renewing them anyway was one update of every row of the set, none of them
+ * HOT (the rows just written fill their pages): 0.9 s of the database's 15 s
+ * for 10,000 renewals (B8). Measured on this process's monotonic clock from
+ * before the leases' database time began, so a process that stalled in
+ * between renews as before. That clock stops while the machine is suspended
+ * and database time does not: a host suspended longer than the lease in
+ * between could call under a lease taken over, the case the protocol already
+ * allows for a holder stalled after its renewal (wallet-call.ts, step 2): the
+ * settle's fence keeps that answer from being recorded.
  */
 const FRESH_LEASE_MS = LEASE_SECONDS * 1000 - WALLET_BATCH_CALL_TIMEOUT_MS - 10_000;
 

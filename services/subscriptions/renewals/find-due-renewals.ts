@@ -112,6 +112,7 @@ async function claimUpTo(ctx: UseCaseContext, enqueue: EnqueueRenewals, room: nu
  * waits on the payers' account locks in 16 s of statements).
  */
 export function renewalSets(due: readonly DueRenewal[], size: number): DueRenewal[][] {
+  if (!Number.isInteger(size) || size < 1) throw new Error(`renewalSets: a set's size must be a positive integer, not ${size}`);
   const sets: DueRenewal[][] = [];
   let current: DueRenewal[] = [];
   for (let start = 0; start < due.length; ) {

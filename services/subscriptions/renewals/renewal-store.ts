@@ -77,8 +77,8 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
 
 /**
  * How many subscriptions are under a live claim, due or not: a job's rows
- * stop being due when its settle commits, and hold their claims until the job
- * releases them; counted as due only, they made room for more than the
+ * renewed one by one stop being due before the job releases their claims;
+ * counted as due only, they made room for more than the
  * look-ahead each time a sweep ran meanwhile, and the jobs' hand-ons
  * (claimNextRenewals) kept that surplus.
  */
