@@ -18,13 +18,41 @@ import { retryPastDueOnTopUp } from "./retry-on-top-up.ts";
 import { accountCreditedKind, accountDebitedKind, notifyUpcomingChargeKind, renewalsSweep, renewBatchKind, renewSubscriptionKind } from "./renewal-queue.ts";
 import { recheckChargesAtRisk } from "./charge-at-risk.ts";
 
-/** One bulk add per claim (up to the look-ahead), one job per set of at most RENEWAL_JOB_SIZE (renewalSets), each with the claim's token. */
+/**
+ * One bulk add per claim (up to the look-ahead), one job per set of at most RENEWAL_JOB_SIZE (renewalSets), each with
+ * the claim's token. A set's job id is the set's alone, so the add does nothing while a job of the same set waits or
+ * runs. Waiting, that job renews the rows all the same (its settle ends whichever claim they hold). Running, it is
+ * past its settle (before it, the rows' own claims keep them from being claimed again): it will not renew them again,
+ * and the new claim would wait to run out (60 s) with no job. Such a set gets a job of its own (`again`).
+ */
 const enqueueRenewalSets =
   (deps: JobDeps): EnqueueRenewals =>
-  (due, claim, more) => {
+  async (due, claim, more) => {
     const sets = renewalSets(due, RENEWAL_JOB_SIZE).map((set) => ({ subscriptionIds: set.map((d) => d.subscriptionId), claim, more }));
-    return deps.queues.addBulk(renewBatchKind, sets).then(() => {});
+    if (!(await deps.queues.addBulk(renewBatchKind, sets))) return;
+    const again = await runningElsewhere(deps, sets, claim).catch((err: unknown) => {
+      deps.logger.warn({ err: (err as Error).message }, "renewals: could not check the sets' jobs; a set whose job was running waits for its claim to run out");
+      return [];
+    });
+    if (again.length > 0)
+      await deps.queues.addBulk(
+        renewBatchKind,
+        again.map((set) => ({ ...set, again: claim })),
+      );
   };
+
+/** The sets whose job, by id, is running under another claim, or already gone (it ended between the add and this look). */
+async function runningElsewhere<S extends { subscriptionIds: string[] }>(deps: JobDeps, sets: S[], claim: string): Promise<S[]> {
+  const queue = deps.queues.queue(renewBatchKind.group);
+  const found = await Promise.all(
+    sets.map(async (set) => {
+      const job = await queue.getJob(renewBatchKind.id(set));
+      if (!job) return true;
+      return (job.data as { claim?: string }).claim !== claim && (await job.isActive());
+    }),
+  );
+  return sets.filter((_, i) => found[i]);
+}
 
 /** Handlers of the `renewals` group (kinds and enqueueing: renewal-queue.ts). */
 export const renewalJobs = [

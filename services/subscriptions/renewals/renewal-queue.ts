@@ -24,11 +24,19 @@ import type { Queues } from "../../platform/queue/queues.ts";
  * `more`: the claim took all the room it was given, so more may be due and
  * the job hands its slots on when it ends (jobs.ts).
  * `claim` and `more` are absent from jobs queued by earlier versions.
+ * `again`: the claim's token, in the id too, for a set whose job was still
+ * running when its rows were claimed anew (jobs.ts, enqueueRenewalSets).
  */
-export const renewBatchKind = jobKind<{ subscriptionIds: string[]; claim?: string; more?: boolean }>({
+export const renewBatchKind = jobKind<{ subscriptionIds: string[]; claim?: string; more?: boolean; again?: string }>({
   name: "renewals.renew-batch",
   group: "renewals",
-  id: (p) => jobId("renew-batch", String(p.subscriptionIds.length), createHash("sha256").update(p.subscriptionIds.join(",")).digest("hex").slice(0, 32)),
+  id: (p) =>
+    jobId(
+      "renew-batch",
+      String(p.subscriptionIds.length),
+      createHash("sha256").update(p.subscriptionIds.join(",")).digest("hex").slice(0, 32),
+      ...(p.again === undefined ? [] : [p.again]),
+    ),
   options: ONE_SHOT,
 });
 

@@ -1,6 +1,8 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { Worker } from "bullmq";
+import { Redis } from "ioredis";
 import {
   claimDueRenewals,
   claimNextRenewals,
@@ -397,6 +399,57 @@ describe("renewal sweep: claims", () => {
       await handler.handle(deps, { subscriptionIds: first!.ids, claim: first!.claim });
       expect((await claimsOf(sys, first!.ids)).every((c) => c.until === null)).to.equal(true);
       expect(await waitingSets()).to.have.length(before);
+    });
+  });
+
+  describe("a set claimed anew while its job still runs", () => {
+    let rpc: ReturnType<typeof subscriptionsRpc>;
+    let clients: RpcClients;
+    let sweep: () => Promise<void>;
+    // No worker: the test plays the job itself, and the sweep is run as the watchdog runs it.
+    const sys = useTestSystem({ workerGroups: [] });
+    before(() => {
+      rpc = subscriptionsRpc(sys);
+      clients = new RpcClients(sys.config.internalApiToken);
+      const handler = handlersOf(renewalsSweep)[0] as SweepHandler;
+      sweep = () => handler.handle(jobDeps(sys, clients));
+    });
+    after(() => {
+      clients?.close();
+      rpc?.close();
+    });
+
+    it("gets a job of its own instead of waiting with no job for its claim to run out", async () => {
+      const ids = await threeDue(sys, rpc);
+      const queue = sys.system.queues!.queue("renewals");
+      // Only the set's job in the queue (the top-ups queued theirs), so the worker below takes that one.
+      await queue.drain();
+      await sweep();
+      const [queued] = await queue.getJobs(["waiting"]);
+      const first = queued!.data as { subscriptionIds: string[]; claim: string };
+      expect([...first.subscriptionIds].sort()).to.deep.equal([...ids].sort());
+
+      // A worker takes that job, and it is past its settle (which ends the rows' claims), not yet ended.
+      const connection = new Redis(sys.config.redisUrl, { maxRetriesPerRequest: null });
+      const worker = new Worker(queue.name, null, { connection, prefix: queue.opts.prefix, autorun: false });
+      try {
+        const running = await worker.getNextJob("test-lock");
+        expect(running?.id).to.equal(queued!.id);
+        await sys.sql(`update subscriptions set renewal_claimed_until = null where id in (${ids.map(() => "?").join(", ")})`, ids);
+
+        // Due again (a catch-up period, or a clock advanced meanwhile): the sweep claims the same set anew. The add of
+        // the set's own id does nothing while that job runs; the set gets a job of its own, with the new claim.
+        await sweep();
+        const waiting = (await queue.getJobs(["waiting"])).map((j) => j.data as { subscriptionIds: string[]; claim: string; again?: string });
+        expect(waiting).to.have.length(1);
+        expect(waiting[0]!.subscriptionIds).to.deep.equal(first.subscriptionIds);
+        expect(waiting[0]!.claim).to.be.a("string").and.not.equal(first.claim);
+        expect(waiting[0]!.again).to.equal(waiting[0]!.claim);
+        expect((await claimsOf(sys, ids)).every((c) => c.until !== null)).to.equal(true);
+      } finally {
+        await worker.close();
+        connection.disconnect();
+      }
     });
   });
 
