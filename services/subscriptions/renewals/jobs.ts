@@ -41,18 +41,25 @@ const enqueueRenewalSets =
       );
   };
 
-/** The sets whose job, by id, is running under another claim, or already gone (it ended between the add and this look). */
+/**
+ * The sets whose job, by id, runs (or ran) under another claim, or is gone: all but those whose job is this claim's
+ * or waits. One look at the job's state, so a job that ends between the look-up and the look counts as ended.
+ */
 async function runningElsewhere<S extends { subscriptionIds: string[] }>(deps: JobDeps, sets: S[], claim: string): Promise<S[]> {
   const queue = deps.queues.queue(renewBatchKind.group);
   const found = await Promise.all(
     sets.map(async (set) => {
       const job = await queue.getJob(renewBatchKind.id(set));
       if (!job) return true;
-      return (job.data as { claim?: string }).claim !== claim && (await job.isActive());
+      if ((job.data as { claim?: string }).claim === claim) return false;
+      return !WAITS.has(await job.getState());
     }),
   );
   return sets.filter((_, i) => found[i]);
 }
+
+/** A job in these states has not started: it renews its set's rows whatever claim they hold by then. */
+const WAITS = new Set(["waiting", "prioritized", "delayed", "waiting-children"]);
 
 /** Handlers of the `renewals` group (kinds and enqueueing: renewal-queue.ts). */
 export const renewalJobs = [
