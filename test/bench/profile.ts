@@ -68,24 +68,24 @@ async function statementTimes(name: string): Promise<() => Promise<void>> {
   return async () => {
     const [sum] = (
       await client.query(
-        `select sum(calls)::bigint as calls, round(sum(total_exec_time))::bigint as total_ms, sum(shared_blks_hit + shared_blks_read)::bigint as blocks,
+        `select sum(calls)::bigint as calls, round(sum(total_exec_time))::bigint as total_ms, round(sum(total_plan_time))::bigint as plan_ms, sum(shared_blks_hit + shared_blks_read)::bigint as blocks,
                 sum(shared_blks_dirtied)::bigint as dirtied, pg_size_pretty(sum(wal_bytes)) as wal,
                 sum(jit_functions)::bigint as jit_functions, round(sum(jit_generation_time + jit_inlining_time + jit_optimization_time + jit_emission_time))::bigint as jit_ms
            from pg_stat_statements`,
       )
     ).rows;
     const { rows } = await client.query(
-      `select calls, round(total_exec_time)::int as total_ms, round((total_exec_time / calls)::numeric, 2) as mean_ms, rows,
+      `select calls, round(total_exec_time)::int as total_ms, round((total_exec_time / nullif(calls, 0))::numeric, 2) as mean_ms, round(total_plan_time)::int as plan_ms, rows,
               shared_blks_hit + shared_blks_read as blocks, regexp_replace(query, '\\s+', ' ', 'g') as query
          from pg_stat_statements order by total_exec_time desc limit 30`,
     );
     await client.end();
     const lines = rows.map(
       (r) =>
-        `${String(r.total_ms).padStart(8)} ms ${String(r.calls).padStart(7)} calls ${String(r.mean_ms).padStart(9)} ms/call ${String(r.rows).padStart(8)} rows ${String(r.blocks).padStart(9)} blks  ${String(r.query).slice(0, 220)}`,
+        `${String(r.total_ms).padStart(8)} ms ${String(r.plan_ms).padStart(6)} ms planning ${String(r.calls).padStart(7)} calls ${String(r.mean_ms).padStart(9)} ms/call ${String(r.rows).padStart(8)} rows ${String(r.blocks).padStart(9)} blks  ${String(r.query).slice(0, 220)}`,
     );
     process.stderr.write(
-      `[bench] ${name}: in all ${sum.calls} statements, ${sum.total_ms} ms, ${sum.blocks} blocks read or hit, ${sum.dirtied} dirtied, WAL ${sum.wal}, JIT ${sum.jit_functions} functions compiled in ${sum.jit_ms} ms\n` +
+      `[bench] ${name}: in all ${sum.calls} statements, ${sum.total_ms} ms (and ${sum.plan_ms} ms planning, where pg_stat_statements.track_planning is on), ${sum.blocks} blocks read or hit, ${sum.dirtied} dirtied, WAL ${sum.wal}, JIT ${sum.jit_functions} functions compiled in ${sum.jit_ms} ms\n` +
         `[bench] ${name}: statements by time in the window\n${lines.join("\n")}\n`,
     );
   };

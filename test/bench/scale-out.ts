@@ -11,7 +11,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SplitSystem, type RoleProcess } from "./split-roles.ts";
-import { cpuSeconds } from "./split-figures.ts";
+import { cpuSeconds } from "./proc-stats.ts";
 import { approveAsCustomer, pool } from "./figures.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";

@@ -3,7 +3,7 @@
  * processes (split-roles.ts), seeded through the public and admin APIs.
  */
 import { spawn } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { cpuSeconds, databaseCpuSeconds, residentMib } from "./proc-stats.ts";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SplitSystem, type RoleProcess } from "./split-roles.ts";
@@ -106,39 +106,6 @@ export async function splitWebhooksFigure(events: number, maxInFlight?: number):
 /** The webhooks worker process, started last (as an SRE scales it up). */
 function spawnWebhooks(sys: SplitSystem, profileDir?: string) {
   return sys.spawnRole("webhooks", "workers", { WORKER_GROUPS: "webhooks" }, profileDir);
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
-export async function cpuSeconds(pid: number): Promise<number | undefined> {
-  try {
-    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * CPU seconds of PostgreSQL's backends connected to `database` now (from /proc, Linux; the backend's title names its
- * database): the work of this bench's processes alone, on a server other sessions share. A backend that exits
- * meanwhile takes its time with it: read it over a window where the pools keep their connections.
- */
-async function databaseCpuSeconds(database: string): Promise<number> {
-  let total = 0;
-  for (const pid of await readdir("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    const title = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-    if (!title.startsWith("postgres:") || !title.includes(` ${database} `)) continue;
-    total += (await cpuSeconds(Number(pid))) ?? 0;
-  }
-  return total;
-}
-
-/** A process's resident memory now and at its peak (VmRSS, VmHWM), in MiB, from /proc (Linux). */
-async function residentMib(pid: number): Promise<{ rss: number; peak: number }> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-  return { rss: Math.round(kib("VmRSS") / 1024), peak: Math.round(kib("VmHWM") / 1024) };
 }
 
 /**

@@ -61,7 +61,11 @@ export async function subscriptionsWithChargeInFlight(em: EntityManager, subscri
  * Renewal charge rows written PENDING and already leased to their opener
  * (lease_until from database time, the generation LEASED_INSERT gives), in
  * one statement for the set: one row write each instead of an insert and a
- * lease update, and no entity to track.
+ * lease update, and no entity to track. The rows go as one JSON parameter:
+ * a values list of 20 placeholders a row took PostgreSQL 6 ms to plan for a
+ * set of 200 (B8, pg_stat_statements with track_planning: 285 ms of planning
+ * in 10,000 renewals, the most of any statement); the JSON's values pass
+ * through the same input functions (numeric, timestamptz) as bound ones.
  */
 export async function insertLeasedRenewalCharges(em: EntityManager, rows: readonly ChargeRow[]): Promise<void> {
   await executeBound(
@@ -69,29 +73,40 @@ export async function insertLeasedRenewalCharges(em: EntityManager, rows: readon
     `insert into subscription_charges (id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
        amount, currency, asset, asset_amount, rate, status, attempt, created_at, purpose,
        subtotal, discount_amount, credit_applied, coupon_id, rate_at, ${LEASED_INSERT.columns})
-     values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::numeric, ${PENDING}, ?, ?, 'RENEWAL', ?::numeric, ?::numeric, ?::numeric, ?::uuid, ?, ${LEASED_INSERT.values})`).join(", ")}`,
-    rows.flatMap((r) => [
-      r.id,
-      r.subscriptionId,
-      r.merchantId,
-      r.walletUserId,
-      r.periodIndex,
-      r.periodStart,
-      r.periodEnd,
-      r.amount,
-      r.currency,
-      r.asset,
-      r.assetAmount,
-      r.rate,
-      r.attempt,
-      r.createdAt,
-      r.subtotal,
-      r.discountAmount,
-      r.creditApplied,
-      r.couponId,
-      r.rateAt,
+     select id, subscription_id, merchant_id, wallet_user_id, period_index, period_start, period_end,
+            amount, currency, asset, asset_amount, rate, ${PENDING}, attempt, created_at, 'RENEWAL',
+            subtotal, discount_amount, credit_applied, coupon_id, rate_at, ${LEASED_INSERT.values}
+       from jsonb_to_recordset(?::jsonb) as r(id uuid, subscription_id uuid, merchant_id uuid, wallet_user_id uuid, period_index int,
+            period_start timestamptz, period_end timestamptz, amount numeric, currency text, asset text, asset_amount numeric,
+            rate numeric, attempt int, created_at timestamptz, subtotal numeric, discount_amount numeric, credit_applied numeric,
+            coupon_id uuid, rate_at timestamptz)`,
+    [
+      // The placeholders in the text's order: the lease's (in the select list), then the rows.
       LEASED_INSERT.param,
-    ]),
+      JSON.stringify(
+        rows.map((r) => ({
+          id: r.id,
+          subscription_id: r.subscriptionId,
+          merchant_id: r.merchantId,
+          wallet_user_id: r.walletUserId,
+          period_index: r.periodIndex,
+          period_start: r.periodStart,
+          period_end: r.periodEnd,
+          amount: r.amount,
+          currency: r.currency,
+          asset: r.asset,
+          asset_amount: r.assetAmount,
+          rate: r.rate,
+          attempt: r.attempt,
+          created_at: r.createdAt,
+          subtotal: r.subtotal,
+          discount_amount: r.discountAmount,
+          credit_applied: r.creditApplied,
+          coupon_id: r.couponId,
+          rate_at: r.rateAt,
+        })),
+      ),
+    ],
   );
 }
 

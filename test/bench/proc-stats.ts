@@ -1,0 +1,44 @@
+import { readdir, readFile } from "node:fs/promises";
+
+/** What the benches read of the machine and its processes from /proc (Linux): CPU time and resident memory. */
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+export async function cpuSeconds(pid: number): Promise<number | undefined> {
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds of PostgreSQL's backends connected to `database` now (from /proc, Linux; the backend's title names its
+ * database): the work of this bench's processes alone, on a server other sessions share. A backend that exits
+ * meanwhile takes its time with it: read it over a window where the pools keep their connections.
+ */
+export async function databaseCpuSeconds(database: string): Promise<number> {
+  let total = 0;
+  for (const pid of await readdir("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    const title = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (!title.startsWith("postgres:") || !title.includes(` ${database} `)) continue;
+    total += (await cpuSeconds(Number(pid))) ?? 0;
+  }
+  return total;
+}
+
+/** The whole machine's CPU time so far, busy and in all, in clock ticks (/proc/stat, Linux): its busy share over a window. */
+export async function machineCpuTicks(): Promise<{ busy: number; total: number }> {
+  const [, ...ticks] = (await readFile("/proc/stat", "utf8")).split("\n", 1)[0]!.trim().split(/\s+/).map(Number);
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  // idle and iowait are the machine waiting; the rest (user, nice, system, irq, softirq, steal) is busy.
+  return { busy: total - ticks[3]! - ticks[4]!, total };
+}
+
+/** A process's resident memory now and at its peak (VmRSS, VmHWM), in MiB, from /proc (Linux). */
+export async function residentMib(pid: number): Promise<{ rss: number; peak: number }> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rss: Math.round(kib("VmRSS") / 1024), peak: Math.round(kib("VmHWM") / 1024) };
+}
