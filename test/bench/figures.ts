@@ -347,7 +347,7 @@ export async function renewalsFigure(k: number): Promise<FigureResult> {
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
-    const pgMsPerRenewal = ((await databaseCpuSeconds(sys.database.name)) - pgBefore) * 1000 / k;
+    const pgMsPerRenewal = (((await databaseCpuSeconds(sys.database.name)) - pgBefore) * 1000) / k;
     const machine = await machineCpuTicks();
     const busy = (machine.busy - machineBefore.busy) / (machine.total - machineBefore.total);
     await stopProfile();
