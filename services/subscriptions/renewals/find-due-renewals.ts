@@ -4,6 +4,7 @@ import type { Queues } from "../../platform/queue/queues.ts";
 import { checkDataLossMarker } from "../../platform/queue/data-loss-marker.ts";
 import {
   claimDueSubscriptions,
+  countClaim,
   countLiveClaimsOf,
   countLiveRenewalClaims,
   isClaimLive,
@@ -80,6 +81,7 @@ async function claimUpTo(ctx: UseCaseContext, enqueue: EnqueueRenewals, room: nu
       room -= batch.length;
       if (batch.length < RENEWAL_BATCH) break;
     }
+    if (rows.size > 0) await countClaim(em, rows.size, RENEWAL_CLAIM_SECONDS);
     return [...rows.values()];
   });
   if (claimed.length === 0) return 0;
@@ -189,10 +191,11 @@ export async function handOnSlots(ctx: UseCaseContext, held: number, claim?: str
 /**
  * Called when a renewal run ends: the next sweep may claim the subscriptions again as soon as they are due.
  * Only the claims `claim` took end (all of theirs without one: a job queued before claims had tokens); a claim
- * that ran out and was taken again is the later job's. Returns how many live claims it ended (those its settle
- * did not end already: still due, or renewed one by one).
+ * that ran out and was taken again is the later job's. `held`: the live claims of its own the run counted when it
+ * started (heldRenewalClaims), which its settle and this release end, so its claim's count loses them all.
+ * Returns how many live claims it ended (those its settle did not end already: still due, or renewed one by one).
  */
-export async function releaseRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[], claim?: string): Promise<number> {
+export async function releaseRenewalClaims(ctx: UseCaseContext, subscriptionIds: readonly string[], claim?: string, held?: number): Promise<number> {
   if (subscriptionIds.length === 0) return 0;
-  return releaseRenewalClaimsOf(ctx.em, subscriptionIds, claim);
+  return releaseRenewalClaimsOf(ctx.em, subscriptionIds, claim, held);
 }

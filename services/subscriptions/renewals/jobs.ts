@@ -80,7 +80,7 @@ export const renewalJobs = [
     // billing_renewal_errors_total: each subscription that failed alone, once (renewBatch logged it).
     if (result.errored > 0) deps.metrics?.renewalErrors.inc(result.errored);
     // Only when it ran through (a subscription that failed alone included): after an error (a service down) the claims stay until they run out, a natural back-off.
-    await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds, payload.claim);
+    await releaseRenewalClaims(contextFor(deps), payload.subscriptionIds, payload.claim, held);
     // A set of a claim that took all its room suggests more is due (a job queued before `more` existed: a full set):
     // its slots claim the next set now rather than at the next interval. The set is renewed already: a failed hand-on
     // is logged, not the job's failure (the periodic sweep claims them).

@@ -76,20 +76,45 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
 }
 
 /**
+ * Counts a claim just taken in this transaction (claimDueSubscriptions, the
+ * same `now()` and `claimSeconds`, so the same end and token as its rows):
+ * `renewal_claims` holds how many subscriptions each live claim holds
+ * (migration 0041), what countLiveRenewalClaims sums.
+ */
+export async function countClaim(em: EntityManager, rows: number, claimSeconds: number): Promise<void> {
+  await em.execute(
+    `insert into renewal_claims (token, claimed_until, live)
+     values (${CLAIM_TOKEN("now() + make_interval(secs => ?)")}, now() + make_interval(secs => ?), ?)
+     on conflict (token) do update set live = renewal_claims.live + excluded.live`,
+    [claimSeconds, claimSeconds, rows],
+  );
+}
+
+/**
  * How many subscriptions are under a live claim, due or not: a job's rows
  * renewed one by one stop being due before the job releases their claims;
- * counted as due only, they made room for more than the
- * look-ahead each time a sweep ran meanwhile, and the jobs' hand-ons
- * (claimNextRenewals) kept that surplus.
+ * counted as due only, they made room for more than the look-ahead each time
+ * a sweep ran meanwhile, and the jobs' hand-ons (claimNextRenewals) kept that
+ * surplus. Summed over the live claims' counts (countClaim; each job takes
+ * off its own as it ends: releaseRenewalClaimsOf), not counted on
+ * `subscriptions`: a sequential scan of every subscription each sweep (no
+ * index holds the claim's end, so that claims and releases stay HOT updates).
+ * The counts of claims that ran out go at the same time.
  */
 export async function countLiveRenewalClaims(em: EntityManager): Promise<number> {
-  const [row] = await em.execute<{ n: number }[]>("select count(*)::int as n from subscriptions where renewal_claimed_until >= now()");
+  const [row] = await em.execute<{ n: number }[]>(
+    `with ended as (delete from renewal_claims where claimed_until < now() or live = 0)
+     select coalesce(sum(live), 0)::int as n from renewal_claims where claimed_until >= now()`,
+  );
   return Number(row?.n ?? 0);
 }
 
-/** Ends every live renewal claim at once; returns the subscriptions released. */
+/** Ends every live renewal claim at once, and their counts; returns the subscriptions released. */
 export function releaseLiveRenewalClaims(em: EntityManager): Promise<{ id: string }[]> {
-  return em.execute<{ id: string }[]>("update subscriptions set renewal_claimed_until = null where renewal_claimed_until >= now() returning id");
+  return em.execute<{ id: string }[]>(
+    `with counts as (delete from renewal_claims)
+     update subscriptions set renewal_claimed_until = null where renewal_claimed_until >= now() returning id`,
+  );
 }
 
 /** How many of these subscriptions hold a live claim that `claim` took (any live claim, without one). */
@@ -115,16 +140,30 @@ export async function isClaimLive(em: EntityManager, claim: string): Promise<boo
  * sweep is the later job's: fenced by the token, a slow job's release leaves
  * it. The update compares the claim it read again (a row claimed anew between
  * the read and the update is re-checked on its new version and left).
+ *
+ * The claims' counts (countClaim) lose what ended: with `claim` and `held`
+ * (a job: the live claims of its own it counted when it started), `held` off
+ * that claim's, since its settle ended those of the rows it renewed before
+ * this release and the release ends the rest; otherwise each live claim
+ * ended here off its own claim's count.
  */
-export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds: readonly string[], claim?: string): Promise<number> {
+export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds: readonly string[], claim?: string, held?: number): Promise<number> {
+  const byJob = claim !== undefined && held !== undefined;
+  const taken = byJob
+    ? "select ?::bigint as token, ?::int as n"
+    : `select ${CLAIM_TOKEN("until")} as token, count(*)::int as n from ended where live group by 1`;
   const rows = await em.execute<{ live: boolean }[]>(
     `with held as (
        select id, renewal_claimed_until as until from subscriptions
-        where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until is not null${claim === undefined ? "" : ` and ${CLAIM_TOKEN("renewal_claimed_until")} = ?::bigint`})
-     update subscriptions s set renewal_claimed_until = null from held
-      where s.id = held.id and s.renewal_claimed_until = held.until
-     returning held.until >= now() as live`,
-    [...subscriptionIds, ...(claim === undefined ? [] : [claim])],
+        where id in (${subscriptionIds.map(() => "?").join(", ")}) and renewal_claimed_until is not null${claim === undefined ? "" : ` and ${CLAIM_TOKEN("renewal_claimed_until")} = ?::bigint`}),
+     ended as (
+       update subscriptions s set renewal_claimed_until = null from held
+        where s.id = held.id and s.renewal_claimed_until = held.until
+       returning held.until, held.until >= now() as live),
+     counted as (
+       update renewal_claims c set live = greatest(c.live - t.n, 0) from (${taken}) t where c.token = t.token)
+     select live from ended`,
+    [...subscriptionIds, ...(claim === undefined ? [] : [claim]), ...(byJob ? [claim, held] : [])],
   );
   return rows.filter((r) => r.live).length;
 }

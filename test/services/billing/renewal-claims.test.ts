@@ -13,7 +13,7 @@ import {
   renewalSets,
   type DueRenewal,
 } from "../../../services/subscriptions/renewals/find-due-renewals.ts";
-import { claimDueSubscriptions } from "../../../services/subscriptions/renewals/renewal-store.ts";
+import { claimDueSubscriptions, countLiveRenewalClaims } from "../../../services/subscriptions/renewals/renewal-store.ts";
 import { renewBatchKind, renewalsSweep } from "../../../services/subscriptions/renewals/renewal-queue.ts";
 import { createLogger } from "../../../services/platform/logger.ts";
 import { RpcClients } from "../../../services/platform/rpc/clients.ts";
@@ -102,6 +102,8 @@ describe("renewal sweep: claims", () => {
       expect(keys.length).to.be.greaterThan(0);
       await redis.del(...keys);
       expect(await release()).to.equal(claimed);
+      // Their claims' counts go with them: the sweep finds its whole look-ahead free.
+      expect(await countLiveRenewalClaims(sys.context().em)).to.equal(0);
       expect(await release()).to.equal(0);
       expect(await claim()).to.equal(claimed);
     });
@@ -328,6 +330,65 @@ describe("renewal sweep: claims", () => {
       expect(await releaseRenewalClaims(sys.context(), ids, tokens[0])).to.equal(3);
       expect((await claimsOf(sys, ids)).every((c) => c.until === null)).to.equal(true);
       expect(await releaseRenewalClaims(sys.context(), ids, tokens[0])).to.equal(0);
+    });
+  });
+
+  describe("counted per claim (migration 0041)", () => {
+    let rpc: ReturnType<typeof subscriptionsRpc>;
+    const sys = useTestSystem({ workerGroups: [] });
+    before(() => {
+      rpc = subscriptionsRpc(sys);
+    });
+    after(() => rpc?.close());
+
+    it("the sweep's count is its live claims' counts, read without the subscriptions: a job takes off what its settle and its release ended, a claim that ran out counts nothing", async () => {
+      const ids = await threeDue(sys, rpc);
+      const liveRows = async () => (await sys.sql<{ n: number }>("select count(*)::int as n from subscriptions where renewal_claimed_until >= now()"))[0]!.n;
+      // The count and the scans of `subscriptions` on its connection just before and after it (the counts of
+      // pg_stat_xact_user_tables the backend has not reported yet: this transaction's, and maybe earlier ones').
+      const count = () =>
+        sys.context().em.transactional(async (em) => {
+          const scans = async () =>
+            Number(
+              (
+                await em.execute<{ scans: number }[]>(
+                  "select (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::int as scans from pg_stat_xact_user_tables where relname = 'subscriptions'",
+                )
+              )[0]?.scans ?? 0,
+            );
+          const before = await scans();
+          const n = await countLiveRenewalClaims(em);
+          return { n, scans: (await scans()) - before };
+        });
+
+      const tokens: string[] = [];
+      expect(await claimDueRenewals(sys.context(), async (_due, claim) => void tokens.push(claim))).to.equal(3);
+      expect(await count()).to.deep.equal({ n: 3, scans: 0 });
+      expect(await liveRows()).to.equal(3);
+
+      // A job counts its claims when it starts; its settle ends those of the rows it renews in their row update,
+      // its release the rest: its claim's count loses all it held.
+      const held = await heldRenewalClaims(sys.context(), ids, tokens[0]);
+      expect(held).to.equal(3);
+      await sys.sql("update subscriptions set renewal_claimed_until = null where id in (?, ?)", [ids[0], ids[1]]);
+      expect(await releaseRenewalClaims(sys.context(), ids, tokens[0], held)).to.equal(1);
+      expect(await liveRows()).to.equal(0);
+      expect((await count()).n).to.equal(0);
+
+      // Claimed again, then run out (a job lost with its worker): its count goes with its claims.
+      expect(await claimDueRenewals(sys.context(), async () => {})).to.equal(3);
+      expect((await count()).n).to.equal(3);
+      await sys.sql("update subscriptions set renewal_claimed_until = now() - interval '1 second' where renewal_claimed_until is not null");
+      await sys.sql("update renewal_claims set claimed_until = now() - interval '1 second'");
+      expect(await liveRows()).to.equal(0);
+      expect((await count()).n).to.equal(0);
+      expect((await sys.sql<{ n: number }>("select count(*)::int as n from renewal_claims"))[0]!.n).to.equal(0);
+
+      // Released by id (a job queued before claims had tokens): each live claim ended comes off its claim's count.
+      expect(await claimDueRenewals(sys.context(), async () => {})).to.equal(3);
+      expect(await releaseRenewalClaims(sys.context(), ids.slice(0, 2))).to.equal(2);
+      expect(await count()).to.deep.equal({ n: 1, scans: 0 });
+      expect(await liveRows()).to.equal(1);
     });
   });
 

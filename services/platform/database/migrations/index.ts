@@ -35,6 +35,7 @@ import { Migration0037ReconciliationRuns } from "./0037-reconciliation-runs.ts";
 import { Migration0038EventsWrittenOnce } from "./0038-events-written-once.ts";
 import { Migration0039MerchantFeedHeads } from "./0039-merchant-feed-heads.ts";
 import { Migration0040RenewalClaimOrder } from "./0040-renewal-claim-order.ts";
+import { Migration0041RenewalClaimCounts } from "./0041-renewal-claim-counts.ts";
 
 /**
  * Every migration, in order. Hand-written SQL, committed, run explicitly by
@@ -77,4 +78,5 @@ export const migrations: MigrationObject[] = [
   { name: "0038-events-written-once", class: Migration0038EventsWrittenOnce },
   { name: "0039-merchant-feed-heads", class: Migration0039MerchantFeedHeads },
   { name: "0040-renewal-claim-order", class: Migration0040RenewalClaimOrder },
+  { name: "0041-renewal-claim-counts", class: Migration0041RenewalClaimCounts },
 ];
