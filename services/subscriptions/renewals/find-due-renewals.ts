@@ -53,9 +53,10 @@ export async function claimDueRenewals(ctx: UseCaseContext, enqueue: EnqueueRene
 /**
  * A renewal job that ran through hands its slots on: it ended `slots` live
  * claims, so it claims as many of the next due subscriptions, and the live
- * claims stay where the last count left them. No count of every claim: it
- * reads every subscription (~70 ms at 100,000 due), and a backlog's jobs each
- * topped it up through a sweep that counted first. The slots: handOnSlots.
+ * claims stay where the last count left them. No count of every claim: the
+ * slots are exact (the claims it ended), where a count misses the claims
+ * other jobs are taking at that moment, and a backlog's jobs each topped the
+ * look-ahead up through a sweep that counted first. The slots: handOnSlots.
  */
 export function claimNextRenewals(ctx: UseCaseContext, enqueue: EnqueueRenewals, slots: number): Promise<number> {
   return claimUpTo(ctx, enqueue, slots);

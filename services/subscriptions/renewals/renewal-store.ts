@@ -148,7 +148,8 @@ export async function isClaimLive(em: EntityManager, claim: string): Promise<boo
  * ended here off its own claim's count.
  */
 export async function releaseRenewalClaimsOf(em: EntityManager, subscriptionIds: readonly string[], claim?: string, held?: number): Promise<number> {
-  const byJob = claim !== undefined && held !== undefined;
+  // A job that held none (run again, or its claim taken over) ends none of its own: nothing to take off.
+  const byJob = claim !== undefined && held !== undefined && held > 0;
   const taken = byJob
     ? "select ?::bigint as token, ?::int as n"
     : `select ${CLAIM_TOKEN("until")} as token, count(*)::int as n from ended where live group by 1`;
