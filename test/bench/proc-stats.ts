@@ -28,6 +28,26 @@ export async function databaseCpuSeconds(database: string): Promise<number> {
   return total;
 }
 
+/**
+ * CPU seconds of every process named `name` (PostgreSQL, or redis-server), those gone included: a backend a pool
+ * closed during the round is counted through its parent, whose cutime/cstime hold the CPU of the children it reaped
+ * (the postmaster reaps every backend). Summing only the live ones undercounted PostgreSQL 13× (0.21 against 2.77 ms per renewal) in a round whose
+ * pools recycled connections.
+ */
+export async function cpuOfAll(name: string): Promise<number> {
+  let total = 0;
+  for (const pid of await readdir("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    const comm = await readFile(`/proc/${pid}/comm`, "utf8").catch(() => "");
+    if (comm.trim() !== name) continue;
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")).split(") ")[1]?.split(" ");
+    if (!fields) continue;
+    // utime, stime, and the reaped children's cutime, cstime (fields 14–17 of stat, after the command).
+    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+  }
+  return total;
+}
+
 /** The whole machine's CPU time so far, busy and in all, in clock ticks (/proc/stat, Linux): its busy share over a window. */
 export async function machineCpuTicks(): Promise<{ busy: number; total: number }> {
   const [, ...ticks] = (await readFile("/proc/stat", "utf8")).split("\n", 1)[0]!.trim().split(/\s+/).map(Number);

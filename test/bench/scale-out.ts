@@ -7,11 +7,10 @@
  * with the ledger check. Not part of CI; prints a table. SCALE_THROUGH_API (2,000): how many are seeded through the
  * API, the rest are copies of those (cloneSubscriptions).
  */
-import { readdir, readFile } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SplitSystem, type RoleProcess } from "./split-roles.ts";
-import { cpuSeconds } from "./proc-stats.ts";
+import { cpuOfAll, cpuSeconds } from "./proc-stats.ts";
 import { approveAsCustomer, pool } from "./figures.ts";
 import { RpcClients } from "../../services/platform/rpc/clients.ts";
 import { SubscriptionsService } from "../../proto/gen/billing/subscriptions/v1/subscriptions_pb.ts";
@@ -24,26 +23,6 @@ const THROUGH_API = Math.min(SUBSCRIPTIONS, Number(process.env.SCALE_THROUGH_API
 const TOKEN = "scale-out-internal-token-0123456789";
 const DAY = 86_400;
 const log = (s: string) => process.stderr.write(`[scale-out] ${s}\n`);
-
-/**
- * CPU seconds of every process named `name` (PostgreSQL, or redis-server), those gone included: a backend a pool
- * closed during the round is counted through its parent, whose cutime/cstime hold the CPU of the children it reaped
- * (the postmaster reaps every backend). Summing only the live ones undercounted PostgreSQL 13× (0.21 against 2.77 ms per renewal) in a round whose
- * pools recycled connections.
- */
-async function cpuOfAll(name: string): Promise<number> {
-  let total = 0;
-  for (const pid of await readdir("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    const comm = await readFile(`/proc/${pid}/comm`, "utf8").catch(() => "");
-    if (comm.trim() !== name) continue;
-    const fields = (await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")).split(") ")[1]?.split(" ");
-    if (!fields) continue;
-    // utime, stime, and the reaped children's cutime, cstime (fields 14–17 of stat, after the command).
-    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-  }
-  return total;
-}
 
 interface Round {
   workers: number;

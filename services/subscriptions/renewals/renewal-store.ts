@@ -36,6 +36,9 @@ interface ClaimedRenewal {
 /** A claim's end as its token: exact (microseconds, as stored), comparable without a time zone. */
 const CLAIM_TOKEN = (column: string) => `(extract(epoch from ${column}) * 1000000)::bigint`;
 
+/** A claim's end (database time; `?`: its seconds): one expression for its rows and its count, so both carry the same token. */
+const CLAIM_END = "now() + make_interval(secs => ?)";
+
 /**
  * Claims up to `limit` subscriptions due at `now` for `claimSeconds`
  * (database time): the oldest hour of due dates first (a retry's date for a
@@ -68,7 +71,7 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
         order by ${CLAIM_HOUR}, wallet_user_id, id
         limit ?
         for update skip locked)
-     update subscriptions s set renewal_claimed_until = now() + make_interval(secs => ?)
+     update subscriptions s set renewal_claimed_until = ${CLAIM_END}
        from due where s.id = due.id
      returning s.id, s.next_period_index, s.retry_count, s.merchant_id, s.wallet_user_id, ${CLAIM_TOKEN("s.renewal_claimed_until")}::text as claim`,
     [now, now, now, limit, claimSeconds],
@@ -84,7 +87,7 @@ export function claimDueSubscriptions(em: EntityManager, now: Date, limit: numbe
 export async function countClaim(em: EntityManager, rows: number, claimSeconds: number): Promise<void> {
   await em.execute(
     `insert into renewal_claims (token, claimed_until, live)
-     values (${CLAIM_TOKEN("now() + make_interval(secs => ?)")}, now() + make_interval(secs => ?), ?)
+     values (${CLAIM_TOKEN(CLAIM_END)}, ${CLAIM_END}, ?)
      on conflict (token) do update set live = renewal_claims.live + excluded.live`,
     [claimSeconds, claimSeconds, rows],
   );
