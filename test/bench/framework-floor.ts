@@ -35,12 +35,41 @@ const kit = baselinesDir();
 const common = (await import(pathToFileURL(path.join(kit, "lib/common.mjs")).href)) as KitCommon;
 const { load } = (await import(pathToFileURL(path.join(kit, "lib/load.mjs")).href)) as KitLoad;
 
+interface FramedServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** framework-floor-server.ts in its own process, as the kit's spawnServer runs the bare one (no node flags); resolves once it listens. */
+function spawnFramedServer(databaseUrl: string): Promise<FramedServer> {
+  const child = fork(fileURLToPath(new URL("./framework-floor-server.ts", import.meta.url)), [], {
+    execArgv: [],
+    env: { ...process.env, FLOOR_DATABASE_URL: databaseUrl },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`framed server exited with ${code}`)));
+    child.once("message", (m) =>
+      resolve({
+        url: `http://127.0.0.1:${(m as { port: number }).port}`,
+        stop: () =>
+          new Promise((done) => {
+            child.removeAllListeners("exit");
+            child.once("exit", () => done());
+            child.kill("SIGTERM");
+          }),
+      }),
+    );
+  });
+}
+
 /** baseline-read.mjs with framework-floor-server.ts in place of the bare server. */
 async function framedRead(): Promise<LoadFigures> {
   const merchants = Array.from({ length: 10 }, () => ({ id: randomUUID(), key: `sk_test_${randomBytes(24).toString("base64url")}` }));
   await common.createBenchDb();
   const db = new pg.Client({ connectionString: common.benchUrl() });
-  const server = { child: undefined as ReturnType<typeof fork> | undefined };
+  let server: FramedServer | undefined;
   try {
     await db.connect();
     await db.query(common.SUBSCRIPTION_DDL);
@@ -57,28 +86,13 @@ async function framedRead(): Promise<LoadFigures> {
       path: `/api/v1/subscriptions/${r.id}`,
       key: keyOf.get(r.merchant_id)!,
     }));
-    // No node flags, as the kit forks its bare server.
-    const child = fork(fileURLToPath(new URL("./framework-floor-server.ts", import.meta.url)), [], {
-      execArgv: [],
-      env: { ...process.env, FLOOR_DATABASE_URL: common.benchUrl() },
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    server.child = child;
-    const port = await new Promise<number>((resolve, reject) => {
-      child.once("exit", (code) => reject(new Error(`framed server exited with ${code}`)));
-      child.once("message", (m) => resolve((m as { port: number }).port));
-    });
-    return await load(`http://127.0.0.1:${port}`, "GET", (req) => {
+    server = await spawnFramedServer(common.benchUrl());
+    return await load(server.url, "GET", (req) => {
       const t = targets[Math.floor(Math.random() * targets.length)]!;
       return { ...req, path: t.path, headers: { "x-api-key": t.key } };
     });
   } finally {
-    if (server.child && server.child.exitCode === null) {
-      server.child.removeAllListeners("exit");
-      const exited = new Promise((done) => server.child!.once("exit", done));
-      server.child.kill("SIGTERM");
-      await exited;
-    }
+    await server?.stop();
     await db.end();
     await common.dropBenchDb();
   }

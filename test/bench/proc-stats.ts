@@ -2,14 +2,29 @@ import { readdir, readFile } from "node:fs/promises";
 
 /** What the benches read of the machine and its processes from /proc (Linux): CPU time and resident memory. */
 
+/**
+ * The fields of /proc/<pid>/stat after the command, whose name may hold spaces: utime [11], stime [12] and the
+ * reaped children's cutime [13], cstime [14] (fields 14–17 of stat), in clock ticks. Undefined once the process is gone.
+ */
+async function statFields(pid: number | string): Promise<string[] | undefined> {
+  return (await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")).split(") ")[1]?.split(" ");
+}
+
+/** Every process whose /proc/<pid>/`file` (comm or cmdline) passes `test`, as its pid. */
+async function processesWhere(file: "comm" | "cmdline", test: (text: string) => boolean): Promise<string[]> {
+  const matched: string[] = [];
+  for (const pid of await readdir("/proc")) {
+    if (/^\d+$/.test(pid) && test(await readFile(`/proc/${pid}/${file}`, "utf8").catch(() => ""))) matched.push(pid);
+  }
+  return matched;
+}
+
+const TICKS_PER_SECOND = 100;
+
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
 export async function cpuSeconds(pid: number): Promise<number | undefined> {
-  try {
-    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
+  const fields = await statFields(pid);
+  return fields && (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /**
@@ -19,10 +34,7 @@ export async function cpuSeconds(pid: number): Promise<number | undefined> {
  */
 export async function databaseCpuSeconds(database: string): Promise<number> {
   let total = 0;
-  for (const pid of await readdir("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    const title = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-    if (!title.startsWith("postgres:") || !title.includes(` ${database} `)) continue;
+  for (const pid of await processesWhere("cmdline", (title) => title.startsWith("postgres:") && title.includes(` ${database} `))) {
     total += (await cpuSeconds(Number(pid))) ?? 0;
   }
   return total;
@@ -36,14 +48,9 @@ export async function databaseCpuSeconds(database: string): Promise<number> {
  */
 export async function cpuOfAll(name: string): Promise<number> {
   let total = 0;
-  for (const pid of await readdir("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    const comm = await readFile(`/proc/${pid}/comm`, "utf8").catch(() => "");
-    if (comm.trim() !== name) continue;
-    const fields = (await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")).split(") ")[1]?.split(" ");
-    if (!fields) continue;
-    // utime, stime, and the reaped children's cutime, cstime (fields 14–17 of stat, after the command).
-    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+  for (const pid of await processesWhere("comm", (comm) => comm.trim() === name)) {
+    const fields = await statFields(pid);
+    if (fields) total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
   }
   return total;
 }
